@@ -1,0 +1,111 @@
+# fleetsim — hand-written Makefile.  Objects go to $(BUILD)/ with -MMD -MP.
+#   make            build ./fleetsim
+#   make test       install missing packages, build, run every test binary
+#   make demo       install missing packages, build, run the quickstart scenario
+#   make bench      build and run the benchmarks
+#   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
+#   make valgrind   the tests under valgrind memcheck
+#   WERROR=1        adds -Werror;  PREFIX=/usr/local for make install
+
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CC      ?= cc
+PKGS    := gsl libcjson
+OPT     ?= -O2 -g
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wswitch-enum -Wvla -Wformat=2 \
+        -Wcast-align -Wpointer-arith -Wundef
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
+           -ffp-contract=off -fopenmp -Iinclude $(PKG_CFLAGS) $(SAN)
+LDFLAGS += -fopenmp $(SAN)
+LDLIBS  += $(PKG_LIBS) -lm
+
+MAIN_SRC := src/main.c
+LIB_SRC  := $(filter-out $(MAIN_SRC),$(wildcard src/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
+LIB      := $(BUILD)/libfleetsim.a
+BIN      := fleetsim
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/util_*.c))
+BENCH_SRC := $(wildcard bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests
+all: $(BIN)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/src/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -Itests -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_UTIL_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# Every test binary runs even when one fails; the target fails if any did.
+# Tests run from the repository root (they use tests/ and scenarios/ files,
+# and the binary named by FLEETSIM_BIN).
+check-tests: $(BIN) $(TEST_BIN)
+	@failed=""; for t in $(TEST_BIN); do \
+		echo "== $$t"; FLEETSIM_BIN=./$(BIN) $(TEST_WRAP) ./$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi; \
+	echo "all $(words $(TEST_BIN)) test binaries passed"
+
+test: deps
+	@$(MAKE) --no-print-directory check-tests
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	./$(BIN) run scenarios/quickstart.json -o out/quickstart
+
+bench: $(BIN) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do ./$$b || exit 1; done
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/fleetsim OPT="-O1 -g" \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" check-tests
+
+ubsan:
+	@$(MAKE) --no-print-directory BUILD=build-ubsan BIN=build-ubsan/fleetsim OPT="-O1 -g" \
+		SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" check-tests
+
+valgrind:
+	@$(MAKE) --no-print-directory check-tests \
+		TEST_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+
+clean:
+	rm -rf build build-asan build-ubsan $(BIN)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d)

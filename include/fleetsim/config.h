@@ -1,0 +1,184 @@
+/*
+ * config.h — the resolved, immutable scenario.  The scenario loader is the only
+ * writer; after fs_scenario_load returns, every replication reads it without
+ * locks.  All durations are fs_ns, all rates per second, all lengths tokens.
+ * Loaded traces and empirical samples live here too, so that replications share
+ * one read-only copy.  Owned by struct fs_scenario (scenario.h).
+ */
+#ifndef FLEETSIM_CONFIG_H
+#define FLEETSIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleetsim/common.h"
+
+/* ---- arrivals --------------------------------------------------------- */
+
+enum fs_arrival_kind {
+	FS_ARRIVAL_POISSON,     /* exponential inter-arrivals */
+	FS_ARRIVAL_GAMMA,       /* Gamma renewal with coefficient of variation cv */
+	FS_ARRIVAL_WEIBULL,     /* Weibull renewal with shape k */
+	FS_ARRIVAL_TRACE        /* replay of a loaded trace */
+};
+
+enum fs_trace_format {
+	FS_TRACE_AZURE,         /* TIMESTAMP,ContextTokens,GeneratedTokens */
+	FS_TRACE_VIDUR,         /* arrived_at,num_prefill_tokens,num_decode_tokens */
+	FS_TRACE_MOONCAKE       /* JSONL: timestamp (ms), input_length, output_length */
+};
+
+/* One request of a loaded trace, time relative to the trace's first request. */
+struct fs_trace_row {
+	fs_ns t_ns;
+	int64_t prompt_tokens;
+	int64_t output_tokens;
+};
+
+/* A loaded trace: rows sorted by t_ns, first at 0.  Immutable once loaded. */
+struct fs_trace {
+	char *path;                  /* as written in the scenario */
+	enum fs_trace_format format;
+	struct fs_trace_row *rows;
+	size_t n_rows;
+	fs_ns span_ns;               /* t of last row - t of first row */
+	fs_ns loop_gap_ns;           /* gap inserted between loops: mean gap */
+};
+
+struct fs_trace_cfg {
+	struct fs_trace *trace;      /* loaded at scenario load time */
+	double time_scale;           /* multiply trace times by this (default 1) */
+	double rate_scale;           /* divide trace times by this (default 1) */
+	bool loop;                   /* restart after the end (default true) */
+	fs_ns start_offset_ns;       /* skip this much of the trace first */
+};
+
+/* Piecewise-constant rate schedule: rate_per_s[i] from at_ns[i] on. */
+struct fs_rate_step {
+	fs_ns at_ns;
+	double rate_per_s;
+};
+
+struct fs_spike {
+	fs_ns at_ns;
+	fs_ns dur_ns;
+	double multiplier;           /* rate multiplied by this while active */
+};
+
+struct fs_arrival_cfg {
+	enum fs_arrival_kind kind;
+	double rate_per_s;           /* mean rate (daily mean when diurnal) */
+	double cv;                   /* GAMMA: coefficient of variation, > 0 */
+	double weibull_shape;        /* WEIBULL: shape k > 0 */
+
+	bool diurnal;                /* sinusoidal daily modulation */
+	double diurnal_peak_to_trough;   /* ratio >= 1 */
+	double diurnal_peak_hour;        /* 0 <= h < 24, in simulated clock */
+
+	struct fs_rate_step *schedule;   /* NULL or n_schedule steps, at_ns ascending */
+	size_t n_schedule;
+	fs_ns schedule_period_ns;        /* 0: no repeat; else repeat every period */
+
+	struct fs_spike *spikes;
+	size_t n_spikes;
+
+	struct fs_trace_cfg trace;   /* TRACE only */
+};
+
+/* ---- lengths ------------------------------------------------------------ */
+
+enum fs_length_kind {
+	FS_LENGTH_FIXED,
+	FS_LENGTH_UNIFORM,           /* integers in [min, max] */
+	FS_LENGTH_LOGNORMAL,         /* median, sigma (of the underlying normal) */
+	FS_LENGTH_ZIPF,              /* P(k) ~ k^-s on 1..zipf_n, then shifted/clamped */
+	FS_LENGTH_EMPIRICAL,         /* uniform choice among loaded values */
+	FS_LENGTH_TRACE              /* taken from the class's trace rows */
+};
+
+struct fs_length_cfg {
+	enum fs_length_kind kind;
+	int64_t fixed_tokens;        /* FIXED */
+	double median_tokens;        /* LOGNORMAL */
+	double sigma;                /* LOGNORMAL */
+	double zipf_s;               /* ZIPF exponent, > 0 */
+	int64_t zipf_n;              /* ZIPF support size */
+	double *zipf_cdf;            /* ZIPF: cumulative probabilities, zipf_n entries */
+	int64_t *empirical;          /* EMPIRICAL values, n_empirical entries */
+	size_t n_empirical;
+	char *empirical_path;        /* EMPIRICAL: source file as written */
+	char *empirical_column;      /* EMPIRICAL: CSV column name, or NULL */
+	int64_t min_tokens;          /* clamp, >= 1 for prompts, >= 1 for outputs */
+	int64_t max_tokens;          /* clamp */
+};
+
+/* ---- classes ------------------------------------------------------------ */
+
+struct fs_slo_cfg {
+	fs_ns ttft_ns;               /* 0 = no target */
+	fs_ns tpot_ns;               /* 0 = no target */
+	fs_ns e2e_ns;                /* 0 = no target */
+	double attainment;           /* fraction of requests that must meet all targets */
+};
+
+struct fs_class_cfg {
+	char *name;
+	double share;                /* share of the shared arrival stream, >= 0 */
+	bool own_arrivals;           /* true: `arrivals` below drives this class alone */
+	struct fs_arrival_cfg arrivals;
+	struct fs_length_cfg prompt;
+	struct fs_length_cfg output;
+	struct fs_slo_cfg slo;
+	int priority;                /* lower value = served first (vLLM convention) */
+};
+
+struct fs_workload_cfg {
+	bool has_shared_arrivals;    /* a workload-level arrival process exists */
+	struct fs_arrival_cfg arrivals;
+	struct fs_class_cfg *classes;
+	size_t n_classes;
+};
+
+/* ---- engine ------------------------------------------------------------- */
+
+enum fs_engine_kind {
+	FS_ENGINE_QUEUE              /* c parallel servers, service-time distribution */
+};
+
+enum fs_service_kind {
+	FS_SERVICE_FIXED,
+	FS_SERVICE_EXPONENTIAL,
+	FS_SERVICE_LOGNORMAL         /* mean and cv */
+};
+
+enum fs_queue_discipline {
+	FS_DISCIPLINE_FCFS,
+	FS_DISCIPLINE_PRIORITY       /* by class priority, FCFS within */
+};
+
+struct fs_service_cfg {
+	enum fs_service_kind kind;
+	fs_ns mean_ns;
+	double cv;                   /* LOGNORMAL: coefficient of variation */
+};
+
+struct fs_engine_cfg {
+	enum fs_engine_kind kind;
+	int servers;                 /* QUEUE: c >= 1 */
+	struct fs_service_cfg service;
+	enum fs_queue_discipline discipline;
+};
+
+/* ---- simulation ----------------------------------------------------------- */
+
+struct fs_sim_cfg {
+	fs_ns horizon_ns;            /* arrivals stop and the world ends here */
+	fs_ns warmup_ns;             /* requests arriving before this are not counted */
+	fs_ns sample_interval_ns;    /* time-series grid */
+	double start_hour;           /* clock hour at t = 0 (for diurnal), 0..24 */
+	uint64_t seed;
+	int replications;
+	int64_t max_in_system;       /* beyond this the replication stops: unstable */
+};
+
+#endif

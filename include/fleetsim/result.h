@@ -1,0 +1,66 @@
+/*
+ * result.h — what one replication leaves behind: per-class latency
+ * histograms and moments (requests arriving after warm-up only), counts,
+ * time series over the whole horizon, and the verdict.  Produced by the
+ * world, owned by the caller, freed with fs_rep_result_free.  Index
+ * n_classes of `cls` is the merge of all classes ("all").
+ */
+#ifndef FLEETSIM_RESULT_H
+#define FLEETSIM_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/metrics.h"
+
+/* Latency metrics every class records (histograms in ns). */
+enum fs_latency {
+	FS_LAT_QUEUE,                /* arrival -> service start */
+	FS_LAT_TTFT,                 /* arrival -> first token (queue engine: service start) */
+	FS_LAT_E2E,                  /* arrival -> completion */
+	FS_LAT__COUNT
+};
+
+struct fs_class_result {
+	struct fs_hist lat_hist[FS_LAT__COUNT];      /* completed requests, ns */
+	struct fs_moments lat_moments[FS_LAT__COUNT];/* same requests, ns */
+	uint64_t arrived;            /* after warm-up */
+	uint64_t completed;          /* of those, completed before the horizon */
+	uint64_t in_flight;          /* of those, still in the system at the end */
+	uint64_t slo_met;            /* completed and within every SLO target */
+	int64_t output_tokens;       /* output tokens of completed requests */
+};
+
+/* One row of the per-request log (replication 0 only). */
+struct fs_request_row {
+	uint64_t id;
+	uint32_t class_idx;
+	bool counted;                /* arrived after warm-up */
+	bool completed;
+	fs_ns arrival_ns;
+	fs_ns start_ns;              /* -1 if never started */
+	fs_ns end_ns;                /* -1 if not completed */
+	int64_t prompt_tokens;
+	int64_t output_tokens;
+};
+
+struct fs_rep_result {
+	uint64_t replication;
+	size_t n_classes;
+	struct fs_class_result *cls;        /* n_classes + 1 entries ("all" last) */
+	struct fs_tseries queue_len;        /* requests waiting */
+	struct fs_tseries busy;             /* busy servers */
+	int servers;                        /* capacity, for busy fraction */
+	fs_ns measured_ns;                  /* horizon - warm-up */
+	fs_ns end_ns;                       /* time the world stopped */
+	bool stopped_early;                 /* max_in_system exceeded */
+	uint64_t events;                    /* events processed */
+	struct fs_request_row *rows;        /* NULL unless recorded */
+	size_t n_rows;
+};
+
+void fs_rep_result_free(struct fs_rep_result *r);    /* NULL is fine */
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * summary.h — figures across replications and their output.  Every figure is
+ * the mean over replications of a per-replication value (a latency quantile of
+ * that replication, a count, a rate) with a 95% Student-t interval: the
+ * replication/deletion method (MODEL: S4).  Writers produce summary.json
+ * (cJSON; atomically through a temporary file and rename), the console table
+ * and the per-request CSV.  A summary borrows the scenario's class names.
+ */
+#ifndef FLEETSIM_SUMMARY_H
+#define FLEETSIM_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/replicate.h"
+#include "fleetsim/result.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
+
+enum fs_quantity {
+	FS_QTY_MEAN,
+	FS_QTY_P50,
+	FS_QTY_P90,
+	FS_QTY_P95,
+	FS_QTY_P99,
+	FS_QTY__COUNT
+};
+
+struct fs_group_summary {
+	struct fs_ci lat_ms[FS_LAT__COUNT][FS_QTY__COUNT];
+	struct fs_ci arrived;        /* requests per replication (after warm-up) */
+	struct fs_ci completed;
+	struct fs_ci in_flight;      /* still in the system at the end */
+	struct fs_ci throughput_rps; /* completed / measured seconds */
+	struct fs_ci slo_attainment; /* slo_met / (completed + in_flight) */
+	bool has_slo;
+	double slo_target;           /* attainment target (NAN for "all") */
+};
+
+struct fs_summary {
+	size_t n_classes;
+	const char *const *class_names;      /* borrowed: n_classes names */
+	struct fs_group_summary *groups;     /* n_classes + 1, "all" last */
+	struct fs_ci busy_fraction;          /* busy servers / servers, post warm-up */
+	struct fs_ci queue_len;              /* time-average requests waiting */
+	int replications;
+	int unstable_replications;           /* stopped early or backlog growing */
+	uint64_t seed;
+	uint64_t events;                     /* over all replications */
+};
+
+/* Aggregate R results (in replication order).  Caller frees with
+ * fs_summary_free. */
+struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
+                                    struct fs_rep_result *const *results,
+                                    int replications, uint64_t seed);
+void fs_summary_free(struct fs_summary *s);
+
+/* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms", "e2e_ms". */
+const char *fs_latency_name(enum fs_latency k);
+const char *fs_quantity_name(enum fs_quantity q);
+
+/* Write DIR/summary.json.  Returns 0, or -1 with err (runtime failure). */
+int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *sc,
+                          const char *path, struct fs_error *err);
+
+/* The readable table. */
+void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,
+                            FILE *out);
+
+/* One row per request of result r (which must have rows). */
+int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
+                          const char *path, struct fs_error *err);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * workload.h — request generation for one replication.  A workload holds one
+ * arrival source per arrival process (the shared workload-level process, if
+ * any, then each class with its own process), each drawing from its own RNG
+ * streams.  The world asks a source for its first arrival time, and at that
+ * time takes the request and learns the source's next arrival time.  Rates are
+ * modulated (diurnal, schedule, spikes) by thinning.  Pure helpers
+ * (fs_arrival_rate_at, fs_length_sample, fs_length_prepare) have no state.
+ * The workload borrows the config (which must outlive it) and owns its RNGs.
+ */
+#ifndef FLEETSIM_WORKLOAD_H
+#define FLEETSIM_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/config.h"
+
+struct fs_rng;
+
+/* One generated request. */
+struct fs_request {
+	uint64_t id;                 /* 0, 1, 2, ... in generation order per world */
+	uint32_t class_idx;
+	fs_ns arrival_ns;
+	int64_t prompt_tokens;
+	int64_t output_tokens;
+};
+
+struct fs_workload;
+
+/* New workload for replication `replication` of base seed `seed`. */
+struct fs_workload *fs_workload_alloc(const struct fs_workload_cfg *cfg,
+                                      const struct fs_sim_cfg *sim,
+                                      uint64_t seed, uint64_t replication);
+void fs_workload_free(struct fs_workload *w);               /* NULL is fine */
+
+size_t fs_workload_n_sources(const struct fs_workload *w);
+
+/* Time of the first arrival of source `src` (FS_NS_MAX: none before the
+ * horizon).  Call once per source, before any fs_workload_take on it. */
+fs_ns fs_workload_first(struct fs_workload *w, size_t src);
+
+/* Take the request of source `src` that arrives at t_ns (the time previously
+ * returned for it): fills *req and returns the source's next arrival time, or
+ * FS_NS_MAX when none falls before the horizon. */
+fs_ns fs_workload_take(struct fs_workload *w, size_t src, fs_ns t_ns,
+                       struct fs_request *req);
+
+/* Instantaneous arrival rate (per second) of `cfg` at simulated time t_ns,
+ * including diurnal, schedule and spikes (trace: its mean rate).  Pure. */
+double fs_arrival_rate_at(const struct fs_arrival_cfg *cfg,
+                          const struct fs_sim_cfg *sim, fs_ns t_ns);
+
+/* Upper bound of fs_arrival_rate_at over all t (the thinning envelope). */
+double fs_arrival_rate_max(const struct fs_arrival_cfg *cfg);
+
+/* Draw one length (tokens) from `cfg`, clamped to [min, max]. */
+int64_t fs_length_sample(const struct fs_length_cfg *cfg, struct fs_rng *r);
+
+/* Precompute tables a length distribution needs (ZIPF's CDF).  Called by the
+ * scenario loader once; frees nothing.  Returns -1 with a message on error. */
+int fs_length_prepare(struct fs_length_cfg *cfg, char *msg, size_t msg_len);
+
+/* Free what fs_length_prepare and the loader attached to cfg. */
+void fs_length_fini(struct fs_length_cfg *cfg);
+
+/* Mean of the distribution (before clamping for LOGNORMAL/ZIPF it is the
+ * clamped mean computed numerically); used by validate and docs. */
+double fs_length_mean(const struct fs_length_cfg *cfg);
+
+#endif

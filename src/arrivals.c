@@ -1,0 +1,330 @@
+/*
+ * arrivals.c — arrival processes: Poisson, Gamma and Weibull renewal
+ * processes modulated by thinning (diurnal cycle, rate schedule, spikes), and
+ * trace replay with scaling and looping.  Pure rate functions plus the
+ * per-source generator of workload_internal.h.  Times are int64 ns; gaps are
+ * drawn in seconds and rounded to the nanosecond.  MODEL: W1-W13.
+ */
+#include <assert.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <math.h>
+
+#include "fleetsim/rng.h"
+#include "fleetsim/workload.h"
+#include "workload_internal.h"
+
+#define TWO_PI 6.283185307179586476925286766559
+
+/* ---- rates ----------------------------------------------------------------- */
+
+/* Diurnal factor m(t) = 1 + a cos(2 pi (h(t) - peak) / 24), a = (R-1)/(R+1):
+ * its daily mean is 1 and max/min = R.  MODEL: W4 */
+static double diurnal_factor(const struct fs_arrival_cfg *cfg, double start_hour,
+                             fs_ns t_ns)
+{
+	double r = cfg->diurnal_peak_to_trough;
+	double a = r >= 1.0 ? (r - 1.0) / (r + 1.0) : 0.0;
+	double h = fmod(start_hour + (double)t_ns / 3.6e12, 24.0);
+
+	return 1.0 + a * cos(TWO_PI * (h - cfg->diurnal_peak_hour) / 24.0);
+}
+
+/* Rate of the schedule at t: the last step at or before t (within the period
+ * when it repeats; before the first step of a period the last step's rate
+ * carries over).  Before the first step of a one-shot schedule: 0.
+ * O(log n_schedule).  MODEL: W5 */
+static double schedule_rate(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
+{
+	size_t lo = 0, hi = cfg->n_schedule;
+
+	if (cfg->schedule_period_ns > 0)
+		t_ns %= cfg->schedule_period_ns;
+	if (cfg->n_schedule == 0)
+		return 0.0;
+	if (t_ns < cfg->schedule[0].at_ns)
+		return cfg->schedule_period_ns > 0 ?
+		       cfg->schedule[cfg->n_schedule - 1].rate_per_s : 0.0;
+	while (hi - lo > 1) {           /* schedule[lo].at_ns <= t < schedule[hi].at_ns */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cfg->schedule[mid].at_ns <= t_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return cfg->schedule[lo].rate_per_s;
+}
+
+/* Product of the multipliers of the spikes active at t ([at, at + dur)).
+ * O(n_spikes): scenarios have a handful, so no index is kept.  MODEL: W6 */
+static double spike_factor(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
+{
+	double m = 1.0;
+
+	for (size_t i = 0; i < cfg->n_spikes; i++) {
+		const struct fs_spike *s = &cfg->spikes[i];
+
+		if (t_ns >= s->at_ns && t_ns - s->at_ns < s->dur_ns)
+			m *= s->multiplier;
+	}
+	return m;
+}
+
+/* Mean rate of a trace replay: n rows per (span + gap) x scale.  MODEL: W10 */
+static double trace_rate(const struct fs_arrival_cfg *cfg)
+{
+	const struct fs_trace *t = cfg->trace.trace;
+	double period_s, scale;
+
+	if (t == NULL || t->n_rows == 0)
+		return 0.0;
+	scale = cfg->trace.time_scale / cfg->trace.rate_scale;
+	period_s = (double)(t->span_ns + t->loop_gap_ns) / 1e9 * scale;
+	return period_s > 0.0 ? (double)t->n_rows / period_s : 0.0;
+}
+
+/*
+ * Instantaneous rate (per second) at t_ns: base x diurnal x spikes, or
+ * schedule x spikes when a schedule is given (it replaces base and diurnal).
+ * TRACE: the trace's mean rate after scaling, unmodulated.  `sim` supplies
+ * start_hour for the diurnal clock (NULL: hour 0).  Pure; O(log n_schedule +
+ * n_spikes).
+ */
+double fs_arrival_rate_at(const struct fs_arrival_cfg *cfg,
+                          const struct fs_sim_cfg *sim, fs_ns t_ns)
+{
+	double rate;
+
+	if (cfg->kind == FS_ARRIVAL_TRACE)
+		return trace_rate(cfg);
+	if (cfg->n_schedule > 0)
+		rate = schedule_rate(cfg, t_ns);
+	else if (cfg->diurnal)
+		rate = cfg->rate_per_s * diurnal_factor(cfg, sim != NULL ? sim->start_hour : 0.0,
+		                                        t_ns);
+	else
+		rate = cfg->rate_per_s;
+	return rate * spike_factor(cfg, t_ns);
+}
+
+/* Largest product of spike multipliers over time (>= 1): evaluated at every
+ * spike start, where the set of active spikes can grow.  O(n_spikes^2). */
+static double spike_factor_max(const struct fs_arrival_cfg *cfg)
+{
+	double best = 1.0;
+
+	for (size_t i = 0; i < cfg->n_spikes; i++) {
+		double m = spike_factor(cfg, cfg->spikes[i].at_ns);
+
+		if (m > best)
+			best = m;
+	}
+	return best;
+}
+
+/*
+ * An upper bound of fs_arrival_rate_at over all t, tight unless spikes with
+ * multipliers < 1 are the only ones active somewhere: max schedule step (or
+ * base x (1 + a) when diurnal, or base) x the largest spike product.
+ * TRACE: its mean rate.  O(n_schedule + n_spikes^2).
+ */
+double fs_arrival_rate_max(const struct fs_arrival_cfg *cfg)
+{
+	double base = 0.0;
+
+	if (cfg->kind == FS_ARRIVAL_TRACE)
+		return trace_rate(cfg);
+	if (cfg->n_schedule > 0) {
+		for (size_t i = 0; i < cfg->n_schedule; i++)
+			if (cfg->schedule[i].rate_per_s > base)
+				base = cfg->schedule[i].rate_per_s;
+	} else if (cfg->diurnal) {
+		double r = cfg->diurnal_peak_to_trough;
+
+		base = cfg->rate_per_s * (1.0 + (r >= 1.0 ? (r - 1.0) / (r + 1.0) : 0.0));
+	} else {
+		base = cfg->rate_per_s;
+	}
+	return base > 0.0 ? base * spike_factor_max(cfg) : 0.0;
+}
+
+/* ---- renewal processes with thinning -------------------------------------- */
+
+/* One gap (seconds) of the candidate renewal process at the envelope rate.
+ * MODEL: W1-W3 */
+static double draw_gap_s(struct fs__arrivals *a)
+{
+	switch (a->cfg->kind) {
+	case FS_ARRIVAL_POISSON:
+		return fs_rng_exponential(a->rng, a->gap_scale_s);
+	case FS_ARRIVAL_GAMMA:
+		return fs_rng_gamma(a->rng, a->gap_shape, a->gap_scale_s);
+	case FS_ARRIVAL_WEIBULL:
+		return fs_rng_weibull(a->rng, a->gap_scale_s, a->gap_shape);
+	case FS_ARRIVAL_TRACE:
+		break;
+	}
+	assert(!"draw_gap_s on a trace source");
+	return INFINITY;
+}
+
+/* True when the rate is zero at t and stays zero (a one-shot schedule whose
+ * last step is 0 and has begun): stop instead of thinning to the horizon. */
+static bool zero_from_now_on(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
+{
+	const struct fs_rate_step *last;
+
+	if (cfg->n_schedule == 0 || cfg->schedule_period_ns > 0)
+		return false;
+	last = &cfg->schedule[cfg->n_schedule - 1];
+	return last->rate_per_s <= 0.0 && t_ns >= last->at_ns;
+}
+
+static fs_ns next_renewal(struct fs__arrivals *a)
+{
+	fs_ns horizon_ns = a->sim->horizon_ns;
+
+	for (;;) {
+		double gap_ns = draw_gap_s(a) * 1e9;
+
+		/* MODEL: W8 — only arrivals strictly before the horizon */
+		if (!((double)a->cand_ns + gap_ns < (double)horizon_ns)) {
+			a->done = true;
+			return FS_NS_MAX;
+		}
+		a->cand_ns += llround(gap_ns);
+		if (a->cand_ns >= horizon_ns) {
+			a->done = true;
+			return FS_NS_MAX;
+		}
+		if (!a->modulated)
+			return a->cand_ns;     /* MODEL: W7 — no thinning, no draw */
+		if (zero_from_now_on(a->cfg, a->cand_ns)) {
+			a->done = true;
+			return FS_NS_MAX;
+		}
+		/* MODEL: W7 — Lewis-Shedler thinning */
+		if (fs_rng_uniform(a->rng) * a->rate_max_per_s <
+		    fs_arrival_rate_at(a->cfg, a->sim, a->cand_ns))
+			return a->cand_ns;
+	}
+}
+
+/* ---- trace replay --------------------------------------------------------- */
+
+/* Find the first row at or after the start offset (trace time), looping
+ * whole periods first when the replay loops.  MODEL: W11 */
+static void trace_start(struct fs__arrivals *a)
+{
+	const struct fs_trace *t = a->cfg->trace.trace;
+	fs_ns off_ns = a->cfg->trace.start_offset_ns > 0 ? a->cfg->trace.start_offset_ns : 0;
+	size_t lo = 0, hi;
+	int64_t loops = 0;
+
+	a->period_ns = t->span_ns + (t->loop_gap_ns > 0 ? t->loop_gap_ns : FS_NS_PER_S);
+	if (a->cfg->trace.loop) {
+		loops = off_ns / a->period_ns;
+		off_ns -= loops * a->period_ns;
+	}
+	hi = t->n_rows;
+	while (lo < hi) {               /* first row with t_ns >= off_ns */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].t_ns < off_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->n_rows) {
+		if (!a->cfg->trace.loop) {
+			a->done = true;
+			return;
+		}
+		lo = 0;                 /* offset fell in the gap after the last row */
+	}
+	a->row = lo;
+	a->first_t_ns = t->rows[lo].t_ns;
+	a->loop = 0;
+}
+
+static fs_ns next_trace(struct fs__arrivals *a, const struct fs_trace_row **row)
+{
+	const struct fs_trace *t = a->cfg->trace.trace;
+	const struct fs_trace_row *r;
+	double at_ns;
+
+	if (a->row == t->n_rows) {
+		if (!a->cfg->trace.loop) {
+			a->done = true;
+			return FS_NS_MAX;
+		}
+		a->row = 0;             /* MODEL: W12 */
+		a->loop++;
+	}
+	r = &t->rows[a->row++];
+	/* MODEL: W10 — (trace time since the first kept row) x time_scale / rate_scale */
+	at_ns = ((double)a->loop * (double)a->period_ns +
+	         (double)(r->t_ns - a->first_t_ns)) * a->scale;
+	if (!(at_ns < (double)a->sim->horizon_ns)) {
+		a->done = true;
+		return FS_NS_MAX;
+	}
+	*row = r;
+	return llround(at_ns);
+}
+
+/* ---- the generator ---------------------------------------------------------- */
+
+void fs__arrivals_init(struct fs__arrivals *a, const struct fs_arrival_cfg *cfg,
+                       const struct fs_sim_cfg *sim, struct fs_rng *rng)
+{
+	*a = (struct fs__arrivals){.cfg = cfg, .sim = sim, .rng = rng};
+	if (sim->horizon_ns <= 0) {
+		a->done = true;
+		return;
+	}
+	if (cfg->kind == FS_ARRIVAL_TRACE) {
+		const struct fs_trace *t = cfg->trace.trace;
+
+		if (t == NULL || t->n_rows == 0 || !(cfg->trace.time_scale > 0.0) ||
+		    !(cfg->trace.rate_scale > 0.0)) {
+			a->done = true;
+			return;
+		}
+		a->scale = cfg->trace.time_scale / cfg->trace.rate_scale;
+		trace_start(a);
+		return;
+	}
+	a->modulated = cfg->diurnal || cfg->n_schedule > 0 || cfg->n_spikes > 0;
+	a->rate_max_per_s = fs_arrival_rate_max(cfg);
+	if (!(a->rate_max_per_s > 0.0) || !isfinite(a->rate_max_per_s)) {
+		a->done = true;         /* MODEL: W9 — zero envelope: no arrivals */
+		return;
+	}
+	switch (cfg->kind) {
+	case FS_ARRIVAL_POISSON:
+		a->gap_scale_s = 1.0 / a->rate_max_per_s;
+		break;
+	case FS_ARRIVAL_GAMMA:          /* MODEL: W2 — shape 1/cv^2, mean 1/rate */
+		a->gap_shape = 1.0 / (cfg->cv * cfg->cv);
+		a->gap_scale_s = 1.0 / (a->rate_max_per_s * a->gap_shape);
+		break;
+	case FS_ARRIVAL_WEIBULL:        /* MODEL: W3 — mean scale x Gamma(1 + 1/k) */
+		a->gap_shape = cfg->weibull_shape;
+		a->gap_scale_s = 1.0 / (a->rate_max_per_s *
+		                        gsl_sf_gamma(1.0 + 1.0 / cfg->weibull_shape));
+		break;
+	case FS_ARRIVAL_TRACE:
+		break;
+	}
+}
+
+fs_ns fs__arrivals_next(struct fs__arrivals *a, const struct fs_trace_row **row)
+{
+	*row = NULL;
+	if (a->done)
+		return FS_NS_MAX;
+	if (a->cfg->kind == FS_ARRIVAL_TRACE)
+		return next_trace(a, row);
+	return next_renewal(a);
+}

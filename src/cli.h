@@ -1,0 +1,24 @@
+/*
+ * cli.h — internal: the subcommands of the fleetsim binary and the strict
+ * option-value parsers they share.  Each subcommand returns an exit code
+ * (enum fs_exit) and prints its own errors.
+ */
+#ifndef FLEETSIM_CLI_H
+#define FLEETSIM_CLI_H
+
+#include <stdint.h>
+
+int fs__cli_run(int argc, char **argv);
+int fs__cli_validate(int argc, char **argv);
+
+/* Parse a whole decimal integer in [lo, hi]; on failure prints
+ * "fleetsim CMD: OPTION: expected ..., found "TEXT"" and returns -1. */
+int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
+                      int64_t lo, int64_t hi, int64_t *out);
+
+/* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
+ * return FS_EXIT_INPUT. */
+int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * cli_common.c — strict option-value parsing shared by the subcommands.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "fleetsim/common.h"
+
+int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
+                      int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (text[0] == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+		fprintf(stderr, "fleetsim %s: %s: expected an integer from %" PRId64
+		        " to %" PRId64 ", found \"%s\"\n", cmd, option, lo, hi, text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fleetsim %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'fleetsim %s --help'.\n", cmd);
+	return FS_EXIT_INPUT;
+}

@@ -1,0 +1,205 @@
+/*
+ * cli_run.c — `fleetsim run SCENARIO`: load, run R replications on T
+ * threads, print the summary table, write DIR/summary.json (and
+ * DIR/requests.csv with --requests-csv).  Nothing is written when the
+ * scenario or the options are bad.
+ */
+#include <getopt.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleetsim/outfile.h"
+#include "fleetsim/replicate.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+
+static const char run_help[] =
+	"usage: fleetsim run SCENARIO [OPTIONS]\n"
+	"\n"
+	"Simulate SCENARIO for R independent replications and report every figure\n"
+	"as the mean across replications with a 95% Student-t confidence interval.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR        output directory (default: out/<scenario file stem>)\n"
+	"  -r, --replications R    replications (default: simulation.replications)\n"
+	"  -j, --threads T         worker threads (default: processors, at most R);\n"
+	"                          results are identical for every T\n"
+	"      --seed N            base seed (default: simulation.seed)\n"
+	"      --requests-csv      also write DIR/requests.csv, one row per request\n"
+	"                          of replication 0\n"
+	"  -q, --quiet             do not print the table\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"exit status: 0 success, 1 runtime failure, 2 bad input.\n";
+
+struct run_args {
+	const char *scenario_path;
+	const char *out_dir;
+	int64_t replications;        /* 0: from the scenario */
+	int64_t threads;             /* 0: default */
+	int64_t seed;                /* -1: from the scenario */
+	int requests_csv;
+	int quiet;
+};
+
+enum { OPT_SEED = 256, OPT_REQUESTS_CSV };
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "replications", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "requests-csv", no_argument, NULL, OPT_REQUESTS_CSV },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(a, 0, sizeof *a);
+	a->seed = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out_dir = optarg;
+			break;
+		case 'r':
+			if (fs__cli_parse_int("run", "-r", optarg, 1, 100000, &a->replications))
+				return FS_EXIT_INPUT;
+			break;
+		case 'j':
+			if (fs__cli_parse_int("run", "-j", optarg, 1, 1024, &a->threads))
+				return FS_EXIT_INPUT;
+			break;
+		case OPT_SEED:
+			if (fs__cli_parse_int("run", "--seed", optarg, 0,
+			                      INT64_C(9007199254740992), &a->seed))
+				return FS_EXIT_INPUT;
+			break;
+		case OPT_REQUESTS_CSV:
+			a->requests_csv = 1;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(run_help, stdout);
+			return -1;
+		case ':':
+			return fs__cli_usage_error("run", "option \"%s\" needs a value",
+			                           argv[optind - 1]);
+		default:
+			return fs__cli_usage_error("run", "unknown option \"%s\"",
+			                           argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return fs__cli_usage_error("run", "missing SCENARIO file");
+	if (optind + 1 < argc)
+		return fs__cli_usage_error("run", "expected one scenario file, found a "
+		                           "second: \"%s\"", argv[optind + 1]);
+	a->scenario_path = argv[optind];
+	return 0;
+}
+
+/* out/<file stem>: the stem is the file name without directory and extension. */
+static char *default_out_dir(const char *scenario_path)
+{
+	const char *base = strrchr(scenario_path, '/');
+	const char *dot;
+	size_t stem_len;
+	char *dir;
+
+	base = base == NULL ? scenario_path : base + 1;
+	dot = strrchr(base, '.');
+	stem_len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+	dir = fs_xmalloc(stem_len + 5);
+	memcpy(dir, "out/", 4);
+	memcpy(dir + 4, base, stem_len);
+	dir[4 + stem_len] = '\0';
+	return dir;
+}
+
+static char *join_path(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = fs_xmalloc(n);
+
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+static int write_outputs(const struct run_args *a, const char *out_dir,
+                         const struct fs_scenario *sc, const struct fs_summary *s,
+                         struct fs_rep_result *const *results)
+{
+	struct fs_error err;
+	char *path;
+	int rc = 0;
+
+	if (fs_outfile_mkdirs(out_dir, &err) != 0) {
+		fs_error_print(&err);
+		return FS_EXIT_RUNTIME;
+	}
+	path = join_path(out_dir, "summary.json");
+	if (fs_summary_write_json(s, sc, path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	free(path);
+	if (rc == 0 && a->requests_csv) {
+		path = join_path(out_dir, "requests.csv");
+		if (fs_requests_write_csv(results[0], sc, path, &err) != 0)
+			rc = FS_EXIT_RUNTIME;
+		free(path);
+	}
+	if (rc != 0)
+		fs_error_print(&err);
+	return rc;
+}
+
+int fs__cli_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct fs_run_opts opts;
+	struct fs_error err;
+	struct fs_scenario *sc;
+	struct fs_rep_result **results;
+	struct fs_summary *summary;
+	char *out_dir;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc != 0)
+		return rc < 0 ? FS_EXIT_OK : rc;
+	sc = fs_scenario_load(a.scenario_path, &err);
+	if (sc == NULL) {
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	opts.replications = a.replications > 0 ? (int)a.replications : sc->sim.replications;
+	opts.seed = a.seed >= 0 ? (uint64_t)a.seed : sc->sim.seed;
+	opts.threads = a.threads > 0 ? (int)a.threads : omp_get_num_procs();
+	if (opts.threads > opts.replications)
+		opts.threads = opts.replications;
+	opts.record_first = a.requests_csv != 0;
+	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir) : default_out_dir(a.scenario_path);
+
+	results = fs_replicate_run(sc, &opts);
+	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
+	if (!a.quiet)
+		fs_summary_print_table(summary, sc, stdout);
+	rc = write_outputs(&a, out_dir, sc, summary, results);
+	if (rc == 0 && !a.quiet)
+		printf("\nwrote %s/summary.json%s\n", out_dir,
+		       a.requests_csv ? " and requests.csv" : "");
+	fs_summary_free(summary);
+	fs_replicate_free(results, opts.replications);
+	fs_scenario_free(sc);
+	free(out_dir);
+	return rc;
+}

@@ -1,0 +1,437 @@
+/*
+ * json_pos.c — comment stripping, syntax diagnosis and the node-position index
+ * (see json_pos.h).  One recursive scanner follows cJSON 1.7.15's grammar
+ * (whitespace is any byte <= 32, numbers are what strtod takes from a run of
+ * [0-9+-.eE], nesting stops at CJSON_NESTING_LIMIT); given a tree it records
+ * positions, without one it only looks for the first error.
+ */
+#include "json_pos.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/common.h"
+
+/* ---- position index: open addressing on the node pointer ---------------- */
+
+struct slot {
+	const cJSON *node;           /* NULL: empty */
+	size_t key_off;
+	size_t val_off;
+};
+
+struct fs__jpos {
+	struct slot *slots;
+	size_t cap;                  /* power of two, >= 2 * number of nodes */
+};
+
+static size_t hash_ptr(const void *p, size_t cap)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	return (size_t)x & (cap - 1);
+}
+
+static void map_put(struct fs__jpos *ix, const cJSON *node, size_t key_off,
+                    size_t val_off)
+{
+	size_t i = hash_ptr(node, ix->cap);
+
+	while (ix->slots[i].node != NULL && ix->slots[i].node != node)
+		i = (i + 1) & (ix->cap - 1);
+	ix->slots[i].node = node;
+	ix->slots[i].key_off = key_off;
+	ix->slots[i].val_off = val_off;
+}
+
+int fs__jpos_lookup(const struct fs__jpos *ix, const cJSON *node,
+                    size_t *key_off, size_t *val_off)
+{
+	size_t i;
+
+	*key_off = *val_off = FS__JPOS_NONE;
+	if (ix == NULL || node == NULL)
+		return -1;
+	i = hash_ptr(node, ix->cap);
+	while (ix->slots[i].node != NULL) {
+		if (ix->slots[i].node == node) {
+			*key_off = ix->slots[i].key_off;
+			*val_off = ix->slots[i].val_off;
+			return 0;
+		}
+		i = (i + 1) & (ix->cap - 1);
+	}
+	return -1;
+}
+
+void fs__jpos_free(struct fs__jpos *ix)
+{
+	if (ix == NULL)
+		return;
+	free(ix->slots);
+	free(ix);
+}
+
+/* ---- the scanner ---------------------------------------------------------- */
+
+struct scan {
+	const char *s;
+	size_t len;
+	size_t off;
+	struct fs__jpos *ix;         /* NULL: only looking for an error */
+	size_t err_off;              /* FS__JPOS_NONE until an error is found */
+	char msg[160];
+};
+
+static int fail(struct scan *sc, size_t off, const char *msg)
+{
+	if (sc->err_off == FS__JPOS_NONE) {
+		sc->err_off = off;
+		snprintf(sc->msg, sizeof sc->msg, "%s", msg);
+	}
+	return -1;
+}
+
+/* Fail at the current offset with "MSG, found 'WORD'", quoting the word (or
+ * the single byte) that stands there. */
+static int fail_found(struct scan *sc, const char *msg)
+{
+	char buf[sizeof sc->msg];
+	size_t n = 0;
+	unsigned char c;
+
+	while (sc->off + n < sc->len && n < 12) {
+		c = (unsigned char)sc->s[sc->off + n];
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '_')
+			break;
+		n++;
+	}
+	if (n == 0 && sc->off < sc->len && (unsigned char)sc->s[sc->off] > 32 &&
+	    (unsigned char)sc->s[sc->off] < 127)
+		n = 1;
+	snprintf(buf, sizeof buf, "%s, found '%.*s'", msg, (int)n, sc->s + sc->off);
+	return fail(sc, sc->off, buf);
+}
+
+static void skip_ws(struct scan *sc)
+{
+	while (sc->off < sc->len && (unsigned char)sc->s[sc->off] <= 32)
+		sc->off++;
+}
+
+static bool at(const struct scan *sc, char c)
+{
+	return sc->off < sc->len && sc->s[sc->off] == c;
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+static int scan_string(struct scan *sc)
+{
+	size_t start = sc->off++;
+
+	while (sc->off < sc->len && sc->s[sc->off] != '"') {
+		if (sc->s[sc->off] != '\\') {
+			sc->off++;
+			continue;
+		}
+		if (sc->off + 1 >= sc->len)
+			break;
+		switch (sc->s[sc->off + 1]) {
+		case '"': case '\\': case '/': case 'b': case 'f':
+		case 'n': case 'r': case 't':
+			sc->off += 2;
+			break;
+		case 'u':
+			if (sc->off + 6 > sc->len || !is_hex(sc->s[sc->off + 2]) ||
+			    !is_hex(sc->s[sc->off + 3]) || !is_hex(sc->s[sc->off + 4]) ||
+			    !is_hex(sc->s[sc->off + 5]))
+				return fail(sc, sc->off, "invalid \\u escape in string "
+				            "(expected 4 hex digits)");
+			sc->off += 6;
+			break;
+		default:
+			return fail(sc, sc->off, "invalid escape in string "
+			            "(expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+		}
+	}
+	if (sc->off >= sc->len)
+		return fail(sc, start, "unterminated string");
+	sc->off++;
+	return 0;
+}
+
+static int scan_number(struct scan *sc)
+{
+	char buf[64];
+	size_t n = 0;
+	char *end;
+
+	while (n < sizeof buf - 1 && sc->off + n < sc->len &&
+	       strchr("0123456789+-.eE", sc->s[sc->off + n]) != NULL &&
+	       sc->s[sc->off + n] != '\0') {
+		buf[n] = sc->s[sc->off + n];
+		n++;
+	}
+	buf[n] = '\0';
+	(void)strtod(buf, &end);
+	if (end == buf)
+		return fail(sc, sc->off, "invalid number");
+	sc->off += (size_t)(end - buf);
+	return 0;
+}
+
+static int scan_literal(struct scan *sc, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (sc->len - sc->off < n || memcmp(sc->s + sc->off, word, n) != 0)
+		return -1;
+	sc->off += n;
+	return 0;
+}
+
+static int scan_value(struct scan *sc, const cJSON *node, size_t key_off, int depth);
+
+static void record(struct scan *sc, const cJSON *node, size_t key_off, size_t val_off)
+{
+	if (sc->ix != NULL && node != NULL)
+		map_put(sc->ix, node, key_off, val_off);
+}
+
+static int scan_object(struct scan *sc, const cJSON *node, int depth)
+{
+	const cJSON *child = NULL;
+	bool first = true;
+	size_t key_off;
+
+	sc->off++;                               /* '{' */
+	skip_ws(sc);
+	if (at(sc, '}')) {
+		sc->off++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(sc);
+		if (!at(sc, '"')) {
+			if (at(sc, '}') && !first)
+				return fail(sc, sc->off, "expected a key after ',' "
+				            "(trailing commas are not allowed)");
+			if (sc->off >= sc->len)
+				return fail(sc, sc->off, "unexpected end of input, "
+				            "expected a \"key\" or '}'");
+			return fail(sc, sc->off, first ?
+			            "expected a \"key\" in double quotes or '}'" :
+			            "expected a \"key\" in double quotes");
+		}
+		key_off = sc->off;
+		if (scan_string(sc) != 0)
+			return -1;
+		skip_ws(sc);
+		if (!at(sc, ':'))
+			return fail(sc, sc->off, "expected ':' after object key");
+		sc->off++;
+		skip_ws(sc);
+		if (node != NULL)
+			child = first ? node->child : (child != NULL ? child->next : NULL);
+		if (scan_value(sc, child, key_off, depth + 1) != 0)
+			return -1;
+		first = false;
+		skip_ws(sc);
+		if (at(sc, ',')) {
+			sc->off++;
+			continue;
+		}
+		if (at(sc, '}')) {
+			sc->off++;
+			return 0;
+		}
+		if (sc->off >= sc->len)
+			return fail(sc, sc->off, "unexpected end of input, "
+			            "expected ',' or '}' after object member");
+		return fail(sc, sc->off, "expected ',' or '}' after object member");
+	}
+}
+
+static int scan_array(struct scan *sc, const cJSON *node, int depth)
+{
+	const cJSON *child = NULL;
+	bool first = true;
+
+	sc->off++;                               /* '[' */
+	skip_ws(sc);
+	if (at(sc, ']')) {
+		sc->off++;
+		return 0;
+	}
+	for (;;) {
+		skip_ws(sc);
+		if (at(sc, ']') && !first)
+			return fail(sc, sc->off, "expected a value after ',' "
+			            "(trailing commas are not allowed)");
+		if (node != NULL)
+			child = first ? node->child : (child != NULL ? child->next : NULL);
+		if (scan_value(sc, child, FS__JPOS_NONE, depth + 1) != 0)
+			return -1;
+		first = false;
+		skip_ws(sc);
+		if (at(sc, ',')) {
+			sc->off++;
+			continue;
+		}
+		if (at(sc, ']')) {
+			sc->off++;
+			return 0;
+		}
+		if (sc->off >= sc->len)
+			return fail(sc, sc->off, "unexpected end of input, "
+			            "expected ',' or ']' after array element");
+		return fail(sc, sc->off, "expected ',' or ']' after array element");
+	}
+}
+
+static int scan_value(struct scan *sc, const cJSON *node, size_t key_off, int depth)
+{
+	char c;
+
+	if (depth > CJSON_NESTING_LIMIT)
+		return fail(sc, sc->off, "nesting too deep");
+	if (sc->off >= sc->len)
+		return fail(sc, sc->off, "unexpected end of input, expected a value");
+	record(sc, node, key_off, sc->off);
+	c = sc->s[sc->off];
+	if (c == '{')
+		return scan_object(sc, node, depth);
+	if (c == '[')
+		return scan_array(sc, node, depth);
+	if (c == '"')
+		return scan_string(sc);
+	if (c == '-' || (c >= '0' && c <= '9'))
+		return scan_number(sc);
+	if (scan_literal(sc, "true") == 0 || scan_literal(sc, "false") == 0 ||
+	    scan_literal(sc, "null") == 0)
+		return 0;
+	if (c == '\'')
+		return fail(sc, sc->off, "expected a value (strings use double quotes)");
+	return fail_found(sc, "expected a value (object, array, string, number, "
+	                  "true, false or null)");
+}
+
+/* Scan the whole document; returns 0 when it is valid. */
+static int scan_document(struct scan *sc, const cJSON *root)
+{
+	if (sc->len >= 3 && memcmp(sc->s, "\xEF\xBB\xBF", 3) == 0)
+		sc->off = 3;
+	skip_ws(sc);
+	if (scan_value(sc, root, FS__JPOS_NONE, 0) != 0)
+		return -1;
+	skip_ws(sc);
+	if (sc->off < sc->len)
+		return fail(sc, sc->off, "unexpected text after the end of the JSON value");
+	return 0;
+}
+
+static size_t count_nodes(const cJSON *node)
+{
+	size_t n = 0;
+
+	for (; node != NULL; node = node->next)
+		n += 1 + count_nodes(node->child);
+	return n;
+}
+
+struct fs__jpos *fs__jpos_build(const char *text, size_t len, const cJSON *root)
+{
+	struct fs__jpos *ix = fs_xmalloc(sizeof *ix);
+	struct scan sc = { text, len, 0, ix, FS__JPOS_NONE, "" };
+	size_t n = count_nodes(root);
+
+	ix->cap = 16;
+	while (ix->cap < 2 * n)
+		ix->cap *= 2;
+	ix->slots = fs_xcalloc(ix->cap, sizeof *ix->slots);
+	(void)scan_document(&sc, root);
+	return ix;
+}
+
+size_t fs__jpos_syntax_error(const char *text, size_t len, size_t cjson_off,
+                             char *msg, size_t msg_len)
+{
+	struct scan sc = { text, len, 0, NULL, FS__JPOS_NONE, "" };
+	char near[16];
+	size_t i, n = 0;
+
+	if (scan_document(&sc, NULL) != 0) {
+		snprintf(msg, msg_len, "invalid JSON: %s", sc.msg);
+		return sc.err_off;
+	}
+	if (cjson_off > len)
+		cjson_off = len;
+	for (i = cjson_off; i < len && n < 8 && text[i] != '\n'; i++)
+		near[n++] = text[i];
+	near[n] = '\0';
+	snprintf(msg, msg_len, "invalid JSON near '%s'", near);
+	return cjson_off;
+}
+
+/* ---- comments and positions ---------------------------------------------- */
+
+int fs__jpos_strip_comments(char *text, size_t len, size_t *bad_off)
+{
+	size_t i = 0, start;
+
+	while (i < len) {
+		if (text[i] == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\' && i + 1 < len)
+					i++;
+			i++;
+		} else if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+			for (; i < len && text[i] != '\n'; i++)
+				text[i] = ' ';
+		} else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+			start = i;
+			text[i] = text[i + 1] = ' ';
+			for (i += 2; i + 1 < len && !(text[i] == '*' && text[i + 1] == '/'); i++)
+				if (text[i] != '\n')
+					text[i] = ' ';
+			if (i + 1 >= len) {
+				*bad_off = start;
+				return -1;
+			}
+			text[i] = text[i + 1] = ' ';
+			i += 2;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
+void fs__jpos_line_col(const char *text, size_t len, size_t off, int *line, int *col)
+{
+	size_t i, line_start = 0;
+	int l = 1;
+
+	if (off > len)
+		off = len;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			l++;
+			line_start = i + 1;
+		}
+	}
+	*line = l;
+	*col = (int)(off - line_start) + 1;
+}

@@ -1,0 +1,55 @@
+/*
+ * json_pos.h — the text side of scenario parsing: comment stripping, precise
+ * syntax-error messages, and a position index mapping every cJSON node to the
+ * byte offsets of its key and value in the source text.  Offsets are the same
+ * in the original and the stripped text (comments become spaces).  Private to
+ * the scenario loader; the index is owned by the caller (fs__jpos_free).
+ */
+#ifndef FLEETSIM_JSON_POS_H
+#define FLEETSIM_JSON_POS_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Sentinel offset: "no position known". */
+#define FS__JPOS_NONE ((size_t)-1)
+
+struct fs__jpos;
+
+/*
+ * Replace // line comments and block comments in text[0..len) by spaces,
+ * keeping newlines, so that offsets are unchanged.  Text inside JSON strings
+ * is left alone.  Returns 0, or -1 with *bad_off the offset of an
+ * unterminated block comment's opening slash.
+ */
+int fs__jpos_strip_comments(char *text, size_t len, size_t *bad_off);
+
+/*
+ * Diagnose JSON that cJSON rejected.  Scans text[0..len) with cJSON's grammar
+ * and returns the offset of the first error, with a message such as
+ * "expected ',' or '}' after object member" in msg.  If the scan finds no
+ * error (cJSON rejected something subtler), falls back to `cjson_off` and
+ * "invalid JSON near '...'".
+ */
+size_t fs__jpos_syntax_error(const char *text, size_t len, size_t cjson_off,
+                             char *msg, size_t msg_len);
+
+/*
+ * Build the position index of `root`, parsed by cJSON from text[0..len) (the
+ * stripped text).  O(len) time; one hash entry per node.  Never fails (out of
+ * memory aborts); nodes it could not place have no position.
+ */
+struct fs__jpos *fs__jpos_build(const char *text, size_t len, const cJSON *root);
+void fs__jpos_free(struct fs__jpos *ix);                 /* NULL is fine */
+
+/* Offsets of node's key (FS__JPOS_NONE for array elements and the root) and
+ * of its value's first byte.  Returns 0, or -1 when the node is unknown. */
+int fs__jpos_lookup(const struct fs__jpos *ix, const cJSON *node,
+                    size_t *key_off, size_t *val_off);
+
+/* 1-based line and byte column of `off` in text[0..len) (off may be len). */
+void fs__jpos_line_col(const char *text, size_t len, size_t off,
+                       int *line, int *col);
+
+#endif

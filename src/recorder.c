@@ -1,0 +1,189 @@
+/*
+ * recorder.c — per-replication metrics (see recorder.h).  Only requests that
+ * arrive at or after the warm-up are counted (MODEL: S1); the time series
+ * cover the whole horizon.  "all" is built at the end by merging the classes,
+ * which is exact for histograms and moments.
+ */
+#include "recorder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool counted(const struct fs_recorder *rec, const struct fs_request *req)
+{
+	return req->arrival_ns >= rec->sc->sim.warmup_ns;
+}
+
+void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
+                       uint64_t replication, bool record_rows, int servers)
+{
+	struct fs_rep_result *r = fs_xcalloc(1, sizeof *r);
+	size_t c;
+	int k;
+
+	memset(rec, 0, sizeof *rec);
+	rec->sc = sc;
+	rec->record_rows = record_rows;
+	r->replication = replication;
+	r->n_classes = sc->workload.n_classes;
+	r->cls = fs_xcalloc(r->n_classes + 1, sizeof *r->cls);
+	for (c = 0; c <= r->n_classes; c++) {
+		for (k = 0; k < FS_LAT__COUNT; k++) {
+			fs_hist_init(&r->cls[c].lat_hist[k]);
+			fs_moments_init(&r->cls[c].lat_moments[k]);
+		}
+	}
+	fs_tseries_init(&r->queue_len, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
+	fs_tseries_init(&r->busy, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
+	r->servers = servers;
+	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
+	rec->result = r;
+}
+
+void fs__recorder_fini(struct fs_recorder *rec)
+{
+	fs_rep_result_free(rec->result);
+	rec->result = NULL;
+}
+
+static void add_row(struct fs_recorder *rec, const struct fs_request *req,
+                    bool completed, fs_ns start_ns, fs_ns end_ns)
+{
+	struct fs_rep_result *r = rec->result;
+	struct fs_request_row *row;
+
+	if (!rec->record_rows)
+		return;
+	fs_xgrow((void **)&r->rows, &rec->cap_rows, r->n_rows + 1, sizeof *r->rows);
+	row = &r->rows[r->n_rows++];
+	row->id = req->id;
+	row->class_idx = req->class_idx;
+	row->counted = counted(rec, req);
+	row->completed = completed;
+	row->arrival_ns = req->arrival_ns;
+	row->start_ns = start_ns;
+	row->end_ns = end_ns;
+	row->prompt_tokens = req->prompt_tokens;
+	row->output_tokens = req->output_tokens;
+}
+
+void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req)
+{
+	if (counted(rec, req))
+		rec->result->cls[req->class_idx].arrived++;
+}
+
+static void add_latency(struct fs_class_result *cr, enum fs_latency k, fs_ns lat_ns)
+{
+	fs_hist_add(&cr->lat_hist[k], (double)lat_ns);
+	fs_moments_add(&cr->lat_moments[k], (double)lat_ns);
+}
+
+/* MODEL: S2 — a request meets its SLO when every target it has is met;
+ * TPOT = (e2e - ttft) / (output tokens - 1), as vLLM's benchmark defines it. */
+static bool slo_met(const struct fs_slo_cfg *slo, const struct fs_request *req,
+                    fs_ns ttft_ns, fs_ns e2e_ns)
+{
+	if (slo->ttft_ns > 0 && ttft_ns > slo->ttft_ns)
+		return false;
+	if (slo->e2e_ns > 0 && e2e_ns > slo->e2e_ns)
+		return false;
+	if (slo->tpot_ns > 0 && req->output_tokens > 1) {
+		double tpot_ns = (double)(e2e_ns - ttft_ns) / (double)(req->output_tokens - 1);
+
+		if (tpot_ns > (double)slo->tpot_ns)
+			return false;
+	}
+	return true;
+}
+
+void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *req,
+                             fs_ns start_ns, fs_ns first_token_ns, fs_ns end_ns)
+{
+	struct fs_class_result *cr = &rec->result->cls[req->class_idx];
+	const struct fs_class_cfg *cls = &rec->sc->workload.classes[req->class_idx];
+	fs_ns ttft_ns = first_token_ns - req->arrival_ns;
+	fs_ns e2e_ns = end_ns - req->arrival_ns;
+
+	add_row(rec, req, true, start_ns, end_ns);
+	if (!counted(rec, req))
+		return;
+	cr->completed++;
+	cr->output_tokens += req->output_tokens;
+	add_latency(cr, FS_LAT_QUEUE, start_ns - req->arrival_ns);
+	add_latency(cr, FS_LAT_TTFT, ttft_ns);
+	add_latency(cr, FS_LAT_E2E, e2e_ns);
+	if (slo_met(&cls->slo, req, ttft_ns, e2e_ns))
+		cr->slo_met++;
+}
+
+void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
+                            fs_ns start_ns)
+{
+	add_row(rec, req, false, start_ns, -1);
+	if (counted(rec, req))
+		rec->result->cls[req->class_idx].in_flight++;
+}
+
+void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
+                         int busy)
+{
+	if (t_ns >= rec->sc->sim.horizon_ns)
+		return;
+	fs_tseries_set(&rec->result->queue_len, t_ns, (double)waiting);
+	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct fs_request_row *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
+{
+	struct fs_rep_result *r = rec->result;
+	struct fs_class_result *all = &r->cls[r->n_classes];
+	fs_ns close_ns = end_ns < rec->sc->sim.horizon_ns ? end_ns : rec->sc->sim.horizon_ns;
+	size_t c;
+	int k;
+
+	fs_tseries_finish(&r->queue_len, close_ns);
+	fs_tseries_finish(&r->busy, close_ns);
+	r->end_ns = end_ns;
+	for (c = 0; c < r->n_classes; c++) {
+		const struct fs_class_result *cr = &r->cls[c];
+
+		for (k = 0; k < FS_LAT__COUNT; k++) {
+			fs_hist_merge(&all->lat_hist[k], &cr->lat_hist[k]);
+			fs_moments_merge(&all->lat_moments[k], &cr->lat_moments[k]);
+		}
+		all->arrived += cr->arrived;
+		all->completed += cr->completed;
+		all->in_flight += cr->in_flight;
+		all->slo_met += cr->slo_met;
+		all->output_tokens += cr->output_tokens;
+	}
+	if (r->rows != NULL)
+		qsort(r->rows, r->n_rows, sizeof *r->rows, row_cmp);
+	rec->result = NULL;
+	return r;
+}
+
+void fs_rep_result_free(struct fs_rep_result *r)
+{
+	size_t c;
+	int k;
+
+	if (r == NULL)
+		return;
+	for (c = 0; c <= r->n_classes; c++)
+		for (k = 0; k < FS_LAT__COUNT; k++)
+			fs_hist_fini(&r->cls[c].lat_hist[k]);
+	free(r->cls);
+	fs_tseries_fini(&r->queue_len);
+	fs_tseries_fini(&r->busy);
+	free(r->rows);
+	free(r);
+}

@@ -1,0 +1,61 @@
+/*
+ * requests_csv.c — requests.csv: one row per request of one replication,
+ * in id order, written atomically.  Times in seconds (arrival) and ms
+ * (latencies); latencies of requests not completed are empty.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fleetsim/outfile.h"
+#include "fleetsim/summary.h"
+
+static void ms_or_empty(FILE *f, fs_ns from_ns, fs_ns to_ns)
+{
+	if (to_ns >= 0)
+		fprintf(f, ",%.6f", (double)(to_ns - from_ns) / (double)FS_NS_PER_MS);
+	else
+		fputc(',', f);
+}
+
+/* RFC 4180 field: quoted (with doubled quotes) when it holds , " or a newline. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
+                          const char *path, struct fs_error *err)
+{
+	struct fs_outfile o;
+	size_t i;
+
+	if (fs_outfile_open(&o, path, err) != 0)
+		return -1;
+	fprintf(o.f, "id,class,status,counted,arrival_s,prompt_tokens,output_tokens,"
+	        "queue_ms,ttft_ms,e2e_ms\n");
+	for (i = 0; i < r->n_rows; i++) {
+		const struct fs_request_row *row = &r->rows[i];
+		const char *status = row->completed ? "completed" :
+		                     row->start_ns >= 0 ? "in_service" : "waiting";
+
+		fprintf(o.f, "%llu,", (unsigned long long)row->id);
+		csv_field(o.f, sc->workload.classes[row->class_idx].name);
+		fprintf(o.f, ",%s,%d,%.9f,%lld,%lld", status, row->counted ? 1 : 0, (double)row->arrival_ns / (double)FS_NS_PER_S,
+		        (long long)row->prompt_tokens, (long long)row->output_tokens);
+		ms_or_empty(o.f, row->arrival_ns, row->start_ns);
+		ms_or_empty(o.f, row->arrival_ns, row->start_ns);   /* queue engine: TTFT = start */
+		ms_or_empty(o.f, row->arrival_ns, row->end_ns);
+		fputc('\n', o.f);
+	}
+	return fs_outfile_commit(&o, err);
+}

@@ -1,0 +1,276 @@
+/*
+ * scenario.c — loading a scenario file (see scenario.h): read the bytes, hash
+ * them, strip comments, parse with cJSON, index node positions, then walk the
+ * root and "simulation" sections here and the others in scenario_*.c.  A
+ * load builds into a fresh struct fs_scenario and frees it on any error, so a
+ * failing load has no side effects.
+ */
+#include "fleetsim/scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_pos.h"
+#include "scenario_walk.h"
+#include "sha256.h"
+
+#define MAX_SCENARIO_BYTES (64u << 20)
+
+static const char *const ROOT_KEYS[] = {
+	"name", "description", "simulation", "workload", "engine", NULL
+};
+static const char *const SIM_KEYS[] = {
+	"horizon", "warmup", "sample_interval", "start_hour", "seed",
+	"replications", "max_in_system", NULL
+};
+
+/* Default sample interval: horizon / 100 rounded to a whole second, at least
+ * 1 s, at most the horizon. */
+static fs_ns default_sample_interval(fs_ns horizon_ns)
+{
+	fs_ns s = (horizon_ns / 100 + FS_NS_PER_S / 2) / FS_NS_PER_S * FS_NS_PER_S;
+
+	if (s < FS_NS_PER_S)
+		s = FS_NS_PER_S;
+	return s < horizon_ns ? s : horizon_ns;
+}
+
+static int load_simulation(struct fs__sc *sc, const cJSON *node, struct fs_sim_cfg *sim)
+{
+	char horizon[40], found[64];
+	int64_t seed = 1, reps = 8, max_in = 1000000;
+
+	if (fs__sc_check_object(sc, node, SIM_KEYS) != 0 ||
+	    fs__sc_require(sc, node, "horizon") != 0 ||
+	    fs__sc_duration(sc, node, "horizon", 1, &sim->horizon_ns) < 0 ||
+	    fs__sc_duration(sc, node, "warmup", 0, &sim->warmup_ns) < 0)
+		return -1;
+	fs_duration_format(sim->horizon_ns, horizon, sizeof horizon);
+	if (sim->warmup_ns >= sim->horizon_ns) {
+		fs__sc_found(sc, fs__sc_get(node, "warmup"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "warmup", "expected a duration < the "
+		                          "horizon (%s), found %s", horizon, found);
+	}
+	sim->sample_interval_ns = default_sample_interval(sim->horizon_ns);
+	if (fs__sc_duration(sc, node, "sample_interval", 1, &sim->sample_interval_ns) < 0)
+		return -1;
+	if (sim->sample_interval_ns > sim->horizon_ns) {
+		fs__sc_found(sc, fs__sc_get(node, "sample_interval"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "sample_interval", "expected a "
+		                          "duration <= the horizon (%s), found %s",
+		                          horizon, found);
+	}
+	sim->start_hour = 0.0;
+	if (fs__sc_number(sc, node, "start_hour", 0.0, false, 24.0, true,
+	                  &sim->start_hour) < 0 ||
+	    fs__sc_int(sc, node, "seed", 0, FS__MAX_INT_JSON, &seed) < 0 ||
+	    fs__sc_int(sc, node, "replications", 1, 100000, &reps) < 0 ||
+	    fs__sc_int(sc, node, "max_in_system", 1, FS__MAX_INT_JSON, &max_in) < 0)
+		return -1;
+	sim->seed = (uint64_t)seed;
+	sim->replications = (int)reps;
+	sim->max_in_system = max_in;
+	return 0;
+}
+
+/* Run `load` on root[key] with the path set to key. */
+static int section(struct fs__sc *sc, const cJSON *root, const char *key,
+                   int (*load)(struct fs__sc *, const cJSON *, void *), void *cfg)
+{
+	size_t saved = fs__sc_push_key(sc, key);
+	int rc = load(sc, fs__sc_get(root, key), cfg);
+
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
+static int sim_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	return load_simulation(sc, node, cfg);
+}
+
+static int workload_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	struct fs_scenario *s = cfg;
+
+	return fs__sc_load_workload(sc, node, &s->workload);
+}
+
+static int engine_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	return fs__sc_load_engine(sc, node, cfg);
+}
+
+/* The file name without directories and its last extension. */
+static char *file_stem(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t n;
+	char *stem;
+
+	base = base != NULL ? base + 1 : path;
+	dot = strrchr(base, '.');
+	n = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+	stem = fs_xmalloc(n + 1);
+	memcpy(stem, base, n);
+	stem[n] = '\0';
+	return stem;
+}
+
+static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s)
+{
+	const char *name = NULL, *desc = "";
+
+	if (fs__sc_check_object(sc, root, ROOT_KEYS) != 0 ||
+	    fs__sc_string(sc, root, "name", false, &name) < 0 ||
+	    fs__sc_string(sc, root, "description", true, &desc) < 0)
+		return -1;
+	s->name = name != NULL ? fs_xstrdup(name) : file_stem(sc->file);
+	s->description = fs_xstrdup(desc);
+	if (fs__sc_require(sc, root, "simulation") != 0 ||
+	    section(sc, root, "simulation", sim_section, &s->sim) != 0 ||
+	    fs__sc_require(sc, root, "workload") != 0 ||
+	    section(sc, root, "workload", workload_section, s) != 0 ||
+	    fs__sc_require(sc, root, "engine") != 0 ||
+	    section(sc, root, "engine", engine_section, &s->engine) != 0)
+		return -1;
+	return 0;
+}
+
+/* Report a text-level error (comment, syntax) at byte offset `off`. */
+static void text_error(const char *text, size_t len, const char *file, size_t off,
+                       const char *msg, struct fs_error *err)
+{
+	int line, col;
+
+	fs__jpos_line_col(text, len, off, &line, &col);
+	fs_error_at(err, file, line, col, "$", "%s", msg);
+}
+
+struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
+                                          const char *name_for_errors,
+                                          const char *base_dir,
+                                          struct fs_error *err)
+{
+	struct fs_scenario *s = NULL;
+	struct fs__sc sc;
+	struct fs__jpos *pos = NULL;
+	const char *parse_end = NULL;
+	char *buf, msg[256];
+	cJSON *root = NULL;
+	size_t off;
+	const char *nul;
+
+	buf = fs_xmalloc(text_len + 1);
+	memcpy(buf, text, text_len);
+	buf[text_len] = '\0';
+	nul = memchr(buf, '\0', text_len);
+	if (nul != NULL) {
+		text_error(buf, text_len, name_for_errors, (size_t)(nul - buf),
+		           "invalid JSON: unexpected NUL byte", err);
+		goto done;
+	}
+	if (fs__jpos_strip_comments(buf, text_len, &off) != 0) {
+		text_error(text, text_len, name_for_errors, off,
+		           "unterminated /* comment", err);
+		goto done;
+	}
+	root = cJSON_ParseWithLengthOpts(buf, text_len + 1, &parse_end, 1);
+	if (root == NULL) {
+		off = parse_end != NULL ? (size_t)(parse_end - buf) : 0;
+		off = fs__jpos_syntax_error(buf, text_len, off, msg, sizeof msg);
+		text_error(buf, text_len, name_for_errors, off, msg, err);
+		goto done;
+	}
+	pos = fs__jpos_build(buf, text_len, root);
+	memset(&sc, 0, sizeof sc);
+	sc.file = name_for_errors;
+	sc.text = buf;
+	sc.text_len = text_len;
+	sc.pos = pos;
+	sc.base_dir = base_dir;
+	sc.err = err;
+	s = fs_xcalloc(1, sizeof *s);
+	s->path = fs_xstrdup(name_for_errors);
+	fs__sha256_hex(text, text_len, s->sha256_hex);
+	if (load_root(&sc, root, s) != 0) {
+		fs_scenario_free(s);
+		s = NULL;
+	}
+done:
+	cJSON_Delete(root);
+	fs__jpos_free(pos);
+	free(buf);
+	return s;
+}
+
+/* Read a whole file; NULL with err filled on failure. */
+static char *read_file(const char *path, size_t *len, struct fs_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, got;
+
+	if (f == NULL) {
+		fs_error_at(err, path, 0, 0, NULL, "cannot open scenario: %s",
+		            strerror(errno));
+		return NULL;
+	}
+	do {
+		if (used + 4096 > cap) {
+			cap = cap == 0 ? 16384 : cap * 2;
+			buf = fs_xrealloc(buf, cap);
+		}
+		got = fread(buf + used, 1, cap - used, f);
+		used += got;
+	} while (got > 0 && used <= MAX_SCENARIO_BYTES);
+	if (ferror(f) || used > MAX_SCENARIO_BYTES) {
+		if (ferror(f))
+			fs_error_at(err, path, 0, 0, NULL, "cannot read scenario: %s",
+			            strerror(errno));
+		else
+			fs_error_at(err, path, 0, 0, NULL, "scenario is larger than 64 MiB");
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	*len = used;
+	return buf;
+}
+
+struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)
+{
+	struct fs_scenario *s;
+	const char *slash = strrchr(path, '/');
+	char *text, *dir;
+	size_t len = 0;
+
+	text = read_file(path, &len, err);
+	if (text == NULL)
+		return NULL;
+	if (slash == NULL) {
+		dir = fs_xstrdup(".");
+	} else {
+		dir = fs_xstrdup(path);
+		dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+	}
+	s = fs_scenario_load_text(text, len, path, dir, err);
+	free(dir);
+	free(text);
+	return s;
+}
+
+void fs_scenario_free(struct fs_scenario *sc)
+{
+	if (sc == NULL)
+		return;
+	fs__sc_workload_fini(&sc->workload);
+	free(sc->path);
+	free(sc->name);
+	free(sc->description);
+	free(sc);
+}

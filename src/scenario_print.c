@@ -1,0 +1,219 @@
+/*
+ * scenario_print.c — the resolved scenario as JSON in the input schema, every
+ * default written out and durations as strings in their shortest exact unit,
+ * so that the output loads back to the same configuration.  Builds a cJSON
+ * tree, prints it, frees it; nothing is retained.
+ */
+#include "fleetsim/scenario.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fleetsim/trace.h"
+#include "scenario_walk.h"
+
+void fs__sc_print_duration(cJSON *obj, const char *key, fs_ns dur_ns)
+{
+	char buf[40];
+
+	fs_duration_format(dur_ns, buf, sizeof buf);
+	cJSON_AddStringToObject(obj, key, buf);
+}
+
+void fs__sc_print_number(cJSON *obj, const char *key, double v)
+{
+	char buf[40];
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof buf, "%.17g", v);
+	cJSON_AddRawToObject(obj, key, buf);
+}
+
+static const char *process_name(enum fs_arrival_kind kind)
+{
+	switch (kind) {
+	case FS_ARRIVAL_POISSON: return "poisson";
+	case FS_ARRIVAL_GAMMA: return "gamma";
+	case FS_ARRIVAL_WEIBULL: return "weibull";
+	case FS_ARRIVAL_TRACE: return "trace";
+	}
+	return "?";
+}
+
+static const char *dist_name(enum fs_length_kind kind)
+{
+	switch (kind) {
+	case FS_LENGTH_FIXED: return "fixed";
+	case FS_LENGTH_UNIFORM: return "uniform";
+	case FS_LENGTH_LOGNORMAL: return "lognormal";
+	case FS_LENGTH_ZIPF: return "zipf";
+	case FS_LENGTH_EMPIRICAL: return "empirical";
+	case FS_LENGTH_TRACE: return "trace";
+	}
+	return "?";
+}
+
+static void add_trace(cJSON *arr, const struct fs_trace_cfg *tc)
+{
+	cJSON *t = cJSON_AddObjectToObject(arr, "trace");
+
+	cJSON_AddStringToObject(t, "path", tc->trace != NULL ? tc->trace->path : "");
+	cJSON_AddStringToObject(t, "format", tc->trace != NULL ?
+	                        fs_trace_format_name(tc->trace->format) : "");
+	fs__sc_print_number(t, "time_scale", tc->time_scale);
+	fs__sc_print_number(t, "rate_scale", tc->rate_scale);
+	cJSON_AddBoolToObject(t, "loop", tc->loop);
+	fs__sc_print_duration(t, "start_offset", tc->start_offset_ns);
+}
+
+static void add_arrivals(cJSON *parent, const struct fs_arrival_cfg *a)
+{
+	cJSON *obj = cJSON_AddObjectToObject(parent, "arrivals"), *o, *list, *item;
+	size_t i;
+
+	cJSON_AddStringToObject(obj, "process", process_name(a->kind));
+	if (a->kind == FS_ARRIVAL_TRACE) {
+		add_trace(obj, &a->trace);
+		return;
+	}
+	if (a->n_schedule == 0)
+		fs__sc_print_number(obj, "rate_per_s", a->rate_per_s);
+	if (a->kind == FS_ARRIVAL_GAMMA)
+		fs__sc_print_number(obj, "cv", a->cv);
+	if (a->kind == FS_ARRIVAL_WEIBULL)
+		fs__sc_print_number(obj, "shape", a->weibull_shape);
+	if (a->diurnal) {
+		o = cJSON_AddObjectToObject(obj, "diurnal");
+		fs__sc_print_number(o, "peak_to_trough", a->diurnal_peak_to_trough);
+		fs__sc_print_number(o, "peak_hour", a->diurnal_peak_hour);
+	}
+	if (a->n_schedule > 0) {
+		o = cJSON_AddObjectToObject(obj, "schedule");
+		list = cJSON_AddArrayToObject(o, "steps");
+		for (i = 0; i < a->n_schedule; i++) {
+			item = cJSON_CreateObject();
+			fs__sc_print_duration(item, "at", a->schedule[i].at_ns);
+			fs__sc_print_number(item, "rate_per_s", a->schedule[i].rate_per_s);
+			cJSON_AddItemToArray(list, item);
+		}
+		if (a->schedule_period_ns > 0)
+			fs__sc_print_duration(o, "repeat", a->schedule_period_ns);
+	}
+	if (a->n_spikes > 0) {
+		list = cJSON_AddArrayToObject(obj, "spikes");
+		for (i = 0; i < a->n_spikes; i++) {
+			item = cJSON_CreateObject();
+			fs__sc_print_duration(item, "at", a->spikes[i].at_ns);
+			fs__sc_print_duration(item, "duration", a->spikes[i].dur_ns);
+			fs__sc_print_number(item, "multiplier", a->spikes[i].multiplier);
+			cJSON_AddItemToArray(list, item);
+		}
+	}
+}
+
+static void add_length(cJSON *parent, const char *key, const struct fs_length_cfg *l)
+{
+	cJSON *obj = cJSON_AddObjectToObject(parent, key);
+
+	cJSON_AddStringToObject(obj, "dist", dist_name(l->kind));
+	switch (l->kind) {
+	case FS_LENGTH_FIXED:
+		fs__sc_print_number(obj, "tokens", (double)l->fixed_tokens);
+		break;
+	case FS_LENGTH_LOGNORMAL:
+		fs__sc_print_number(obj, "median", l->median_tokens);
+		fs__sc_print_number(obj, "sigma", l->sigma);
+		break;
+	case FS_LENGTH_ZIPF:
+		fs__sc_print_number(obj, "s", l->zipf_s);
+		fs__sc_print_number(obj, "n", (double)l->zipf_n);
+		break;
+	case FS_LENGTH_EMPIRICAL:
+		cJSON_AddStringToObject(obj, "path",
+		                        l->empirical_path != NULL ? l->empirical_path : "");
+		if (l->empirical_column != NULL)
+			cJSON_AddStringToObject(obj, "column", l->empirical_column);
+		break;
+	case FS_LENGTH_UNIFORM:
+	case FS_LENGTH_TRACE:
+		break;
+	}
+	fs__sc_print_number(obj, "min", (double)l->min_tokens);
+	fs__sc_print_number(obj, "max", (double)l->max_tokens);
+}
+
+static void add_class(cJSON *list, const struct fs_class_cfg *cl)
+{
+	cJSON *obj = cJSON_CreateObject(), *slo;
+
+	cJSON_AddStringToObject(obj, "name", cl->name);
+	if (cl->own_arrivals)
+		add_arrivals(obj, &cl->arrivals);
+	else
+		fs__sc_print_number(obj, "share", cl->share);
+	add_length(obj, "prompt_tokens", &cl->prompt);
+	add_length(obj, "output_tokens", &cl->output);
+	slo = cJSON_AddObjectToObject(obj, "slo");
+	if (cl->slo.ttft_ns > 0)
+		fs__sc_print_duration(slo, "ttft", cl->slo.ttft_ns);
+	if (cl->slo.tpot_ns > 0)
+		fs__sc_print_duration(slo, "tpot", cl->slo.tpot_ns);
+	if (cl->slo.e2e_ns > 0)
+		fs__sc_print_duration(slo, "e2e", cl->slo.e2e_ns);
+	fs__sc_print_number(slo, "attainment", cl->slo.attainment);
+	fs__sc_print_number(obj, "priority", cl->priority);
+	cJSON_AddItemToArray(list, obj);
+}
+
+/* The whole scenario as a cJSON tree (caller deletes). */
+static cJSON *scenario_json(const struct fs_scenario *sc)
+{
+	cJSON *root = cJSON_CreateObject(), *sim, *wl, *classes;
+	size_t i;
+
+	cJSON_AddStringToObject(root, "name", sc->name != NULL ? sc->name : "");
+	cJSON_AddStringToObject(root, "description",
+	                        sc->description != NULL ? sc->description : "");
+	sim = cJSON_AddObjectToObject(root, "simulation");
+	fs__sc_print_duration(sim, "horizon", sc->sim.horizon_ns);
+	fs__sc_print_duration(sim, "warmup", sc->sim.warmup_ns);
+	fs__sc_print_duration(sim, "sample_interval", sc->sim.sample_interval_ns);
+	fs__sc_print_number(sim, "start_hour", sc->sim.start_hour);
+	fs__sc_print_number(sim, "seed", (double)sc->sim.seed);
+	fs__sc_print_number(sim, "replications", sc->sim.replications);
+	fs__sc_print_number(sim, "max_in_system", (double)sc->sim.max_in_system);
+	wl = cJSON_AddObjectToObject(root, "workload");
+	if (sc->workload.has_shared_arrivals)
+		add_arrivals(wl, &sc->workload.arrivals);
+	classes = cJSON_AddArrayToObject(wl, "classes");
+	for (i = 0; i < sc->workload.n_classes; i++)
+		add_class(classes, &sc->workload.classes[i]);
+	fs__sc_print_engine(&sc->engine, cJSON_AddObjectToObject(root, "engine"));
+	return root;
+}
+
+int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
+{
+	cJSON *root = scenario_json(sc);
+	char *text = cJSON_Print(root);
+	int rc = 0;
+
+	cJSON_Delete(root);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim: out of memory printing the scenario\n");
+		abort();
+	}
+	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)
+		rc = -1;
+	free(text);
+	return rc;
+}

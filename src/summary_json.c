@@ -1,0 +1,120 @@
+/*
+ * summary_json.c — summary.json (see summary.h for the contract).  Figures
+ * are rounded to 9 significant digits so the file reads cleanly; NAN (no
+ * data, or a CI from a single replication) is written as null.  The file is
+ * written atomically.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/outfile.h"
+#include "fleetsim/rng.h"
+#include "fleetsim/summary.h"
+
+static cJSON *number(double x)
+{
+	char buf[40];
+
+	if (!isfinite(x))
+		return cJSON_CreateNull();
+	snprintf(buf, sizeof buf, "%.9g", x);
+	return cJSON_CreateNumber(strtod(buf, NULL));
+}
+
+static cJSON *ci_json(const struct fs_ci *ci)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "value", number(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", number(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", number(ci->ci_hi));
+	return o;
+}
+
+static cJSON *group_json(const struct fs_group_summary *g)
+{
+	cJSON *o = cJSON_CreateObject();
+	int k, q;
+
+	for (k = 0; k < FS_LAT__COUNT; k++) {
+		cJSON *lat = cJSON_CreateObject();
+
+		for (q = 0; q < FS_QTY__COUNT; q++)
+			cJSON_AddItemToObject(lat, fs_quantity_name((enum fs_quantity)q),
+			                      ci_json(&g->lat_ms[k][q]));
+		cJSON_AddItemToObject(o, fs_latency_name((enum fs_latency)k), lat);
+	}
+	cJSON_AddItemToObject(o, "completed", ci_json(&g->completed));
+	cJSON_AddItemToObject(o, "arrived", ci_json(&g->arrived));
+	cJSON_AddItemToObject(o, "in_flight", ci_json(&g->in_flight));
+	cJSON_AddItemToObject(o, "throughput_rps", ci_json(&g->throughput_rps));
+	if (g->has_slo) {
+		cJSON_AddItemToObject(o, "slo_attainment", ci_json(&g->slo_attainment));
+		cJSON_AddItemToObject(o, "slo_target", number(g->slo_target));
+	}
+	return o;
+}
+
+static cJSON *provenance_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	cJSON *o = cJSON_CreateObject();
+	char buf[32];
+
+	cJSON_AddStringToObject(o, "fleetsim_version", FS_VERSION);
+	cJSON_AddStringToObject(o, "scenario", sc->name);
+	cJSON_AddStringToObject(o, "scenario_sha256", sc->sha256_hex);
+	/* Seeds are up to 2^53 (checked on input), exact as a double. */
+	cJSON_AddNumberToObject(o, "seed", (double)s->seed);
+	cJSON_AddNumberToObject(o, "replications", s->replications);
+	cJSON_AddStringToObject(o, "rng", fs_rng_name());
+	fs_duration_format(sc->sim.horizon_ns, buf, sizeof buf);
+	cJSON_AddStringToObject(o, "horizon", buf);
+	fs_duration_format(sc->sim.warmup_ns, buf, sizeof buf);
+	cJSON_AddStringToObject(o, "warmup", buf);
+	return o;
+}
+
+int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *sc,
+                          const char *path, struct fs_error *err)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *metrics = cJSON_CreateObject();
+	cJSON *classes = cJSON_CreateObject();
+	cJSON *verdict = cJSON_CreateObject();
+	cJSON *system = cJSON_CreateObject();
+	char *text;
+	size_t c;
+	int rc;
+
+	cJSON_AddItemToObject(root, "provenance", provenance_json(s, sc));
+	cJSON_AddBoolToObject(verdict, "stable", s->unstable_replications == 0);
+	cJSON_AddNumberToObject(verdict, "unstable_replications", s->unstable_replications);
+	cJSON_AddItemToObject(root, "verdict", verdict);
+	cJSON_AddItemToObject(metrics, "all", group_json(&s->groups[s->n_classes]));
+	for (c = 0; c < s->n_classes; c++)
+		cJSON_AddItemToObject(classes, s->class_names[c], group_json(&s->groups[c]));
+	cJSON_AddItemToObject(metrics, "classes", classes);
+	cJSON_AddItemToObject(root, "metrics", metrics);
+	cJSON_AddItemToObject(system, "busy_fraction", ci_json(&s->busy_fraction));
+	cJSON_AddItemToObject(system, "queue_len", ci_json(&s->queue_len));
+	cJSON_AddItemToObject(root, "system", system);
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
+		abort();
+	}
+	{
+		size_t n = strlen(text);
+
+		text = fs_xrealloc(text, n + 2);
+		text[n] = '\n';
+		text[n + 1] = '\0';
+		rc = fs_outfile_write(path, text, n + 1, err);
+	}
+	free(text);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * summary_table.c — the console summary: one block per class ("all" first),
+ * latency quantiles as "mean ± half-width" of the 95% interval across
+ * replications, then counts, throughput and SLO attainment.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "fleetsim/summary.h"
+
+/* Four significant digits, but whole numbers from 10,000 up (no exponents). */
+static void num(char *buf, size_t len, double x, int digits)
+{
+	if (fabs(x) >= 1e4 && fabs(x) < 1e15)
+		snprintf(buf, len, "%.0f", x);
+	else
+		snprintf(buf, len, "%.*g", digits, x);
+}
+
+static void cell(FILE *out, const struct fs_ci *ci, int width)
+{
+	char buf[96], v[40], h[40];
+
+	if (!isfinite(ci->value)) {
+		snprintf(buf, sizeof buf, "-");
+	} else if (!isfinite(ci->half_width)) {
+		num(v, sizeof v, ci->value, 4);
+		snprintf(buf, sizeof buf, "%s", v);
+	} else {
+		num(v, sizeof v, ci->value, 4);
+		num(h, sizeof h, ci->half_width, 2);
+		snprintf(buf, sizeof buf, "%s ± %s", v, h);
+	}
+	/* "±" is two bytes in UTF-8 but one column wide. */
+	fprintf(out, "%*s", width + (isfinite(ci->half_width) && isfinite(ci->value)), buf);
+}
+
+static void group_block(FILE *out, const char *name, const struct fs_group_summary *g)
+{
+	int k, q;
+
+	fprintf(out, "\n[%s]\n%-10s", name, "");
+	for (q = 0; q < FS_QTY__COUNT; q++)
+		fprintf(out, "%18s", fs_quantity_name((enum fs_quantity)q));
+	fputc('\n', out);
+	for (k = 0; k < FS_LAT__COUNT; k++) {
+		fprintf(out, "%-10s", fs_latency_name((enum fs_latency)k));
+		for (q = 0; q < FS_QTY__COUNT; q++)
+			cell(out, &g->lat_ms[k][q], 18);
+		fputc('\n', out);
+	}
+	fprintf(out, "%-16s", "completed");
+	cell(out, &g->completed, 18);
+	fprintf(out, "   %-16s", "in flight at end");
+	cell(out, &g->in_flight, 14);
+	fprintf(out, "\n%-16s", "throughput req/s");
+	cell(out, &g->throughput_rps, 18);
+	if (g->has_slo) {
+		fprintf(out, "   %-16s", "SLO attainment");
+		cell(out, &g->slo_attainment, 14);
+		fprintf(out, "  (target %.4g)", g->slo_target);
+	}
+	fputc('\n', out);
+}
+
+void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,
+                            FILE *out)
+{
+	char horizon[32], warmup[32];
+	size_t c;
+
+	fs_duration_format(sc->sim.horizon_ns, horizon, sizeof horizon);
+	fs_duration_format(sc->sim.warmup_ns, warmup, sizeof warmup);
+	fprintf(out, "fleetsim %s — %s: %d replication%s, seed %llu, horizon %s "
+	        "(warm-up %s excluded)\n", FS_VERSION, sc->name, s->replications,
+	        s->replications == 1 ? "" : "s", (unsigned long long)s->seed,
+	        horizon, warmup);
+	fprintf(out, "figures: mean over replications ± half-width of the 95%% "
+	        "Student-t interval; latencies in ms\n");
+	if (s->unstable_replications > 0)
+		fprintf(out, "verdict: UNSTABLE in %d of %d replications (backlog grows: "
+		        "offered load exceeds capacity)\n", s->unstable_replications,
+		        s->replications);
+	else
+		fprintf(out, "verdict: stable\n");
+	group_block(out, "all", &s->groups[s->n_classes]);
+	if (s->n_classes > 1)
+		for (c = 0; c < s->n_classes; c++)
+			group_block(out, s->class_names[c], &s->groups[c]);
+	fprintf(out, "\n%-16s", "busy fraction");
+	cell(out, &s->busy_fraction, 18);
+	fprintf(out, "   %-16s", "mean queue len");
+	cell(out, &s->queue_len, 14);
+	fputc('\n', out);
+}

@@ -1,0 +1,53 @@
+/*
+ * workload_internal.h — the arrival-time generator behind one workload source
+ * (arrivals.c), used by workload.c.  A generator borrows its config, the sim
+ * config and its RNG stream; it owns no memory, so it lives inside the
+ * workload's source array.  Times only grow; FS_NS_MAX means "no more".
+ */
+#ifndef FLEETSIM_WORKLOAD_INTERNAL_H
+#define FLEETSIM_WORKLOAD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/config.h"
+
+struct fs_rng;
+
+struct fs__arrivals {
+	const struct fs_arrival_cfg *cfg;
+	const struct fs_sim_cfg *sim;
+	struct fs_rng *rng;          /* inter-arrival and thinning draws (borrowed) */
+	bool done;                   /* no arrival left before the horizon */
+
+	/* renewal kinds */
+	bool modulated;              /* diurnal, schedule or spikes: thin */
+	double rate_max_per_s;       /* envelope rate of the candidate process */
+	double gap_shape;            /* GAMMA: 1/cv^2; WEIBULL: k */
+	double gap_scale_s;          /* POISSON: mean gap; GAMMA/WEIBULL: scale */
+	fs_ns cand_ns;               /* last candidate time of the envelope process */
+
+	/* TRACE */
+	size_t row;                  /* index of the next row to replay */
+	int64_t loop;                /* loops completed since the first kept row */
+	fs_ns first_t_ns;            /* trace time of the first kept row */
+	fs_ns period_ns;             /* span + loop gap, trace time */
+	double scale;                /* time_scale / rate_scale */
+};
+
+/* Set up the generator of `cfg` (rates > 0 or nothing is generated). */
+void fs__arrivals_init(struct fs__arrivals *a, const struct fs_arrival_cfg *cfg,
+                       const struct fs_sim_cfg *sim, struct fs_rng *rng);
+
+/* Next arrival time (ns, non-decreasing), or FS_NS_MAX when none falls
+ * strictly before sim->horizon_ns.  For traces *row is the replayed row,
+ * otherwise NULL.  O(1) draws per candidate; modulated sources may reject
+ * several candidates per arrival. */
+fs_ns fs__arrivals_next(struct fs__arrivals *a, const struct fs_trace_row **row);
+
+/* Clamp a token count to cfg's [min, max] (min < 1 means 1, max <= 0 none). */
+int64_t fs__length_clamp(const struct fs_length_cfg *cfg, int64_t tokens);
+
+#endif

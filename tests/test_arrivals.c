@@ -1,0 +1,343 @@
+/*
+ * test_arrivals.c — arrival processes through the workload API: Poisson rate
+ * and CV, Gamma CV, Weibull mean gap, diurnal peak/trough counts, schedules,
+ * spikes, zero rates and the horizon.  Fixed seeds; every tolerance is 5
+ * standard errors of the statistic, derived at the check (arrival counts of a
+ * thinned Poisson process are Poisson, so their SE is the square root of the
+ * expected count).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gsl/gsl_sf_gamma.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "fleetsim/workload.h"
+#include "util_test.h"
+
+#define S FS_NS_PER_S
+
+/* A one-class workload driven by `arr` as its shared process. */
+struct setup {
+	struct fs_class_cfg cls;
+	struct fs_workload_cfg wl;
+	struct fs_sim_cfg sim;
+};
+
+static void setup_init(struct setup *s, const struct fs_arrival_cfg *arr, fs_ns horizon_ns)
+{
+	*s = (struct setup){0};
+	s->cls.name = "c";
+	s->cls.share = 1.0;
+	s->cls.prompt = (struct fs_length_cfg){.kind = FS_LENGTH_FIXED, .fixed_tokens = 10};
+	s->cls.output = (struct fs_length_cfg){.kind = FS_LENGTH_FIXED, .fixed_tokens = 5};
+	s->wl.has_shared_arrivals = true;
+	s->wl.arrivals = *arr;
+	s->wl.classes = &s->cls;
+	s->wl.n_classes = 1;
+	s->sim.horizon_ns = horizon_ns;
+	s->sim.seed = 1;
+}
+
+/* All arrival times of source 0 (heap, caller frees); n in *n. */
+static fs_ns *collect(const struct setup *s, uint64_t seed, size_t *n)
+{
+	struct fs_workload *w = fs_workload_alloc(&s->wl, &s->sim, seed, 0);
+	struct fs_request req;
+	fs_ns *t = NULL, prev = 0;
+	size_t cap = 0;
+	fs_ns at = fs_workload_first(w, 0);
+
+	*n = 0;
+	while (at != FS_NS_MAX) {
+		assert_true(at >= prev && at < s->sim.horizon_ns);
+		fs_xgrow((void **)&t, &cap, *n + 1, sizeof *t);
+		t[(*n)++] = at;
+		prev = at;
+		at = fs_workload_take(w, 0, at, &req);
+		assert_int_equal(req.arrival_ns, prev);
+	}
+	fs_workload_free(w);
+	return t;
+}
+
+/* Mean and coefficient of variation of the gaps (first gap from t = 0). */
+static void gap_stats(const fs_ns *t, size_t n, double *mean_s, double *cv)
+{
+	double sum = 0.0, sum2 = 0.0, prev = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		double g = (double)t[i] / 1e9 - prev;
+
+		prev = (double)t[i] / 1e9;
+		sum += g;
+		sum2 += g * g;
+	}
+	*mean_s = sum / (double)n;
+	*cv = sqrt(sum2 / (double)n - *mean_s * *mean_s) / *mean_s;
+}
+
+static void test_arrivals_poisson_rate_and_cv(void **state)
+{
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 5.0};
+	struct setup s;
+	double expect, mean_s, cv;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 20000 * S);
+	t = collect(&s, 7, &n);
+	expect = 5.0 * 20000;
+	assert_near((double)n, expect, 5.0 * sqrt(expect), 0);       /* Poisson count */
+	gap_stats(t, n, &mean_s, &cv);
+	/* exponential: SE(sd)/sd = sqrt(2/n) (kurtosis 9), SE(mean)/mean = sqrt(1/n) */
+	assert_near(cv, 1.0, 5.0 * sqrt(3.0 / (double)n), 0);
+	free(t);
+}
+
+/* CV of Gamma gaps: relative SE of the CV is sqrt((kappa + 2)/(4n) + cv^2/n)
+ * with excess kurtosis kappa = 6 / shape = 6 cv^2. */
+static void check_gamma(double cv_target, uint64_t seed)
+{
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_GAMMA, .rate_per_s = 10.0,
+	                           .cv = cv_target};
+	struct setup s;
+	double mean_s, cv, rel_se, expect;
+	size_t n;
+	fs_ns *t;
+
+	setup_init(&s, &a, 10000 * S);
+	t = collect(&s, seed, &n);
+	gap_stats(t, n, &mean_s, &cv);
+	rel_se = sqrt((6.0 * cv_target * cv_target + 2.0) / (4.0 * (double)n) +
+	              cv_target * cv_target / (double)n);
+	assert_near(cv, cv_target, 5.0 * rel_se * cv_target, 0);
+	/* mean gap 1/rate: SE = cv / (rate sqrt n) */
+	assert_near(mean_s, 0.1, 5.0 * cv_target * 0.1 / sqrt((double)n), 0);
+	expect = 10.0 * 10000;
+	assert_true(fabs((double)n - expect) < 5.0 * cv_target * sqrt(expect) + 1);
+	free(t);
+}
+
+static void test_arrivals_gamma_cv(void **state)
+{
+	(void)state;
+	check_gamma(2.0, 11);
+	check_gamma(0.5, 12);
+}
+
+static void test_arrivals_weibull_mean_gap(void **state)
+{
+	const double k = 0.7, rate = 4.0;
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_WEIBULL, .rate_per_s = rate,
+	                           .weibull_shape = k};
+	struct setup s;
+	double mean_s, cv, g1 = gsl_sf_gamma(1.0 + 1.0 / k), g2 = gsl_sf_gamma(1.0 + 2.0 / k);
+	double cv_exact = sqrt(g2 / (g1 * g1) - 1.0);
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 20000 * S);
+	t = collect(&s, 13, &n);
+	gap_stats(t, n, &mean_s, &cv);
+	/* SE of the mean gap: cv_exact / (rate sqrt n) */
+	assert_near(mean_s, 1.0 / rate, 5.0 * cv_exact / rate / sqrt((double)n), 0);
+	/* the CV itself loosely (10%): its SE needs the 4th moment */
+	assert_near(cv, cv_exact, 0, 0.1);
+	free(t);
+}
+
+static void test_arrivals_diurnal_peak_vs_trough(void **state)
+{
+	const double R = 4.0, rate = 2.0, a_amp = (R - 1.0) / (R + 1.0);
+	const int days = 10;
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = rate,
+	                           .diurnal = true, .diurnal_peak_to_trough = R,
+	                           .diurnal_peak_hour = 14.0};
+	struct setup s;
+	/* integral of cos over the hour centred on the peak: (24/pi) sin(pi/24) */
+	double c = 24.0 / M_PI * sin(M_PI / 24.0);
+	double e_peak = days * rate * 3600.0 * (1.0 + a_amp * c);
+	double e_trough = days * rate * 3600.0 * (1.0 - a_amp * c);
+	double e_total = days * rate * 86400.0;
+	long peak = 0, trough = 0;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, days * 86400 * S);
+	s.sim.start_hour = 6.0;
+	/* the pure rate function: peak / trough = R exactly */
+	assert_near(fs_arrival_rate_at(&a, &s.sim, 8 * 3600 * S), rate * (1.0 + a_amp), 1e-9, 0);
+	assert_near(fs_arrival_rate_at(&a, &s.sim, 20 * 3600 * S), rate * (1.0 - a_amp), 1e-9, 0);
+	assert_near(fs_arrival_rate_max(&a), rate * (1.0 + a_amp), 1e-12, 0);
+	t = collect(&s, 21, &n);
+	for (size_t i = 0; i < n; i++) {
+		double h = fmod(6.0 + (double)t[i] / 3.6e12, 24.0);
+
+		peak += h >= 13.5 && h < 14.5;
+		trough += h >= 1.5 && h < 2.5;
+	}
+	assert_near((double)peak, e_peak, 5.0 * sqrt(e_peak), 0);
+	assert_near((double)trough, e_trough, 5.0 * sqrt(e_trough), 0);
+	assert_near((double)n, e_total, 5.0 * sqrt(e_total), 0);   /* daily mean = rate */
+	/* ratio ~ 3.98 (R, smoothed over the hour bins); 5% covers 5 SE of both */
+	assert_near((double)peak / (double)trough, e_peak / e_trough, 0, 0.05);
+	free(t);
+}
+
+static void test_arrivals_schedule_counts_per_segment(void **state)
+{
+	struct fs_rate_step steps[3] = {{0, 1.0}, {100 * S, 5.0}, {300 * S, 0.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 99.0,
+	                           .schedule = steps, .n_schedule = 3,
+	                           .schedule_period_ns = 400 * S};
+	struct setup s;
+	long seg[3] = {0};
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 4000 * S);          /* 10 periods */
+	assert_near(fs_arrival_rate_max(&a), 5.0, 0, 0);
+	assert_near(fs_arrival_rate_at(&a, &s.sim, 450 * S), 1.0, 0, 0);
+	assert_near(fs_arrival_rate_at(&a, &s.sim, 799 * S), 0.0, 0, 0);
+	t = collect(&s, 31, &n);
+	for (size_t i = 0; i < n; i++) {
+		fs_ns ph = t[i] % (400 * S);
+
+		seg[ph < 100 * S ? 0 : ph < 300 * S ? 1 : 2]++;
+	}
+	assert_near((double)seg[0], 1000.0, 5.0 * sqrt(1000.0), 0);
+	assert_near((double)seg[1], 10000.0, 5.0 * sqrt(10000.0), 0);
+	assert_int_equal(seg[2], 0);
+	free(t);
+}
+
+static void test_arrivals_one_shot_schedule_stops(void **state)
+{
+	struct fs_rate_step steps[2] = {{50 * S, 10.0}, {150 * S, 0.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_GAMMA, .cv = 1.5, .rate_per_s = 1.0,
+	                           .schedule = steps, .n_schedule = 2};
+	struct setup s;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	/* horizon far away: the source must stop at 150 s, not thin to the end */
+	setup_init(&s, &a, INT64_C(1000000000) * S);
+	assert_near(fs_arrival_rate_at(&a, &s.sim, 10 * S), 0.0, 0, 0);  /* before the first step */
+	t = collect(&s, 32, &n);
+	assert_true(n > 0);
+	assert_true(t[0] >= 50 * S && t[n - 1] < 150 * S);
+	/* thinned Gamma is not Poisson: allow 5 SE of a count with variance
+	 * cv^2 times the mean (the renewal count variance) */
+	assert_near((double)n, 1000.0, 5.0 * 1.5 * sqrt(1000.0), 0);
+	free(t);
+}
+
+static void test_arrivals_spikes_multiply(void **state)
+{
+	struct fs_spike spikes[1] = {{1000 * S, 500 * S, 5.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 2.0,
+	                           .spikes = spikes, .n_spikes = 1};
+	struct setup s;
+	long in = 0, out = 0;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 3000 * S);
+	t = collect(&s, 41, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] >= 1000 * S && t[i] < 1500 * S)
+			in++;
+		else
+			out++;
+	}
+	assert_near((double)in, 5000.0, 5.0 * sqrt(5000.0), 0);     /* 2 x 5 x 500 s */
+	assert_near((double)out, 5000.0, 5.0 * sqrt(5000.0), 0);    /* 2 x 2500 s */
+	free(t);
+}
+
+static void test_arrivals_rate_max_with_overlapping_spikes(void **state)
+{
+	struct fs_spike sp[3] = {{10 * S, 20 * S, 2.0}, {20 * S, 20 * S, 3.0},
+	                         {100 * S, 5 * S, 4.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 1.0,
+	                           .spikes = sp, .n_spikes = 3};
+	struct fs_sim_cfg sim = {.horizon_ns = 1000 * S};
+
+	(void)state;
+	assert_near(fs_arrival_rate_max(&a), 6.0, 0, 0);       /* 2 x 3 on [20, 30) */
+	assert_near(fs_arrival_rate_at(&a, &sim, 25 * S), 6.0, 0, 0);
+	assert_near(fs_arrival_rate_at(&a, &sim, 30 * S), 3.0, 0, 0);  /* end excluded */
+	assert_near(fs_arrival_rate_at(&a, &sim, 102 * S), 4.0, 0, 0);
+	assert_near(fs_arrival_rate_at(&a, &sim, 105 * S), 1.0, 0, 0);
+}
+
+static void test_arrivals_zero_rate_has_none(void **state)
+{
+	struct fs_rate_step steps[2] = {{0, 0.0}, {10 * S, 0.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 0.0};
+	struct setup s;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 1000 * S);
+	t = collect(&s, 1, &n);
+	assert_int_equal(n, 0);
+	free(t);
+	a.schedule = steps;
+	a.n_schedule = 2;
+	a.schedule_period_ns = 20 * S;
+	setup_init(&s, &a, 1000 * S);
+	t = collect(&s, 1, &n);
+	assert_int_equal(n, 0);
+	free(t);
+	/* horizon 0: nothing, whatever the rate */
+	a = (struct fs_arrival_cfg){.kind = FS_ARRIVAL_POISSON, .rate_per_s = 1e6};
+	setup_init(&s, &a, 0);
+	t = collect(&s, 1, &n);
+	assert_int_equal(n, 0);
+	free(t);
+}
+
+static void test_arrivals_stop_before_horizon(void **state)
+{
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 1000.0};
+	struct setup s;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	setup_init(&s, &a, 2 * S + 1);
+	t = collect(&s, 5, &n);              /* collect asserts every t < horizon */
+	assert_true(n > 1800 && n < 2200);
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arrivals_poisson_rate_and_cv),
+		cmocka_unit_test(test_arrivals_gamma_cv),
+		cmocka_unit_test(test_arrivals_weibull_mean_gap),
+		cmocka_unit_test(test_arrivals_diurnal_peak_vs_trough),
+		cmocka_unit_test(test_arrivals_schedule_counts_per_segment),
+		cmocka_unit_test(test_arrivals_one_shot_schedule_stops),
+		cmocka_unit_test(test_arrivals_spikes_multiply),
+		cmocka_unit_test(test_arrivals_rate_max_with_overlapping_spikes),
+		cmocka_unit_test(test_arrivals_zero_rate_has_none),
+		cmocka_unit_test(test_arrivals_stop_before_horizon),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,237 @@
+/*
+ * test_queueing.c — the `queue` engine against queueing theory (fixed seeds,
+ * so deterministic).  Each run's length is chosen so that the 2% tolerance is
+ * at least three standard errors of the estimate, using the asymptotic
+ * variance of the waiting time average, which grows like 1/(1-rho)^4
+ * (Whitt, "Planning queueing simulations", Mgmt. Sci. 35(11), 1989).
+ * Closed forms: M/M/1 Wq = rho/(mu - lambda); sojourn ~ Exp(mu - lambda), so
+ * its p90 = ln 10 / (mu - lambda); M/D/1 Wq = rho / (2 mu (1 - rho))
+ * (Pollaczek–Khinchine); M/M/c Wq = C(c, a) / (c mu - lambda), Erlang C.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/replicate.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+#include "util_test.h"
+
+#define SERVICE_MEAN_NS (10 * FS_NS_PER_MS)   /* 1/mu = 10 ms */
+
+/* A one-class scenario built in code: Poisson(lambda) into c servers. */
+static struct fs_scenario *queue_scenario(double rho, int servers,
+                                          enum fs_service_kind service,
+                                          double horizon_services, int reps)
+{
+	struct fs_scenario *sc = calloc(1, sizeof *sc);
+	struct fs_class_cfg *cls = calloc(1, sizeof *cls);
+	double mu_per_s = (double)FS_NS_PER_S / (double)SERVICE_MEAN_NS;
+
+	sc->name = strdup("queue-validation");
+	sc->sim.horizon_ns = (fs_ns)(horizon_services * (double)SERVICE_MEAN_NS);
+	sc->sim.warmup_ns = 2000 * SERVICE_MEAN_NS;
+	sc->sim.sample_interval_ns = sc->sim.horizon_ns / 10;
+	sc->sim.seed = 20261129;
+	sc->sim.replications = reps;
+	sc->sim.max_in_system = 1000000;
+	sc->workload.has_shared_arrivals = true;
+	sc->workload.arrivals.kind = FS_ARRIVAL_POISSON;
+	sc->workload.arrivals.rate_per_s = rho * servers * mu_per_s;
+	cls->name = strdup("all");
+	cls->share = 1.0;
+	cls->prompt.kind = FS_LENGTH_FIXED;
+	cls->prompt.fixed_tokens = 1;
+	cls->prompt.min_tokens = 1;
+	cls->prompt.max_tokens = 1;
+	cls->output = cls->prompt;
+	sc->workload.classes = cls;
+	sc->workload.n_classes = 1;
+	sc->engine.kind = FS_ENGINE_QUEUE;
+	sc->engine.servers = servers;
+	sc->engine.service.kind = service;
+	sc->engine.service.mean_ns = SERVICE_MEAN_NS;
+	return sc;
+}
+
+static void free_scenario(struct fs_scenario *sc)
+{
+	free(sc->workload.classes[0].name);
+	free(sc->workload.classes);
+	free(sc->name);
+	free(sc);
+}
+
+/* Mean over replications of a figure of the "all" group, in ms. */
+static struct fs_summary *simulate(const struct fs_scenario *sc)
+{
+	struct fs_run_opts opts = { sc->sim.replications, 2, sc->sim.seed, false };
+	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
+	struct fs_summary *s = fs_summary_build(sc, results, opts.replications,
+	                                        opts.seed);
+
+	fs_replicate_free(results, opts.replications);
+	assert_int_equal(s->unstable_replications, 0);
+	return s;
+}
+
+static double erlang_c(int c, double a)
+{
+	double term = 1.0, sum = 1.0, top;
+	int k;
+
+	for (k = 1; k < c; k++) {
+		term *= a / k;
+		sum += term;
+	}
+	top = term * a / c / (1.0 - a / c);
+	return top / (sum + top);
+}
+
+/* horizon_services is per replication; 8 replications run. */
+static void check_mm1_wait(double rho, double horizon_services)
+{
+	struct fs_scenario *sc = queue_scenario(rho, 1, FS_SERVICE_EXPONENTIAL,
+	                                        horizon_services, 8);
+	struct fs_summary *s = simulate(sc);
+	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
+	double wq_ms = rho / (1.0 - rho) * service_ms;
+	const struct fs_ci *got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
+
+	print_message("M/M/1 rho=%.2f: Wq %.4f ms [%.4f, %.4f], exact %.4f ms\n",
+	              rho, got->value, got->ci_lo, got->ci_hi, wq_ms);
+	assert_near(got->value, wq_ms, 0.0, 0.02);
+	fs_summary_free(s);
+	free_scenario(sc);
+}
+
+static void test_queueing_mm1_rho_050_mean_wait(void **state)
+{
+	(void)state;
+	check_mm1_wait(0.5, 1e5);
+}
+
+static void test_queueing_mm1_rho_080_mean_wait(void **state)
+{
+	(void)state;
+	check_mm1_wait(0.8, 5e5);
+}
+
+static void test_queueing_mm1_rho_090_mean_wait(void **state)
+{
+	(void)state;
+	check_mm1_wait(0.9, 2.5e6);
+}
+
+static void test_queueing_md1_rho_080_mean_wait(void **state)
+{
+	struct fs_scenario *sc = queue_scenario(0.8, 1, FS_SERVICE_FIXED, 3e5, 8);
+	struct fs_summary *s;
+	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
+	double wq_ms = 0.8 / (2.0 * (1.0 - 0.8)) * service_ms;
+	const struct fs_ci *got;
+
+	(void)state;
+	s = simulate(sc);
+	got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
+	print_message("M/D/1 rho=0.80: Wq %.4f ms, exact %.4f ms\n", got->value, wq_ms);
+	assert_near(got->value, wq_ms, 0.0, 0.02);
+	fs_summary_free(s);
+	free_scenario(sc);
+}
+
+static void test_queueing_mmc_4_rho_085_erlang_c(void **state)
+{
+	struct fs_scenario *sc = queue_scenario(0.85, 4, FS_SERVICE_EXPONENTIAL, 1e6, 8);
+	struct fs_summary *s;
+	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
+	double a = 0.85 * 4;                    /* offered load in Erlangs */
+	double wq_ms = erlang_c(4, a) / (4.0 - a) * service_ms;
+	const struct fs_ci *got;
+
+	(void)state;
+	s = simulate(sc);
+	got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
+	print_message("M/M/4 rho=0.85: Wq %.4f ms [%.4f, %.4f], exact %.4f ms (C = %.4f)\n",
+	              got->value, got->ci_lo, got->ci_hi, wq_ms, erlang_c(4, a));
+	assert_near(got->value, wq_ms, 0.0, 0.02);
+	assert_near(s->busy_fraction.value, 0.85, 0.0, 0.01);
+	fs_summary_free(s);
+	free_scenario(sc);
+}
+
+static void test_queueing_mm1_sojourn_p90(void **state)
+{
+	struct fs_scenario *sc = queue_scenario(0.8, 1, FS_SERVICE_EXPONENTIAL, 5e5, 8);
+	struct fs_summary *s;
+	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
+	double p90_ms = log(10.0) * service_ms / (1.0 - 0.8);
+	const struct fs_ci *got;
+
+	(void)state;
+	s = simulate(sc);
+	got = &s->groups[1].lat_ms[FS_LAT_E2E][FS_QTY_P90];
+	print_message("M/M/1 rho=0.80: sojourn p90 %.4f ms, exact %.4f ms\n",
+	              got->value, p90_ms);
+	assert_near(got->value, p90_ms, 0.0, 0.02);
+	fs_summary_free(s);
+	free_scenario(sc);
+}
+
+/* The simulated utilisation of a single server is rho itself. */
+static void test_queueing_busy_fraction_is_rho(void **state)
+{
+	struct fs_scenario *sc = queue_scenario(0.5, 1, FS_SERVICE_EXPONENTIAL, 4e5, 4);
+	struct fs_summary *s;
+
+	(void)state;
+	s = simulate(sc);
+	assert_near(s->busy_fraction.value, 0.5, 0.0, 0.02);
+	assert_near(s->groups[1].throughput_rps.value, 50.0, 0.0, 0.02);
+	fs_summary_free(s);
+	free_scenario(sc);
+}
+
+/* Overload ends with an "unstable" verdict, never a hang. */
+static void test_queueing_overload_is_unstable(void **state)
+{
+	struct fs_scenario *sc = queue_scenario(1.5, 1, FS_SERVICE_EXPONENTIAL, 1e5, 2);
+	struct fs_run_opts opts = { 2, 1, 7, false };
+	struct fs_rep_result **results;
+	struct fs_summary *s;
+
+	(void)state;
+	results = fs_replicate_run(sc, &opts);
+	s = fs_summary_build(sc, results, 2, 7);
+	assert_int_equal(s->unstable_replications, 2);
+	fs_summary_free(s);
+	fs_replicate_free(results, 2);
+	sc->sim.max_in_system = 1000;
+	results = fs_replicate_run(sc, &opts);
+	assert_true(results[0]->stopped_early);
+	assert_true(results[0]->end_ns < sc->sim.horizon_ns);
+	fs_replicate_free(results, 2);
+	free_scenario(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queueing_mm1_rho_050_mean_wait),
+		cmocka_unit_test(test_queueing_mm1_rho_080_mean_wait),
+		cmocka_unit_test(test_queueing_mm1_rho_090_mean_wait),
+		cmocka_unit_test(test_queueing_md1_rho_080_mean_wait),
+		cmocka_unit_test(test_queueing_mmc_4_rho_085_erlang_c),
+		cmocka_unit_test(test_queueing_mm1_sojourn_p90),
+		cmocka_unit_test(test_queueing_busy_fraction_is_rho),
+		cmocka_unit_test(test_queueing_overload_is_unstable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,532 @@
+/*
+ * test_scenario.c — loading good scenarios: every default, every section and
+ * distribution, relative data paths, share normalisation, error positions,
+ * the print / load round trip (deep comparison of the two configs), and the
+ * SHA-256 of the file against the FIPS 180-2 example vectors.  Bad scenarios
+ * have their own suite (test_bad_scenarios.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/scenario.h"
+#include "fleetsim/trace.h"
+#include "util_test.h"
+#include "../src/sha256.h"
+
+#define FULL "tests/data/scenario_full.json"
+#define MINIMAL "tests/data/scenario_minimal.json"
+
+/* Load text as "t.json" with relative paths resolved in tests/data. */
+static struct fs_scenario *load_str(const char *text, struct fs_error *err)
+{
+	return fs_scenario_load_text(text, strlen(text), "t.json", "tests/data", err);
+}
+
+static struct fs_scenario *load_ok(const char *text)
+{
+	struct fs_error err;
+	struct fs_scenario *sc = load_str(text, &err);
+	char buf[2048];
+
+	if (sc == NULL) {
+		fs_error_format(&err, buf, sizeof buf);
+		fail_msg("load failed: %s", buf);
+	}
+	return sc;
+}
+
+static struct fs_scenario *load_file_ok(const char *path)
+{
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load(path, &err);
+	char buf[2048];
+
+	if (sc == NULL) {
+		fs_error_format(&err, buf, sizeof buf);
+		fail_msg("load of %s failed: %s", path, buf);
+	}
+	return sc;
+}
+
+static char *print_to_string(const struct fs_scenario *sc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fs_scenario_print(sc, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+#define SIMPLE_CLASS \
+	"{\"name\": \"c\", \"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1}," \
+	" \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}," \
+	" \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}"
+#define ENGINE \
+	"\"engine\": {\"type\": \"queue\", \"service\": {\"dist\": \"fixed\", \"mean\": 1}}"
+
+/* ---- defaults and fields ------------------------------------------------------ */
+
+static void test_scenario_minimal_file_gets_every_default(void **state)
+{
+	struct fs_scenario *sc = load_file_ok(MINIMAL);
+	const struct fs_class_cfg *c;
+
+	(void)state;
+	assert_string_equal(sc->path, MINIMAL);
+	assert_string_equal(sc->name, "scenario_minimal");
+	assert_string_equal(sc->description, "");
+	assert_int_equal(strlen(sc->sha256_hex), 64);
+	assert_int_equal(sc->sim.horizon_ns, 3600 * FS_NS_PER_S);
+	assert_int_equal(sc->sim.warmup_ns, 0);
+	assert_int_equal(sc->sim.sample_interval_ns, 36 * FS_NS_PER_S);
+	assert_near(sc->sim.start_hour, 0.0, 0.0, 0.0);
+	assert_int_equal(sc->sim.seed, 1);
+	assert_int_equal(sc->sim.replications, 8);
+	assert_int_equal(sc->sim.max_in_system, 1000000);
+	assert_false(sc->workload.has_shared_arrivals);
+	assert_int_equal(sc->workload.n_classes, 1);
+	c = &sc->workload.classes[0];
+	assert_string_equal(c->name, "chat");
+	assert_true(c->own_arrivals);
+	assert_int_equal(c->arrivals.kind, FS_ARRIVAL_POISSON);
+	assert_near(c->arrivals.rate_per_s, 2.0, 0.0, 0.0);
+	assert_false(c->arrivals.diurnal);
+	assert_int_equal(c->arrivals.n_schedule, 0);
+	assert_int_equal(c->arrivals.n_spikes, 0);
+	assert_int_equal(c->prompt.kind, FS_LENGTH_FIXED);
+	assert_int_equal(c->prompt.fixed_tokens, 100);
+	assert_int_equal(c->prompt.min_tokens, 1);
+	assert_int_equal(c->prompt.max_tokens, 1048576);
+	assert_int_equal(c->output.fixed_tokens, 20);
+	assert_int_equal(c->slo.ttft_ns, 0);
+	assert_int_equal(c->slo.tpot_ns, 0);
+	assert_int_equal(c->slo.e2e_ns, 0);
+	assert_near(c->slo.attainment, 0.99, 0.0, 0.0);
+	assert_int_equal(c->priority, 0);
+	assert_int_equal(sc->engine.kind, FS_ENGINE_QUEUE);
+	assert_int_equal(sc->engine.servers, 1);
+	assert_int_equal(sc->engine.service.kind, FS_SERVICE_EXPONENTIAL);
+	assert_int_equal(sc->engine.service.mean_ns, 200 * FS_NS_PER_MS);
+	assert_int_equal(sc->engine.discipline, FS_DISCIPLINE_FCFS);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_full_file_fills_every_field(void **state)
+{
+	struct fs_scenario *sc = load_file_ok(FULL);
+	const struct fs_workload_cfg *w = &sc->workload;
+	const struct fs_class_cfg *chat, *batch, *burst, *replay;
+
+	(void)state;
+	assert_string_equal(sc->name, "full");
+	assert_string_equal(sc->description, "a // not a comment /* nor this */ \"quoted\"");
+	assert_int_equal(sc->sim.horizon_ns, 2 * 86400 * FS_NS_PER_S);
+	assert_int_equal(sc->sim.warmup_ns, 1800 * FS_NS_PER_S);
+	assert_int_equal(sc->sim.sample_interval_ns, 60 * FS_NS_PER_S);
+	assert_near(sc->sim.start_hour, 6.5, 0.0, 0.0);
+	assert_true(sc->sim.seed == UINT64_C(9007199254740992));
+	assert_int_equal(sc->sim.replications, 3);
+	assert_int_equal(sc->sim.max_in_system, 5000);
+
+	assert_true(w->has_shared_arrivals);
+	assert_int_equal(w->arrivals.kind, FS_ARRIVAL_GAMMA);
+	assert_near(w->arrivals.rate_per_s, 12.5, 0.0, 0.0);
+	assert_near(w->arrivals.cv, 2.0, 0.0, 0.0);
+	assert_true(w->arrivals.diurnal);
+	assert_near(w->arrivals.diurnal_peak_to_trough, 4.0, 0.0, 0.0);
+	assert_near(w->arrivals.diurnal_peak_hour, 14.0, 0.0, 0.0);
+	assert_int_equal(w->arrivals.n_spikes, 1);
+	assert_int_equal(w->arrivals.spikes[0].at_ns, 3600 * FS_NS_PER_S);
+	assert_int_equal(w->arrivals.spikes[0].dur_ns, 600 * FS_NS_PER_S);
+	assert_near(w->arrivals.spikes[0].multiplier, 3.0, 0.0, 0.0);
+	assert_int_equal(w->n_classes, 5);
+
+	chat = &w->classes[0];
+	assert_false(chat->own_arrivals);
+	assert_near(chat->share, 0.75, 0.0, 0.0);           /* 3 / (3 + 1) */
+	assert_int_equal(chat->prompt.kind, FS_LENGTH_LOGNORMAL);
+	assert_near(chat->prompt.median_tokens, 512.0, 0.0, 0.0);
+	assert_near(chat->prompt.sigma, 0.9, 0.0, 0.0);
+	assert_int_equal(chat->prompt.max_tokens, 8192);
+	assert_int_equal(chat->output.kind, FS_LENGTH_ZIPF);
+	assert_int_equal(chat->output.zipf_n, 1000);
+	assert_near(chat->output.zipf_s, 1.2, 0.0, 0.0);
+	assert_non_null(chat->output.zipf_cdf);
+	assert_near(chat->output.zipf_cdf[999], 1.0, 0.0, 0.0);
+	assert_int_equal(chat->slo.ttft_ns, 2 * FS_NS_PER_S);
+	assert_int_equal(chat->slo.tpot_ns, 100 * FS_NS_PER_MS);
+	assert_int_equal(chat->slo.e2e_ns, 30 * FS_NS_PER_S);
+	assert_near(chat->slo.attainment, 0.95, 0.0, 0.0);
+	assert_int_equal(chat->priority, -5);
+
+	batch = &w->classes[1];
+	assert_near(batch->share, 0.25, 0.0, 0.0);
+	assert_int_equal(batch->prompt.kind, FS_LENGTH_UNIFORM);
+	assert_int_equal(batch->prompt.min_tokens, 10);
+	assert_int_equal(batch->prompt.max_tokens, 100);
+	assert_int_equal(batch->output.kind, FS_LENGTH_EMPIRICAL);
+	assert_string_equal(batch->output.empirical_path, "scenario_lengths.txt");
+	assert_int_equal(batch->output.n_empirical, 4);
+	assert_int_equal(batch->output.empirical[3], 2048);
+	assert_null(batch->output.empirical_column);
+
+	burst = &w->classes[2];
+	assert_true(burst->own_arrivals);
+	assert_near(burst->share, 0.0, 0.0, 0.0);
+	assert_int_equal(burst->arrivals.kind, FS_ARRIVAL_WEIBULL);
+	assert_near(burst->arrivals.weibull_shape, 0.7, 0.0, 0.0);
+	assert_int_equal(burst->arrivals.n_schedule, 3);
+	assert_int_equal(burst->arrivals.schedule[1].at_ns, 8 * 3600 * FS_NS_PER_S);
+	assert_near(burst->arrivals.schedule[1].rate_per_s, 5.5, 0.0, 0.0);
+	assert_int_equal(burst->arrivals.schedule_period_ns, 86400 * FS_NS_PER_S);
+	assert_int_equal(burst->prompt.kind, FS_LENGTH_EMPIRICAL);
+	assert_string_equal(burst->prompt.empirical_column, "tokens");
+	assert_int_equal(burst->prompt.n_empirical, 3);
+	assert_int_equal(burst->prompt.empirical[1], 400);
+	assert_int_equal(burst->output.min_tokens, 8);
+	assert_int_equal(burst->output.max_tokens, 64);
+
+	replay = &w->classes[3];
+	assert_int_equal(replay->arrivals.kind, FS_ARRIVAL_TRACE);
+	assert_non_null(replay->arrivals.trace.trace);
+	assert_string_equal(replay->arrivals.trace.trace->path, "scenario_azure.csv");
+	assert_int_equal(replay->arrivals.trace.trace->n_rows, 4);
+	assert_near(replay->arrivals.trace.time_scale, 0.5, 0.0, 0.0);
+	assert_near(replay->arrivals.trace.rate_scale, 2.0, 0.0, 0.0);
+	assert_false(replay->arrivals.trace.loop);
+	assert_int_equal(replay->arrivals.trace.start_offset_ns, FS_NS_PER_S);
+	assert_int_equal(replay->prompt.kind, FS_LENGTH_TRACE);   /* from the trace */
+	assert_int_equal(replay->output.kind, FS_LENGTH_FIXED);   /* overridden */
+
+	assert_int_equal(sc->engine.servers, 16);
+	assert_int_equal(sc->engine.discipline, FS_DISCIPLINE_PRIORITY);
+	assert_int_equal(sc->engine.service.kind, FS_SERVICE_LOGNORMAL);
+	assert_int_equal(sc->engine.service.mean_ns, 1500 * FS_NS_PER_MS);
+	assert_near(sc->engine.service.cv, 0.5, 0.0, 0.0);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_sample_interval_default_is_a_hundredth_of_horizon(void **state)
+{
+	static const struct { const char *horizon; fs_ns want_ns; } cases[] = {
+		{ "\"1h\"", 36 * FS_NS_PER_S },       /* 36 s exactly */
+		{ "\"2d\"", 1728 * FS_NS_PER_S },
+		{ "\"150s\"", 2 * FS_NS_PER_S },      /* 1.5 s rounds to 2 s */
+		{ "\"10s\"", FS_NS_PER_S },           /* 0.1 s: at least 1 s */
+		{ "0.5", 500 * FS_NS_PER_MS },        /* at most the horizon */
+	};
+	char text[1024];
+	struct fs_scenario *sc;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(text, sizeof text, "{\"simulation\": {\"horizon\": %s}, "
+		         "\"workload\": {\"classes\": [" SIMPLE_CLASS "]}, " ENGINE "}",
+		         cases[i].horizon);
+		sc = load_ok(text);
+		assert_int_equal(sc->sim.sample_interval_ns, cases[i].want_ns);
+		fs_scenario_free(sc);
+	}
+}
+
+static void test_scenario_shares_that_sum_to_one_are_kept_exactly(void **state)
+{
+	struct fs_scenario *sc = load_ok(
+		"{\"simulation\": {\"horizon\": 10}, \"workload\": {"
+		"\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
+		"\"classes\": [{\"name\": \"a\", \"share\": 0.1,"
+		" \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 1},"
+		" \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 1}},"
+		"{\"name\": \"b\", \"share\": 0.2,"
+		" \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 1},"
+		" \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 1}},"
+		"{\"name\": \"c\", \"share\": 0.7,"
+		" \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 1},"
+		" \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 1}}]}, " ENGINE "}");
+
+	(void)state;
+	assert_true(sc->workload.classes[0].share == 0.1);
+	assert_true(sc->workload.classes[1].share == 0.2);
+	assert_true(sc->workload.classes[2].share == 0.7);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_durations_accept_numbers_of_seconds(void **state)
+{
+	struct fs_scenario *sc = load_ok(
+		"{\"simulation\": {\"horizon\": 90.5, \"warmup\": 0.1}, "
+		"\"workload\": {\"classes\": [" SIMPLE_CLASS "]}, " ENGINE "}");
+
+	(void)state;
+	assert_int_equal(sc->sim.horizon_ns, 90500 * FS_NS_PER_MS);
+	assert_int_equal(sc->sim.warmup_ns, 100 * FS_NS_PER_MS);
+	assert_int_equal(sc->engine.service.mean_ns, FS_NS_PER_S);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_name_defaults_to_the_file_stem(void **state)
+{
+	const char *text = "{\"simulation\": {\"horizon\": 10}, "
+	                   "\"workload\": {\"classes\": [" SIMPLE_CLASS "]}, " ENGINE "}";
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text),
+	                                               "some/dir/my.run.json", ".", &err);
+
+	(void)state;
+	assert_non_null(sc);
+	assert_string_equal(sc->name, "my.run");
+	fs_scenario_free(sc);
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static void test_scenario_error_position_counts_lines_and_byte_columns(void **state)
+{
+	const char *text =
+		"// header comment\n"
+		"{ /* a block\n"
+		"     comment */ \"simulation\": {\n"
+		"\t\"horizon\": \"1h\", \"seeed\": 3\n"
+		"}}\n";
+	struct fs_error err;
+
+	(void)state;
+	assert_null(load_str(text, &err));
+	assert_string_equal(err.where, "t.json:4:19");    /* the tab is one byte */
+	assert_string_equal(err.path, "simulation.seeed");
+	assert_string_equal(err.msg, "unknown key \"seeed\"; did you mean \"seed\"?");
+}
+
+static void test_scenario_failed_load_returns_null_and_fills_the_error(void **state)
+{
+	struct fs_error err;
+	char buf[2048];
+
+	(void)state;
+	assert_null(fs_scenario_load("tests/data/no_such_scenario.json", &err));
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "tests/data/no_such_scenario.json: cannot open "
+	                    "scenario: No such file or directory");
+	/* A NULL error record is allowed. */
+	assert_null(fs_scenario_load("tests/data/no_such_scenario.json", NULL));
+	assert_null(load_str("{", NULL));
+	assert_null(load_str("{\"simulation\": 1}", NULL));
+}
+
+static void test_scenario_rejects_nul_bytes(void **state)
+{
+	const char text[] = "{\"name\": \"a\0b\"}";
+	struct fs_error err;
+
+	(void)state;
+	assert_null(fs_scenario_load_text(text, sizeof text - 1, "t.json", ".", &err));
+	assert_string_equal(err.where, "t.json:1:12");
+	assert_string_equal(err.msg, "invalid JSON: unexpected NUL byte");
+}
+
+/* ---- round trip ------------------------------------------------------------------------ */
+
+static void assert_length_equal(const struct fs_length_cfg *a, const struct fs_length_cfg *b)
+{
+	size_t i;
+
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->fixed_tokens, b->fixed_tokens);
+	assert_true(a->median_tokens == b->median_tokens);
+	assert_true(a->sigma == b->sigma);
+	assert_true(a->zipf_s == b->zipf_s);
+	assert_int_equal(a->zipf_n, b->zipf_n);
+	for (i = 0; i < (size_t)a->zipf_n; i++)
+		assert_true(a->zipf_cdf[i] == b->zipf_cdf[i]);
+	assert_int_equal(a->n_empirical, b->n_empirical);
+	for (i = 0; i < a->n_empirical; i++)
+		assert_int_equal(a->empirical[i], b->empirical[i]);
+	if (a->empirical_path != NULL || b->empirical_path != NULL)
+		assert_string_equal(a->empirical_path, b->empirical_path);
+	assert_int_equal(a->min_tokens, b->min_tokens);
+	assert_int_equal(a->max_tokens, b->max_tokens);
+}
+
+static void assert_arrivals_equal(const struct fs_arrival_cfg *a, const struct fs_arrival_cfg *b)
+{
+	size_t i;
+
+	assert_int_equal(a->kind, b->kind);
+	assert_true(a->rate_per_s == b->rate_per_s);
+	assert_true(a->cv == b->cv);
+	assert_true(a->weibull_shape == b->weibull_shape);
+	assert_int_equal(a->diurnal, b->diurnal);
+	assert_true(a->diurnal_peak_to_trough == b->diurnal_peak_to_trough);
+	assert_true(a->diurnal_peak_hour == b->diurnal_peak_hour);
+	assert_int_equal(a->n_schedule, b->n_schedule);
+	for (i = 0; i < a->n_schedule; i++) {
+		assert_int_equal(a->schedule[i].at_ns, b->schedule[i].at_ns);
+		assert_true(a->schedule[i].rate_per_s == b->schedule[i].rate_per_s);
+	}
+	assert_int_equal(a->schedule_period_ns, b->schedule_period_ns);
+	assert_int_equal(a->n_spikes, b->n_spikes);
+	for (i = 0; i < a->n_spikes; i++) {
+		assert_int_equal(a->spikes[i].at_ns, b->spikes[i].at_ns);
+		assert_int_equal(a->spikes[i].dur_ns, b->spikes[i].dur_ns);
+		assert_true(a->spikes[i].multiplier == b->spikes[i].multiplier);
+	}
+	assert_int_equal(a->trace.trace == NULL, b->trace.trace == NULL);
+	if (a->trace.trace != NULL) {
+		assert_string_equal(a->trace.trace->path, b->trace.trace->path);
+		assert_int_equal(a->trace.trace->format, b->trace.trace->format);
+		assert_int_equal(a->trace.trace->n_rows, b->trace.trace->n_rows);
+		for (i = 0; i < a->trace.trace->n_rows; i++)
+			assert_memory_equal(&a->trace.trace->rows[i], &b->trace.trace->rows[i],
+			                    sizeof a->trace.trace->rows[i]);
+	}
+	assert_true(a->trace.time_scale == b->trace.time_scale);
+	assert_true(a->trace.rate_scale == b->trace.rate_scale);
+	assert_int_equal(a->trace.loop, b->trace.loop);
+	assert_int_equal(a->trace.start_offset_ns, b->trace.start_offset_ns);
+}
+
+static void assert_scenarios_equal(const struct fs_scenario *a, const struct fs_scenario *b)
+{
+	size_t i;
+
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->description, b->description);
+	assert_memory_equal(&a->sim, &b->sim, sizeof a->sim);
+	assert_int_equal(a->workload.has_shared_arrivals, b->workload.has_shared_arrivals);
+	assert_arrivals_equal(&a->workload.arrivals, &b->workload.arrivals);
+	assert_int_equal(a->workload.n_classes, b->workload.n_classes);
+	for (i = 0; i < a->workload.n_classes; i++) {
+		const struct fs_class_cfg *x = &a->workload.classes[i], *y = &b->workload.classes[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_true(x->share == y->share);
+		assert_int_equal(x->own_arrivals, y->own_arrivals);
+		assert_arrivals_equal(&x->arrivals, &y->arrivals);
+		assert_length_equal(&x->prompt, &y->prompt);
+		assert_length_equal(&x->output, &y->output);
+		assert_memory_equal(&x->slo, &y->slo, sizeof x->slo);
+		assert_int_equal(x->priority, y->priority);
+	}
+	assert_memory_equal(&a->engine, &b->engine, sizeof a->engine);
+}
+
+static void round_trip(const char *path)
+{
+	struct fs_scenario *a = load_file_ok(path), *b;
+	char *text_a = print_to_string(a), *text_b;
+	struct fs_error err;
+	char buf[2048];
+
+	b = fs_scenario_load_text(text_a, strlen(text_a), "printed.json", "tests/data", &err);
+	if (b == NULL) {
+		fs_error_format(&err, buf, sizeof buf);
+		fail_msg("printed %s does not load: %s\n%s", path, buf, text_a);
+	}
+	assert_scenarios_equal(a, b);
+	text_b = print_to_string(b);
+	assert_string_equal(text_a, text_b);
+	free(text_a);
+	free(text_b);
+	fs_scenario_free(a);
+	fs_scenario_free(b);
+}
+
+static void test_scenario_print_then_load_gives_the_same_config(void **state)
+{
+	(void)state;
+	round_trip(FULL);
+	round_trip(MINIMAL);
+}
+
+static void test_scenario_print_writes_durations_as_strings(void **state)
+{
+	struct fs_scenario *sc = load_file_ok(FULL);
+	char *text = print_to_string(sc);
+
+	(void)state;
+	assert_non_null(strstr(text, "\"horizon\":\t\"2d\""));
+	assert_non_null(strstr(text, "\"mean\":\t\"1500ms\""));
+	assert_non_null(strstr(text, "\"seed\":\t9007199254740992"));
+	assert_non_null(strstr(text, "\"column\":\t\"tokens\""));
+	free(text);
+	fs_scenario_free(sc);
+}
+
+/* ---- SHA-256 ------------------------------------------------------------------------------ */
+
+static void test_scenario_sha256_matches_fips_180_2_vectors(void **state)
+{
+	char hex[65];
+	const char *msg448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+
+	(void)state;
+	/* FIPS 180-2, appendix B.1 */
+	fs__sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	/* FIPS 180-2, appendix B.2: the 448-bit message (two padded blocks) */
+	fs__sha256_hex(msg448, strlen(msg448), hex);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* The empty message (NIST example values) */
+	fs__sha256_hex("", 0, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+static void test_scenario_sha256_of_a_million_a(void **state)
+{
+	char *buf = malloc(1000000), hex[65];
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'a', 1000000);
+	/* FIPS 180-2, appendix B.3 */
+	fs__sha256_hex(buf, 1000000, hex);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(buf);
+}
+
+static void test_scenario_hash_is_of_the_file_bytes(void **state)
+{
+	struct fs_scenario *sc = load_file_ok(FULL);
+	size_t len = 0;
+	char *text = fs_test_read_file(FULL, &len), hex[65];
+
+	(void)state;
+	assert_non_null(text);
+	fs__sha256_hex(text, len, hex);
+	assert_string_equal(sc->sha256_hex, hex);
+	free(text);
+	fs_scenario_free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scenario_minimal_file_gets_every_default),
+		cmocka_unit_test(test_scenario_full_file_fills_every_field),
+		cmocka_unit_test(test_scenario_sample_interval_default_is_a_hundredth_of_horizon),
+		cmocka_unit_test(test_scenario_shares_that_sum_to_one_are_kept_exactly),
+		cmocka_unit_test(test_scenario_durations_accept_numbers_of_seconds),
+		cmocka_unit_test(test_scenario_name_defaults_to_the_file_stem),
+		cmocka_unit_test(test_scenario_error_position_counts_lines_and_byte_columns),
+		cmocka_unit_test(test_scenario_failed_load_returns_null_and_fills_the_error),
+		cmocka_unit_test(test_scenario_rejects_nul_bytes),
+		cmocka_unit_test(test_scenario_print_then_load_gives_the_same_config),
+		cmocka_unit_test(test_scenario_print_writes_durations_as_strings),
+		cmocka_unit_test(test_scenario_sha256_matches_fips_180_2_vectors),
+		cmocka_unit_test(test_scenario_sha256_of_a_million_a),
+		cmocka_unit_test(test_scenario_hash_is_of_the_file_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

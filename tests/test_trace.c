@@ -1,0 +1,275 @@
+/*
+ * test_trace.c — the trace and empirical readers: the three formats on small
+ * files under tests/data/traces/ (exact nanosecond times, stable sort, zero
+ * outputs clamped), the shipped Azure traces, and every error message with
+ * its file:line:col.  Run from the repository root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fleetsim/trace.h"
+#include "util_test.h"
+
+#define DATA "tests/data/traces/"
+
+static struct fs_trace *load_ok(const char *path, enum fs_trace_format f)
+{
+	struct fs_error err = {0};
+	struct fs_trace *t = fs_trace_load(path, path, f, &err);
+
+	if (t == NULL) {
+		fs_error_print(&err);
+		fail_msg("loading %s failed", path);
+	}
+	return t;
+}
+
+/* Load must fail with exactly `expected` as "where: msg". */
+static void expect_error(const char *path, enum fs_trace_format f, const char *expected)
+{
+	struct fs_error err = {0};
+	char buf[2048];
+
+	assert_null(fs_trace_load(path, path, f, &err));
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, expected);
+}
+
+static void test_trace_azure_small_sorted_exact_ns(void **state)
+{
+	struct fs_trace *t = load_ok(DATA "azure_small.csv", FS_TRACE_AZURE);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 5);
+	assert_int_equal(t->format, FS_TRACE_AZURE);
+	assert_string_equal(t->path, DATA "azure_small.csv");
+	/* 18:17:03.5 sorts first and becomes t = 0; its 0 output is clamped to 1 */
+	assert_int_equal(t->rows[0].t_ns, 0);
+	assert_int_equal(t->rows[0].prompt_tokens, 100);
+	assert_int_equal(t->rows[0].output_tokens, 1);
+	assert_int_equal(t->rows[1].t_ns, INT64_C(479960000));
+	assert_int_equal(t->rows[1].prompt_tokens, 4808);
+	/* two rows at 04.0319600 keep their file order (stable sort) */
+	assert_int_equal(t->rows[2].t_ns, INT64_C(531960000));
+	assert_int_equal(t->rows[2].prompt_tokens, 3180);
+	assert_int_equal(t->rows[3].t_ns, INT64_C(531960000));
+	assert_int_equal(t->rows[3].prompt_tokens, 200);
+	/* next day 00:00:00 - 18:17:03.5 = 20576.5 s */
+	assert_int_equal(t->rows[4].t_ns, INT64_C(20576500000000));
+	assert_int_equal(t->span_ns, INT64_C(20576500000000));
+	assert_int_equal(t->loop_gap_ns, INT64_C(20576500000000) / 4);
+	fs_trace_free(t);
+}
+
+static void test_trace_azure_leap_day_and_nine_digits(void **state)
+{
+	struct fs_trace *t = load_ok(DATA "azure_leap.csv", FS_TRACE_AZURE);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 2);
+	/* 2024-02-29 exists: 1 day + 0.876543211 s */
+	assert_int_equal(t->rows[1].t_ns, INT64_C(86400876543211));
+	fs_trace_free(t);
+}
+
+static void test_trace_vidur_columns_by_name(void **state)
+{
+	struct fs_trace *t = load_ok(DATA "vidur_small.csv", FS_TRACE_VIDUR);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 4);
+	assert_int_equal(t->rows[0].t_ns, 0);
+	assert_int_equal(t->rows[0].prompt_tokens, 1024);   /* 0.25, file row 2 */
+	assert_int_equal(t->rows[1].t_ns, 0);
+	assert_int_equal(t->rows[1].prompt_tokens, 9);      /* 2.5e-1, file row 4 */
+	assert_int_equal(t->rows[2].t_ns, INT64_C(250000000));
+	assert_int_equal(t->rows[2].output_tokens, 128);
+	assert_int_equal(t->rows[3].t_ns, INT64_C(750000001));
+	assert_int_equal(t->rows[3].prompt_tokens, 7);
+	assert_int_equal(t->rows[3].output_tokens, 3);
+	assert_int_equal(t->span_ns, INT64_C(750000001));
+	fs_trace_free(t);
+}
+
+static void test_trace_mooncake_keys_any_order(void **state)
+{
+	struct fs_trace *t = load_ok(DATA "mooncake_small.jsonl", FS_TRACE_MOONCAKE);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 3);
+	assert_int_equal(t->rows[0].prompt_tokens, 6758);
+	assert_int_equal(t->rows[0].output_tokens, 500);
+	assert_int_equal(t->rows[1].t_ns, INT64_C(1200500000));
+	assert_int_equal(t->rows[1].prompt_tokens, 20);
+	assert_int_equal(t->rows[1].output_tokens, 7);
+	assert_int_equal(t->rows[2].t_ns, INT64_C(1500000000));
+	assert_int_equal(t->loop_gap_ns, INT64_C(750000000));
+	fs_trace_free(t);
+}
+
+static void test_trace_shipped_azure_code_and_conv(void **state)
+{
+	struct fs_trace *t = load_ok("scenarios/traces/AzureLLMInferenceTrace_code.csv",
+	                             FS_TRACE_AZURE);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 8819);
+	assert_int_equal(t->rows[0].prompt_tokens, 4808);
+	assert_int_equal(t->rows[0].output_tokens, 10);
+	assert_int_equal(t->rows[1].t_ns, INT64_C(52000000));     /* 04.03196 - 03.97996 */
+	/* last row 19:14:19.9280160 - 18:17:03.9799600 */
+	assert_int_equal(t->span_ns, INT64_C(3435948056000));
+	assert_int_equal(t->rows[8818].prompt_tokens, 549);
+	assert_int_equal(t->rows[8818].output_tokens, 173);
+	fs_trace_free(t);
+	t = load_ok("scenarios/traces/AzureLLMInferenceTrace_conv.csv", FS_TRACE_AZURE);
+	assert_int_equal(t->n_rows, 19366);
+	fs_trace_free(t);
+}
+
+/* The Mooncake traces are not shipped (see DESIGN.md): use ../shared if there. */
+static void test_trace_real_mooncake_if_present(void **state)
+{
+	const char *path = "../shared/data/traces/mooncake_fast25/conversation_trace.jsonl";
+	struct fs_trace *t;
+
+	(void)state;
+	if (access(path, R_OK) != 0) {
+		printf("skipped: %s not present\n", path);
+		return;
+	}
+	t = load_ok(path, FS_TRACE_MOONCAKE);
+	assert_int_equal(t->n_rows, 12031);
+	assert_int_equal(t->rows[0].prompt_tokens, 6758);
+	fs_trace_free(t);
+}
+
+static void test_trace_error_messages(void **state)
+{
+	(void)state;
+	expect_error(DATA "bad_count.csv", FS_TRACE_AZURE,
+	             DATA "bad_count.csv:3:23: expected an integer token count in column "
+	             "ContextTokens, found \"abc\"");
+	expect_error(DATA "bad_header.csv", FS_TRACE_AZURE,
+	             DATA "bad_header.csv:1:1: missing column GeneratedTokens in the header "
+	             "(the azure format needs TIMESTAMP,ContextTokens,GeneratedTokens)");
+	expect_error(DATA "bad_empty.csv", FS_TRACE_AZURE,
+	             DATA "bad_empty.csv: the azure trace has no requests");
+	expect_error(DATA "no_such_file.csv", FS_TRACE_AZURE,
+	             DATA "no_such_file.csv: cannot open: No such file or directory");
+	expect_error(DATA "bad_timestamp.csv", FS_TRACE_AZURE,
+	             DATA "bad_timestamp.csv:3:1: expected a timestamp like "
+	             "2023-11-16 18:17:03.9799600 in column TIMESTAMP, found "
+	             "\"2023-13-16 18:17:03.0\"");
+	expect_error(DATA "bad_zero_prompt.csv", FS_TRACE_AZURE,
+	             DATA "bad_zero_prompt.csv:2:23: expected a prompt length >= 1 token "
+	             "in ContextTokens, found 0");
+	expect_error(DATA "bad_short_row.csv", FS_TRACE_VIDUR,
+	             DATA "bad_short_row.csv:3:7: expected a value in column "
+	             "num_decode_tokens, found the end of the line");
+	expect_error(DATA "azure_small.csv", FS_TRACE_VIDUR,
+	             DATA "azure_small.csv:1:1: missing column arrived_at in the header "
+	             "(the vidur format needs arrived_at,num_prefill_tokens,"
+	             "num_decode_tokens)");
+	expect_error(DATA "bad_missing_key.jsonl", FS_TRACE_MOONCAKE,
+	             DATA "bad_missing_key.jsonl:2:1: missing key \"input_length\" (a "
+	             "mooncake trace needs timestamp, input_length, output_length)");
+	expect_error(DATA "bad_mooncake_time.jsonl", FS_TRACE_MOONCAKE,
+	             DATA "bad_mooncake_time.jsonl:2:15: expected a time in milliseconds "
+	             "for \"timestamp\", found \"\"x\"\"");
+	expect_error(DATA "vidur_small.csv", FS_TRACE_MOONCAKE,
+	             DATA "vidur_small.csv:1:1: expected a JSON object per line, found 'r'");
+}
+
+static void test_trace_format_names(void **state)
+{
+	enum fs_trace_format f;
+
+	(void)state;
+	assert_int_equal(fs_trace_format_parse("azure", &f), 0);
+	assert_int_equal(f, FS_TRACE_AZURE);
+	assert_int_equal(fs_trace_format_parse("vidur", &f), 0);
+	assert_int_equal(f, FS_TRACE_VIDUR);
+	assert_int_equal(fs_trace_format_parse("mooncake", &f), 0);
+	assert_int_equal(f, FS_TRACE_MOONCAKE);
+	assert_int_equal(fs_trace_format_parse("Azure", &f), -1);
+	assert_string_equal(fs_trace_format_name(FS_TRACE_MOONCAKE), "mooncake");
+	assert_string_equal(fs_trace_format_name(FS_TRACE_VIDUR), "vidur");
+}
+
+static void test_trace_empirical_list_and_column(void **state)
+{
+	struct fs_error err = {0};
+	int64_t *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(fs_empirical_load(DATA "empirical_list.txt", NULL, NULL, &v, &n,
+	                                   &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0], 100);
+	assert_int_equal(v[1], 200);
+	assert_int_equal(v[2], 300);
+	free(v);
+	assert_int_equal(fs_empirical_load("scenarios/traces/AzureLLMInferenceTrace_code.csv",
+	                                   "code.csv", "GeneratedTokens", &v, &n, &err), 0);
+	assert_int_equal(n, 8819);
+	assert_int_equal(v[0], 10);
+	free(v);
+}
+
+static void test_trace_empirical_errors(void **state)
+{
+	struct fs_error err = {0};
+	int64_t *v = NULL;
+	size_t n = 0;
+	char buf[2048];
+
+	(void)state;
+	assert_int_equal(fs_empirical_load(DATA "bad_empirical.csv", "e.csv", "tokens", &v, &n,
+	                                   &err), -1);
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "e.csv:3:3: expected a positive integer token count in "
+	                    "column tokens, found \"0\"");
+	assert_int_equal(fs_empirical_load(DATA "bad_empirical.csv", "e.csv", "len", &v, &n,
+	                                   &err), -1);
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "e.csv:1:1: missing column len in the header");
+	assert_int_equal(fs_empirical_load(DATA "bad_empirical.csv", "e.csv", NULL, &v, &n,
+	                                   &err), -1);
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "e.csv:1:1: expected a positive integer token count, "
+	                    "found \"id,tokens\"");
+	assert_int_equal(fs_empirical_load(DATA "bad_empty.csv", "x.txt", "TIMESTAMP", &v, &n,
+	                                   &err), -1);
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "x.txt: no token counts found (expected rows after the "
+	                    "header)");
+	assert_null(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_trace_azure_small_sorted_exact_ns),
+		cmocka_unit_test(test_trace_azure_leap_day_and_nine_digits),
+		cmocka_unit_test(test_trace_vidur_columns_by_name),
+		cmocka_unit_test(test_trace_mooncake_keys_any_order),
+		cmocka_unit_test(test_trace_shipped_azure_code_and_conv),
+		cmocka_unit_test(test_trace_real_mooncake_if_present),
+		cmocka_unit_test(test_trace_error_messages),
+		cmocka_unit_test(test_trace_format_names),
+		cmocka_unit_test(test_trace_empirical_list_and_column),
+		cmocka_unit_test(test_trace_empirical_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

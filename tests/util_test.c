@@ -1,0 +1,115 @@
+/*
+ * util_test.c — see util_test.h.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util_test.h"
+
+extern char **environ;
+
+void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
+                         const char *a_text, const char *b_text,
+                         const char *file, int line)
+{
+	double diff = fabs(a - b);
+
+	if (diff <= abs_tol || diff <= rel_tol * fabs(b))
+		return;
+	print_error("%s:%d: %s = %.12g is not near %s = %.12g "
+	            "(|diff| %.3g, abs tol %.3g, rel tol %.3g)\n",
+	            file, line, a_text, a, b_text, b, diff, abs_tol, rel_tol);
+	_fail(file, line);
+}
+
+char *fs_test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, got;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (used + 4096 + 1 > cap) {
+			cap = cap == 0 ? 8192 : cap * 2;
+			buf = realloc(buf, cap);
+			if (buf == NULL)
+				abort();
+		}
+		got = fread(buf + used, 1, cap - used - 1, f);
+		used += got;
+	} while (got > 0);
+	fclose(f);
+	buf[used] = '\0';
+	if (len != NULL)
+		*len = used;
+	return buf;
+}
+
+struct fs_test_run fs_test_run_fleetsim(const char *const *args)
+{
+	struct fs_test_run r = { -1, NULL, NULL };
+	const char *bin = getenv("FLEETSIM_BIN");
+	char out_path[] = "/tmp/fleetsim-test-out-XXXXXX";
+	char err_path[] = "/tmp/fleetsim-test-err-XXXXXX";
+	int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+	posix_spawn_file_actions_t fa;
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+	int status;
+
+	if (bin == NULL || bin[0] == '\0')
+		bin = "./fleetsim";
+	if (out_fd < 0 || err_fd < 0)
+		abort();
+	argv[n++] = bin;
+	while (args[n - 1] != NULL && n < 63) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	if (posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ) == 0 &&
+	    waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		r.exit_code = WEXITSTATUS(status);
+	posix_spawn_file_actions_destroy(&fa);
+	close(out_fd);
+	close(err_fd);
+	r.out = fs_test_read_file(out_path, NULL);
+	r.err = fs_test_read_file(err_path, NULL);
+	unlink(out_path);
+	unlink(err_path);
+	return r;
+}
+
+void fs_test_run_free(struct fs_test_run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+char *fs_test_tmpdir(void)
+{
+	char tmpl[] = "/tmp/fleetsim-test-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+
+	if (dir == NULL)
+		abort();
+	return strdup(dir);
+}
