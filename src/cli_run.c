@@ -23,7 +23,8 @@ static const char run_help[] =
 	"as the mean across replications with a 95% Student-t confidence interval.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output DIR        output directory (default: out/<scenario file stem>)\n"
+	"  -o, --output DIR        output directory (default: out/<scenario file stem>);\n"
+	"                          writes summary.json and timeseries.csv there\n"
 	"  -r, --replications R    replications (default: simulation.replications)\n"
 	"  -j, --threads T         worker threads (default: processors, at most R);\n"
 	"                          results are identical for every T\n"
@@ -152,6 +153,12 @@ static int write_outputs(const struct run_args *a, const char *out_dir,
 	if (fs_summary_write_json(s, sc, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	free(path);
+	if (rc == 0) {
+		path = join_path(out_dir, "timeseries.csv");
+		if (fs_timeseries_write_csv(results, s->replications, path, &err) != 0)
+			rc = FS_EXIT_RUNTIME;
+		free(path);
+	}
 	if (rc == 0 && a->requests_csv) {
 		path = join_path(out_dir, "requests.csv");
 		if (fs_requests_write_csv(results[0], sc, path, &err) != 0)
@@ -195,8 +202,8 @@ int fs__cli_run(int argc, char **argv)
 		fs_summary_print_table(summary, sc, stdout);
 	rc = write_outputs(&a, out_dir, sc, summary, results);
 	if (rc == 0 && !a.quiet)
-		printf("\nwrote %s/summary.json%s\n", out_dir,
-		       a.requests_csv ? " and requests.csv" : "");
+		printf("\nwrote %s/summary.json, timeseries.csv%s\n", out_dir,
+		       a.requests_csv ? ", requests.csv" : "");
 	fs_summary_free(summary);
 	fs_replicate_free(results, opts.replications);
 	fs_scenario_free(sc);

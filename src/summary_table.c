@@ -8,10 +8,11 @@
 
 #include "fleetsim/summary.h"
 
-/* Four significant digits, but whole numbers from 10,000 up (no exponents). */
+/* `digits` significant digits, but whole numbers once that many digits are
+ * left of the point (no exponents). */
 static void num(char *buf, size_t len, double x, int digits)
 {
-	if (fabs(x) >= 1e4 && fabs(x) < 1e15)
+	if (fabs(x) >= pow(10.0, digits) && fabs(x) < 1e15)
 		snprintf(buf, len, "%.0f", x);
 	else
 		snprintf(buf, len, "%.*g", digits, x);

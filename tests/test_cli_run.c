@@ -166,6 +166,16 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 	assert_non_null(strstr(csv, "\n0,"));
 	free(csv);
 	free(csv_path);
+	/* The time series: a header and one row per grid bin (1h / 36s). */
+	csv_path = path_in(dir, "timeseries.csv");
+	csv = fs_test_read_file(csv_path, NULL);
+	assert_non_null(csv);
+	assert_true(strncmp(csv, "t_start_s,t_end_s,queue_len,", 28) == 0);
+	for (lines = 0, p = csv; *p != '\0'; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 101);
+	free(csv);
+	free(csv_path);
 	free(text);
 	free(dir);
 }

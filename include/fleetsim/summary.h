@@ -69,6 +69,11 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,
                             FILE *out);
 
+/* DIR/timeseries.csv: per grid bin, the time-averaged queue length and busy
+ * servers, mean over replications with 95% intervals. */
+int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
+                            const char *path, struct fs_error *err);
+
 /* One row per request of result r (which must have rows). */
 int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
                           const char *path, struct fs_error *err);
