@@ -59,8 +59,8 @@ static void test_cli_run_thread_count_gives_identical_bytes(void **state)
 	assert_string_equal(s1, s2);
 	free(s1);
 	free(s2);
-	free(d1);
-	free(d2);
+	fs_test_tmpdir_free(d1);
+	fs_test_tmpdir_free(d2);
 }
 
 static void test_cli_run_different_seed_changes_results(void **state)
@@ -84,8 +84,8 @@ static void test_cli_run_different_seed_changes_results(void **state)
 	free(s1);
 	free(s2);
 	free(p2);
-	free(d1);
-	free(d2);
+	fs_test_tmpdir_free(d1);
+	fs_test_tmpdir_free(d2);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -143,7 +143,7 @@ static void test_cli_run_summary_follows_the_contract(void **state)
 	check_ci(get(get(classes, "chat"), "slo_attainment"));
 	cJSON_Delete(root);
 	free(text);
-	free(dir);
+	fs_test_tmpdir_free(dir);
 }
 
 static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
@@ -177,7 +177,7 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 	free(csv);
 	free(csv_path);
 	free(text);
-	free(dir);
+	fs_test_tmpdir_free(dir);
 }
 
 static void expect_cli_error(const char *const *args, const char *expected_err)
@@ -214,7 +214,7 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	expect_cli_error(a7, "fleetsim: unknown command \"frobnicate\"");
 	assert_int_not_equal(stat(out, &st), 0);
 	free(out);
-	free(dir);
+	fs_test_tmpdir_free(dir);
 }
 
 static void test_cli_help_lists_commands(void **state)

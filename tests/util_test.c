@@ -1,12 +1,14 @@
 /*
  * util_test.c — see util_test.h.
  */
+#define _XOPEN_SOURCE 700      /* nftw */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ftw.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -102,6 +104,24 @@ void fs_test_run_free(struct fs_test_run *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void fs_test_tmpdir_free(char *dir)
+{
+	if (dir == NULL)
+		return;
+	if (strncmp(dir, "/tmp/fleetsim-test-", 19) == 0)
+		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
 }
 
 char *fs_test_tmpdir(void)

@@ -36,4 +36,8 @@ char *fs_test_read_file(const char *path, size_t *len);
 /* Create a fresh empty directory under /tmp and return its path (heap). */
 char *fs_test_tmpdir(void);
 
+/* Remove a directory made by fs_test_tmpdir with everything in it, then
+ * free the path. */
+void fs_test_tmpdir_free(char *dir);
+
 #endif
