@@ -41,6 +41,22 @@ void fs_moments_add(struct fs_moments *m, double x)
 		m->max = x;
 }
 
+/* `count` copies of x: a group with mean x and no spread, merged by Chan's
+ * rule below.  O(1). */
+void fs_moments_add_n(struct fs_moments *m, double x, uint64_t count)
+{
+	struct fs_moments group;
+
+	assert(!isnan(x));
+	if (isnan(x) || count == 0)
+		return;
+	group.n = count;
+	group.mean = x;
+	group.m2 = 0.0;
+	group.min = group.max = x;
+	fs_moments_merge(m, &group);
+}
+
 /*
  * Merge src into dst by Chan's rule: with d = mean_b - mean_a and n = n_a + n_b,
  * mean = mean_a + d n_b / n and m2 = m2_a + m2_b + d^2 n_a n_b / n.  O(1).

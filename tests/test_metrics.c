@@ -404,6 +404,42 @@ static void test_tseries_partial_coverage_and_time_past_horizon(void **state)
 	fs_tseries_fini(&ts);
 }
 
+/* add_n(x, k) is the same as k calls of add(x), for histograms and moments. */
+static void test_metrics_add_n_equals_repeated_add(void **state)
+{
+	struct fs_hist a, b;
+	struct fs_moments ma, mb;
+	const double values[] = { 3.5e6, 0.0, 1.2e7, 3.5e6, 9.9e8 };
+	const uint64_t counts[] = { 4, 2, 1, 7, 3 };
+	size_t i, k;
+
+	(void)state;
+	fs_hist_init(&a);
+	fs_hist_init(&b);
+	fs_moments_init(&ma);
+	fs_moments_init(&mb);
+	for (i = 0; i < 5; i++) {
+		fs_hist_add_n(&a, values[i], counts[i]);
+		fs_moments_add_n(&ma, values[i], counts[i]);
+		for (k = 0; k < counts[i]; k++) {
+			fs_hist_add(&b, values[i]);
+			fs_moments_add(&mb, values[i]);
+		}
+	}
+	assert_int_equal(a.n, b.n);
+	assert_int_equal(a.n_zero, b.n_zero);
+	assert_memory_equal(a.buckets, b.buckets, fs_hist_n_buckets() * sizeof *a.buckets);
+	assert_near(a.min, b.min, 0.0, 0.0);
+	assert_near(a.max, b.max, 0.0, 0.0);
+	assert_int_equal(ma.n, mb.n);
+	assert_near(ma.mean, mb.mean, 0.0, 1e-12);
+	assert_near(fs_moments_variance(&ma), fs_moments_variance(&mb), 0.0, 1e-9);
+	fs_hist_add_n(&a, 5.0, 0);                 /* a zero count adds nothing */
+	assert_int_equal(a.n, b.n);
+	fs_hist_fini(&a);
+	fs_hist_fini(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_tseries_step_function_by_hand),
 		cmocka_unit_test(test_tseries_value_is_zero_before_first_set),
 		cmocka_unit_test(test_tseries_partial_coverage_and_time_past_horizon),
+		cmocka_unit_test(test_metrics_add_n_equals_repeated_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

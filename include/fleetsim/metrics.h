@@ -33,6 +33,8 @@ void fs_hist_init(struct fs_hist *h);
 void fs_hist_fini(struct fs_hist *h);
 size_t fs_hist_n_buckets(void);
 void fs_hist_add(struct fs_hist *h, double value);
+/* Add `count` copies of value at once (O(1)). */
+void fs_hist_add_n(struct fs_hist *h, double value, uint64_t count);
 void fs_hist_merge(struct fs_hist *dst, const struct fs_hist *src);
 /* Quantile p in [0, 1] by nearest rank (ceil(p n)); NAN when empty.  The
  * result is clamped to [min, max]. */
@@ -52,6 +54,8 @@ struct fs_moments {
 
 void fs_moments_init(struct fs_moments *m);
 void fs_moments_add(struct fs_moments *m, double x);
+/* Add `count` copies of x at once (O(1)). */
+void fs_moments_add_n(struct fs_moments *m, double x, uint64_t count);
 void fs_moments_merge(struct fs_moments *dst, const struct fs_moments *src);
 double fs_moments_variance(const struct fs_moments *m);   /* sample, n-1 */
 
