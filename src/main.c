@@ -21,6 +21,9 @@ static const char usage_text[] =
 	"                      simulate one configuration; print a summary table and\n"
 	"                      write DIR/summary.json (and DIR/requests.csv)\n"
 	"  validate SCENARIO   check a scenario and print it resolved, defaults filled in\n"
+	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
+	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
+	"                      memory plan, KV blocks and step times of one replica\n"
 	"  help                this text;  fleetsim COMMAND --help for one command\n"
 	"  version             the version\n"
 	"\n"
@@ -42,6 +45,10 @@ int main(int argc, char **argv)
 		return fs__cli_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "validate") == 0)
 		return fs__cli_validate(argc - 1, argv + 1);
+	if (strcmp(cmd, "catalog") == 0)
+		return fs__cli_catalog(argc - 1, argv + 1);
+	if (strcmp(cmd, "estimate") == 0)
+		return fs__cli_estimate(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
 	    strcmp(cmd, "-h") == 0) {
 		fputs(usage_text, stdout);

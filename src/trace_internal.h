@@ -3,7 +3,7 @@
  * empirical length reader (empirical.c): a line reader over getline that
  * counts lines and strips CR/LF, a CSV field splitter that records 1-based
  * columns for error messages, and strict integer parsing.  Not public: only
- * src/trace*.c and src/empirical.c include it.
+ * src/trace*.c, src/empirical.c and src/perf_table.c include it.
  */
 #ifndef FLEETSIM_TRACE_INTERNAL_H
 #define FLEETSIM_TRACE_INTERNAL_H

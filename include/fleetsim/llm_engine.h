@@ -1,0 +1,190 @@
+/*
+ * llm_engine.h — one LLM serving replica with vLLM V1 continuous batching
+ * (docs/MODEL-engine.md, V1–V16): token budget, chunked prefill, max_num_seqs,
+ * paged KV blocks, preemption by recompute, FCFS or priority, and a static
+ * batching baseline.  Like the queue engine it knows request slots only: the
+ * world owns requests, the clock and the event queue.  The cost of one step
+ * comes from a caller-supplied callback.  Everything the engine returns
+ * (report arrays) is engine-owned and valid until the next call on it.
+ */
+#ifndef FLEETSIM_LLM_ENGINE_H
+#define FLEETSIM_LLM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/perf.h"
+
+/*
+ * struct fs_step_shape (what one iteration computes, all the step-time model
+ * needs) comes from perf.h, so the engine's cost callback can be
+ * fs_perf_step_ns behind a one-line adapter.  The engine fills it as:
+ * prefill_tokens = tokens of prefill chunks, re-prefills after preemption
+ * included; prefill_attn_tokens = sum of chunk * (computed before + chunk/2);
+ * decode_seqs = requests feeding one sampled token; decode_context_tokens =
+ * sum of their context lengths counting the token being fed; n_seqs = all.
+ */
+
+/* Duration of one step of the given shape, in ns (must be >= 1). */
+typedef fs_ns (*fs_step_cost_fn)(void *ctx, const struct fs_step_shape *shape);
+
+enum fs_llm_policy {
+	FS_LLM_POLICY_FCFS,          /* vLLM default */
+	FS_LLM_POLICY_PRIORITY       /* lower priority value first, then arrival */
+};
+
+enum fs_llm_batching {
+	FS_LLM_BATCHING_CONTINUOUS,  /* vLLM V1 */
+	FS_LLM_BATCHING_STATIC       /* baseline: admit only when idle (MODEL: V14) */
+};
+
+struct fs_llm_engine_cfg {
+	int64_t max_num_seqs;                /* running requests at most (256) */
+	int64_t max_num_batched_tokens;      /* token budget per step (8192) */
+	bool enable_chunked_prefill;         /* true */
+	int64_t long_prefill_token_threshold;/* per-request cap per step, 0 = off */
+	enum fs_llm_policy policy;           /* FCFS */
+	enum fs_llm_batching batching;       /* CONTINUOUS */
+	int64_t kv_blocks;                   /* usable KV blocks (null block excluded); required */
+	int64_t block_tokens;                /* tokens per block (16) */
+	int64_t max_model_len;               /* context limit, tokens (32768) */
+	bool reserve_full_input;             /* 2026 admission gate (true) */
+	double kv_watermark;                 /* 2026 watermark fraction (0) */
+	int64_t max_preemptions_per_request; /* livelock guard, 0 = none (100) */
+};
+
+/* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
+enum fs_llm_reject {
+	FS_LLM_ACCEPTED = 0,
+	FS_LLM_REJECT_BAD_LENGTHS,       /* prompt or output < 1 token */
+	FS_LLM_REJECT_PROMPT_TOO_LONG,   /* prompt >= max_model_len */
+	FS_LLM_REJECT_KV_TOO_SMALL,      /* alone it needs more blocks than exist */
+	FS_LLM_REJECT_PREEMPTED_TOO_OFTEN/* livelock guard (max_preemptions_per_request) */
+};
+
+struct fs_llm_done {
+	uint32_t slot;
+	int64_t output_tokens;           /* tokens generated (after max_model_len truncation) */
+};
+
+struct fs_llm_gap {
+	uint32_t slot;
+	fs_ns gap_ns;                    /* time since this request's previous token */
+};
+
+struct fs_llm_rejected {
+	uint32_t slot;
+	enum fs_llm_reject reason;
+};
+
+/*
+ * What one step did.  Arrays point into the engine and stay valid until the
+ * next call on it.  Inter-token latencies: `itl_regular_seqs` requests got a
+ * token in this step and in the step before with no gap between the steps,
+ * so each of their gaps is end_ns - begin_ns (record with one weighted add);
+ * every other non-first token (after a preemption, or after a step the
+ * request sat out) is listed in `itl_gaps` with its own gap.
+ */
+struct fs_llm_report {
+	fs_ns begin_ns, end_ns;
+	struct fs_step_shape shape;              /* what was priced */
+	const uint32_t *first_token;             /* slots whose first token came now */
+	size_t n_first_token;
+	const struct fs_llm_done *done;          /* completed; their blocks are free */
+	size_t n_done;
+	const uint32_t *preempted;               /* preemption events in this step */
+	size_t n_preempted;
+	const struct fs_llm_rejected *rejected;  /* dropped by the livelock guard */
+	size_t n_rejected;
+	int64_t itl_regular_seqs;
+	const struct fs_llm_gap *itl_gaps;
+	size_t n_itl_gaps;
+	int64_t tokens_generated;                /* output tokens sampled in this step */
+	int64_t kv_used_blocks;                  /* after the step */
+	int64_t waiting, running;                /* after the step */
+};
+
+/* Running totals since alloc. */
+struct fs_llm_engine_stats {
+	uint64_t added;                  /* accepted by fs_llm_engine_add */
+	uint64_t rejected_at_add;        /* refused by fs_llm_engine_add (not counted in added) */
+	uint64_t rejected_by_guard;      /* accepted, later dropped by the livelock guard */
+	uint64_t completed;
+	uint64_t preemptions;            /* preemption events */
+	uint64_t steps;                  /* steps with at least one scheduled token */
+	uint64_t replans;                /* plans that scheduled nothing and were redone (V12) */
+	int64_t sum_batch_seqs;          /* sum over steps of n_seqs: mean batch = sum/steps */
+	int64_t sum_decode_seqs;
+	int64_t sum_prefill_tokens;
+	int64_t tokens_generated;
+	int64_t peak_running;
+	int64_t peak_kv_used_blocks;
+	fs_ns busy_ns;                   /* sum of step durations */
+};
+
+struct fs_llm_engine;
+
+/* Fill `cfg` with the defaults listed next to its fields (kv_blocks = 0:
+ * the caller must set it). */
+void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg);
+
+/*
+ * Create an idle engine.  `cost` prices each step (called once per step from
+ * fs_llm_engine_begin_step with `cost_ctx`).  With chunked prefill off the
+ * budget is raised to max(max_model_len, max_num_batched_tokens) (MODEL: V4).
+ * Returns NULL with `err` filled (may be NULL) for an invalid configuration;
+ * free with fs_llm_engine_free.
+ */
+struct fs_llm_engine *fs_llm_engine_alloc(const struct fs_llm_engine_cfg *cfg,
+                                          fs_step_cost_fn cost, void *cost_ctx,
+                                          struct fs_error *err);
+void fs_llm_engine_free(struct fs_llm_engine *e);     /* NULL is fine */
+
+/*
+ * A request arrives: world slot `slot`, `prompt_tokens` and `output_tokens`
+ * (>= 1 each), `priority` (lower first; only the priority policy uses it) and
+ * `arrival_seq` (unique, increasing with arrival; breaks priority ties).  The
+ * output is cut to max_model_len - prompt_tokens (MODEL: V10).  Returns
+ * FS_LLM_ACCEPTED, or why it is refused at once (then the engine keeps no
+ * trace of it).  O(log waiting).  May be called while a step is in flight;
+ * the request is first considered by the next fs_llm_engine_begin_step.
+ */
+enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
+                                     int64_t prompt_tokens, int64_t output_tokens,
+                                     int priority, uint64_t arrival_seq);
+
+/*
+ * Plan one iteration at `now_ns` (scheduler phases A–C of vllm_semantics §0)
+ * and return its duration in ns (>= 1); the caller then calls
+ * fs_llm_engine_end_step at now_ns + duration.  Returns 0 when nothing could
+ * be scheduled but the plan dropped requests that must still be reported
+ * (call end_step at once), and -1 when the engine is idle (no step started).
+ * Must not be called while a step is in flight.  O(running + admitted·log
+ * waiting); no allocation in steady state.
+ */
+fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns);
+
+/*
+ * Finish the step in flight at `now_ns`: sample tokens, record first tokens
+ * and completions, free finished requests' blocks (phases D–E), and fill
+ * `report` (its arrays are engine-owned, valid until the next call).  O(running).
+ */
+void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
+                            struct fs_llm_report *report);
+
+/* Counters. */
+bool fs_llm_engine_in_step(const struct fs_llm_engine *e);
+int64_t fs_llm_engine_waiting(const struct fs_llm_engine *e);
+int64_t fs_llm_engine_running(const struct fs_llm_engine *e);
+int64_t fs_llm_engine_kv_used(const struct fs_llm_engine *e);
+int64_t fs_llm_engine_kv_total(const struct fs_llm_engine *e);
+/* The effective token budget per step (after the V4 rule). */
+int64_t fs_llm_engine_token_budget(const struct fs_llm_engine *e);
+const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine *e);
+
+/* A short constant name for a reject reason ("kv_too_small", ...). */
+const char *fs_llm_reject_name(enum fs_llm_reject reason);
+
+#endif

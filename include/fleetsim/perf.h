@@ -1,0 +1,169 @@
+/*
+ * perf.h — the step-time and memory model of one replica (a GPU type × a
+ * tensor-parallel degree serving one model).  Pure functions of their inputs:
+ * no clock, no randomness, no state beyond what the caller passes in.  The
+ * configuration borrows catalogue entries and an optional measured step table
+ * (owned by the caller, freed with fs_step_table_free).  Assumptions P1–P20
+ * are in docs/MODEL-perf.md; the evidence is in docs/VALIDATION.md.
+ */
+#ifndef FLEETSIM_PERF_H
+#define FLEETSIM_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fleetsim/catalog.h"
+#include "fleetsim/common.h"
+
+/* Element type of weights or of the KV cache. */
+enum fs_dtype {
+	FS_DTYPE_FP16,
+	FS_DTYPE_BF16,
+	FS_DTYPE_FP8,
+	FS_DTYPE_INT8,
+	FS_DTYPE_INT4
+};
+
+/* Bytes per element: 2, 2, 1, 1, 0.5. */
+double fs_dtype_bytes(enum fs_dtype dtype);
+
+/* "fp16", "bf16", "fp8", "int8", "int4". */
+const char *fs_dtype_name(enum fs_dtype dtype);
+
+/* Parse a dtype name (case-insensitive; "float16", "bfloat16" accepted too).
+ * Returns 0, or -1 when unknown (*out untouched). */
+int fs_dtype_parse(const char *text, enum fs_dtype *out);
+
+/* A measured step-time table (opaque); see fs_step_table_load. */
+struct fs_step_table;
+
+/*
+ * Everything the model needs about one replica.  Fill with
+ * fs_perf_cfg_defaults, then override fields.  Sentinels: 0 for mfu/mbu and
+ * kv_blocks_pinned, negative for the overheads and the activation reserve,
+ * mean "use the default" (GPU catalogue value or the documented rule).
+ */
+struct fs_perf_cfg {
+	const struct fs_gpu_spec *gpu;       /* borrowed catalogue entry */
+	const struct fs_model_spec *model;   /* borrowed catalogue entry */
+	int tp;                              /* tensor-parallel degree, >= 1 */
+	enum fs_dtype weight_dtype;          /* default bf16 */
+	enum fs_dtype kv_dtype;              /* default bf16 */
+	double gpu_mem_util;                 /* fraction of memory usable, default 0.90 */
+	int block_tokens;                    /* KV block size, tokens, default 16 */
+	int64_t kv_blocks_pinned;            /* 0 = derive from memory */
+	int64_t max_batched_tokens;          /* engine token budget per step (activation rule), 2048 */
+	int64_t max_seqs;                    /* engine sequence cap (activation rule), 256 */
+	double mfu;                          /* 0 = gpu->mfu */
+	double mbu;                          /* 0 = gpu->mbu */
+	fs_ns iteration_overhead_ns;         /* -1 = gpu default */
+	fs_ns per_seq_overhead_ns;           /* -1 = gpu default */
+	fs_ns layer_overhead_ns;             /* per layer per step; -1 = gpu default */
+	fs_ns allreduce_latency_ns;          /* -1 = gpu default */
+	double activation_reserve_bytes;     /* per GPU; < 0 = rule P6 */
+	const struct fs_step_table *table;   /* NULL = roofline; borrowed */
+};
+
+/* Defaults for a (gpu, model) pair at TP 1, bf16 weights and KV. */
+void fs_perf_cfg_defaults(struct fs_perf_cfg *cfg, const struct fs_gpu_spec *gpu,
+                          const struct fs_model_spec *model);
+
+/* Check ranges and that TP splits the model (P3).  Returns 0, or -1 with a
+ * message in err. */
+int fs_perf_cfg_check(const struct fs_perf_cfg *cfg, struct fs_error *err);
+
+/* Memory plan of one replica; all bytes per GPU unless named otherwise. */
+struct fs_mem_plan {
+	double weights_bytes_per_gpu;        /* params × weight bytes / TP */
+	double activation_bytes_per_gpu;     /* reserve for one forward pass */
+	double kv_bytes_per_token;           /* whole replica, all layers */
+	double kv_bytes_per_token_per_gpu;   /* one GPU's share (with replication) */
+	double usable_bytes_per_gpu;         /* mem × gpu_mem_util */
+	double kv_pool_bytes_per_gpu;        /* usable − weights − activations (≥ 0) */
+	int64_t kv_blocks;                   /* blocks of block_tokens (pinned or derived) */
+	bool fits;                           /* at least one block fits */
+	double needed_bytes_per_gpu;         /* weights + activations (+ one block) */
+	double available_bytes_per_gpu;      /* = usable_bytes_per_gpu */
+};
+
+/*
+ * Plan the memory of one replica.  Fills *plan in every case where the
+ * configuration is valid; returns 0 when the model fits, -1 when it does not
+ * (plan->fits false, err says the numbers needed vs available) or when the
+ * configuration is invalid (err says why).
+ */
+int fs_perf_plan_memory(const struct fs_perf_cfg *cfg, struct fs_mem_plan *plan,
+                        struct fs_error *err);
+
+/* Sequences of context_tokens each whose KV fits at once:
+ * kv_blocks / ceil(context_tokens / block_tokens); 0 when none. */
+int64_t fs_perf_max_seqs_at_context(const struct fs_mem_plan *plan,
+                                    int block_tokens, int64_t context_tokens);
+
+/* What one engine iteration computes. */
+struct fs_step_shape {
+	int64_t prefill_tokens;              /* new prompt tokens processed this step */
+	int64_t prefill_attn_tokens;         /* Σ chunk_len × (ctx_before + chunk_len/2) */
+	int64_t decode_seqs;                 /* sequences producing one token each */
+	int64_t decode_context_tokens;       /* Σ context length of those sequences */
+	int64_t n_seqs;                      /* sequences in the batch (prefill + decode) */
+};
+
+/* A step's cost, for reporting achieved MFU/MBU.  Times are per GPU. */
+struct fs_step_cost {
+	double flops;                        /* whole replica */
+	double bytes;                        /* whole replica, HBM traffic */
+	double compute_ns;                   /* flops / (TP · peak · MFU) */
+	double memory_ns;                    /* bytes / (TP · BW · MBU) */
+	double linear_ns;                    /* roofline of the weight GEMMs */
+	double attn_ns;                      /* roofline of attention */
+	double elementwise_ns;               /* norms, activation, residual (P12) */
+	double comm_ns;                      /* TP all-reduce */
+	double overhead_ns;                  /* iteration + per-sequence */
+	fs_ns total_ns;                      /* the step time */
+};
+
+/* Step time of one iteration, ns (≥ 1).  Uses cfg->table when set. */
+fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape);
+
+/* The roofline step time with its parts (ignores cfg->table). */
+void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
+                       struct fs_step_cost *cost);
+
+/* Time of the weight GEMMs alone (linear layers of all transformer blocks,
+ * no LM head, attention, norms, communication or overheads) for `tokens`
+ * tokens — the quantity Vidur profiles; used by the validation. */
+double fs_perf_gemm_ns(const struct fs_perf_cfg *cfg, int64_t tokens);
+
+/* Step time of one prompt of prompt_tokens at batch 1, no prior context. */
+fs_ns fs_perf_prefill_ns(const struct fs_perf_cfg *cfg, int64_t prompt_tokens);
+
+/* Step time of a decode-only batch of batch_seqs sequences, each with
+ * context_tokens of context. */
+fs_ns fs_perf_decode_ns(const struct fs_perf_cfg *cfg, int64_t batch_seqs,
+                        int64_t context_tokens);
+
+/*
+ * Load a measured step table: CSV with header `kind,tokens,batch,context,step_ms`
+ * (columns in any order; lines starting with '#' and blank lines skipped).
+ * kind "prefill": `tokens` at batch 1, context 0; kind "decode": `batch`
+ * sequences with `context` tokens each.  Needs at least one prefill and one
+ * decode row; decode rows must form a full grid over their batch and context
+ * values.  Returns a heap table (free with fs_step_table_free) or NULL with
+ * err set to "display:line:col: message".
+ */
+struct fs_step_table *fs_step_table_load(const char *path, const char *display_path,
+                                         struct fs_error *err);
+
+/* Free a table (NULL accepted). */
+void fs_step_table_free(struct fs_step_table *table);
+
+/* Step time from the table (P17–P19): prefill part interpolated in tokens,
+ * decode part bilinear in (batch, context), a mixed step the sum minus one
+ * iteration overhead.  iteration_overhead_ns is the overhead removed when
+ * both parts are present. */
+fs_ns fs_step_table_step_ns(const struct fs_step_table *table,
+                            const struct fs_step_shape *shape,
+                            fs_ns iteration_overhead_ns);
+
+#endif

@@ -1,0 +1,515 @@
+/*
+ * catalog_gpus.c — the built-in GPU table: specs, step-time efficiency
+ * defaults and dated example prices, each number with its source key beside
+ * it (keys S1..S74 expand in docs/CATALOG.md, from the reference gpu_facts.md;
+ * "SC§4" is spot_and_cost.md §4).  Immutable static data; TFLOPS are dense.
+ */
+#include <assert.h>
+
+#include "fleetsim/catalog.h"
+
+#define GB 1e9                        /* bytes; GB = 1e9 as in the sources */
+#define TFLOPS 1e12
+#define US FS_NS_PER_US
+
+/*
+ * Efficiency defaults.  Calibrated values exist only for A100 and H100, from
+ * Vidur's per-layer operator profiles [S56] (gpu_facts.md §4): MFU = mean of
+ * the measured TP1 GEMM points at >= 512 tokens, MBU = mean of the 1-token
+ * weight-streaming points.  Every other GPU takes the DEFAULT_* values (the
+ * rounded lower end of both A100/H100 ranges) and says "uncalibrated".
+ */
+#define MFU_A100 0.72      /* S56 derived: 0.70, 0.72, 0.72, 0.76 */
+#define MBU_A100 0.76      /* S56 derived: 1.52 and 1.60 TB/s of 2.039 = 0.75, 0.78 */
+#define MFU_H100 0.71      /* S56 derived: 0.64, 0.75, 0.76, 0.69 */
+#define MBU_H100 0.82      /* S56 derived: 2.60 and 2.89 TB/s of 3.35 = 0.78, 0.86 */
+#define MFU_DEFAULT 0.70   /* S56 derived: lower end of 0.70-0.78 */
+#define MBU_DEFAULT 0.75   /* S56 derived: lower end of 0.75-0.86 */
+/* Non-GEMM ops add ~9-17% to a 1-token layer at TP1 [S56 derived]:
+ * A100 Llama-2-7B 0.266 ms x 0.13 ~ 35 us, H100 0.156 ms x 0.13 ~ 20 us. */
+#define LAYER_A100_NS (30 * US)
+#define LAYER_H100_NS (20 * US)
+#define LAYER_DEFAULT_NS (30 * US)
+/* CPU-side work per engine step and per sequence: no number in the
+ * references (S70 only says scheduling + API server took 62% of step time
+ * in vLLM v0.5.3 on H100); an engineering estimate awaiting calibration. */
+#define ITER_DEFAULT_NS (1000 * US)
+#define SEQ_DEFAULT_NS (10 * US)
+/* NCCL all-reduce small-message floors, Vidur DGX profiles [S29]: A100
+ * ~10 us at TP2, ~60 us at TP4/8; H100 ~7 us at TP2, ~37 us at TP4/8.  The
+ * TP4/8 floor is used (large models are where TP is used). */
+#define ALLREDUCE_A100_NS (60 * US)
+#define ALLREDUCE_H100_NS (37 * US)
+#define ALLREDUCE_DEFAULT_NS (60 * US)
+
+/*
+ * Monthly price: no per-GPU monthly quote exists in the references, so it is
+ * derived as on-demand x (1 - 40% commitment discount) x 730 h.  The 40% is
+ * inside both quoted ranges: AWS reserved/Savings Plans GPU 30-60% off [S42],
+ * 1-yr committed H100 35-40% off [S43].
+ */
+#define MONTHLY_USD(od_usd_per_h) ((od_usd_per_h) * (1.0 - 0.40) * 730.0)
+#define MONTHLY_NOTE "monthly derived: on-demand x 0.60 x 730 h (S42, S43)"
+#define RUNPOD "S37 deploybase.ai RunPod pricing table, on-demand / spot, Mar 2026; " \
+	MONTHLY_NOTE
+#define UNCAL "uncalibrated: A100/H100-derived default efficiencies (S56); " \
+	"iteration/per-sequence overheads are estimates (S70 qualitative)"
+
+static const struct fs_gpu_spec gpus[] = {
+{
+	.id = "rtx4090",
+	.aliases = "rtx-4090,4090,rtx 4090,geforce-rtx-4090,nvidia-rtx-4090",
+	.display_name = "NVIDIA GeForce RTX 4090",
+	.mem_bytes = 24 * GB,                    /* S3: 24 GB GDDR6X */
+	.mem_bw_bytes_per_s = 1008 * GB,         /* S1, S3: 1008 GB/s */
+	.fp16_flops_per_s = 165.2 * TFLOPS,      /* S2: FP16 with FP32 accumulate, half rate */
+	.fp8_flops_per_s = 330.3 * TFLOPS,       /* Ada whitepaper, recalled (gpu_facts †) */
+	.int8_ops_per_s = 660.6 * TFLOPS,        /* S2: INT8 dense (sparse / 2) */
+	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16, no NVLink */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 450,                            /* S3 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0.60,       /* S37: RunPod, Mar 2026 */
+	.price_spot_usd_per_h = 0.34,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(0.60),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S2 LLM-Viewer fork (Ada "
+		"whitepaper sparse/2); S3 techgoing/grafikkarten RTX 4090 articles",
+	.notes = "FP16 tensor math with FP32 accumulate (BF16) runs at half rate: "
+		"165.2 TFLOPS used, 330.3 with FP16 accumulate; FP8 figure recalled "
+		"from the Ada whitepaper, not found verbatim; " UNCAL,
+},
+{
+	.id = "rtx6000-ada",
+	.aliases = "rtx-6000-ada,rtx6000ada,rtx-6000,rtx6000,6000-ada,rtx 6000 ada",
+	.display_name = "NVIDIA RTX 6000 Ada Generation",
+	.mem_bytes = 48 * GB,                    /* S1: 48 GB GDDR6 ECC */
+	.mem_bw_bytes_per_s = 960 * GB,          /* S4 */
+	.fp16_flops_per_s = 364.2 * TFLOPS,      /* S1: full-rate professional AD102 */
+	.fp8_flops_per_s = 728 * TFLOPS,         /* recalled, ~728 (gpu_facts †) */
+	.int8_ops_per_s = 728.5 * TFLOPS,        /* S1 */
+	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16, no NVLink */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 300,                            /* S4 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0,          /* no anchor in the references */
+	.price_spot_usd_per_h = 0,
+	.price_monthly_usd = 0,
+	.price_date = "", .price_source = "none found (Lambda/RunPod A6000 quotes are "
+		"the Ampere RTX A6000, not this card)",
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S4 grafikkarten.com / "
+		"cputronic.com RTX 6000 Ada pages",
+	.notes = "no price anchor: prices are 0; FP8 recalled from the Ada whitepaper; "
+		UNCAL,
+},
+{
+	.id = "l4",
+	.aliases = "nvidia-l4,l4-24g,l4-24gb",
+	.display_name = "NVIDIA L4",
+	.mem_bytes = 24 * GB,                    /* S5 */
+	.mem_bw_bytes_per_s = 300 * GB,          /* S5 */
+	.fp16_flops_per_s = 121 * TFLOPS,        /* S1, S5: 242 sparse / 2 */
+	.fp8_flops_per_s = 242 * TFLOPS,         /* S1, S5: 485 sparse / 2 */
+	.int8_ops_per_s = 242 * TFLOPS,          /* S1 */
+	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16 */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 72,                             /* S5 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0.78,       /* S37: RunPod, Mar 2026 */
+	.price_spot_usd_per_h = 0.44,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(0.78),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S5 grokipedia L4 vs L40S, "
+		"sourcecode.com L4/L40S compare",
+	.notes = "AWS g6.2xlarge (1x L4) lists 0.9776 on-demand, 0.37-0.45 spot "
+		"(SkyPilot catalogue v7, SC§4); " UNCAL,
+},
+{
+	.id = "l40s",
+	.aliases = "l40-s,nvidia-l40s,l40s-48g,l40s-48gb",
+	.display_name = "NVIDIA L40S",
+	.mem_bytes = 48 * GB,                    /* S1 */
+	.mem_bw_bytes_per_s = 864 * GB,          /* S1 */
+	.fp16_flops_per_s = 362 * TFLOPS,        /* S6: 362.05 BF16 dense */
+	.fp8_flops_per_s = 733 * TFLOPS,         /* S6 */
+	.int8_ops_per_s = 733 * TFLOPS,          /* S1, S6 */
+	.link_bytes_per_s = 64 * GB,             /* S6: PCIe Gen4 64 GB/s bidir, no NVLink */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 350,                            /* S6 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 1.40,       /* S37: RunPod, Mar 2026 */
+	.price_spot_usd_per_h = 0.79,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(1.40),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S6 mullet.se L40/L40S "
+		"datasheet table, itcreations.com L40S",
+	.notes = UNCAL,
+},
+{
+	.id = "a10g",
+	.aliases = "nvidia-a10g,a10g-24g,a10g-24gb",
+	.display_name = "NVIDIA A10G (AWS g5)",
+	.mem_bytes = 24 * GB,                    /* S8 */
+	.mem_bw_bytes_per_s = 600 * GB,          /* S8 */
+	.fp16_flops_per_s = 70 * TFLOPS,         /* S8, UNCERTAIN: recollection of its table */
+	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
+	.int8_ops_per_s = 0,                     /* not verified (0 = unknown here) */
+	.link_bytes_per_s = 64 * GB,             /* S8: PCIe 4.0 (x16 assumed) */
+	.interconnect = "PCIe 4.0",
+	.tdp_w = 0,                              /* not verified */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 1.006,      /* S36: g5.xlarge us-east-1, Jun 2026 */
+	.price_spot_usd_per_h = 0.59,            /* SC§4: g5.12xlarge spot 1.99-2.73 / 4, midpoint */
+	.price_monthly_usd = MONTHLY_USD(1.006),
+	.price_date = "2026-06",
+	.price_source = "S36 factualminds.com EC2 on-demand pricing 2026 (g5.xlarge, "
+		"us-east-1); spot: SkyPilot catalogue v7 AWS us-east-1 g5.12xlarge "
+		"(undated, spot_and_cost.md §4) per GPU; " MONTHLY_NOTE,
+	.spec_source = "S8 baseten.co A10 vs A10G blog",
+	.notes = "FP16 TFLOPS UNCERTAIN (~70, below the A10's 125; S8's table not "
+		"visible in the excerpt); INT8 and TDP not verified (0); spot price "
+		"undated; on-demand matches Melange's 1.01 (SC§1); " UNCAL,
+},
+{
+	.id = "a10",
+	.aliases = "nvidia-a10,a10-24g,a10-24gb",
+	.display_name = "NVIDIA A10",
+	.mem_bytes = 24 * GB,                    /* S7 */
+	.mem_bw_bytes_per_s = 600 * GB,          /* S7, S8 */
+	.fp16_flops_per_s = 125 * TFLOPS,        /* S7 */
+	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
+	.int8_ops_per_s = 250 * TFLOPS,          /* S7 */
+	.link_bytes_per_s = 64 * GB,             /* S7: PCIe 4.0 x16 */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 150,                            /* datasheet value, not found verbatim (‡) */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0,          /* no anchor in the references */
+	.price_spot_usd_per_h = 0,
+	.price_monthly_usd = 0,
+	.price_date = "", .price_source = "none found (AWS rents the A10G, see a10g)",
+	.spec_source = "S7 astroC86/gpu-datasheet README; S8 baseten.co A10 vs A10G",
+	.notes = "no price anchor: prices are 0; TDP 150 W is the datasheet value, "
+		"not found verbatim; " UNCAL,
+},
+{
+	.id = "t4",
+	.aliases = "tesla-t4,nvidia-t4,t4-16g,t4-16gb",
+	.display_name = "NVIDIA T4",
+	.mem_bytes = 16 * GB,                    /* S9 */
+	.mem_bw_bytes_per_s = 320 * GB,          /* S9: sysrqmts.com */
+	.fp16_flops_per_s = 65 * TFLOPS,         /* S9: mixed FP16 */
+	.fp8_flops_per_s = 0,                    /* Turing: no FP8 */
+	.int8_ops_per_s = 130 * TFLOPS,          /* S9 (INT4 260, S10) */
+	.link_bytes_per_s = 32 * GB,             /* S9: PCIe 3.0 x16 */
+	.interconnect = "PCIe 3.0 x16",
+	.tdp_w = 70,                             /* S9 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0.526,      /* SC§4: g4dn.xlarge us-east-1 */
+	.price_spot_usd_per_h = 0.19,            /* SC§4: 0.1845-0.2010 across AZs */
+	.price_monthly_usd = MONTHLY_USD(0.526),
+	.price_date = "undated",
+	.price_source = "SkyPilot catalogue v7 AWS us-east-1 g4dn.xlarge (snapshot "
+		"date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
+	.spec_source = "S9 networkoutlet.com / sysrqmts.com T4 specs; S10 geektopia.es",
+	.notes = "price snapshot undated (catalogue refreshes every 7 h); " UNCAL,
+},
+{
+	.id = "v100",
+	.aliases = "v100-32g,v100-32gb,v100-sxm2,v100-sxm2-32g,v100-sxm2-32gb,tesla-v100",
+	.display_name = "NVIDIA V100 SXM2 32GB",
+	.mem_bytes = 32 * GB,                    /* S1: 16 or 32 GB HBM2 */
+	.mem_bw_bytes_per_s = 900 * GB,          /* S1 */
+	.fp16_flops_per_s = 125 * TFLOPS,        /* S11: SXM2 tensor */
+	.fp8_flops_per_s = 0,                    /* Volta: no FP8 */
+	.int8_ops_per_s = 0,                     /* S1: no INT8 tensor cores */
+	.link_bytes_per_s = 300 * GB,            /* S12: NVLink2 300 GB/s */
+	.interconnect = "NVLink2 300 GB/s",
+	.tdp_w = 300,                            /* datasheet value, not re-verified */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 3.9015,     /* SC§4: p3dn.24xlarge 31.212 / 8 */
+	.price_spot_usd_per_h = 0.44,            /* SC§4: 3.26-3.81 / 8, midpoint */
+	.price_monthly_usd = MONTHLY_USD(3.9015),
+	.price_date = "undated",
+	.price_source = "SkyPilot catalogue v7 AWS us-east-1 p3dn.24xlarge (8x "
+		"V100-32GB; snapshot date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S11 winston-zhang-orz/"
+		"gpu-specs; S12 leadtek.com GS4830NT",
+	.notes = "TDP is the datasheet value, not re-verified; price undated; " UNCAL,
+},
+{
+	.id = "v100-16g",
+	.aliases = "v100-16gb,v100-sxm2-16g,v100-sxm2-16gb",
+	.display_name = "NVIDIA V100 SXM2 16GB",
+	.mem_bytes = 16 * GB,                    /* S1 */
+	.mem_bw_bytes_per_s = 900 * GB,          /* S1 */
+	.fp16_flops_per_s = 125 * TFLOPS,        /* S11 */
+	.fp8_flops_per_s = 0,
+	.int8_ops_per_s = 0,                     /* S1: no INT8 tensor cores */
+	.link_bytes_per_s = 300 * GB,            /* S12 */
+	.interconnect = "NVLink2 300 GB/s",
+	.tdp_w = 300,                            /* datasheet value, not re-verified */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 3.06,       /* SC§4: p3.8xlarge 12.24 / 4 */
+	.price_spot_usd_per_h = 0.54,            /* SC§4: 1.75-2.55 / 4, midpoint */
+	.price_monthly_usd = MONTHLY_USD(3.06),
+	.price_date = "undated",
+	.price_source = "SkyPilot catalogue v7 AWS us-east-1 p3.8xlarge (4x V100 "
+		"16GB; snapshot date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S11; S12",
+	.notes = "Can't-Be-Late uses p3.2xlarge 3.06 on-demand / 0.9731 spot (SC§1); "
+		"price undated; " UNCAL,
+},
+{
+	.id = "a100-40g",
+	.aliases = "a100-40gb,a100-40g-sxm,a100-sxm4-40gb,a100-40gb-sxm",
+	.display_name = "NVIDIA A100 40GB SXM",
+	.mem_bytes = 40 * GB,                    /* S1, S13 */
+	.mem_bw_bytes_per_s = 1555 * GB,         /* S1, S7: 1.555 TB/s */
+	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13: 624 sparse / 2 */
+	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
+	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
+	.link_bytes_per_s = 600 * GB,            /* S1, S13: NVLink3 */
+	.interconnect = "NVLink3 600 GB/s",
+	.tdp_w = 400,                            /* S13 */
+	.mfu = MFU_A100, .mbu = MBU_A100,        /* A100-80G SXM calibration, same GA100 */
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_A100_NS, .allreduce_latency_ns = ALLREDUCE_A100_NS,
+	.price_on_demand_usd_per_h = 4.0966,     /* SC§4: p4d.24xlarge 32.7726 / 8 */
+	.price_spot_usd_per_h = 0.92,            /* SC§4: 5.09-9.61 / 8, midpoint */
+	.price_monthly_usd = MONTHLY_USD(4.0966),
+	.price_date = "undated",
+	.price_source = "SkyPilot catalogue v7 AWS us-east-1 p4d.24xlarge (snapshot "
+		"date unknown, before the June-2025 AWS cut, S32; spot_and_cost.md §4); "
+		MONTHLY_NOTE,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S7 astroC86/gpu-datasheet; "
+		"S13 NVIDIA A100 datasheet",
+	.notes = "efficiencies from the A100-80G SXM measurements (S56), not measured "
+		"on this SKU; AWS on-demand is pre-June-2025-cut list price; Lambda "
+		"quotes 1.29/GPU-h (SC§4); overheads are estimates",
+},
+{
+	.id = "a100-80g",
+	.aliases = "a100-80g-sxm,a100-80gb,a100-80gb-sxm,a100-sxm4-80gb,a100-sxm,a100",
+	.display_name = "NVIDIA A100 80GB SXM",
+	.mem_bytes = 80 * GB,                    /* S1, S13 */
+	.mem_bw_bytes_per_s = 2039 * GB,         /* S14 */
+	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13 */
+	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
+	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
+	.link_bytes_per_s = 600 * GB,            /* S14: NVLink3 600 GB/s */
+	.interconnect = "NVLink3 600 GB/s",
+	.tdp_w = 400,                            /* S13 */
+	.mfu = MFU_A100, .mbu = MBU_A100,        /* calibrated: S56 */
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_A100_NS, .allreduce_latency_ns = ALLREDUCE_A100_NS,
+	.price_on_demand_usd_per_h = 2.45,       /* S37: RunPod A100 SXM 80GB, Mar 2026 */
+	.price_spot_usd_per_h = 1.39,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(2.45),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S13 NVIDIA A100 datasheet; "
+		"S14 LLM-Prof hardware_spec.md",
+	.notes = "MFU/MBU calibrated on Vidur A100 profiles (S56); all-reduce floor "
+		"is TP4/8 (~10 us at TP2, S29); iteration/per-sequence overheads are "
+		"estimates",
+},
+{
+	.id = "a100-80g-pcie",
+	.aliases = "a100-80gb-pcie,a100-pcie,a100-pcie-80gb,a100-pcie-80g",
+	.display_name = "NVIDIA A100 80GB PCIe",
+	.mem_bytes = 80 * GB,                    /* S13 */
+	.mem_bw_bytes_per_s = 1935 * GB,         /* S7: 1.94 TB/s */
+	.fp16_flops_per_s = 312 * TFLOPS,        /* S13 */
+	.fp8_flops_per_s = 0,
+	.int8_ops_per_s = 624 * TFLOPS,          /* S13 */
+	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16 (NVLink bridge pairs only) */
+	.interconnect = "PCIe 4.0 x16",
+	.tdp_w = 300,                            /* S13: datasheet value (‡) */
+	.mfu = MFU_A100, .mbu = MBU_A100,        /* A100-80G SXM calibration */
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_A100_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 2.10,       /* S37: RunPod A100 PCIe, Mar 2026 */
+	.price_spot_usd_per_h = 1.19,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(2.10),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S7 astroC86/gpu-datasheet; S13 NVIDIA A100 datasheet",
+	.notes = "an optional NVLink bridge (600 GB/s) joins pairs only, so the link "
+		"is PCIe; efficiencies from the A100-80G SXM measurements, not measured "
+		"on this SKU; all-reduce floor uncalibrated for PCIe",
+},
+{
+	.id = "h100",
+	.aliases = "h100-sxm,h100-sxm5,h100-80g,h100-80gb,h100-sxm5-80gb,h100-sxm-80gb",
+	.display_name = "NVIDIA H100 SXM5 80GB",
+	.mem_bytes = 80 * GB,                    /* S15 */
+	.mem_bw_bytes_per_s = 3350 * GB,         /* S15, S16 */
+	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S15 */
+	.fp8_flops_per_s = 1979 * TFLOPS,        /* S17 */
+	.int8_ops_per_s = 1979 * TFLOPS,         /* S1, S17 */
+	.link_bytes_per_s = 900 * GB,            /* S15: NVLink4 */
+	.interconnect = "NVLink4 900 GB/s",
+	.tdp_w = 700,                            /* S15, S17 */
+	.mfu = MFU_H100, .mbu = MBU_H100,        /* calibrated: S56 */
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_H100_NS, .allreduce_latency_ns = ALLREDUCE_H100_NS,
+	.price_on_demand_usd_per_h = 4.76,       /* S37: RunPod H100 SXM, Mar 2026 */
+	.price_spot_usd_per_h = 2.69,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(4.76),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S15 glennklockwood.com H100; S16 gpu.blog / awesomeagents.ai; "
+		"S17 pricegpu.pages.dev H100 vs A100",
+	.notes = "MFU/MBU calibrated on Vidur H100 profiles (S56); some tools use "
+		"3.0-3.07 TB/s; all-reduce floor is TP4/8 (~7 us at TP2, S29); other "
+		"on-demand anchors: tier-2 clouds 2.49-2.85 (S43), AWS ~3.90 after the "
+		"June-2025 cut (S33), 12.29 before (S31); overheads are estimates",
+},
+{
+	.id = "h100-pcie",
+	.aliases = "h100-pcie-80g,h100-pcie-80gb",
+	.display_name = "NVIDIA H100 PCIe 80GB",
+	.mem_bytes = 80 * GB,                    /* S1 */
+	.mem_bw_bytes_per_s = 2000 * GB,         /* S18: >2,000 GB/s (LLM-Viewer 2048) */
+	.fp16_flops_per_s = 756 * TFLOPS,        /* S1: 1513 sparse / 2 */
+	.fp8_flops_per_s = 1513 * TFLOPS,        /* S1 */
+	.int8_ops_per_s = 1513 * TFLOPS,         /* S1 */
+	.link_bytes_per_s = 128 * GB,            /* S15: PCIe 5.0 x16 (bridge pairs only) */
+	.interconnect = "PCIe 5.0 x16",
+	.tdp_w = 350,                            /* S18: 300-350 configurable */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 3.51,       /* S37: RunPod H100 PCIe, Mar 2026 */
+	.price_spot_usd_per_h = 1.99,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(3.51),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S18 H100 PCIe product "
+		"brief PB-11133-001",
+	.notes = "memory bandwidth ~2000 GB/s (LLM-Viewer uses 2048); optional NVLink "
+		"bridge (600 GB/s) joins pairs only; " UNCAL,
+},
+{
+	.id = "h200",
+	.aliases = "h200-sxm,h200-141g,h200-141gb,h200-sxm-141gb",
+	.display_name = "NVIDIA H200 SXM 141GB",
+	.mem_bytes = 141 * GB,                   /* S19 */
+	.mem_bw_bytes_per_s = 4800 * GB,         /* S20 */
+	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S1, S24 */
+	.fp8_flops_per_s = 1978.9 * TFLOPS,      /* S24 */
+	.int8_ops_per_s = 1979 * TFLOPS,         /* S1 */
+	.link_bytes_per_s = 900 * GB,            /* S19: 18x NVLink, 900 GB/s */
+	.interconnect = "NVLink4 900 GB/s",
+	.tdp_w = 700,                            /* S19: TGP */
+	.mfu = MFU_H100, .mbu = MBU_H100,        /* H100 calibration, same GH100 */
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_H100_NS, .allreduce_latency_ns = ALLREDUCE_H100_NS,
+	.price_on_demand_usd_per_h = 6.35,       /* S37: RunPod, Mar 2026 */
+	.price_spot_usd_per_h = 3.59,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(6.35),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S19 MLCommons inference "
+		"v4.1 H200 system JSON; S20 LLM-Viewer H200 entry; S24 MI300X-vs-H200 report",
+	.notes = "uncalibrated: H100-derived efficiencies (same GH100 silicon, S56); "
+		"AWS Capacity Blocks p5e 5.408/GPU-h (S35); overheads are estimates",
+},
+{
+	.id = "b200",
+	.aliases = "b200-sxm,hgx-b200,b200-180g,b200-180gb",
+	.display_name = "NVIDIA B200 (HGX)",
+	.mem_bytes = 180 * GB,                   /* S21, S22: 180 usable (192 marketing) */
+	.mem_bw_bytes_per_s = 8000 * GB,         /* S21, S23 */
+	.fp16_flops_per_s = 2250 * TFLOPS,       /* S21: 4500 sparse */
+	.fp8_flops_per_s = 4500 * TFLOPS,        /* S21 */
+	.int8_ops_per_s = 4500 * TFLOPS,         /* S1 */
+	.link_bytes_per_s = 1800 * GB,           /* S23: NVLink5 1.8 TB/s */
+	.interconnect = "NVLink5 1800 GB/s",
+	.tdp_w = 1000,                           /* S21, S22: TGP */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_H100_NS, .allreduce_latency_ns = ALLREDUCE_H100_NS,
+	.price_on_demand_usd_per_h = 10.57,      /* S37: RunPod, Mar 2026 */
+	.price_spot_usd_per_h = 5.98,            /* S37 */
+	.price_monthly_usd = MONTHLY_USD(10.57),
+	.price_date = "2026-03", .price_source = RUNPOD,
+	.spec_source = "S1 LLM-Viewer; S21 glennklockwood.com B200; S22 MLCommons v6.0 "
+		"Nebius B200 JSON; S23 docs.vultr.com HGX B200 overview",
+	.notes = "per-layer and all-reduce floors borrowed from H100; " UNCAL,
+},
+{
+	.id = "mi300x",
+	.aliases = "mi300,amd-mi300x,instinct-mi300x,mi300x-192g,mi300x-192gb",
+	.display_name = "AMD Instinct MI300X",
+	.mem_bytes = 192 * GB,                   /* S25 */
+	.mem_bw_bytes_per_s = 5300 * GB,         /* S25 */
+	.fp16_flops_per_s = 1307.4 * TFLOPS,     /* S24: BF16 dense */
+	.fp8_flops_per_s = 2614.9 * TFLOPS,      /* S24 */
+	.int8_ops_per_s = 2614.9 * TFLOPS,       /* S1 */
+	.link_bytes_per_s = 896 * GB,            /* S25: xGMI aggregate, 8-GPU mesh */
+	.interconnect = "Infinity Fabric 896 GB/s",
+	.tdp_w = 750,                            /* S25 */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0,          /* no anchor in the references */
+	.price_spot_usd_per_h = 0,
+	.price_monthly_usd = 0,
+	.price_date = "", .price_source = "none found",
+	.spec_source = "S1 LLM-Viewer hardware_params.py; S24 alpharomercoma/"
+		"MI300X-vs-H200 REPORT.md; S25 gpu.blog / jaredwatkins.com MI300X",
+	.notes = "no price anchor: prices are 0; xGMI bandwidth is the 8-GPU mesh "
+		"aggregate; " UNCAL,
+},
+{
+	.id = "ascend-910b",
+	.aliases = "910b,ascend910b,ascend-910b2,ascend910b2,huawei-ascend-910b",
+	.display_name = "Huawei Ascend 910B (910B2)",
+	.mem_bytes = 64 * GB,                    /* S26, S27: 64 GB HBM2e */
+	.mem_bw_bytes_per_s = 1600 * GB,         /* S26: LOW CONFIDENCE (0.4-1.6 TB/s quoted) */
+	.fp16_flops_per_s = 353.8 * TFLOPS,      /* S26: 910B2 cube FP16 */
+	.fp8_flops_per_s = 0,                    /* S26: no FP8 */
+	.int8_ops_per_s = 707.9 * TFLOPS,        /* S26 */
+	.link_bytes_per_s = 196 * GB,            /* S26: HCCS intra-node (others quote 392) */
+	.interconnect = "HCCS 196 GB/s",
+	.tdp_w = 400,                            /* S27 et al.: ~310-400, low confidence */
+	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.price_on_demand_usd_per_h = 0,          /* no anchor: AutoDL/Chinese clouds not found */
+	.price_spot_usd_per_h = 0,
+	.price_monthly_usd = 0,
+	.price_date = "", .price_source = "none found (Chinese cloud prices not found)",
+	.spec_source = "S26 public perf-model HWConf (ASCEND910B2); S27 boardor.com, "
+		"vengineer.hatenablog.com; S28 gameofdimension/limulidae benchmarks",
+	.notes = "LOW CONFIDENCE: public figures disagree (HBM 0.4-1.6 TB/s; FP16 "
+		"245.7-353.8 by variant, ~320 often quoted; measured BF16 GEMM 328 "
+		"TFLOPS, S28; intra-node all_reduce measured only 18-72 GB/s, S28); "
+		"TDP ~310-400 W third-party; no price anchor: prices are 0; " UNCAL,
+},
+};
+
+size_t fs_catalog_n_gpus(void)
+{
+	return sizeof gpus / sizeof gpus[0];
+}
+
+const struct fs_gpu_spec *fs_catalog_gpu_at(size_t i)
+{
+	assert(i < fs_catalog_n_gpus());
+	return &gpus[i];
+}

@@ -1,0 +1,276 @@
+/*
+ * cli_catalog.c — `fleetsim catalog [gpus|models] [--json]`: print the
+ * built-in GPU and model tables as readable text, or as JSON (keys carry
+ * their units) with sources and notes.  Reads the catalogue only; all JSON
+ * nodes are owned here and freed before returning.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleetsim/catalog.h"
+#include "suggest.h"
+
+static const char catalog_help[] =
+	"usage: fleetsim catalog [gpus|models] [--json]\n"
+	"\n"
+	"List the built-in GPUs (memory, bandwidth, dense FP16/BF16 and FP8 tensor\n"
+	"TFLOPS, interconnect, TDP, example prices) and models (shape, parameters,\n"
+	"context, KV-cache bytes per token).  With no argument, both tables.\n"
+	"Prices are dated examples in USD per GPU, not quotes: override them in the\n"
+	"scenario.  --json prints every field with units, sources and notes.\n"
+	"Sources and caveats: docs/CATALOG.md.\n";
+
+enum which { WHICH_BOTH, WHICH_GPUS, WHICH_MODELS };
+
+/* "-" for a missing (zero) figure, else the number with `decimals`. */
+static void put_num(char *buf, size_t len, double x, int decimals)
+{
+	if (x == 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, x);
+}
+
+static void print_gpus(FILE *f)
+{
+	size_t i, n = fs_catalog_n_gpus();
+	const struct fs_gpu_spec *g;
+	char fp8[16], tdp[16], od[16], spot[16], month[16];
+
+	fprintf(f, "%-14s %6s %7s %7s %7s  %-24s %5s %6s %6s %7s  %s\n",
+	        "gpu", "mem GB", "BW GB/s", "FP16 TF", "FP8 TF", "interconnect",
+	        "TDP W", "OD $/h", "spot", "$/month", "price date");
+	for (i = 0; i < n; i++) {
+		g = fs_catalog_gpu_at(i);
+		put_num(fp8, sizeof fp8, g->fp8_flops_per_s / 1e12, 1);
+		put_num(tdp, sizeof tdp, g->tdp_w, 0);
+		put_num(od, sizeof od, g->price_on_demand_usd_per_h, 2);
+		put_num(spot, sizeof spot, g->price_spot_usd_per_h, 2);
+		put_num(month, sizeof month, g->price_monthly_usd, 0);
+		fprintf(f, "%-14s %6.0f %7.0f %7.1f %7s  %-24s %5s %6s %6s %7s  %s\n",
+		        g->id, g->mem_bytes / 1e9, g->mem_bw_bytes_per_s / 1e9,
+		        g->fp16_flops_per_s / 1e12, fp8, g->interconnect, tdp, od, spot,
+		        month, g->price_date[0] != '\0' ? g->price_date : "-");
+	}
+	fputs("TFLOPS dense.  Prices: dated examples, USD per GPU (\"-\": no anchor);\n"
+	      "$/month derived from on-demand.  Sources and caveats: --json or "
+	      "docs/CATALOG.md.\n", f);
+}
+
+static void print_models(FILE *f)
+{
+	size_t i, n = fs_catalog_n_models();
+	const struct fs_model_spec *m;
+	char heads[24];
+
+	fprintf(f, "%-15s %6s %6s %8s %6s %6s %8s %8s %8s %10s\n",
+	        "model", "layers", "hidden", "heads/kv", "FFN", "vocab",
+	        "params B", "active B", "max ctx", "KV KiB/tok");
+	for (i = 0; i < n; i++) {
+		m = fs_catalog_model_at(i);
+		snprintf(heads, sizeof heads, "%d/%d", m->heads, m->kv_heads);
+		fprintf(f, "%-15s %6d %6d %8s %6d %6d %8.2f %8.2f %8lld %10.0f\n",
+		        m->id, m->layers, m->hidden, heads, m->ffn, m->vocab,
+		        m->params / 1e9, m->active_params / 1e9,
+		        (long long)m->max_context_tokens,
+		        (double)fs_catalog_kv_bytes_per_token(m, 2) / 1024.0);
+	}
+	fputs("KV KiB/tok: K and V over all layers in bf16.  FFN is per expert for "
+	      "MoE.\n", f);
+}
+
+/* A number rounded to 9 significant digits, so derived figures such as
+ * 0.6 x 730 x price print cleanly. */
+static cJSON *number(double x)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof buf, "%.9g", x);
+	return cJSON_CreateNumber(strtod(buf, NULL));
+}
+
+static void add_num(cJSON *o, const char *key, double x)
+{
+	cJSON_AddItemToObject(o, key, number(x));
+}
+
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	cJSON_AddItemToObject(o, key, cJSON_CreateString(s));
+}
+
+static cJSON *alias_array(const char *aliases)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *p = aliases, *comma;
+	char buf[256];
+	size_t len;
+
+	while (*p != '\0') {
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		snprintf(buf, sizeof buf, "%.*s", (int)len, p);
+		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+		p += len + (comma != NULL);
+	}
+	return a;
+}
+
+static cJSON *gpu_json(const struct fs_gpu_spec *g)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "id", g->id);
+	cJSON_AddItemToObject(o, "aliases", alias_array(g->aliases));
+	add_str(o, "display_name", g->display_name);
+	add_num(o, "mem_bytes", g->mem_bytes);
+	add_num(o, "mem_bw_bytes_per_s", g->mem_bw_bytes_per_s);
+	add_num(o, "fp16_flops_per_s", g->fp16_flops_per_s);
+	add_num(o, "fp8_flops_per_s", g->fp8_flops_per_s);
+	add_num(o, "int8_ops_per_s", g->int8_ops_per_s);
+	add_num(o, "link_bytes_per_s", g->link_bytes_per_s);
+	add_str(o, "interconnect", g->interconnect);
+	add_num(o, "tdp_w", g->tdp_w);
+	add_num(o, "mfu", g->mfu);
+	add_num(o, "mbu", g->mbu);
+	add_num(o, "iteration_overhead_ns", (double)g->iteration_overhead_ns);
+	add_num(o, "per_seq_overhead_ns", (double)g->per_seq_overhead_ns);
+	add_num(o, "layer_overhead_ns", (double)g->layer_overhead_ns);
+	add_num(o, "allreduce_latency_ns", (double)g->allreduce_latency_ns);
+	add_num(o, "price_on_demand_usd_per_h", g->price_on_demand_usd_per_h);
+	add_num(o, "price_spot_usd_per_h", g->price_spot_usd_per_h);
+	add_num(o, "price_monthly_usd", g->price_monthly_usd);
+	add_str(o, "price_date", g->price_date);
+	add_str(o, "price_source", g->price_source);
+	add_str(o, "spec_source", g->spec_source);
+	add_str(o, "notes", g->notes);
+	return o;
+}
+
+static cJSON *model_json(const struct fs_model_spec *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "id", m->id);
+	cJSON_AddItemToObject(o, "aliases", alias_array(m->aliases));
+	add_str(o, "display_name", m->display_name);
+	add_num(o, "layers", m->layers);
+	add_num(o, "hidden", m->hidden);
+	add_num(o, "heads", m->heads);
+	add_num(o, "kv_heads", m->kv_heads);
+	add_num(o, "head_dim", m->head_dim);
+	add_num(o, "ffn", m->ffn);
+	add_num(o, "vocab", m->vocab);
+	add_num(o, "experts", m->experts);
+	add_num(o, "experts_per_token", m->experts_per_token);
+	add_num(o, "params", m->params);
+	add_num(o, "active_params", m->active_params);
+	add_num(o, "max_context_tokens", (double)m->max_context_tokens);
+	add_num(o, "kv_bytes_per_token_bf16", (double)fs_catalog_kv_bytes_per_token(m, 2));
+	add_str(o, "source", m->source);
+	add_str(o, "notes", m->notes);
+	return o;
+}
+
+static cJSON *gpus_json(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < fs_catalog_n_gpus(); i++)
+		cJSON_AddItemToArray(a, gpu_json(fs_catalog_gpu_at(i)));
+	return a;
+}
+
+static cJSON *models_json(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < fs_catalog_n_models(); i++)
+		cJSON_AddItemToArray(a, model_json(fs_catalog_model_at(i)));
+	return a;
+}
+
+/* Print the JSON for `which`: an array for one table, an object
+ * {"gpus": [...], "models": [...]} for both.  0 on success. */
+static int print_json(enum which which, FILE *f)
+{
+	cJSON *root;
+	char *text;
+	int rc;
+
+	if (which == WHICH_GPUS) {
+		root = gpus_json();
+	} else if (which == WHICH_MODELS) {
+		root = models_json();
+	} else {
+		root = cJSON_CreateObject();
+		cJSON_AddItemToObject(root, "gpus", gpus_json());
+		cJSON_AddItemToObject(root, "models", models_json());
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim catalog: out of memory formatting JSON\n");
+		return -1;
+	}
+	rc = fprintf(f, "%s\n", text) < 0 ? -1 : 0;
+	cJSON_free(text);
+	return rc;
+}
+
+int fs__cli_catalog(int argc, char **argv)
+{
+	static const char *const tables[] = { "gpus", "models", NULL };
+	enum which which = WHICH_BOTH;
+	int i, json = 0, have_table = 0, rc = 0;
+	const char *hint;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(catalog_help, stdout);
+			return FS_EXIT_OK;
+		}
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return fs__cli_usage_error("catalog", "unknown option \"%s\"", argv[i]);
+		if (have_table)
+			return fs__cli_usage_error("catalog", "expected one table, found a "
+			                           "second: \"%s\"", argv[i]);
+		if (strcmp(argv[i], "gpus") == 0) {
+			which = WHICH_GPUS;
+		} else if (strcmp(argv[i], "models") == 0) {
+			which = WHICH_MODELS;
+		} else {
+			hint = fs__suggest_nearest(argv[i], tables);
+			return fs__cli_usage_error("catalog", "expected \"gpus\" or \"models\", "
+			                           "found \"%s\"%s%s%s", argv[i],
+			                           hint != NULL ? " (did you mean \"" : "",
+			                           hint != NULL ? hint : "",
+			                           hint != NULL ? "\"?)" : "");
+		}
+		have_table = 1;
+	}
+	if (json) {
+		rc = print_json(which, stdout);
+	} else {
+		if (which != WHICH_MODELS)
+			print_gpus(stdout);
+		if (which == WHICH_BOTH)
+			fputc('\n', stdout);
+		if (which != WHICH_GPUS)
+			print_models(stdout);
+	}
+	if (rc != 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "fleetsim catalog: cannot write to standard output\n");
+		return FS_EXIT_RUNTIME;
+	}
+	return FS_EXIT_OK;
+}

@@ -1,0 +1,318 @@
+/*
+ * cli_estimate.c — `fleetsim estimate`: the memory plan and step times of one
+ * replica (model × GPU × TP) from the perf model, as a table or as JSON.
+ * No simulation: a pure function of the options.  Exit 2 for unknown names,
+ * bad options, or a model that does not fit (the numbers on stderr).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleetsim/catalog.h"
+#include "fleetsim/perf.h"
+
+#define GB 1e9
+
+static const char estimate_help[] =
+	"usage: fleetsim estimate --model M --gpu G [--tp N] [--prompt P] [--batch B]\n"
+	"                         [--context C] [--weights-dtype D] [--kv-dtype D]\n"
+	"                         [--gpu-mem-util U] [--kv-blocks N] [--step-table CSV]\n"
+	"                         [--json]\n"
+	"\n"
+	"Print the memory plan of one replica (weights, activation reserve, KV blocks)\n"
+	"and its step times from the roofline model (docs/MODEL.md, docs/VALIDATION.md):\n"
+	"  --tp N             tensor-parallel degree (default 1)\n"
+	"  --prompt P         prompt tokens for the prefill time at batch 1 (default 512)\n"
+	"  --batch B          decode batch (default 32)\n"
+	"  --context C        context tokens per sequence (default 2048)\n"
+	"  --weights-dtype D  fp16, bf16 (default), fp8, int8, int4\n"
+	"  --kv-dtype D       same choices (default bf16)\n"
+	"  --gpu-mem-util U   fraction of GPU memory to use (default 0.90)\n"
+	"  --kv-blocks N      pin the KV block count instead of deriving it\n"
+	"  --step-table CSV   use a measured step table for the step times\n"
+	"  --json             one JSON object on stdout\n"
+	"Peak decode throughput is at the largest batch whose KV fits at context C,\n"
+	"capped at 256 sequences (vLLM's max_num_seqs).  Models and GPUs:\n"
+	"fleetsim catalog.\n";
+
+struct opts {
+	const char *model, *gpu, *table_path;
+	int64_t tp, prompt_tokens, batch, context_tokens, kv_blocks;
+	enum fs_dtype weight_dtype, kv_dtype;
+	double gpu_mem_util;
+	int json;
+};
+
+static int parse_util(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (text[0] == '\0' || *end != '\0' || errno != 0 || !(v > 0 && v <= 1)) {
+		fprintf(stderr, "fleetsim estimate: --gpu-mem-util: expected a number in "
+		        "(0, 1], found \"%s\"\n", text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_dtype(const char *option, const char *text, enum fs_dtype *out)
+{
+	if (fs_dtype_parse(text, out) == 0)
+		return 0;
+	fprintf(stderr, "fleetsim estimate: %s: expected fp16, bf16, fp8, int8 or int4, "
+	        "found \"%s\"\n", option, text);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->tp = 1;
+	o->prompt_tokens = 512;
+	o->batch = 32;
+	o->context_tokens = 2048;
+	o->weight_dtype = FS_DTYPE_BF16;
+	o->kv_dtype = FS_DTYPE_BF16;
+	o->gpu_mem_util = 0.90;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = 0;
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(estimate_help, stdout);
+			return 1;
+		}
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			continue;
+		}
+		if (a[0] != '-' || a[1] != '-')
+			return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", a);
+		if (v == NULL)
+			return fs__cli_usage_error("estimate", "%s needs a value", a);
+		i++;
+		if (strcmp(a, "--model") == 0)
+			o->model = v;
+		else if (strcmp(a, "--gpu") == 0)
+			o->gpu = v;
+		else if (strcmp(a, "--step-table") == 0)
+			o->table_path = v;
+		else if (strcmp(a, "--tp") == 0)
+			rc = fs__cli_parse_int("estimate", a, v, 1, 64, &o->tp);
+		else if (strcmp(a, "--prompt") == 0)
+			rc = fs__cli_parse_int("estimate", a, v, 1, INT64_C(10000000), &o->prompt_tokens);
+		else if (strcmp(a, "--batch") == 0)
+			rc = fs__cli_parse_int("estimate", a, v, 1, INT64_C(1000000), &o->batch);
+		else if (strcmp(a, "--context") == 0)
+			rc = fs__cli_parse_int("estimate", a, v, 1, INT64_C(100000000), &o->context_tokens);
+		else if (strcmp(a, "--kv-blocks") == 0)
+			rc = fs__cli_parse_int("estimate", a, v, 1, INT64_C(1000000000000), &o->kv_blocks);
+		else if (strcmp(a, "--weights-dtype") == 0)
+			rc = parse_dtype(a, v, &o->weight_dtype);
+		else if (strcmp(a, "--kv-dtype") == 0)
+			rc = parse_dtype(a, v, &o->kv_dtype);
+		else if (strcmp(a, "--gpu-mem-util") == 0)
+			rc = parse_util(v, &o->gpu_mem_util);
+		else
+			return fs__cli_usage_error("estimate", "unknown option \"%s\"", a);
+		if (rc != 0)
+			return FS_EXIT_INPUT;
+	}
+	if (o->model == NULL || o->gpu == NULL)
+		return fs__cli_usage_error("estimate", "--model and --gpu are required");
+	return 0;
+}
+
+/* Results beyond the memory plan. */
+struct estimate {
+	int64_t max_seqs, peak_batch;
+	double prefill_ms, decode_ms, decode_tokens_per_s, peak_tokens_per_s;
+	double decode_flops, decode_bytes;
+};
+
+static void compute(const struct fs_perf_cfg *cfg, const struct opts *o,
+                    const struct fs_mem_plan *plan, struct estimate *r)
+{
+	memset(r, 0, sizeof *r);
+	r->max_seqs = fs_perf_max_seqs_at_context(plan, cfg->block_tokens, o->context_tokens);
+	r->prefill_ms = (double)fs_perf_prefill_ns(cfg, o->prompt_tokens) / 1e6;
+	r->decode_ms = (double)fs_perf_decode_ns(cfg, o->batch, o->context_tokens) / 1e6;
+	r->decode_tokens_per_s = (double)o->batch / (r->decode_ms / 1e3);
+	/* Decode throughput grows with the batch (P20): its peak is at the
+	 * largest batch that fits, capped at max_num_seqs. */
+	r->peak_batch = r->max_seqs < cfg->max_seqs ? r->max_seqs : cfg->max_seqs;
+	if (r->peak_batch > 0)
+		r->peak_tokens_per_s = (double)r->peak_batch /
+		                       ((double)fs_perf_decode_ns(cfg, r->peak_batch,
+		                                                  o->context_tokens) / 1e9);
+}
+
+static void print_json(const struct fs_perf_cfg *cfg, const struct opts *o,
+                       const struct fs_mem_plan *p, const struct estimate *r)
+{
+	printf("{\n");
+	printf("  \"model\": \"%s\",\n  \"gpu\": \"%s\",\n  \"tp\": %d,\n",
+	       cfg->model->id, cfg->gpu->id, cfg->tp);
+	printf("  \"weights_dtype\": \"%s\",\n  \"kv_dtype\": \"%s\",\n",
+	       fs_dtype_name(cfg->weight_dtype), fs_dtype_name(cfg->kv_dtype));
+	printf("  \"gpu_mem_util\": %.4f,\n", cfg->gpu_mem_util);
+	printf("  \"mem_bytes_per_gpu\": %.0f,\n", cfg->gpu->mem_bytes);
+	printf("  \"usable_bytes_per_gpu\": %.0f,\n", p->usable_bytes_per_gpu);
+	printf("  \"weights_bytes\": %.0f,\n", p->weights_bytes_per_gpu * cfg->tp);
+	printf("  \"weights_bytes_per_gpu\": %.0f,\n", p->weights_bytes_per_gpu);
+	printf("  \"activation_bytes_per_gpu\": %.0f,\n", p->activation_bytes_per_gpu);
+	printf("  \"kv_pool_bytes_per_gpu\": %.0f,\n", p->kv_pool_bytes_per_gpu);
+	printf("  \"needed_bytes_per_gpu\": %.0f,\n", p->needed_bytes_per_gpu);
+	printf("  \"kv_bytes_per_token\": %.0f,\n", p->kv_bytes_per_token);
+	printf("  \"kv_bytes_per_token_per_gpu\": %.0f,\n", p->kv_bytes_per_token_per_gpu);
+	printf("  \"block_tokens\": %d,\n", cfg->block_tokens);
+	printf("  \"kv_blocks\": %" PRId64 ",\n", p->fits ? p->kv_blocks : 0);
+	printf("  \"kv_tokens\": %" PRId64 ",\n",
+	       p->fits ? p->kv_blocks * cfg->block_tokens : 0);
+	printf("  \"context_tokens\": %" PRId64 ",\n", o->context_tokens);
+	if (p->fits) {
+		printf("  \"max_seqs_at_context\": %" PRId64 ",\n", r->max_seqs);
+		printf("  \"prompt_tokens\": %" PRId64 ",\n", o->prompt_tokens);
+		printf("  \"prefill_ms\": %.4f,\n", r->prefill_ms);
+		printf("  \"batch\": %" PRId64 ",\n", o->batch);
+		printf("  \"batch_fits_kv\": %s,\n", o->batch <= r->max_seqs ? "true" : "false");
+		printf("  \"decode_step_ms\": %.4f,\n", r->decode_ms);
+		printf("  \"decode_tokens_per_s\": %.2f,\n", r->decode_tokens_per_s);
+		printf("  \"peak_decode_batch\": %" PRId64 ",\n", r->peak_batch);
+		printf("  \"peak_decode_tokens_per_s\": %.2f,\n", r->peak_tokens_per_s);
+		printf("  \"step_model\": \"%s\",\n", cfg->table != NULL ? "table" : "roofline");
+	} else {
+		printf("  \"max_seqs_at_context\": 0,\n");
+	}
+	printf("  \"fits\": %s\n}\n", p->fits ? "true" : "false");
+}
+
+static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
+                       const struct fs_mem_plan *p, const struct estimate *r)
+{
+	printf("%s on %s, tp %d (weights %s, KV %s)\n", cfg->model->id, cfg->gpu->id,
+	       cfg->tp, fs_dtype_name(cfg->weight_dtype), fs_dtype_name(cfg->kv_dtype));
+	printf("memory per GPU\n");
+	printf("  usable              %8.2f GB  (%.1f GB x gpu_mem_util %.2f)\n",
+	       p->usable_bytes_per_gpu / GB, cfg->gpu->mem_bytes / GB, cfg->gpu_mem_util);
+	printf("  weights             %8.2f GB  (%.2f GB whole model)\n",
+	       p->weights_bytes_per_gpu / GB, p->weights_bytes_per_gpu * cfg->tp / GB);
+	printf("  activation reserve  %8.2f GB\n", p->activation_bytes_per_gpu / GB);
+	printf("  KV pool             %8.2f GB\n", p->kv_pool_bytes_per_gpu / GB);
+	printf("KV cache\n");
+	printf("  bytes per token     %.0f (replica), %.0f per GPU\n",
+	       p->kv_bytes_per_token, p->kv_bytes_per_token_per_gpu);
+	printf("  blocks              %" PRId64 " of %d tokens (%" PRId64 " tokens)\n",
+	       p->kv_blocks, cfg->block_tokens, p->kv_blocks * cfg->block_tokens);
+	printf("  max sequences       %" PRId64 " at context %" PRId64 "\n",
+	       r->max_seqs, o->context_tokens);
+	printf("step time (%s)\n", cfg->table != NULL ? "measured table" : "roofline");
+	printf("  prefill             %10.3f ms  (%" PRId64 " tokens, batch 1)\n",
+	       r->prefill_ms, o->prompt_tokens);
+	printf("  decode step         %10.3f ms  (batch %" PRId64 ", context %" PRId64
+	       ": %.0f tokens/s%s)\n", r->decode_ms, o->batch, o->context_tokens,
+	       r->decode_tokens_per_s, o->batch <= r->max_seqs ? "" : "; batch exceeds KV");
+	printf("  peak decode         %10.0f tokens/s at batch %" PRId64 "\n",
+	       r->peak_tokens_per_s, r->peak_batch);
+	printf("fits: yes\n");
+}
+
+static const struct fs_gpu_spec *find_gpu(const char *name)
+{
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu(name);
+	const char *s;
+
+	if (g != NULL)
+		return g;
+	s = fs_catalog_suggest_gpu(name);
+	if (s != NULL)
+		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; did you mean \"%s\"?\n",
+		        name, s);
+	else
+		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; see 'fleetsim "
+		        "catalog'\n", name);
+	return NULL;
+}
+
+static const struct fs_model_spec *find_model(const char *name)
+{
+	const struct fs_model_spec *m = fs_catalog_find_model(name);
+	const char *s;
+
+	if (m != NULL)
+		return m;
+	s = fs_catalog_suggest_model(name);
+	if (s != NULL)
+		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; did you mean "
+		        "\"%s\"?\n", name, s);
+	else
+		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; see 'fleetsim "
+		        "catalog'\n", name);
+	return NULL;
+}
+
+int fs__cli_estimate(int argc, char **argv)
+{
+	struct opts o;
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan plan;
+	struct fs_error err;
+	struct fs_step_table *table = NULL;
+	struct estimate r;
+	const struct fs_gpu_spec *gpu;
+	const struct fs_model_spec *model;
+	int rc = parse_args(argc, argv, &o);
+
+	memset(&r, 0, sizeof r);
+	if (rc != 0)
+		return rc == 1 ? FS_EXIT_OK : rc;
+	model = find_model(o.model);
+	gpu = find_gpu(o.gpu);
+	if (model == NULL || gpu == NULL)
+		return FS_EXIT_INPUT;
+	fs_perf_cfg_defaults(&cfg, gpu, model);
+	cfg.tp = (int)o.tp;
+	cfg.weight_dtype = o.weight_dtype;
+	cfg.kv_dtype = o.kv_dtype;
+	cfg.gpu_mem_util = o.gpu_mem_util;
+	cfg.kv_blocks_pinned = o.kv_blocks;
+	if (o.table_path != NULL) {
+		table = fs_step_table_load(o.table_path, o.table_path, &err);
+		if (table == NULL) {
+			fs_error_print(&err);
+			return FS_EXIT_INPUT;
+		}
+		cfg.table = table;
+	}
+	if (fs_perf_plan_memory(&cfg, &plan, &err) != 0) {
+		char buf[2048];
+
+		fs_error_format(&err, buf, sizeof buf);
+		fprintf(stderr, "fleetsim estimate: %s\n", buf);
+		/* A configuration that is valid but too big still gets its numbers
+		 * in --json mode, with fits false. */
+		if (o.json && fs_perf_cfg_check(&cfg, NULL) == 0)
+			print_json(&cfg, &o, &plan, &r);
+		fs_step_table_free(table);
+		return FS_EXIT_INPUT;
+	}
+	compute(&cfg, &o, &plan, &r);
+	if (o.json)
+		print_json(&cfg, &o, &plan, &r);
+	else
+		print_text(&cfg, &o, &plan, &r);
+	fs_step_table_free(table);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "fleetsim estimate: cannot write to standard output\n");
+		return FS_EXIT_RUNTIME;
+	}
+	return FS_EXIT_OK;
+}

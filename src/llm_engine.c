@@ -1,0 +1,322 @@
+/*
+ * llm_engine.c — lifecycle, arrivals, step completion and counters of the
+ * LLM replica (see llm_engine.h); planning lives in llm_sched.c.  Finishing a
+ * step is vllm_semantics §0 phases D–E: every request whose computed tokens
+ * caught up with its tokens samples one, finished requests free their blocks
+ * at once.  Per step O(running); no allocation after the first steps.
+ */
+#include "fleetsim/llm_engine.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "llm_engine_internal.h"
+
+_Noreturn void fs__llm_fail(const char *what, const char *file, int line)
+{
+	fprintf(stderr, "fleetsim: internal error at %s:%d: llm engine: %s\n",
+	        file, line, what);
+	abort();
+}
+
+void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_num_seqs = 256;
+	cfg->max_num_batched_tokens = 8192;
+	cfg->enable_chunked_prefill = true;
+	cfg->long_prefill_token_threshold = 0;
+	cfg->policy = FS_LLM_POLICY_FCFS;
+	cfg->batching = FS_LLM_BATCHING_CONTINUOUS;
+	cfg->kv_blocks = 0;
+	cfg->block_tokens = FS_KV_BLOCK_TOKENS_DEFAULT;
+	cfg->max_model_len = 32768;
+	cfg->reserve_full_input = true;
+	cfg->kv_watermark = 0.0;
+	cfg->max_preemptions_per_request = 100;
+}
+
+static int check_cfg(const struct fs_llm_engine_cfg *c, struct fs_error *err)
+{
+	if (c->max_num_seqs < 1 || c->max_num_seqs > INT32_MAX)
+		return fs_error_set(err, NULL, "max_num_seqs",
+		                    "expected 1..%d, got %lld", INT32_MAX,
+		                    (long long)c->max_num_seqs);
+	if (c->max_num_batched_tokens < 1)
+		return fs_error_set(err, NULL, "max_num_batched_tokens",
+		                    "expected at least 1, got %lld",
+		                    (long long)c->max_num_batched_tokens);
+	if (c->max_model_len < 2)
+		return fs_error_set(err, NULL, "max_model_len",
+		                    "expected at least 2 tokens, got %lld",
+		                    (long long)c->max_model_len);
+	if (c->long_prefill_token_threshold < 0)
+		return fs_error_set(err, NULL, "long_prefill_token_threshold",
+		                    "expected 0 (off) or more, got %lld",
+		                    (long long)c->long_prefill_token_threshold);
+	if (c->max_preemptions_per_request < 0)
+		return fs_error_set(err, NULL, "max_preemptions_per_request",
+		                    "expected 0 (no limit) or more, got %lld",
+		                    (long long)c->max_preemptions_per_request);
+	if (c->policy != FS_LLM_POLICY_FCFS && c->policy != FS_LLM_POLICY_PRIORITY)
+		return fs_error_set(err, NULL, "policy", "unknown policy %d",
+		                    (int)c->policy);
+	if (c->batching != FS_LLM_BATCHING_CONTINUOUS &&
+	    c->batching != FS_LLM_BATCHING_STATIC)
+		return fs_error_set(err, NULL, "batching", "unknown batching %d",
+		                    (int)c->batching);
+	return 0;
+}
+
+struct fs_llm_engine *fs_llm_engine_alloc(const struct fs_llm_engine_cfg *cfg,
+                                          fs_step_cost_fn cost, void *cost_ctx,
+                                          struct fs_error *err)
+{
+	struct fs_llm_engine *e;
+	struct fs_kvcache kv;
+	struct fs_llm_engine_cfg c = *cfg;
+	size_t n;
+
+	if (cost == NULL) {
+		fs_error_set(err, NULL, "", "no step-cost function given");
+		return NULL;
+	}
+	if (check_cfg(&c, err) != 0)
+		return NULL;
+	if (fs_kvcache_init(&kv, c.kv_blocks, c.block_tokens, c.kv_watermark, err) != 0)
+		return NULL;
+	if (!c.enable_chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
+		c.max_num_batched_tokens = c.max_model_len;   /* MODEL: V4 */
+	if (c.max_num_seqs > c.max_num_batched_tokens) {
+		fs_error_set(err, NULL, "max_num_seqs",
+		             "max_num_seqs (%lld) must not exceed max_num_batched_tokens (%lld)",
+		             (long long)c.max_num_seqs, (long long)c.max_num_batched_tokens);
+		return NULL;
+	}
+	e = fs_xcalloc(1, sizeof *e);
+	e->cfg = c;
+	e->cost = cost;
+	e->cost_ctx = cost_ctx;
+	e->kv = kv;
+	e->free_head = LLM_NONE;
+	n = (size_t)c.max_num_seqs;
+	e->running = fs_xmalloc(n * sizeof *e->running);
+	e->rep_first = fs_xmalloc(n * sizeof *e->rep_first);
+	e->rep_done = fs_xmalloc(n * sizeof *e->rep_done);
+	e->rep_gaps = fs_xmalloc(n * sizeof *e->rep_gaps);
+	e->last_end_ns = INT64_MIN;
+	return e;
+}
+
+void fs_llm_engine_free(struct fs_llm_engine *e)
+{
+	if (e == NULL)
+		return;
+	free(e->seqs);
+	free(e->running);
+	free(e->waiting);
+	free(e->rep_first);
+	free(e->rep_done);
+	free(e->rep_gaps);
+	free(e->rep_preempted);
+	free(e->rep_rejected);
+	free(e);
+}
+
+static uint32_t seq_take(struct fs_llm_engine *e)
+{
+	uint32_t idx;
+
+	if (e->free_head != LLM_NONE) {
+		idx = e->free_head;
+		e->free_head = e->seqs[idx].next_free;
+		return idx;
+	}
+	LLM_CHECK(e->n_seqs < LLM_NONE, "more than 2^32-1 requests in one engine");
+	fs_xgrow((void **)&e->seqs, &e->cap_seqs, e->n_seqs + 1, sizeof *e->seqs);
+	return (uint32_t)e->n_seqs++;
+}
+
+void fs__llm_seq_release(struct fs_llm_engine *e, uint32_t idx)
+{
+	assert(idx < e->n_seqs && e->seqs[idx].kv_blocks == 0);
+	e->seqs[idx].next_free = e->free_head;
+	e->free_head = idx;
+}
+
+void fs__llm_reject(struct fs_llm_engine *e, uint32_t idx,
+                    enum fs_llm_reject reason)
+{
+	struct llm_seq *s = &e->seqs[idx];
+
+	fs_xgrow((void **)&e->rep_rejected, &e->cap_rejected, e->n_rejected + 1,
+	         sizeof *e->rep_rejected);
+	e->rep_rejected[e->n_rejected].slot = s->slot;
+	e->rep_rejected[e->n_rejected].reason = reason;
+	e->n_rejected++;
+	e->stats.rejected_by_guard++;
+	fs__llm_seq_release(e, idx);
+}
+
+enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
+                                     int64_t prompt_tokens, int64_t output_tokens,
+                                     int priority, uint64_t arrival_seq)
+{
+	const struct fs_llm_engine_cfg *c = &e->cfg;
+	struct llm_seq *s;
+	int64_t peak_tokens;
+	uint32_t idx;
+
+	if (prompt_tokens < 1 || output_tokens < 1) {
+		e->stats.rejected_at_add++;
+		return FS_LLM_REJECT_BAD_LENGTHS;
+	}
+	if (prompt_tokens >= c->max_model_len) {            /* MODEL: V10 */
+		e->stats.rejected_at_add++;
+		return FS_LLM_REJECT_PROMPT_TOO_LONG;
+	}
+	if (output_tokens > c->max_model_len - prompt_tokens)
+		output_tokens = c->max_model_len - prompt_tokens;   /* MODEL: V10 */
+	/* KV is written for every token but the last sampled one (V6); a request
+	 * that cannot hold that alone could never finish (MODEL: V11). */
+	peak_tokens = prompt_tokens + output_tokens - 1;
+	if (fs_kvcache_blocks_for_tokens(&e->kv, peak_tokens) > fs_kvcache_total(&e->kv)) {
+		e->stats.rejected_at_add++;
+		return FS_LLM_REJECT_KV_TOO_SMALL;
+	}
+	idx = seq_take(e);
+	s = &e->seqs[idx];
+	memset(s, 0, sizeof *s);
+	s->slot = slot;
+	s->priority = priority;
+	s->arrival_seq = arrival_seq;
+	s->prompt_tokens = prompt_tokens;
+	s->output_tokens = output_tokens;
+	s->last_token_ns = -1;
+	s->next_free = LLM_NONE;
+	fs__llm_wait_push(e, idx, false);
+	e->stats.added++;
+	return FS_LLM_ACCEPTED;
+}
+
+/* Phases D–E for one scheduled request: sample a token if its prefill (or
+ * re-prefill) is complete.  Returns true when it finished and was freed. */
+static bool sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
+                         struct fs_llm_report *r)
+{
+	struct llm_seq *s = &e->seqs[idx];
+
+	s->sched_tokens = 0;
+	if (s->computed_tokens < fs__llm_num_tokens(s))
+		return false;              /* partial prefill: no token (MODEL: V9) */
+	LLM_CHECK(s->computed_tokens == fs__llm_num_tokens(s),
+	          "computed more tokens than the request has");
+	s->generated++;
+	r->tokens_generated++;
+	if (s->generated == 1) {
+		e->rep_first[r->n_first_token++] = s->slot;    /* MODEL: V9 */
+	} else if (s->last_token_ns == e->step_begin_ns) {
+		r->itl_regular_seqs++;                         /* MODEL: V16 */
+	} else {
+		e->rep_gaps[r->n_itl_gaps].slot = s->slot;
+		e->rep_gaps[r->n_itl_gaps].gap_ns = now_ns - s->last_token_ns;
+		r->n_itl_gaps++;
+	}
+	s->last_token_ns = now_ns;
+	if (s->generated < s->output_tokens)
+		return false;
+	e->rep_done[r->n_done].slot = s->slot;                 /* MODEL: V9 */
+	e->rep_done[r->n_done].output_tokens = s->generated;
+	r->n_done++;
+	fs_kvcache_release(&e->kv, s->kv_blocks);
+	s->kv_blocks = 0;
+	e->stats.completed++;
+	fs__llm_seq_release(e, idx);
+	return true;
+}
+
+void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
+                            struct fs_llm_report *r)
+{
+	size_t i, kept = 0;
+
+	LLM_CHECK(e->in_step, "end_step without a step in flight");
+	LLM_CHECK(now_ns >= e->step_begin_ns, "step ends before it began");
+	memset(r, 0, sizeof *r);
+	r->begin_ns = e->step_begin_ns;
+	r->end_ns = now_ns;
+	r->shape = e->shape;
+	for (i = 0; i < e->n_running; i++) {
+		uint32_t idx = e->running[i];
+
+		if (e->seqs[idx].sched_tokens > 0 && sample_token(e, idx, now_ns, r))
+			continue;
+		e->running[kept++] = idx;
+	}
+	e->n_running = kept;
+	e->in_step = false;
+	e->last_end_ns = now_ns;
+	e->stats.tokens_generated += r->tokens_generated;
+	e->stats.busy_ns += now_ns - e->step_begin_ns;
+
+	r->first_token = e->rep_first;
+	r->done = e->rep_done;
+	r->itl_gaps = e->rep_gaps;
+	r->preempted = e->rep_preempted;
+	r->n_preempted = e->n_preempted;
+	r->rejected = e->rep_rejected;
+	r->n_rejected = e->n_rejected;
+	r->kv_used_blocks = fs_kvcache_used(&e->kv);
+	r->waiting = (int64_t)e->n_waiting;
+	r->running = (int64_t)e->n_running;
+	LLM_CHECK(e->stats.added ==
+	          e->stats.completed + e->stats.rejected_by_guard +
+	          e->n_waiting + e->n_running, "requests not conserved");
+}
+
+bool fs_llm_engine_in_step(const struct fs_llm_engine *e)
+{
+	return e->in_step;
+}
+
+int64_t fs_llm_engine_waiting(const struct fs_llm_engine *e)
+{
+	return (int64_t)e->n_waiting;
+}
+
+int64_t fs_llm_engine_running(const struct fs_llm_engine *e)
+{
+	return (int64_t)e->n_running;
+}
+
+int64_t fs_llm_engine_kv_used(const struct fs_llm_engine *e)
+{
+	return fs_kvcache_used(&e->kv);
+}
+
+int64_t fs_llm_engine_kv_total(const struct fs_llm_engine *e)
+{
+	return fs_kvcache_total(&e->kv);
+}
+
+int64_t fs_llm_engine_token_budget(const struct fs_llm_engine *e)
+{
+	return e->cfg.max_num_batched_tokens;
+}
+
+const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine *e)
+{
+	return &e->stats;
+}
+
+const char *fs_llm_reject_name(enum fs_llm_reject reason)
+{
+	switch (reason) {
+	case FS_LLM_ACCEPTED: return "accepted";
+	case FS_LLM_REJECT_BAD_LENGTHS: return "bad_lengths";
+	case FS_LLM_REJECT_PROMPT_TOO_LONG: return "prompt_too_long";
+	case FS_LLM_REJECT_KV_TOO_SMALL: return "kv_too_small";
+	case FS_LLM_REJECT_PREEMPTED_TOO_OFTEN: return "preempted_too_often";
+	}
+	return "unknown";
+}

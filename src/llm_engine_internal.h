@@ -1,0 +1,90 @@
+/*
+ * llm_engine_internal.h — the state of one LLM replica, shared by
+ * llm_engine.c (lifecycle, arrivals, step completion, counters) and
+ * llm_sched.c (step planning and preemption).  Requests live in a pool of
+ * `struct llm_seq` indexed by uint32; `running` and the waiting heap hold pool
+ * indices.  Conservation (always checked): added = completed + rejected +
+ * waiting + running.
+ */
+#ifndef FLEETSIM_LLM_ENGINE_INTERNAL_H
+#define FLEETSIM_LLM_ENGINE_INTERNAL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fleetsim/kvcache.h"
+#include "fleetsim/llm_engine.h"
+
+#define LLM_NONE UINT32_MAX
+
+/* Always-on check for invariants whose failure would corrupt results. */
+#define LLM_CHECK(cond, what) \
+	do { if (!(cond)) fs__llm_fail((what), __FILE__, __LINE__); } while (0)
+
+struct llm_seq {
+	uint32_t slot;               /* the world's request slot */
+	int priority;                /* lower first (priority policy) */
+	uint64_t arrival_seq;        /* priority tie-break */
+	int64_t prompt_tokens;
+	int64_t output_tokens;       /* target, after max_model_len truncation */
+	int64_t generated;           /* outputs sampled so far (survive preemption) */
+	int64_t computed_tokens;     /* num_computed_tokens: KV written */
+	int64_t kv_blocks;           /* blocks held */
+	int64_t sched_tokens;        /* tokens scheduled in the step being planned/run */
+	int64_t wait_key1, wait_key2;/* waiting-heap key (see llm_sched.c) */
+	fs_ns last_token_ns;         /* time of the latest sampled token, -1 none */
+	int64_t preemptions;
+	uint32_t next_free;          /* pool free list */
+};
+
+struct fs_llm_engine {
+	struct fs_llm_engine_cfg cfg;    /* as given, budget after the V4 rule */
+	fs_step_cost_fn cost;
+	void *cost_ctx;
+	struct fs_kvcache kv;
+
+	struct llm_seq *seqs;            /* pool */
+	size_t n_seqs, cap_seqs;
+	uint32_t free_head;
+
+	uint32_t *running;               /* admission order; capacity max_num_seqs */
+	size_t n_running;
+	uint32_t *waiting;               /* binary min-heap on (key1, key2, slot) */
+	size_t n_waiting, cap_waiting;
+	int64_t front_pos, back_pos;     /* FCFS deque positions as heap keys */
+
+	bool in_step;
+	fs_ns step_begin_ns, step_dur_ns, last_end_ns;
+	struct fs_step_shape shape;      /* of the step in flight */
+
+	/* Report arrays, reused from step to step. */
+	uint32_t *rep_first;             /* capacity max_num_seqs */
+	struct fs_llm_done *rep_done;    /* capacity max_num_seqs */
+	struct fs_llm_gap *rep_gaps;     /* capacity max_num_seqs */
+	uint32_t *rep_preempted;
+	size_t n_preempted, cap_preempted;
+	struct fs_llm_rejected *rep_rejected;
+	size_t n_rejected, cap_rejected;
+
+	struct fs_llm_engine_stats stats;
+};
+
+_Noreturn void fs__llm_fail(const char *what, const char *file, int line);
+
+/* Pool. */
+void fs__llm_seq_release(struct fs_llm_engine *e, uint32_t idx);
+
+/* Waiting line: push to the back or the front (FCFS), or by key (priority). */
+void fs__llm_wait_push(struct fs_llm_engine *e, uint32_t idx, bool front);
+uint32_t fs__llm_wait_pop(struct fs_llm_engine *e);
+
+/* Record a request dropped after acceptance (livelock guard) and free it. */
+void fs__llm_reject(struct fs_llm_engine *e, uint32_t idx,
+                    enum fs_llm_reject reason);
+
+static inline int64_t fs__llm_num_tokens(const struct llm_seq *s)
+{
+	return s->prompt_tokens + s->generated;
+}
+
+#endif

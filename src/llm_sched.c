@@ -1,0 +1,341 @@
+/*
+ * llm_sched.c — planning one step of the LLM replica: vllm_semantics §0
+ * phases A (running requests, preemption by recompute), B (admission from
+ * waiting) and C (advance computed tokens, price the step), plus the waiting
+ * line.  Invariants: sum of kv_blocks over running == blocks in use; a waiting
+ * request holds no blocks and has computed nothing.
+ *
+ * Cost: O(running) per step, plus O(log waiting) per admission or
+ * preemption.  Deliberately not optimised yet: a later aggregate version
+ * would keep steady decoders as one group (count, sum of context) advanced by
+ * the step counter, their completions and block-boundary crossings in heaps
+ * keyed by step number, and touch individually only prefilling, preempted or
+ * finishing requests — O(log running) per step instead of O(running).
+ */
+#include "fleetsim/llm_engine.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "llm_engine_internal.h"
+
+/* ---- waiting line ------------------------------------------------------ */
+
+/*
+ * One binary min-heap serves both policies.  FCFS: key (0, position), where
+ * the back takes increasing and the front decreasing positions, so the heap
+ * is a deque (a preempted request goes to the front; MODEL: V8).  Priority:
+ * key (priority, arrival_seq); a preempted request is simply re-inserted
+ * (MODEL: V13).  The slot breaks any remaining tie, so order is total.
+ */
+static bool wait_before(const struct llm_seq *a, const struct llm_seq *b)
+{
+	if (a->wait_key1 != b->wait_key1)
+		return a->wait_key1 < b->wait_key1;
+	if (a->wait_key2 != b->wait_key2)
+		return a->wait_key2 < b->wait_key2;
+	return a->slot < b->slot;
+}
+
+void fs__llm_wait_push(struct fs_llm_engine *e, uint32_t idx, bool front)
+{
+	struct llm_seq *s = &e->seqs[idx];
+	size_t i;
+
+	if (e->cfg.policy == FS_LLM_POLICY_PRIORITY) {
+		s->wait_key1 = s->priority;
+		s->wait_key2 = (int64_t)s->arrival_seq;
+	} else {
+		s->wait_key1 = 0;
+		s->wait_key2 = front ? --e->front_pos : e->back_pos++;
+	}
+	fs_xgrow((void **)&e->waiting, &e->cap_waiting, e->n_waiting + 1,
+	         sizeof *e->waiting);
+	i = e->n_waiting++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!wait_before(s, &e->seqs[e->waiting[parent]]))
+			break;
+		e->waiting[i] = e->waiting[parent];
+		i = parent;
+	}
+	e->waiting[i] = idx;
+}
+
+uint32_t fs__llm_wait_pop(struct fs_llm_engine *e)
+{
+	uint32_t top = e->waiting[0];
+	uint32_t last = e->waiting[--e->n_waiting];
+	size_t i = 0;
+
+	for (;;) {
+		size_t child = 2 * i + 1;
+
+		if (child >= e->n_waiting)
+			break;
+		if (child + 1 < e->n_waiting &&
+		    wait_before(&e->seqs[e->waiting[child + 1]], &e->seqs[e->waiting[child]]))
+			child++;
+		if (!wait_before(&e->seqs[e->waiting[child]], &e->seqs[last]))
+			break;
+		e->waiting[i] = e->waiting[child];
+		i = child;
+	}
+	if (e->n_waiting > 0)
+		e->waiting[i] = last;
+	return top;
+}
+
+/* ---- phases A and B ---------------------------------------------------- */
+
+/* Tokens request `s` gets this step with `budget_tokens` left: the rest of
+ * its tokens, capped by the long-prefill threshold and the budget; 0 when
+ * chunked prefill is off and the rest does not fit (MODEL: V2, V3, V4). */
+static int64_t tokens_wanted(const struct fs_llm_engine *e,
+                             const struct llm_seq *s, int64_t budget_tokens)
+{
+	int64_t n = fs__llm_num_tokens(s) - s->computed_tokens;
+	int64_t thr = e->cfg.long_prefill_token_threshold;
+
+	if (thr > 0 && n > thr)
+		n = thr;
+	if (!e->cfg.enable_chunked_prefill && n > budget_tokens)
+		return 0;
+	return n < budget_tokens ? n : budget_tokens;
+}
+
+/* Index in `running` of the preemption victim: the tail under FCFS; under
+ * priority the largest (priority, arrival_seq), latest admitted on a tie
+ * (MODEL: V8, V13). */
+static size_t pick_victim(const struct fs_llm_engine *e)
+{
+	size_t i, v = e->n_running - 1;
+
+	if (e->cfg.policy != FS_LLM_POLICY_PRIORITY)
+		return v;
+	for (i = 0; i < e->n_running; i++) {
+		const struct llm_seq *a = &e->seqs[e->running[i]];
+		const struct llm_seq *b = &e->seqs[e->running[v]];
+
+		if (a->priority > b->priority ||
+		    (a->priority == b->priority && a->arrival_seq > b->arrival_seq))
+			v = i;
+	}
+	return v;
+}
+
+/* Preempt running[v] by recompute: free its blocks, forget its computed
+ * tokens (its outputs stay and are re-prefilled with the prompt), return
+ * its scheduled tokens to the budget and put it at the front of waiting —
+ * or drop it when it has been preempted too often (MODEL: V8, V11). */
+static void preempt(struct fs_llm_engine *e, size_t v, int64_t *budget_tokens)
+{
+	uint32_t idx = e->running[v];
+	struct llm_seq *s = &e->seqs[idx];
+	int64_t max_pre = e->cfg.max_preemptions_per_request;
+
+	*budget_tokens += s->sched_tokens;
+	s->sched_tokens = 0;
+	fs_kvcache_release(&e->kv, s->kv_blocks);
+	s->kv_blocks = 0;
+	s->computed_tokens = 0;
+	memmove(&e->running[v], &e->running[v + 1],
+	        (e->n_running - v - 1) * sizeof *e->running);
+	e->n_running--;
+	s->preemptions++;
+	e->stats.preemptions++;
+	fs_xgrow((void **)&e->rep_preempted, &e->cap_preempted, e->n_preempted + 1,
+	         sizeof *e->rep_preempted);
+	e->rep_preempted[e->n_preempted++] = s->slot;
+	if (max_pre > 0 && s->preemptions > max_pre)
+		fs__llm_reject(e, idx, FS_LLM_REJECT_PREEMPTED_TOO_OFTEN);
+	else
+		fs__llm_wait_push(e, idx, true);
+}
+
+/* Phase A: running requests in order; a failed allocation preempts until it
+ * succeeds or the request preempted itself, which ends the phase (V8). */
+static void phase_running(struct fs_llm_engine *e, int64_t *budget_tokens,
+                          bool *preempted)
+{
+	size_t i = 0;
+
+	while (i < e->n_running) {
+		uint32_t idx = e->running[i];
+		struct llm_seq *s = &e->seqs[idx];
+		int64_t n = tokens_wanted(e, s, *budget_tokens);
+		int64_t need;
+
+		if (n == 0) {              /* skipped, not a stop (§1.1) */
+			i++;
+			continue;
+		}
+		/* MODEL: V6 — blocks for the KV written in this step only. */
+		need = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + n) -
+		       s->kv_blocks;
+		if (need < 0)
+			need = 0;          /* static batching reserved ahead */
+		while (need > 0 && !fs_kvcache_allocate(&e->kv, need)) {
+			size_t v = pick_victim(e);
+
+			preempt(e, v, budget_tokens);
+			*preempted = true;
+			if (v == i)
+				return;
+			if (v < i)
+				i--;
+		}
+		s->kv_blocks += need;
+		s->sched_tokens = n;
+		*budget_tokens -= n;
+		i++;
+	}
+}
+
+/* Phase B, continuous batching: admit from the head of waiting while the
+ * budget, max_num_seqs and the KV gate allow; stop at the first that does
+ * not fit — waiting requests never preempt (MODEL: V5, V7). */
+static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
+{
+	const struct fs_llm_engine_cfg *c = &e->cfg;
+
+	while (e->n_waiting > 0 && *budget_tokens > 0 &&
+	       (int64_t)e->n_running < c->max_num_seqs) {
+		uint32_t idx = e->waiting[0];
+		struct llm_seq *s = &e->seqs[idx];
+		int64_t n = tokens_wanted(e, s, *budget_tokens);
+		int64_t need, gate;
+		bool fits;
+
+		assert(s->computed_tokens == 0 && s->kv_blocks == 0);
+		if (n == 0)
+			break;             /* chunked prefill off: whole rest must fit */
+		need = fs_kvcache_blocks_for_tokens(&e->kv, n);
+		gate = c->reserve_full_input ?                  /* MODEL: V7 */
+		       fs_kvcache_blocks_for_tokens(&e->kv, fs__llm_num_tokens(s)) : need;
+		fits = e->n_running > 0 ? fs_kvcache_can_allocate_watermark(&e->kv, gate)
+		                        : fs_kvcache_can_allocate(&e->kv, gate);
+		if (!fits)
+			break;
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "admission gate let in a misfit");
+		fs__llm_wait_pop(e);
+		e->running[e->n_running++] = idx;
+		s->kv_blocks = need;
+		s->sched_tokens = n;
+		*budget_tokens -= n;
+	}
+}
+
+/* Phase B, static batching: only when nothing runs, form a batch of up to
+ * max_num_seqs requests, each reserving KV for its whole life so it is never
+ * preempted; the token budget limits tokens per step, not the batch
+ * (MODEL: V14). */
+static void phase_admit_static(struct fs_llm_engine *e, int64_t *budget_tokens)
+{
+	if (e->n_running > 0)
+		return;
+	while (e->n_waiting > 0 && (int64_t)e->n_running < e->cfg.max_num_seqs) {
+		uint32_t idx = e->waiting[0];
+		struct llm_seq *s = &e->seqs[idx];
+		int64_t reserve = fs_kvcache_blocks_for_tokens(&e->kv,
+		                         s->prompt_tokens + s->output_tokens - 1);
+		int64_t n;
+
+		if (!fs_kvcache_allocate(&e->kv, reserve))
+			break;
+		fs__llm_wait_pop(e);
+		e->running[e->n_running++] = idx;
+		s->kv_blocks = reserve;
+		n = tokens_wanted(e, s, *budget_tokens);
+		s->sched_tokens = n;
+		*budget_tokens -= n;
+	}
+}
+
+/* One plan: phases A and B.  Returns the tokens scheduled. */
+static int64_t plan(struct fs_llm_engine *e, bool *preempted)
+{
+	int64_t budget = e->cfg.max_num_batched_tokens;     /* MODEL: V2 */
+
+	*preempted = false;
+	phase_running(e, &budget, preempted);
+	if (!*preempted) {                                   /* MODEL: V8 */
+		if (e->cfg.batching == FS_LLM_BATCHING_STATIC)
+			phase_admit_static(e, &budget);
+		else
+			phase_admit(e, &budget);
+	}
+	LLM_CHECK(budget >= 0, "token budget overspent");
+	return e->cfg.max_num_batched_tokens - budget;
+}
+
+/* Phase C: advance computed tokens and describe the batch for pricing. */
+static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
+{
+	size_t i;
+
+	memset(sh, 0, sizeof *sh);
+	for (i = 0; i < e->n_running; i++) {
+		struct llm_seq *s = &e->seqs[e->running[i]];
+		int64_t n = s->sched_tokens;
+
+		if (n == 0)
+			continue;
+		sh->n_seqs++;
+		if (n == 1 && s->generated >= 1 &&            /* MODEL: V1 */
+		    s->computed_tokens == fs__llm_num_tokens(s) - 1) {
+			sh->decode_seqs++;
+			sh->decode_context_tokens += s->computed_tokens + 1;
+		} else {
+			sh->prefill_tokens += n;
+			sh->prefill_attn_tokens += n * s->computed_tokens + n * n / 2;
+		}
+		s->computed_tokens += n;
+	}
+}
+
+fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
+{
+	int64_t scheduled = 0, rounds;
+	bool preempted;
+	fs_ns dur_ns;
+
+	LLM_CHECK(!e->in_step, "begin_step while a step is in flight");
+	LLM_CHECK(now_ns >= e->last_end_ns, "time went backwards");
+	e->n_preempted = 0;
+	e->n_rejected = 0;
+	/* MODEL: V12 — a plan that scheduled nothing because its work was
+	 * preempted is redone at once; each such plan shrinks `running`. */
+	for (rounds = 0;; rounds++) {
+		LLM_CHECK(rounds <= e->cfg.max_num_seqs + 1, "scheduler livelock");
+		scheduled = plan(e, &preempted);
+		if (scheduled > 0 || (e->n_running == 0 && e->n_waiting == 0))
+			break;
+		LLM_CHECK(preempted, "scheduler stalled with work left");
+		e->stats.replans++;
+	}
+	memset(&e->shape, 0, sizeof e->shape);
+	e->step_begin_ns = now_ns;
+	if (scheduled == 0) {
+		if (e->n_preempted == 0 && e->n_rejected == 0)
+			return -1;
+		e->in_step = true;         /* only drops to report */
+		e->step_dur_ns = 0;
+		return 0;
+	}
+	advance(e, &e->shape);
+	dur_ns = e->cost(e->cost_ctx, &e->shape);          /* MODEL: V1 */
+	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
+	e->in_step = true;
+	e->step_dur_ns = dur_ns;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += e->shape.n_seqs;
+	e->stats.sum_decode_seqs += e->shape.decode_seqs;
+	e->stats.sum_prefill_tokens += e->shape.prefill_tokens;
+	if ((int64_t)e->n_running > e->stats.peak_running)
+		e->stats.peak_running = (int64_t)e->n_running;
+	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	return dur_ns;
+}

@@ -1,0 +1,187 @@
+/*
+ * test_estimate.c — `fleetsim estimate` end to end: the JSON keys and the
+ * values pinned by the brief (Llama-2-7B KV bytes and weights), the
+ * does-not-fit and unknown-name errors (exit 2), TP, pinned blocks and a
+ * measured step table.  Runs ./fleetsim.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "util_test.h"
+
+/* Run estimate with --json and return the parsed object (exit 0 required). */
+static cJSON *estimate_json(const char *const *args)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	cJSON *j;
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	fs_test_run_free(&r);
+	return j;
+}
+
+static double num(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("missing number \"%s\"", key);
+	return v->valuedouble;
+}
+
+static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-80g",
+	                       "--json", NULL };
+	static const char *const keys[] = {
+		"weights_bytes", "kv_bytes_per_token", "kv_blocks", "max_seqs_at_context",
+		"prefill_ms", "decode_step_ms", "peak_decode_tokens_per_s",
+		"activation_bytes_per_gpu", "usable_bytes_per_gpu",
+	};
+	cJSON *j;
+
+	(void)state;
+	j = estimate_json(args);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		assert_true(num(j, keys[i]) > 0);
+	assert_near(num(j, "kv_bytes_per_token"), 524288, 0, 0);
+	assert_near(num(j, "weights_bytes"), 13.48e9, 0, 0.01);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
+	assert_near(num(j, "max_seqs_at_context"),
+	            (double)((int64_t)num(j, "kv_blocks") / 128), 0, 0);
+	cJSON_Delete(j);
+}
+
+static void test_estimate_70b_on_rtx4090_does_not_fit(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-3.1-70b", "--gpu", "rtx4090",
+	                       NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "does not fit"));
+	assert_non_null(strstr(r.err, "141.2 GB"));
+	assert_non_null(strstr(r.err, "GB needed"));
+	assert_non_null(strstr(r.err, "21.6 GB are usable"));
+	fs_test_run_free(&r);
+}
+
+static void test_estimate_70b_json_does_not_fit_prints_fits_false(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-3.1-70b", "--gpu", "rtx4090",
+	                       "--json", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	cJSON *j;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 2);
+	j = cJSON_Parse(r.out);
+	assert_non_null(j);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "fits")));
+	assert_true(num(j, "needed_bytes_per_gpu") > num(j, "usable_bytes_per_gpu"));
+	cJSON_Delete(j);
+	fs_test_run_free(&r);
+}
+
+static void test_estimate_70b_on_four_a100_fits(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-3.1-70b", "--gpu", "a100-80g",
+	                       "--tp", "4", "--json", NULL };
+	cJSON *j;
+
+	(void)state;
+	j = estimate_json(args);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
+	assert_near(num(j, "weights_bytes_per_gpu"), 35.3e9, 0, 0.01);
+	assert_true(num(j, "kv_blocks") > 1000);
+	cJSON_Delete(j);
+}
+
+static void test_estimate_unknown_gpu_suggests_a_name(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-8g", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "fleetsim estimate: unknown GPU \"a100-8g\"; "
+	                       "did you mean \"a100-80g\"?"));
+	fs_test_run_free(&r);
+}
+
+static void test_estimate_bad_options_exit_2(void **state)
+{
+	const char *no_gpu[] = { "estimate", "--model", "llama-2-7b", NULL };
+	const char *bad_tp[] = { "estimate", "--model", "llama-2-7b", "--gpu", "h100",
+	                         "--tp", "3", NULL };
+	const char *bad_dtype[] = { "estimate", "--model", "llama-2-7b", "--gpu", "h100",
+	                            "--kv-dtype", "fp12", NULL };
+	const char *bad_util[] = { "estimate", "--model", "llama-2-7b", "--gpu", "h100",
+	                           "--gpu-mem-util", "1.5", NULL };
+	const char *const *cases[] = { no_gpu, bad_tp, bad_dtype, bad_util };
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		struct fs_test_run r = fs_test_run_fleetsim(cases[i]);
+
+		assert_int_equal(r.exit_code, 2);
+		assert_non_null(strstr(r.err, "fleetsim estimate"));
+		fs_test_run_free(&r);
+	}
+}
+
+static void test_estimate_pinned_blocks_and_step_table(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-80g",
+	                       "--kv-blocks", "100", "--step-table",
+	                       "tests/data/step_table_small.csv", "--prompt", "512",
+	                       "--json", NULL };
+	cJSON *j;
+
+	(void)state;
+	j = estimate_json(args);
+	assert_near(num(j, "kv_blocks"), 100, 0, 0);
+	assert_near(num(j, "prefill_ms"), 30, 1e-6, 0);
+	cJSON_Delete(j);
+}
+
+static void test_estimate_text_output_shows_the_breakdown(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l4", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "weights"));
+	assert_non_null(strstr(r.out, "KV pool"));
+	assert_non_null(strstr(r.out, "peak decode"));
+	assert_non_null(strstr(r.out, "fits: yes"));
+	fs_test_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_estimate_llama2_7b_a100_json_has_the_pinned_values),
+		cmocka_unit_test(test_estimate_70b_on_rtx4090_does_not_fit),
+		cmocka_unit_test(test_estimate_70b_json_does_not_fit_prints_fits_false),
+		cmocka_unit_test(test_estimate_70b_on_four_a100_fits),
+		cmocka_unit_test(test_estimate_unknown_gpu_suggests_a_name),
+		cmocka_unit_test(test_estimate_bad_options_exit_2),
+		cmocka_unit_test(test_estimate_pinned_blocks_and_step_table),
+		cmocka_unit_test(test_estimate_text_output_shows_the_breakdown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,408 @@
+/*
+ * test_perf.c — the memory plan and step-time model: KV bytes per token and
+ * weights against hand-computed values, the does-not-fit and pinned-block
+ * paths, monotonicity and saturation of the step time, TP scaling, measured
+ * step tables, and the validation set (docs/data/validation_points.csv):
+ * every published point is recomputed and the median error must stay ≤ 10%.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/catalog.h"
+#include "fleetsim/perf.h"
+#include "util_test.h"
+
+static void cfg_for(struct fs_perf_cfg *cfg, const char *model, const char *gpu, int tp)
+{
+	const struct fs_model_spec *m = fs_catalog_find_model(model);
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu(gpu);
+
+	assert_non_null(m);
+	assert_non_null(g);
+	fs_perf_cfg_defaults(cfg, g, m);
+	cfg->tp = tp;
+}
+
+static struct fs_mem_plan plan_ok(const struct fs_perf_cfg *cfg)
+{
+	struct fs_mem_plan plan;
+	struct fs_error err;
+
+	if (fs_perf_plan_memory(cfg, &plan, &err) != 0)
+		fail_msg("unexpected: %s", err.msg);
+	return plan;
+}
+
+static void test_perf_dtype_names_round_trip(void **state)
+{
+	enum fs_dtype d;
+
+	(void)state;
+	assert_int_equal(fs_dtype_parse("BF16", &d), 0);
+	assert_int_equal(d, FS_DTYPE_BF16);
+	assert_int_equal(fs_dtype_parse("int4", &d), 0);
+	assert_near(fs_dtype_bytes(d), 0.5, 0, 0);
+	assert_string_equal(fs_dtype_name(FS_DTYPE_FP8), "fp8");
+	assert_int_equal(fs_dtype_parse("fp12", &d), -1);
+}
+
+static void test_perf_kv_bytes_per_token_match_hand_values(void **state)
+{
+	static const struct { const char *model; int tp; double bytes; } cases[] = {
+		{ "llama-2-7b", 1, 524288 },     /* 2·32·32·128·2 */
+		{ "llama-2-70b", 4, 327680 },    /* 2·80·8·128·2 */
+		{ "llama-3.1-8b", 1, 131072 },   /* 2·32·8·128·2 */
+		{ "qwen2.5-7b", 1, 57344 },      /* 2·28·4·128·2 */
+		{ "mixtral-8x7b", 2, 131072 },
+	};
+	struct fs_perf_cfg cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fs_mem_plan p;
+
+		cfg_for(&cfg, cases[i].model, "h100", cases[i].tp);
+		p = plan_ok(&cfg);
+		assert_near(p.kv_bytes_per_token, cases[i].bytes, 0, 0);
+		assert_near(p.kv_bytes_per_token_per_gpu, cases[i].bytes / cases[i].tp, 0, 0);
+	}
+	cfg_for(&cfg, "llama-3.1-8b", "h100", 1);
+	cfg.kv_dtype = FS_DTYPE_FP8;
+	assert_near(plan_ok(&cfg).kv_bytes_per_token, 65536, 0, 0);
+}
+
+static void test_perf_weights_split_over_tp(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+
+	(void)state;
+	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
+	assert_near(plan_ok(&cfg).weights_bytes_per_gpu, 13.48e9, 0, 1e-9);
+	cfg_for(&cfg, "llama-3.1-70b", "a100-80g", 4);
+	p = plan_ok(&cfg);
+	assert_near(p.weights_bytes_per_gpu, 35.3e9, 0, 1e-9);
+	assert_near(p.kv_bytes_per_token_per_gpu, 327680.0 / 4, 0, 0);
+	assert_true(p.fits);
+	cfg.weight_dtype = FS_DTYPE_INT4;
+	assert_near(plan_ok(&cfg).weights_bytes_per_gpu, 70.6e9 * 0.5 / 4, 0, 1e-9);
+}
+
+static void test_perf_kv_heads_fewer_than_tp_are_replicated(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+
+	(void)state;
+	cfg_for(&cfg, "llama-3.1-70b", "h100", 16);   /* 8 KV heads, tp 16 */
+	p = plan_ok(&cfg);
+	assert_near(p.kv_bytes_per_token_per_gpu, 2.0 * 80 * 1 * 128 * 2, 0, 0);
+}
+
+static void test_perf_tp_must_divide_heads(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+	struct fs_error err;
+
+	(void)state;
+	cfg_for(&cfg, "llama-2-7b", "h100", 3);
+	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "32 attention heads"));
+	cfg_for(&cfg, "llama-3.1-8b", "h100", 32);    /* 32 heads ok, 8 KV heads | 32 */
+	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), 0);
+}
+
+static void test_perf_too_big_model_reports_the_numbers(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+	struct fs_error err;
+
+	(void)state;
+	cfg_for(&cfg, "llama-3.1-70b", "rtx4090", 1);
+	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), -1);
+	assert_false(p.fits);
+	assert_int_equal(p.kv_blocks, 0);
+	assert_non_null(strstr(err.msg, "does not fit"));
+	assert_non_null(strstr(err.msg, "141.2 GB"));
+	assert_non_null(strstr(err.msg, "21.6 GB are usable"));
+	assert_true(p.needed_bytes_per_gpu > p.available_bytes_per_gpu);
+}
+
+static void test_perf_pinned_blocks_replace_derived_but_must_fit(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+	struct fs_error err;
+
+	(void)state;
+	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
+	cfg.kv_blocks_pinned = 100;
+	p = plan_ok(&cfg);
+	assert_int_equal(p.kv_blocks, 100);
+	cfg.kv_blocks_pinned = 1000000;                /* 8 TB of KV */
+	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "pinned KV blocks"));
+}
+
+static void test_perf_blocks_and_max_seqs_follow_the_formula(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_mem_plan p;
+	double expect;
+
+	(void)state;
+	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
+	cfg.activation_reserve_bytes = 1e9;
+	p = plan_ok(&cfg);
+	expect = floor((80e9 * 0.9 - 13.48e9 - 1e9) / (16 * 524288.0));
+	assert_int_equal(p.kv_blocks, (int64_t)expect);
+	assert_int_equal(fs_perf_max_seqs_at_context(&p, 16, 2048), p.kv_blocks / 128);
+	assert_int_equal(fs_perf_max_seqs_at_context(&p, 16, 2049), p.kv_blocks / 129);
+	assert_int_equal(fs_perf_max_seqs_at_context(&p, 16, 0), 0);
+}
+
+static void test_perf_step_is_monotone_in_batch_and_context(void **state)
+{
+	static const char *const gpus[] = { "a100-80g", "h100", "l4", "rtx4090" };
+	struct fs_perf_cfg cfg;
+
+	(void)state;
+	for (size_t g = 0; g < 4; g++) {
+		cfg_for(&cfg, "llama-3.1-8b", gpus[g], 1);
+		for (int64_t ctx = 128; ctx <= 32768; ctx *= 4) {
+			fs_ns prev = 0;
+
+			for (int64_t b = 1; b <= 1024; b *= 2) {
+				fs_ns t = fs_perf_decode_ns(&cfg, b, ctx);
+
+				assert_true(t >= prev);
+				assert_true(t <= fs_perf_decode_ns(&cfg, b, ctx * 4));
+				prev = t;
+			}
+		}
+		for (int64_t p = 1; p <= 16384; p *= 2)
+			assert_true(fs_perf_prefill_ns(&cfg, p) <= fs_perf_prefill_ns(&cfg, p * 2));
+	}
+}
+
+static void test_perf_decode_throughput_rises_then_saturates(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_step_cost cost;
+	struct fs_step_shape s = { 0 };
+	double prev = 0, tps = 0;
+
+	(void)state;
+	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
+	for (int64_t b = 1; b <= 4096; b *= 2) {
+		tps = (double)b / ((double)fs_perf_decode_ns(&cfg, b, 16) / 1e9);
+		assert_true(tps > prev);
+		if (b == 4096)
+			assert_true(tps / prev < 1.15);  /* compute-bound: saturated */
+		if (b == 2)
+			assert_true(tps / prev > 1.8);   /* memory-bound: nearly free */
+		prev = tps;
+	}
+	s.decode_seqs = 4096;
+	s.decode_context_tokens = 4096 * 16;
+	s.n_seqs = 4096;
+	fs_perf_step_cost(&cfg, &s, &cost);
+	assert_true(cost.compute_ns > cost.memory_ns);
+	assert_int_equal(cost.total_ns, fs_perf_step_ns(&cfg, &s));
+}
+
+static void test_perf_tp_reduces_step_time(void **state)
+{
+	struct fs_perf_cfg cfg;
+	fs_ns prefill_prev = FS_NS_MAX, decode_prev = FS_NS_MAX;
+
+	(void)state;
+	for (int tp = 1; tp <= 8; tp *= 2) {
+		cfg_for(&cfg, "llama-2-70b", "h100", tp);
+		assert_true(fs_perf_prefill_ns(&cfg, 2048) < prefill_prev);
+		assert_true(fs_perf_decode_ns(&cfg, 32, 1024) < decode_prev);
+		prefill_prev = fs_perf_prefill_ns(&cfg, 2048);
+		decode_prev = fs_perf_decode_ns(&cfg, 32, 1024);
+	}
+}
+
+static void test_perf_moe_streams_more_experts_with_more_tokens(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_step_cost c1, c64;
+	struct fs_step_shape s = { 0 };
+
+	(void)state;
+	cfg_for(&cfg, "mixtral-8x7b", "h100", 2);
+	s.decode_seqs = s.n_seqs = 1;
+	s.decode_context_tokens = 1;
+	fs_perf_step_cost(&cfg, &s, &c1);
+	s.decode_seqs = s.n_seqs = 64;
+	s.decode_context_tokens = 64;
+	fs_perf_step_cost(&cfg, &s, &c64);
+	/* one token touches 2 of 8 experts; 64 tokens touch all of them */
+	assert_true(c1.bytes < 0.45 * c64.bytes);
+	assert_near(c64.bytes, 46.7e9 * 2, 0, 0.05);
+}
+
+static void test_perf_table_interpolates_and_extrapolates(void **state)
+{
+	struct fs_error err;
+	struct fs_step_table *t = fs_step_table_load("tests/data/step_table_small.csv",
+	                                             "step_table_small.csv", &err);
+	struct fs_step_shape s = { 0 };
+	struct fs_perf_cfg cfg;
+
+	(void)state;
+	if (t == NULL)
+		fail_msg("%s: %s", err.where, err.msg);
+	s.prefill_tokens = 256;
+	s.n_seqs = 1;
+	assert_near((double)fs_step_table_step_ns(t, &s, 0), 16.666667e6, 1, 0);
+	s.prefill_tokens = 1024;                       /* past the end: end segment */
+	assert_near((double)fs_step_table_step_ns(t, &s, 0), 56.666667e6, 1, 0);
+	s.prefill_tokens = 0;
+	s.decode_seqs = 4;
+	s.decode_context_tokens = 4 * 576;
+	assert_near((double)fs_step_table_step_ns(t, &s, 0), 7.0e6, 1, 0);
+	s.decode_seqs = 1;
+	s.decode_context_tokens = 128;
+	s.prefill_tokens = 128;                        /* mixed: 10 + 5 − 2 */
+	assert_near((double)fs_step_table_step_ns(t, &s, 2000000), 13.0e6, 1, 0);
+	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
+	cfg.table = t;
+	cfg.iteration_overhead_ns = 2000000;
+	assert_int_equal(fs_perf_step_ns(&cfg, &s), 13000000);
+	fs_step_table_free(t);
+}
+
+static void expect_table_error(const char *file, const char *where, const char *msg)
+{
+	char path[256];
+	struct fs_error err;
+	struct fs_step_table *t;
+
+	snprintf(path, sizeof path, "tests/data/%s", file);
+	t = fs_step_table_load(path, file, &err);
+	assert_null(t);
+	if (strcmp(err.where, where) != 0 || strstr(err.msg, msg) == NULL)
+		fail_msg("%s: got \"%s: %s\"", file, err.where, err.msg);
+}
+
+static void test_perf_table_errors_name_file_line_col(void **state)
+{
+	(void)state;
+	expect_table_error("step_table_bad_kind.csv", "step_table_bad_kind.csv:3:1",
+	                   "expected \"prefill\" or \"decode\", found \"warmup\"");
+	expect_table_error("step_table_bad_ms.csv", "step_table_bad_ms.csv:3:16",
+	                   "positive number of milliseconds");
+	expect_table_error("step_table_not_grid.csv", "step_table_not_grid.csv",
+	                   "full grid");
+	expect_table_error("step_table_bad_header.csv", "step_table_bad_header.csv:1:1",
+	                   "no \"context\" column");
+	expect_table_error("step_table_missing.csv", "step_table_missing.csv",
+	                   "cannot open");
+}
+
+/* One row of docs/data/validation_points.csv, predicted. */
+static double predict_ms(const char *gpu, const char *model, int tp, const char *dtype,
+                         const char *kind, int64_t tokens, int64_t batch, int64_t context)
+{
+	struct fs_perf_cfg cfg;
+
+	cfg_for(&cfg, model, gpu, tp);
+	assert_int_equal(fs_dtype_parse(dtype, &cfg.weight_dtype), 0);
+	if (strcmp(kind, "gemm") == 0)
+		return fs_perf_gemm_ns(&cfg, tokens) / 1e6;
+	if (strcmp(kind, "prefill") == 0)
+		return (double)fs_perf_prefill_ns(&cfg, tokens) / 1e6;
+	assert_string_equal(kind, "decode");
+	return (double)fs_perf_decode_ns(&cfg, batch, context) / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void test_perf_validation_median_error_within_10_percent(void **state)
+{
+	FILE *f = fopen("docs/data/validation_points.csv", "r");
+	char line[512], src[64], gpu[64], model[64], dtype[16], kind[16];
+	double errs[256], measured;
+	int tp, n = 0, n_gpu_kinds = 0;
+	long long tokens, batch, context;
+	char seen_gpus[8][64];
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		double pred;
+		int k;
+
+		if (line[0] == '#' || strncmp(line, "source,", 7) == 0 || line[0] == '\n')
+			continue;
+		for (char *c = line; *c; c++)
+			if (*c == ',')
+				*c = ' ';
+		k = sscanf(line, "%63s %63s %63s %d %15s %15s %lld %lld %lld %lf", src, gpu,
+		           model, &tp, dtype, kind, &tokens, &batch, &context, &measured);
+		assert_int_equal(k, 10);
+		pred = predict_ms(gpu, model, tp, dtype, kind, tokens, batch, context);
+		assert_true(n < 256);
+		errs[n++] = fabs(pred - measured) / measured;
+		print_message("%-24s %-9s %-12s tp%d %-4s %-7s %5lld tok: measured %9.3f "
+		              "predicted %9.3f ms (%+.1f%%)\n", src, gpu, model, tp, dtype, kind,
+		              tokens, measured, pred, 100 * (pred - measured) / measured);
+		k = 0;
+		while (k < n_gpu_kinds && strcmp(seen_gpus[k], gpu) != 0)
+			k++;
+		if (k == n_gpu_kinds && n_gpu_kinds < 8)
+			snprintf(seen_gpus[n_gpu_kinds++], sizeof seen_gpus[0], "%s", gpu);
+	}
+	fclose(f);
+	assert_true(n >= 12);
+	assert_true(n_gpu_kinds >= 3);
+	qsort(errs, (size_t)n, sizeof errs[0], cmp_double);
+	{
+		double median = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
+
+		print_message("validation: %d points, median |error| %.1f%%\n", n, 100 * median);
+		assert_true(median <= 0.10);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_dtype_names_round_trip),
+		cmocka_unit_test(test_perf_kv_bytes_per_token_match_hand_values),
+		cmocka_unit_test(test_perf_weights_split_over_tp),
+		cmocka_unit_test(test_perf_kv_heads_fewer_than_tp_are_replicated),
+		cmocka_unit_test(test_perf_tp_must_divide_heads),
+		cmocka_unit_test(test_perf_too_big_model_reports_the_numbers),
+		cmocka_unit_test(test_perf_pinned_blocks_replace_derived_but_must_fit),
+		cmocka_unit_test(test_perf_blocks_and_max_seqs_follow_the_formula),
+		cmocka_unit_test(test_perf_step_is_monotone_in_batch_and_context),
+		cmocka_unit_test(test_perf_decode_throughput_rises_then_saturates),
+		cmocka_unit_test(test_perf_tp_reduces_step_time),
+		cmocka_unit_test(test_perf_moe_streams_more_experts_with_more_tokens),
+		cmocka_unit_test(test_perf_table_interpolates_and_extrapolates),
+		cmocka_unit_test(test_perf_table_errors_name_file_line_col),
+		cmocka_unit_test(test_perf_validation_median_error_within_10_percent),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
