@@ -23,24 +23,24 @@
 #define MBU_A100 0.76      /* S56 derived: 1.52 and 1.60 TB/s of 2.039 = 0.75, 0.78 */
 #define MFU_H100 0.71      /* S56 derived: 0.64, 0.75, 0.76, 0.69 */
 #define MBU_H100 0.82      /* S56 derived: 2.60 and 2.89 TB/s of 3.35 = 0.78, 0.86 */
-#define MFU_DEFAULT 0.70   /* S56 derived: lower end of 0.70-0.78 */
-#define MBU_DEFAULT 0.75   /* S56 derived: lower end of 0.75-0.86 */
+#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* S56 derived: lower end of 0.70-0.78 */
+#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* S56 derived: lower end of 0.75-0.86 */
 /* Non-GEMM ops add ~9-17% to a 1-token layer at TP1 [S56 derived]:
  * A100 Llama-2-7B 0.266 ms x 0.13 ~ 35 us, H100 0.156 ms x 0.13 ~ 20 us. */
 #define LAYER_A100_NS (30 * US)
 #define LAYER_H100_NS (20 * US)
-#define LAYER_DEFAULT_NS (30 * US)
+#define LAYER_DEFAULT_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT   /* 30 us */
 /* CPU-side work per engine step and per sequence: no number in the
  * references (S70 only says scheduling + API server took 62% of step time
  * in vLLM v0.5.3 on H100); an engineering estimate awaiting calibration. */
-#define ITER_DEFAULT_NS (1000 * US)
-#define SEQ_DEFAULT_NS (10 * US)
+#define ITER_DEFAULT_NS FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT   /* 1 ms */
+#define SEQ_DEFAULT_NS FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT     /* 10 us */
 /* NCCL all-reduce small-message floors, Vidur DGX profiles [S29]: A100
  * ~10 us at TP2, ~60 us at TP4/8; H100 ~7 us at TP2, ~37 us at TP4/8.  The
  * TP4/8 floor is used (large models are where TP is used). */
 #define ALLREDUCE_A100_NS (60 * US)
 #define ALLREDUCE_H100_NS (37 * US)
-#define ALLREDUCE_DEFAULT_NS (60 * US)
+#define ALLREDUCE_DEFAULT_NS FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT   /* 60 us */
 
 /*
  * Monthly price: no per-GPU monthly quote exists in the references, so it is

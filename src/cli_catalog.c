@@ -1,8 +1,10 @@
 /*
- * cli_catalog.c — `fleetsim catalog [gpus|models] [--json]`: print the
- * built-in GPU and model tables as readable text, or as JSON (keys carry
- * their units) with sources and notes.  Reads the catalogue only; all JSON
- * nodes are owned here and freed before returning.
+ * cli_catalog.c — `fleetsim catalog [gpus|models] [--catalog FILE] [--json]`:
+ * print the GPU and model tables (built-ins, with a --catalog file's entries
+ * replacing those of the same id and the others appended) as readable text,
+ * or as JSON (keys carry their units) with sources and notes.  Reads the
+ * catalogue only; all JSON nodes and lists are owned here and freed before
+ * returning.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -11,19 +13,59 @@
 
 #include "cli.h"
 #include "fleetsim/catalog.h"
+#include "fleetsim/scenario.h"
 #include "suggest.h"
 
 static const char catalog_help[] =
-	"usage: fleetsim catalog [gpus|models] [--json]\n"
+	"usage: fleetsim catalog [gpus|models] [--catalog FILE] [--json]\n"
 	"\n"
 	"List the built-in GPUs (memory, bandwidth, dense FP16/BF16 and FP8 tensor\n"
 	"TFLOPS, interconnect, TDP, example prices) and models (shape, parameters,\n"
 	"context, KV-cache bytes per token).  With no argument, both tables.\n"
 	"Prices are dated examples in USD per GPU, not quotes: override them in the\n"
 	"scenario.  --json prints every field with units, sources and notes.\n"
+	"--catalog FILE adds the GPUs and models of FILE ({\"gpus\": [...],\n"
+	"\"models\": [...]}, docs/SCENARIO.md), replacing built-ins of the same id.\n"
 	"Sources and caveats: docs/CATALOG.md.\n";
 
 enum which { WHICH_BOTH, WHICH_GPUS, WHICH_MODELS };
+
+/* The GPUs to show: every built-in (or cf's entry of the same id), then
+ * cf's other entries.  Heap array of borrowed pointers; *n set. */
+static const struct fs_gpu_spec **gpu_list(const struct fs_catalog_file *cf, size_t *n)
+{
+	size_t nb = fs_catalog_n_gpus(), nu = cf != NULL ? cf->n_gpus : 0, i, k = 0;
+	const struct fs_gpu_spec **list = fs_xmalloc((nb + nu + 1) * sizeof *list);
+	const struct fs_gpu_spec *b;
+
+	for (i = 0; i < nb; i++)
+		list[k++] = fs_catalog_file_find_gpu(cf, fs_catalog_gpu_at(i)->id);
+	for (i = 0; i < nu; i++) {
+		b = fs_catalog_find_gpu(cf->gpus[i].id);
+		if (b == NULL || strcmp(b->id, cf->gpus[i].id) != 0)
+			list[k++] = &cf->gpus[i];
+	}
+	*n = k;
+	return list;
+}
+
+static const struct fs_model_spec **model_list(const struct fs_catalog_file *cf,
+                                               size_t *n)
+{
+	size_t nb = fs_catalog_n_models(), nu = cf != NULL ? cf->n_models : 0, i, k = 0;
+	const struct fs_model_spec **list = fs_xmalloc((nb + nu + 1) * sizeof *list);
+	const struct fs_model_spec *b;
+
+	for (i = 0; i < nb; i++)
+		list[k++] = fs_catalog_file_find_model(cf, fs_catalog_model_at(i)->id);
+	for (i = 0; i < nu; i++) {
+		b = fs_catalog_find_model(cf->models[i].id);
+		if (b == NULL || strcmp(b->id, cf->models[i].id) != 0)
+			list[k++] = &cf->models[i];
+	}
+	*n = k;
+	return list;
+}
 
 /* "-" for a missing (zero) figure, else the number with `decimals`. */
 static void put_num(char *buf, size_t len, double x, int decimals)
@@ -34,17 +76,17 @@ static void put_num(char *buf, size_t len, double x, int decimals)
 		snprintf(buf, len, "%.*f", decimals, x);
 }
 
-static void print_gpus(FILE *f)
+static void print_gpus(const struct fs_catalog_file *cf, FILE *f)
 {
-	size_t i, n = fs_catalog_n_gpus();
-	const struct fs_gpu_spec *g;
+	size_t i, n;
+	const struct fs_gpu_spec **list = gpu_list(cf, &n), *g;
 	char fp8[16], tdp[16], od[16], spot[16], month[16];
 
 	fprintf(f, "%-14s %6s %7s %7s %7s  %-24s %5s %6s %6s %7s  %s\n",
 	        "gpu", "mem GB", "BW GB/s", "FP16 TF", "FP8 TF", "interconnect",
 	        "TDP W", "OD $/h", "spot", "$/month", "price date");
 	for (i = 0; i < n; i++) {
-		g = fs_catalog_gpu_at(i);
+		g = list[i];
 		put_num(fp8, sizeof fp8, g->fp8_flops_per_s / 1e12, 1);
 		put_num(tdp, sizeof tdp, g->tdp_w, 0);
 		put_num(od, sizeof od, g->price_on_demand_usd_per_h, 2);
@@ -55,22 +97,23 @@ static void print_gpus(FILE *f)
 		        g->fp16_flops_per_s / 1e12, fp8, g->interconnect, tdp, od, spot,
 		        month, g->price_date[0] != '\0' ? g->price_date : "-");
 	}
+	free(list);
 	fputs("TFLOPS dense.  Prices: dated examples, USD per GPU (\"-\": no anchor);\n"
 	      "$/month derived from on-demand.  Sources and caveats: --json or "
 	      "docs/CATALOG.md.\n", f);
 }
 
-static void print_models(FILE *f)
+static void print_models(const struct fs_catalog_file *cf, FILE *f)
 {
-	size_t i, n = fs_catalog_n_models();
-	const struct fs_model_spec *m;
+	size_t i, n;
+	const struct fs_model_spec **list = model_list(cf, &n), *m;
 	char heads[24];
 
 	fprintf(f, "%-15s %6s %6s %8s %6s %6s %8s %8s %8s %10s\n",
 	        "model", "layers", "hidden", "heads/kv", "FFN", "vocab",
 	        "params B", "active B", "max ctx", "KV KiB/tok");
 	for (i = 0; i < n; i++) {
-		m = fs_catalog_model_at(i);
+		m = list[i];
 		snprintf(heads, sizeof heads, "%d/%d", m->heads, m->kv_heads);
 		fprintf(f, "%-15s %6d %6d %8s %6d %6d %8.2f %8.2f %8lld %10.0f\n",
 		        m->id, m->layers, m->hidden, heads, m->ffn, m->vocab,
@@ -78,6 +121,7 @@ static void print_models(FILE *f)
 		        (long long)m->max_context_tokens,
 		        (double)fs_catalog_kv_bytes_per_token(m, 2) / 1024.0);
 	}
+	free(list);
 	fputs("KV KiB/tok: K and V over all layers in bf16.  FFN is per expert for "
 	      "MoE.\n", f);
 }
@@ -175,42 +219,46 @@ static cJSON *model_json(const struct fs_model_spec *m)
 	return o;
 }
 
-static cJSON *gpus_json(void)
+static cJSON *gpus_json(const struct fs_catalog_file *cf)
 {
 	cJSON *a = cJSON_CreateArray();
-	size_t i;
+	size_t i, n;
+	const struct fs_gpu_spec **list = gpu_list(cf, &n);
 
-	for (i = 0; i < fs_catalog_n_gpus(); i++)
-		cJSON_AddItemToArray(a, gpu_json(fs_catalog_gpu_at(i)));
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, gpu_json(list[i]));
+	free(list);
 	return a;
 }
 
-static cJSON *models_json(void)
+static cJSON *models_json(const struct fs_catalog_file *cf)
 {
 	cJSON *a = cJSON_CreateArray();
-	size_t i;
+	size_t i, n;
+	const struct fs_model_spec **list = model_list(cf, &n);
 
-	for (i = 0; i < fs_catalog_n_models(); i++)
-		cJSON_AddItemToArray(a, model_json(fs_catalog_model_at(i)));
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, model_json(list[i]));
+	free(list);
 	return a;
 }
 
 /* Print the JSON for `which`: an array for one table, an object
  * {"gpus": [...], "models": [...]} for both.  0 on success. */
-static int print_json(enum which which, FILE *f)
+static int print_json(enum which which, const struct fs_catalog_file *cf, FILE *f)
 {
 	cJSON *root;
 	char *text;
 	int rc;
 
 	if (which == WHICH_GPUS) {
-		root = gpus_json();
+		root = gpus_json(cf);
 	} else if (which == WHICH_MODELS) {
-		root = models_json();
+		root = models_json(cf);
 	} else {
 		root = cJSON_CreateObject();
-		cJSON_AddItemToObject(root, "gpus", gpus_json());
-		cJSON_AddItemToObject(root, "models", models_json());
+		cJSON_AddItemToObject(root, "gpus", gpus_json(cf));
+		cJSON_AddItemToObject(root, "models", models_json(cf));
 	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -228,7 +276,9 @@ int fs__cli_catalog(int argc, char **argv)
 	static const char *const tables[] = { "gpus", "models", NULL };
 	enum which which = WHICH_BOTH;
 	int i, json = 0, have_table = 0, rc = 0;
-	const char *hint;
+	const char *hint, *catalog_path = NULL;
+	struct fs_catalog_file *cf = NULL;
+	struct fs_error err;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -237,6 +287,12 @@ int fs__cli_catalog(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--catalog") == 0) {
+			if (i + 1 >= argc)
+				return fs__cli_usage_error("catalog", "--catalog needs a value");
+			catalog_path = argv[++i];
 			continue;
 		}
 		if (argv[i][0] == '-')
@@ -258,16 +314,24 @@ int fs__cli_catalog(int argc, char **argv)
 		}
 		have_table = 1;
 	}
+	if (catalog_path != NULL) {
+		cf = fs_catalog_file_load(catalog_path, &err);
+		if (cf == NULL) {
+			fs_error_print(&err);
+			return FS_EXIT_INPUT;
+		}
+	}
 	if (json) {
-		rc = print_json(which, stdout);
+		rc = print_json(which, cf, stdout);
 	} else {
 		if (which != WHICH_MODELS)
-			print_gpus(stdout);
+			print_gpus(cf, stdout);
 		if (which == WHICH_BOTH)
 			fputc('\n', stdout);
 		if (which != WHICH_GPUS)
-			print_models(stdout);
+			print_models(cf, stdout);
 	}
+	fs_catalog_file_free(cf);
 	if (rc != 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "fleetsim catalog: cannot write to standard output\n");
 		return FS_EXIT_RUNTIME;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fleetsim/catalog.h"
 #include "fleetsim/perf.h"
+#include "fleetsim/scenario.h"
 
 #define GB 1e9
 
@@ -21,7 +22,7 @@ static const char estimate_help[] =
 	"usage: fleetsim estimate --model M --gpu G [--tp N] [--prompt P] [--batch B]\n"
 	"                         [--context C] [--weights-dtype D] [--kv-dtype D]\n"
 	"                         [--gpu-mem-util U] [--kv-blocks N] [--step-table CSV]\n"
-	"                         [--json]\n"
+	"                         [--catalog FILE] [--json]\n"
 	"\n"
 	"Print the memory plan of one replica (weights, activation reserve, KV blocks)\n"
 	"and its step times from the roofline model (docs/MODEL.md, docs/VALIDATION.md):\n"
@@ -34,13 +35,15 @@ static const char estimate_help[] =
 	"  --gpu-mem-util U   fraction of GPU memory to use (default 0.90)\n"
 	"  --kv-blocks N      pin the KV block count instead of deriving it\n"
 	"  --step-table CSV   use a measured step table for the step times\n"
+	"  --catalog FILE     GPUs and models of FILE first, then the built-ins\n"
+	"                     ({\"gpus\": [...], \"models\": [...]}, docs/SCENARIO.md)\n"
 	"  --json             one JSON object on stdout\n"
 	"Peak decode throughput is at the largest batch whose KV fits at context C,\n"
 	"capped at 256 sequences (vLLM's max_num_seqs).  Models and GPUs:\n"
 	"fleetsim catalog.\n";
 
 struct opts {
-	const char *model, *gpu, *table_path;
+	const char *model, *gpu, *table_path, *catalog_path;
 	int64_t tp, prompt_tokens, batch, context_tokens, kv_blocks;
 	enum fs_dtype weight_dtype, kv_dtype;
 	double gpu_mem_util;
@@ -105,6 +108,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->gpu = v;
 		else if (strcmp(a, "--step-table") == 0)
 			o->table_path = v;
+		else if (strcmp(a, "--catalog") == 0)
+			o->catalog_path = v;
 		else if (strcmp(a, "--tp") == 0)
 			rc = fs__cli_parse_int("estimate", a, v, 1, 64, &o->tp);
 		else if (strcmp(a, "--prompt") == 0)
@@ -225,14 +230,15 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	printf("fits: yes\n");
 }
 
-static const struct fs_gpu_spec *find_gpu(const char *name)
+static const struct fs_gpu_spec *find_gpu(const struct fs_catalog_file *cf,
+                                          const char *name)
 {
-	const struct fs_gpu_spec *g = fs_catalog_find_gpu(name);
+	const struct fs_gpu_spec *g = fs_catalog_file_find_gpu(cf, name);
 	const char *s;
 
 	if (g != NULL)
 		return g;
-	s = fs_catalog_suggest_gpu(name);
+	s = fs_catalog_file_suggest_gpu(cf, name);
 	if (s != NULL)
 		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; did you mean \"%s\"?\n",
 		        name, s);
@@ -242,14 +248,15 @@ static const struct fs_gpu_spec *find_gpu(const char *name)
 	return NULL;
 }
 
-static const struct fs_model_spec *find_model(const char *name)
+static const struct fs_model_spec *find_model(const struct fs_catalog_file *cf,
+                                              const char *name)
 {
-	const struct fs_model_spec *m = fs_catalog_find_model(name);
+	const struct fs_model_spec *m = fs_catalog_file_find_model(cf, name);
 	const char *s;
 
 	if (m != NULL)
 		return m;
-	s = fs_catalog_suggest_model(name);
+	s = fs_catalog_file_suggest_model(cf, name);
 	if (s != NULL)
 		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; did you mean "
 		        "\"%s\"?\n", name, s);
@@ -266,6 +273,7 @@ int fs__cli_estimate(int argc, char **argv)
 	struct fs_mem_plan plan;
 	struct fs_error err;
 	struct fs_step_table *table = NULL;
+	struct fs_catalog_file *cf = NULL;
 	struct estimate r;
 	const struct fs_gpu_spec *gpu;
 	const struct fs_model_spec *model;
@@ -274,10 +282,20 @@ int fs__cli_estimate(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
-	model = find_model(o.model);
-	gpu = find_gpu(o.gpu);
-	if (model == NULL || gpu == NULL)
+	if (o.catalog_path != NULL) {
+		cf = fs_catalog_file_load(o.catalog_path, &err);
+		if (cf == NULL) {
+			fs_error_print(&err);
+			return FS_EXIT_INPUT;
+		}
+	}
+	/* cf lives until the end: cfg points into it. */
+	model = find_model(cf, o.model);
+	gpu = find_gpu(cf, o.gpu);
+	if (model == NULL || gpu == NULL) {
+		fs_catalog_file_free(cf);
 		return FS_EXIT_INPUT;
+	}
 	fs_perf_cfg_defaults(&cfg, gpu, model);
 	cfg.tp = (int)o.tp;
 	cfg.weight_dtype = o.weight_dtype;
@@ -288,6 +306,7 @@ int fs__cli_estimate(int argc, char **argv)
 		table = fs_step_table_load(o.table_path, o.table_path, &err);
 		if (table == NULL) {
 			fs_error_print(&err);
+			fs_catalog_file_free(cf);
 			return FS_EXIT_INPUT;
 		}
 		cfg.table = table;
@@ -302,6 +321,7 @@ int fs__cli_estimate(int argc, char **argv)
 		if (o.json && fs_perf_cfg_check(&cfg, NULL) == 0)
 			print_json(&cfg, &o, &plan, &r);
 		fs_step_table_free(table);
+		fs_catalog_file_free(cf);
 		return FS_EXIT_INPUT;
 	}
 	compute(&cfg, &o, &plan, &r);
@@ -310,6 +330,7 @@ int fs__cli_estimate(int argc, char **argv)
 	else
 		print_text(&cfg, &o, &plan, &r);
 	fs_step_table_free(table);
+	fs_catalog_file_free(cf);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "fleetsim estimate: cannot write to standard output\n");
 		return FS_EXIT_RUNTIME;

@@ -1,6 +1,8 @@
 /*
  * cli_validate.c — `fleetsim validate SCENARIO`: load with every check, then
- * print the resolved scenario (defaults filled in) as JSON on stdout.
+ * print the resolved scenario (defaults filled in) as JSON on stdout,
+ * followed by `//` comment lines with what the load derived (a vllm
+ * engine's memory plan), so the output still loads as a scenario.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +14,8 @@ static const char validate_help[] =
 	"usage: fleetsim validate SCENARIO\n"
 	"\n"
 	"Load SCENARIO with every check the simulator applies and print it resolved,\n"
-	"with every default filled in, as JSON.  On bad input print\n"
+	"with every default filled in, as JSON, then derived figures (an LLM\n"
+	"engine's memory plan) as // comments.  On bad input print\n"
 	"FILE:LINE:COL: JSON.PATH: MESSAGE on stderr and exit with status 2.\n";
 
 int fs__cli_validate(int argc, char **argv)
@@ -41,7 +44,8 @@ int fs__cli_validate(int argc, char **argv)
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
-	if (fs_scenario_print(sc, stdout) != 0 || fflush(stdout) != 0) {
+	if (fs_scenario_print(sc, stdout) != 0 || fs_scenario_print_notes(sc, stdout) != 0 ||
+	    fflush(stdout) != 0) {
 		fs_scenario_free(sc);
 		fprintf(stderr, "fleetsim validate: cannot write to standard output\n");
 		return FS_EXIT_RUNTIME;

@@ -119,6 +119,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->rep_done);
 	free(e->rep_gaps);
 	free(e->rep_preempted);
+	free(e->rep_started);
 	free(e->rep_rejected);
 	free(e);
 }
@@ -262,6 +263,8 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 	r->first_token = e->rep_first;
 	r->done = e->rep_done;
 	r->itl_gaps = e->rep_gaps;
+	r->started = e->rep_started;
+	r->n_started = e->n_started;
 	r->preempted = e->rep_preempted;
 	r->n_preempted = e->n_preempted;
 	r->rejected = e->rep_rejected;
@@ -272,6 +275,18 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 	LLM_CHECK(e->stats.added ==
 	          e->stats.completed + e->stats.rejected_by_guard +
 	          e->n_waiting + e->n_running, "requests not conserved");
+}
+
+void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx)
+{
+	struct llm_seq *s = &e->seqs[idx];
+
+	if (s->admitted_once)
+		return;
+	s->admitted_once = true;
+	fs_xgrow((void **)&e->rep_started, &e->cap_started, e->n_started + 1,
+	         sizeof *e->rep_started);
+	e->rep_started[e->n_started++] = s->slot;
 }
 
 bool fs_llm_engine_in_step(const struct fs_llm_engine *e)

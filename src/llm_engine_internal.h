@@ -34,6 +34,7 @@ struct llm_seq {
 	int64_t wait_key1, wait_key2;/* waiting-heap key (see llm_sched.c) */
 	fs_ns last_token_ns;         /* time of the latest sampled token, -1 none */
 	int64_t preemptions;
+	bool admitted_once;          /* scheduled at least once (queue delay ends) */
 	uint32_t next_free;          /* pool free list */
 };
 
@@ -63,6 +64,8 @@ struct fs_llm_engine {
 	struct fs_llm_gap *rep_gaps;     /* capacity max_num_seqs */
 	uint32_t *rep_preempted;
 	size_t n_preempted, cap_preempted;
+	uint32_t *rep_started;           /* slots scheduled for the first time */
+	size_t n_started, cap_started;
 	struct fs_llm_rejected *rep_rejected;
 	size_t n_rejected, cap_rejected;
 
@@ -77,6 +80,9 @@ void fs__llm_seq_release(struct fs_llm_engine *e, uint32_t idx);
 /* Waiting line: push to the back or the front (FCFS), or by key (priority). */
 void fs__llm_wait_push(struct fs_llm_engine *e, uint32_t idx, bool front);
 uint32_t fs__llm_wait_pop(struct fs_llm_engine *e);
+
+/* Note that request idx was scheduled for the first time in this plan. */
+void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx);
 
 /* Record a request dropped after acceptance (livelock guard) and free it. */
 void fs__llm_reject(struct fs_llm_engine *e, uint32_t idx,

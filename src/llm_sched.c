@@ -221,6 +221,7 @@ static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "admission gate let in a misfit");
 		fs__llm_wait_pop(e);
 		e->running[e->n_running++] = idx;
+		fs__llm_note_started(e, idx);
 		s->kv_blocks = need;
 		s->sched_tokens = n;
 		*budget_tokens -= n;
@@ -246,6 +247,7 @@ static void phase_admit_static(struct fs_llm_engine *e, int64_t *budget_tokens)
 			break;
 		fs__llm_wait_pop(e);
 		e->running[e->n_running++] = idx;
+		fs__llm_note_started(e, idx);
 		s->kv_blocks = reserve;
 		n = tokens_wanted(e, s, *budget_tokens);
 		s->sched_tokens = n;
@@ -305,6 +307,7 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 	LLM_CHECK(now_ns >= e->last_end_ns, "time went backwards");
 	e->n_preempted = 0;
 	e->n_rejected = 0;
+	e->n_started = 0;
 	/* MODEL: V12 — a plan that scheduled nothing because its work was
 	 * preempted is redone at once; each such plan shrinks `running`. */
 	for (rounds = 0;; rounds++) {

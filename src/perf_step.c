@@ -32,18 +32,25 @@ fs_ns fs__perf_iteration_overhead_ns(const struct fs_perf_cfg *cfg)
 	                                       : cfg->gpu->iteration_overhead_ns;
 }
 
-static void resolve(const struct fs_perf_cfg *cfg, struct eff *e)
+double fs_perf_peak_flops_per_s(const struct fs_perf_cfg *cfg)
 {
 	const struct fs_gpu_spec *g = cfg->gpu;
 
 	/* MODEL: P9 — fp8 weights use the fp8 peak and int8 weights the int8
 	 * peak (W8A8) where the GPU has them; otherwise weights are dequantised
 	 * into 16-bit GEMMs (int4 is always weight-only). */
-	e->peak_flops_per_s = g->fp16_flops_per_s;
 	if (cfg->weight_dtype == FS_DTYPE_FP8 && g->fp8_flops_per_s > 0)
-		e->peak_flops_per_s = g->fp8_flops_per_s;
+		return g->fp8_flops_per_s;
 	if (cfg->weight_dtype == FS_DTYPE_INT8 && g->int8_ops_per_s > 0)
-		e->peak_flops_per_s = g->int8_ops_per_s;
+		return g->int8_ops_per_s;
+	return g->fp16_flops_per_s;
+}
+
+static void resolve(const struct fs_perf_cfg *cfg, struct eff *e)
+{
+	const struct fs_gpu_spec *g = cfg->gpu;
+
+	e->peak_flops_per_s = fs_perf_peak_flops_per_s(cfg);
 	e->attn_flops_per_s = g->fp16_flops_per_s;
 	e->mfu = pick(cfg->mfu, g->mfu > 0 ? g->mfu : 0.7);
 	e->mbu = pick(cfg->mbu, g->mbu > 0 ? g->mbu : 0.75);

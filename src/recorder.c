@@ -15,7 +15,8 @@ static bool counted(const struct fs_recorder *rec, const struct fs_request *req)
 }
 
 void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
-                       uint64_t replication, bool record_rows, int servers)
+                       uint64_t replication, bool record_rows, int servers,
+                       int64_t kv_blocks_total)
 {
 	struct fs_rep_result *r = fs_xcalloc(1, sizeof *r);
 	size_t c;
@@ -35,7 +36,12 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	}
 	fs_tseries_init(&r->queue_len, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
 	fs_tseries_init(&r->busy, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
+	fs_tseries_init(&r->kv_used, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
+	fs_hist_init(&r->itl_hist);
+	fs_moments_init(&r->itl_moments);
 	r->servers = servers;
+	r->llm = kv_blocks_total > 0;
+	r->kv_blocks_total = kv_blocks_total;
 	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
 	rec->result = r;
 }
@@ -47,7 +53,8 @@ void fs__recorder_fini(struct fs_recorder *rec)
 }
 
 static void add_row(struct fs_recorder *rec, const struct fs_request *req,
-                    bool completed, fs_ns start_ns, fs_ns end_ns)
+                    bool completed, bool failed, fs_ns start_ns,
+                    fs_ns first_token_ns, fs_ns end_ns, int64_t output_tokens)
 {
 	struct fs_rep_result *r = rec->result;
 	struct fs_request_row *row;
@@ -60,11 +67,13 @@ static void add_row(struct fs_recorder *rec, const struct fs_request *req,
 	row->class_idx = req->class_idx;
 	row->counted = counted(rec, req);
 	row->completed = completed;
+	row->failed = failed;
 	row->arrival_ns = req->arrival_ns;
 	row->start_ns = start_ns;
+	row->first_token_ns = first_token_ns;
 	row->end_ns = end_ns;
 	row->prompt_tokens = req->prompt_tokens;
-	row->output_tokens = req->output_tokens;
+	row->output_tokens = output_tokens;
 }
 
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req)
@@ -81,15 +90,15 @@ static void add_latency(struct fs_class_result *cr, enum fs_latency k, fs_ns lat
 
 /* MODEL: S2 — a request meets its SLO when every target it has is met;
  * TPOT = (e2e - ttft) / (output tokens - 1), as vLLM's benchmark defines it. */
-static bool slo_met(const struct fs_slo_cfg *slo, const struct fs_request *req,
+static bool slo_met(const struct fs_slo_cfg *slo, int64_t output_tokens,
                     fs_ns ttft_ns, fs_ns e2e_ns)
 {
 	if (slo->ttft_ns > 0 && ttft_ns > slo->ttft_ns)
 		return false;
 	if (slo->e2e_ns > 0 && e2e_ns > slo->e2e_ns)
 		return false;
-	if (slo->tpot_ns > 0 && req->output_tokens > 1) {
-		double tpot_ns = (double)(e2e_ns - ttft_ns) / (double)(req->output_tokens - 1);
+	if (slo->tpot_ns > 0 && output_tokens > 1) {
+		double tpot_ns = (double)(e2e_ns - ttft_ns) / (double)(output_tokens - 1);
 
 		if (tpot_ns > (double)slo->tpot_ns)
 			return false;
@@ -98,40 +107,88 @@ static bool slo_met(const struct fs_slo_cfg *slo, const struct fs_request *req,
 }
 
 void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *req,
-                             fs_ns start_ns, fs_ns first_token_ns, fs_ns end_ns)
+                             fs_ns start_ns, fs_ns first_token_ns, fs_ns end_ns,
+                             int64_t output_tokens)
 {
 	struct fs_class_result *cr = &rec->result->cls[req->class_idx];
 	const struct fs_class_cfg *cls = &rec->sc->workload.classes[req->class_idx];
 	fs_ns ttft_ns = first_token_ns - req->arrival_ns;
 	fs_ns e2e_ns = end_ns - req->arrival_ns;
 
-	add_row(rec, req, true, start_ns, end_ns);
+	add_row(rec, req, true, false, start_ns, first_token_ns, end_ns, output_tokens);
 	if (!counted(rec, req))
 		return;
 	cr->completed++;
-	cr->output_tokens += req->output_tokens;
+	cr->output_tokens += output_tokens;
 	add_latency(cr, FS_LAT_QUEUE, start_ns - req->arrival_ns);
 	add_latency(cr, FS_LAT_TTFT, ttft_ns);
+	if (output_tokens > 1) {
+		/* MODEL: S2 — TPOT as vLLM's benchmark defines it. */
+		double tpot_ns = (double)(e2e_ns - ttft_ns) / (double)(output_tokens - 1);
+
+		fs_hist_add(&cr->lat_hist[FS_LAT_TPOT], tpot_ns);
+		fs_moments_add(&cr->lat_moments[FS_LAT_TPOT], tpot_ns);
+	}
 	add_latency(cr, FS_LAT_E2E, e2e_ns);
-	if (slo_met(&cls->slo, req, ttft_ns, e2e_ns))
+	if (slo_met(&cls->slo, output_tokens, ttft_ns, e2e_ns))
 		cr->slo_met++;
 }
 
-void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
-                            fs_ns start_ns)
+void fs__recorder_failed(struct fs_recorder *rec, const struct fs_request *req,
+                         fs_ns start_ns, fs_ns first_token_ns, fs_ns t_ns)
 {
-	add_row(rec, req, false, start_ns, -1);
+	(void)t_ns;
+	add_row(rec, req, false, true, start_ns, first_token_ns, -1, req->output_tokens);
+	if (counted(rec, req))
+		rec->result->cls[req->class_idx].failed++;
+}
+
+void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
+                            fs_ns start_ns, fs_ns first_token_ns)
+{
+	add_row(rec, req, false, false, start_ns, first_token_ns, -1, req->output_tokens);
 	if (counted(rec, req))
 		rec->result->cls[req->class_idx].in_flight++;
 }
 
+void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
+                      uint64_t count)
+{
+	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
+		return;
+	fs_hist_add_n(&rec->result->itl_hist, (double)gap_ns, count);
+	fs_moments_add_n(&rec->result->itl_moments, (double)gap_ns, count);
+}
+
+void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
+                       int64_t batch_seqs, int64_t prefill_tokens,
+                       int64_t tokens_generated, uint64_t preemptions,
+                       double flops, double bytes)
+{
+	struct fs_engine_totals *t = &rec->result->engine;
+
+	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */
+	if (begin_ns < rec->sc->sim.warmup_ns)
+		return;
+	t->steps++;
+	t->preemptions += preemptions;
+	t->sum_batch_seqs += batch_seqs;
+	t->prefill_tokens += prefill_tokens;
+	t->tokens_generated += tokens_generated;
+	t->busy_ns += (double)(end_ns - begin_ns);
+	t->flops += flops;
+	t->bytes += bytes;
+}
+
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
-                         int busy)
+                         int busy, int64_t kv_used_blocks)
 {
 	if (t_ns >= rec->sc->sim.horizon_ns)
 		return;
 	fs_tseries_set(&rec->result->queue_len, t_ns, (double)waiting);
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
+	if (rec->result->llm)
+		fs_tseries_set(&rec->result->kv_used, t_ns, (double)kv_used_blocks);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -151,6 +208,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 
 	fs_tseries_finish(&r->queue_len, close_ns);
 	fs_tseries_finish(&r->busy, close_ns);
+	fs_tseries_finish(&r->kv_used, close_ns);
 	r->end_ns = end_ns;
 	for (c = 0; c < r->n_classes; c++) {
 		const struct fs_class_result *cr = &r->cls[c];
@@ -162,6 +220,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		all->arrived += cr->arrived;
 		all->completed += cr->completed;
 		all->in_flight += cr->in_flight;
+		all->failed += cr->failed;
 		all->slo_met += cr->slo_met;
 		all->output_tokens += cr->output_tokens;
 	}
@@ -184,6 +243,8 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	free(r->cls);
 	fs_tseries_fini(&r->queue_len);
 	fs_tseries_fini(&r->busy);
+	fs_tseries_fini(&r->kv_used);
+	fs_hist_fini(&r->itl_hist);
 	free(r->rows);
 	free(r);
 }

@@ -1,8 +1,8 @@
 /*
  * recorder.h — internal: turns one world's request lifecycle into a
  * struct fs_rep_result (histograms, counts, SLO attainment, time series,
- * optional per-request rows).  Owned by the world; the result it builds is
- * handed over by fs__recorder_finish.
+ * engine totals, optional per-request rows).  Owned by the world; the result
+ * it builds is handed over by fs__recorder_finish.
  */
 #ifndef FLEETSIM_RECORDER_H
 #define FLEETSIM_RECORDER_H
@@ -21,24 +21,45 @@ struct fs_recorder {
 	size_t cap_rows;
 };
 
+/* `servers`: queue servers or LLM replicas; `kv_blocks_total` 0 for the
+ * queue engine. */
 void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
-                       uint64_t replication, bool record_rows, int servers);
+                       uint64_t replication, bool record_rows, int servers,
+                       int64_t kv_blocks_total);
 void fs__recorder_fini(struct fs_recorder *rec);
 
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req);
 
-/* A request completed: service (or prefill) started at start_ns, its first
- * token at first_token_ns, and it ended at end_ns. */
+/* A request completed: it was first scheduled at start_ns, its first token
+ * came at first_token_ns, and it ended at end_ns having produced
+ * output_tokens tokens. */
 void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *req,
-                             fs_ns start_ns, fs_ns first_token_ns, fs_ns end_ns);
+                             fs_ns start_ns, fs_ns first_token_ns, fs_ns end_ns,
+                             int64_t output_tokens);
 
-/* At the end: a request still in the system (start_ns -1 if waiting). */
+/* The engine refused or dropped a request at t_ns (it never completes). */
+void fs__recorder_failed(struct fs_recorder *rec, const struct fs_request *req,
+                         fs_ns start_ns, fs_ns first_token_ns, fs_ns t_ns);
+
+/* At the end: a request still in the system (times -1 when not reached). */
 void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
-                            fs_ns start_ns);
+                            fs_ns start_ns, fs_ns first_token_ns);
 
-/* Queue length and busy servers changed (or may have) at t_ns. */
+/* `count` inter-token gaps of gap_ns each, observed at t_ns. */
+void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
+                      uint64_t count);
+
+/* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
+ * preemptions and modelled work. */
+void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
+                       int64_t batch_seqs, int64_t prefill_tokens,
+                       int64_t tokens_generated, uint64_t preemptions,
+                       double flops, double bytes);
+
+/* Levels changed (or may have) at t_ns: requests waiting, busy servers or
+ * replicas, KV blocks in use (0 for the queue engine). */
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
-                         int busy);
+                         int busy, int64_t kv_used_blocks);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

@@ -1,7 +1,8 @@
 /*
  * requests_csv.c — requests.csv: one row per request of one replication,
  * in id order, written atomically.  Times in seconds (arrival) and ms
- * (latencies); latencies of requests not completed are empty.
+ * (latencies); a latency not reached (not scheduled, no first token, not
+ * completed) is empty.  status: completed, failed, in_service, waiting.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,7 @@ int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenari
 	for (i = 0; i < r->n_rows; i++) {
 		const struct fs_request_row *row = &r->rows[i];
 		const char *status = row->completed ? "completed" :
+		                     row->failed ? "failed" :
 		                     row->start_ns >= 0 ? "in_service" : "waiting";
 
 		fprintf(o.f, "%llu,", (unsigned long long)row->id);
@@ -53,7 +55,7 @@ int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenari
 		fprintf(o.f, ",%s,%d,%.9f,%lld,%lld", status, row->counted ? 1 : 0, (double)row->arrival_ns / (double)FS_NS_PER_S,
 		        (long long)row->prompt_tokens, (long long)row->output_tokens);
 		ms_or_empty(o.f, row->arrival_ns, row->start_ns);
-		ms_or_empty(o.f, row->arrival_ns, row->start_ns);   /* queue engine: TTFT = start */
+		ms_or_empty(o.f, row->arrival_ns, row->first_token_ns);
 		ms_or_empty(o.f, row->arrival_ns, row->end_ns);
 		fputc('\n', o.f);
 	}

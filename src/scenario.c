@@ -1,9 +1,10 @@
 /*
  * scenario.c — loading a scenario file (see scenario.h): read the bytes, hash
- * them, strip comments, parse with cJSON, index node positions, then walk the
- * root and "simulation" sections here and the others in scenario_*.c.  A
- * load builds into a fresh struct fs_scenario and frees it on any error, so a
- * failing load has no side effects.
+ * them, strip comments, parse with cJSON, index node positions (the reading
+ * and parsing are shared with the --catalog file loader), then walk the root
+ * and "simulation" sections here and the others in scenario_*.c, "catalog"
+ * before "engine".  A load builds into a fresh struct fs_scenario and frees
+ * it on any error, so a failing load has no side effects.
  */
 #include "fleetsim/scenario.h"
 
@@ -20,7 +21,7 @@
 #define MAX_SCENARIO_BYTES (64u << 20)
 
 static const char *const ROOT_KEYS[] = {
-	"name", "description", "simulation", "workload", "engine", NULL
+	"name", "description", "simulation", "workload", "catalog", "engine", NULL
 };
 static const char *const SIM_KEYS[] = {
 	"horizon", "warmup", "sample_interval", "start_hour", "seed",
@@ -99,6 +100,11 @@ static int workload_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 	return fs__sc_load_workload(sc, node, &s->workload);
 }
 
+static int catalog_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	return fs__sc_load_catalog(sc, node, cfg);
+}
+
 static int engine_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 {
 	return fs__sc_load_engine(sc, node, cfg);
@@ -134,6 +140,9 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	    section(sc, root, "simulation", sim_section, &s->sim) != 0 ||
 	    fs__sc_require(sc, root, "workload") != 0 ||
 	    section(sc, root, "workload", workload_section, s) != 0 ||
+	    /* before "engine", whose "gpu" and "model" may name its entries */
+	    (fs__sc_get(root, "catalog") != NULL &&
+	     section(sc, root, "catalog", catalog_section, &s->catalog) != 0) ||
 	    fs__sc_require(sc, root, "engine") != 0 ||
 	    section(sc, root, "engine", engine_section, &s->engine) != 0)
 		return -1;
@@ -150,6 +159,44 @@ static void text_error(const char *text, size_t len, const char *file, size_t of
 	fs_error_at(err, file, line, col, "$", "%s", msg);
 }
 
+cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
+                    char **buf_out, struct fs__jpos **pos_out, struct fs_error *err)
+{
+	const char *parse_end = NULL, *nul;
+	char *buf, msg[256];
+	cJSON *root = NULL;
+	size_t off;
+
+	buf = fs_xmalloc(text_len + 1);
+	memcpy(buf, text, text_len);
+	buf[text_len] = '\0';
+	nul = memchr(buf, '\0', text_len);
+	if (nul != NULL) {
+		text_error(buf, text_len, file, (size_t)(nul - buf),
+		           "invalid JSON: unexpected NUL byte", err);
+		goto fail;
+	}
+	if (fs__jpos_strip_comments(buf, text_len, &off) != 0) {
+		text_error(text, text_len, file, off, "unterminated /* comment", err);
+		goto fail;
+	}
+	root = cJSON_ParseWithLengthOpts(buf, text_len + 1, &parse_end, 1);
+	if (root == NULL) {
+		off = parse_end != NULL ? (size_t)(parse_end - buf) : 0;
+		off = fs__jpos_syntax_error(buf, text_len, off, msg, sizeof msg);
+		text_error(buf, text_len, file, off, msg, err);
+		goto fail;
+	}
+	*pos_out = fs__jpos_build(buf, text_len, root);
+	*buf_out = buf;
+	return root;
+fail:
+	free(buf);
+	*buf_out = NULL;
+	*pos_out = NULL;
+	return NULL;
+}
+
 struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
                                           const char *name_for_errors,
                                           const char *base_dir,
@@ -158,34 +205,12 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	struct fs_scenario *s = NULL;
 	struct fs__sc sc;
 	struct fs__jpos *pos = NULL;
-	const char *parse_end = NULL;
-	char *buf, msg[256];
-	cJSON *root = NULL;
-	size_t off;
-	const char *nul;
+	char *buf = NULL;
+	cJSON *root;
 
-	buf = fs_xmalloc(text_len + 1);
-	memcpy(buf, text, text_len);
-	buf[text_len] = '\0';
-	nul = memchr(buf, '\0', text_len);
-	if (nul != NULL) {
-		text_error(buf, text_len, name_for_errors, (size_t)(nul - buf),
-		           "invalid JSON: unexpected NUL byte", err);
-		goto done;
-	}
-	if (fs__jpos_strip_comments(buf, text_len, &off) != 0) {
-		text_error(text, text_len, name_for_errors, off,
-		           "unterminated /* comment", err);
-		goto done;
-	}
-	root = cJSON_ParseWithLengthOpts(buf, text_len + 1, &parse_end, 1);
-	if (root == NULL) {
-		off = parse_end != NULL ? (size_t)(parse_end - buf) : 0;
-		off = fs__jpos_syntax_error(buf, text_len, off, msg, sizeof msg);
-		text_error(buf, text_len, name_for_errors, off, msg, err);
-		goto done;
-	}
-	pos = fs__jpos_build(buf, text_len, root);
+	root = fs__sc_parse(text, text_len, name_for_errors, &buf, &pos, err);
+	if (root == NULL)
+		return NULL;
 	memset(&sc, 0, sizeof sc);
 	sc.file = name_for_errors;
 	sc.text = buf;
@@ -196,26 +221,26 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	s = fs_xcalloc(1, sizeof *s);
 	s->path = fs_xstrdup(name_for_errors);
 	fs__sha256_hex(text, text_len, s->sha256_hex);
+	sc.catalog = &s->catalog;
 	if (load_root(&sc, root, s) != 0) {
 		fs_scenario_free(s);
 		s = NULL;
 	}
-done:
 	cJSON_Delete(root);
 	fs__jpos_free(pos);
 	free(buf);
 	return s;
 }
 
-/* Read a whole file; NULL with err filled on failure. */
-static char *read_file(const char *path, size_t *len, struct fs_error *err)
+char *fs__sc_read_file(const char *path, const char *what, size_t *len,
+                       struct fs_error *err)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t cap = 0, used = 0, got;
 
 	if (f == NULL) {
-		fs_error_at(err, path, 0, 0, NULL, "cannot open scenario: %s",
+		fs_error_at(err, path, 0, 0, NULL, "cannot open %s: %s", what,
 		            strerror(errno));
 		return NULL;
 	}
@@ -229,10 +254,10 @@ static char *read_file(const char *path, size_t *len, struct fs_error *err)
 	} while (got > 0 && used <= MAX_SCENARIO_BYTES);
 	if (ferror(f) || used > MAX_SCENARIO_BYTES) {
 		if (ferror(f))
-			fs_error_at(err, path, 0, 0, NULL, "cannot read scenario: %s",
+			fs_error_at(err, path, 0, 0, NULL, "cannot read %s: %s", what,
 			            strerror(errno));
 		else
-			fs_error_at(err, path, 0, 0, NULL, "scenario is larger than 64 MiB");
+			fs_error_at(err, path, 0, 0, NULL, "%s is larger than 64 MiB", what);
 		fclose(f);
 		free(buf);
 		return NULL;
@@ -249,7 +274,7 @@ struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)
 	char *text, *dir;
 	size_t len = 0;
 
-	text = read_file(path, &len, err);
+	text = fs__sc_read_file(path, "scenario", &len, err);
 	if (text == NULL)
 		return NULL;
 	if (slash == NULL) {
@@ -269,6 +294,8 @@ void fs_scenario_free(struct fs_scenario *sc)
 	if (sc == NULL)
 		return;
 	fs__sc_workload_fini(&sc->workload);
+	fs__sc_engine_fini(&sc->engine);
+	fs__sc_catalog_fini(&sc->catalog);
 	free(sc->path);
 	free(sc->name);
 	free(sc->description);

@@ -1,13 +1,15 @@
 /*
  * scenario_engine.c — the "engine" section, read and printed through a table
  * of engine types: each type names its keys, its loader and its printer, so a
- * new engine ("vllm") is one table row and two functions.  The loaders fill
- * a struct fs_engine_cfg that owns nothing on the heap.
+ * new engine is one table row and two functions ("vllm": scenario_llm.c).
+ * The loaders fill a struct fs_engine_cfg; only a vllm step table is on the
+ * heap, freed by fs__sc_engine_fini.
  */
 #include "scenario_walk.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/scenario.h"
@@ -99,6 +101,7 @@ static void print_queue(const struct fs_engine_cfg *cfg, cJSON *engine)
 
 static const struct engine_type ENGINE_TYPES[] = {
 	{ "queue", FS_ENGINE_QUEUE, QUEUE_KEYS, load_queue, print_queue },
+	{ "vllm", FS_ENGINE_VLLM, fs__sc_vllm_keys, fs__sc_load_vllm, fs__sc_print_vllm },
 };
 #define N_ENGINE_TYPES (sizeof ENGINE_TYPES / sizeof ENGINE_TYPES[0])
 
@@ -157,4 +160,13 @@ void fs__sc_print_engine(const struct fs_engine_cfg *cfg, cJSON *engine)
 			return;
 		}
 	}
+}
+
+void fs__sc_engine_fini(struct fs_engine_cfg *cfg)
+{
+	free(cfg->llm.step_table_path);
+	fs_step_table_free(cfg->llm.step_table);
+	cfg->llm.step_table_path = NULL;
+	cfg->llm.step_table = NULL;
+	cfg->llm.perf.table = NULL;
 }

@@ -197,6 +197,8 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 	classes = cJSON_AddArrayToObject(wl, "classes");
 	for (i = 0; i < sc->workload.n_classes; i++)
 		add_class(classes, &sc->workload.classes[i]);
+	if (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0)
+		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog(&sc->catalog));
 	fs__sc_print_engine(&sc->engine, cJSON_AddObjectToObject(root, "engine"));
 	return root;
 }
@@ -216,4 +218,15 @@ int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
 		rc = -1;
 	free(text);
 	return rc;
+}
+
+int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out)
+{
+	switch (sc->engine.kind) {
+	case FS_ENGINE_VLLM:
+		return fs__sc_print_vllm_notes(&sc->engine.llm, out);
+	case FS_ENGINE_QUEUE:
+		break;
+	}
+	return 0;
 }

@@ -11,12 +11,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
 #include "json_pos.h"
+
+struct fs_catalog_file;
 
 #define FS__MAX_LENGTH_TOKENS INT64_C(1048576)     /* default "max" of a LENGTH */
 #define FS__MAX_INT_JSON INT64_C(9007199254740992) /* 2^53: exact in a double */
@@ -28,9 +31,23 @@ struct fs__sc {
 	const struct fs__jpos *pos;  /* node positions (borrowed) */
 	const char *base_dir;        /* for relative data-file paths (borrowed) */
 	struct fs_error *err;        /* may be NULL */
+	const struct fs_catalog_file *catalog; /* own GPUs/models, may be NULL (borrowed) */
 	char path[256];              /* current JSON path, "" at the root */
 	size_t path_len;
 };
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* Read the whole file at `path` (at most 64 MiB); `what` names it in
+ * messages ("cannot open WHAT: ..."). Heap (caller frees) or NULL with err. */
+char *fs__sc_read_file(const char *path, const char *what, size_t *len,
+                       struct fs_error *err);
+
+/* Strip comments from a copy of text, parse it and index node positions.
+ * Returns the root (cJSON_Delete) with *buf_out (the stripped text, free)
+ * and *pos_out (fs__jpos_free), or NULL with err set at FILE:LINE:COL, $. */
+cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
+                    char **buf_out, struct fs__jpos **pos_out, struct fs_error *err);
 
 /* ---- path ---------------------------------------------------------------- */
 
@@ -129,10 +146,29 @@ int fs__sc_load_workload(struct fs__sc *sc, const cJSON *node, struct fs_workloa
 /* Free the classes and the shared arrivals; zeroed cfg is fine. */
 void fs__sc_workload_fini(struct fs_workload_cfg *cfg);
 
-/* The "engine" section (scenario_engine.c), dispatched on "type". */
+/* The "engine" section (scenario_engine.c), dispatched on "type".  Model
+ * and GPU names resolve through sc->catalog, which must be loaded first. */
 int fs__sc_load_engine(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg);
 /* Add the engine section's JSON form to `engine` (an empty object). */
 void fs__sc_print_engine(const struct fs_engine_cfg *cfg, cJSON *engine);
+/* Free what a loaded engine owns (vllm: the step table); zeroed cfg is fine. */
+void fs__sc_engine_fini(struct fs_engine_cfg *cfg);
+
+/* The "vllm" engine type (scenario_llm.c): its keys (NULL-terminated), its
+ * loader (the table has checked the keys; fills cfg->llm), its printer and
+ * the derived notes fs_scenario_print_notes writes as comments. */
+extern const char *const fs__sc_vllm_keys[];
+int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg);
+void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine);
+int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out);
+
+/* A {"gpus": [...], "models": [...]} object (scenario_catalog.c): the
+ * scenario's "catalog" section or a --catalog file.  Fills cf (zeroed). */
+int fs__sc_load_catalog(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file *cf);
+/* Free the entries of cf and zero it; zeroed cf is fine. */
+void fs__sc_catalog_fini(struct fs_catalog_file *cf);
+/* The JSON form of cf ({"gpus": [...], "models": [...]}; caller deletes). */
+cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf);
 
 /* ---- printing helpers (scenario_print.c) ----------------------------------- */
 

@@ -16,6 +16,7 @@ const char *fs_latency_name(enum fs_latency k)
 	switch (k) {
 	case FS_LAT_QUEUE: return "queue_ms";
 	case FS_LAT_TTFT:  return "ttft_ms";
+	case FS_LAT_TPOT:  return "tpot_ms";
 	case FS_LAT_E2E:   return "e2e_ms";
 	case FS_LAT__COUNT: break;
 	}
@@ -45,14 +46,20 @@ static bool rep_unstable(const struct fs_rep_result *r)
 	return r->stopped_early || (double)all->in_flight > limit;
 }
 
+static double hist_value_ms(const struct fs_hist *h, const struct fs_moments *m,
+                            enum fs_quantity q)
+{
+	if (h->n == 0)
+		return NAN;
+	if (q == FS_QTY_MEAN)
+		return m->mean / (double)FS_NS_PER_MS;
+	return fs_hist_quantile(h, quantile_p[q]) / (double)FS_NS_PER_MS;
+}
+
 static double latency_value(const struct fs_class_result *cr, enum fs_latency k,
                             enum fs_quantity q)
 {
-	if (cr->completed == 0)
-		return NAN;
-	if (q == FS_QTY_MEAN)
-		return cr->lat_moments[k].mean / (double)FS_NS_PER_MS;
-	return fs_hist_quantile(&cr->lat_hist[k], quantile_p[q]) / (double)FS_NS_PER_MS;
+	return hist_value_ms(&cr->lat_hist[k], &cr->lat_moments[k], q);
 }
 
 static void build_group(struct fs_group_summary *g, struct fs_rep_result *const *results,
@@ -82,10 +89,63 @@ static void build_group(struct fs_group_summary *g, struct fs_rep_result *const 
 	PER_REP(arrived, (double)cr->arrived);
 	PER_REP(completed, (double)cr->completed);
 	PER_REP(in_flight, (double)cr->in_flight);
+	PER_REP(failed, (double)cr->failed);
+	PER_REP(output_tokens_per_s, (double)cr->output_tokens * (double)FS_NS_PER_S /
+	                             (double)rr->measured_ns);
 	PER_REP(throughput_rps, (double)cr->completed * (double)FS_NS_PER_S /
 	                        (double)rr->measured_ns);
-	PER_REP(slo_attainment, cr->completed + cr->in_flight == 0 ? NAN :
-	        (double)cr->slo_met / (double)(cr->completed + cr->in_flight));
+	/* MODEL: S2 — in flight and failed requests count as misses. */
+	PER_REP(slo_attainment, cr->completed + cr->in_flight + cr->failed == 0 ? NAN :
+	        (double)cr->slo_met /
+	        (double)(cr->completed + cr->in_flight + cr->failed));
+#undef PER_REP
+}
+
+static double itl_value(const struct fs_rep_result *r, enum fs_quantity q)
+{
+	return hist_value_ms(&r->itl_hist, &r->itl_moments, q);
+}
+
+/* Engine figures of the LLM engine, each per replication then a CI. */
+static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
+                         struct fs_rep_result *const *results, int n_reps, double *buf)
+{
+	const struct fs_perf_cfg *perf = &sc->engine.llm.perf;
+	double tp = (double)perf->tp;
+	double peak = fs_perf_peak_flops_per_s(perf);
+	double bw = perf->gpu->mem_bw_bytes_per_s;
+	int r, q;
+
+	s->replicas = sc->engine.llm.replicas;
+	for (q = 0; q < FS_QTY__COUNT; q++) {
+		for (r = 0; r < n_reps; r++)
+			buf[r] = itl_value(results[r], (enum fs_quantity)q);
+		s->groups[s->n_classes].itl_ms[q] = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95);
+	}
+#define PER_REP(field, expr) \
+	do { \
+		for (r = 0; r < n_reps; r++) { \
+			const struct fs_rep_result *rr = results[r]; \
+			const struct fs_engine_totals *t = &rr->engine; \
+			double span_s = (double)(rr->end_ns - sc->sim.warmup_ns) / 1e9; \
+			(void)t; (void)span_s; \
+			buf[r] = (expr); \
+		} \
+		s->field = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95); \
+	} while (0)
+	/* MODEL: S7 */
+	PER_REP(kv_use, rr->end_ns > sc->sim.warmup_ns ?
+	        fs_tseries_mean_over(&rr->kv_used, sc->sim.warmup_ns,
+	                             rr->end_ns < sc->sim.horizon_ns ? rr->end_ns
+	                                                             : sc->sim.horizon_ns) /
+	        (double)rr->kv_blocks_total : NAN);
+	PER_REP(batch_size, t->steps > 0 ? (double)t->sum_batch_seqs / (double)t->steps : NAN);
+	PER_REP(preemptions, (double)t->preemptions);
+	PER_REP(tokens_per_s, span_s > 0 ? (double)t->tokens_generated / span_s : NAN);
+	PER_REP(prefill_tokens_per_s, span_s > 0 ? (double)t->prefill_tokens / span_s : NAN);
+	/* MODEL: S8 — achieved MFU/MBU: modelled work over busy GPU time. */
+	PER_REP(mfu, t->busy_ns > 0 ? t->flops / (t->busy_ns * 1e-9 * tp * peak) : NAN);
+	PER_REP(mbu, t->busy_ns > 0 ? t->bytes / (t->busy_ns * 1e-9 * tp * bw) : NAN);
 #undef PER_REP
 }
 
@@ -135,6 +195,9 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	}
 	s->busy_fraction = fs_stats_mean_ci(buf, (size_t)replications, 0.95);
 	s->queue_len = fs_stats_mean_ci(buf2, (size_t)replications, 0.95);
+	s->llm = sc->engine.kind == FS_ENGINE_VLLM;
+	if (s->llm)
+		build_engine(s, sc, results, replications, buf);
 	free(buf);
 	free(buf2);
 	return s;

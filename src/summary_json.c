@@ -34,27 +34,62 @@ static cJSON *ci_json(const struct fs_ci *ci)
 	return o;
 }
 
-static cJSON *group_json(const struct fs_group_summary *g)
+static cJSON *quantities_json(const struct fs_ci *by_qty)
 {
 	cJSON *o = cJSON_CreateObject();
-	int k, q;
+	int q;
+
+	for (q = 0; q < FS_QTY__COUNT; q++)
+		cJSON_AddItemToObject(o, fs_quantity_name((enum fs_quantity)q),
+		                      ci_json(&by_qty[q]));
+	return o;
+}
+
+/* `llm`: token metrics (tpot_ms, itl_ms for "all") exist. */
+static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all)
+{
+	cJSON *o = cJSON_CreateObject();
+	int k;
 
 	for (k = 0; k < FS_LAT__COUNT; k++) {
-		cJSON *lat = cJSON_CreateObject();
-
-		for (q = 0; q < FS_QTY__COUNT; q++)
-			cJSON_AddItemToObject(lat, fs_quantity_name((enum fs_quantity)q),
-			                      ci_json(&g->lat_ms[k][q]));
-		cJSON_AddItemToObject(o, fs_latency_name((enum fs_latency)k), lat);
+		if (k == FS_LAT_TPOT && !llm)
+			continue;
+		cJSON_AddItemToObject(o, fs_latency_name((enum fs_latency)k),
+		                      quantities_json(g->lat_ms[k]));
 	}
+	if (llm && is_all)
+		cJSON_AddItemToObject(o, "itl_ms", quantities_json(g->itl_ms));
 	cJSON_AddItemToObject(o, "completed", ci_json(&g->completed));
 	cJSON_AddItemToObject(o, "arrived", ci_json(&g->arrived));
 	cJSON_AddItemToObject(o, "in_flight", ci_json(&g->in_flight));
+	cJSON_AddItemToObject(o, "failed", ci_json(&g->failed));
 	cJSON_AddItemToObject(o, "throughput_rps", ci_json(&g->throughput_rps));
+	cJSON_AddItemToObject(o, "output_tokens_per_s", ci_json(&g->output_tokens_per_s));
 	if (g->has_slo) {
 		cJSON_AddItemToObject(o, "slo_attainment", ci_json(&g->slo_attainment));
 		cJSON_AddItemToObject(o, "slo_target", number(g->slo_target));
 	}
+	return o;
+}
+
+static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	const struct fs_llm_cfg *llm = &sc->engine.llm;
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "model", llm->perf.model->id);
+	cJSON_AddStringToObject(o, "gpu", llm->perf.gpu->id);
+	cJSON_AddNumberToObject(o, "tp", llm->perf.tp);
+	cJSON_AddNumberToObject(o, "replicas", llm->replicas);
+	cJSON_AddNumberToObject(o, "kv_blocks_per_replica", (double)llm->sched.kv_blocks);
+	cJSON_AddNumberToObject(o, "kv_bytes_per_token", llm->mem.kv_bytes_per_token);
+	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->kv_use));
+	cJSON_AddItemToObject(o, "batch_size", ci_json(&s->batch_size));
+	cJSON_AddItemToObject(o, "preemptions", ci_json(&s->preemptions));
+	cJSON_AddItemToObject(o, "tokens_per_s", ci_json(&s->tokens_per_s));
+	cJSON_AddItemToObject(o, "prefill_tokens_per_s", ci_json(&s->prefill_tokens_per_s));
+	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
+	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
 	return o;
 }
 
@@ -93,14 +128,18 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddBoolToObject(verdict, "stable", s->unstable_replications == 0);
 	cJSON_AddNumberToObject(verdict, "unstable_replications", s->unstable_replications);
 	cJSON_AddItemToObject(root, "verdict", verdict);
-	cJSON_AddItemToObject(metrics, "all", group_json(&s->groups[s->n_classes]));
+	cJSON_AddItemToObject(metrics, "all",
+	                      group_json(&s->groups[s->n_classes], s->llm, true));
 	for (c = 0; c < s->n_classes; c++)
-		cJSON_AddItemToObject(classes, s->class_names[c], group_json(&s->groups[c]));
+		cJSON_AddItemToObject(classes, s->class_names[c],
+		                      group_json(&s->groups[c], s->llm, false));
 	cJSON_AddItemToObject(metrics, "classes", classes);
 	cJSON_AddItemToObject(root, "metrics", metrics);
 	cJSON_AddItemToObject(system, "busy_fraction", ci_json(&s->busy_fraction));
 	cJSON_AddItemToObject(system, "queue_len", ci_json(&s->queue_len));
 	cJSON_AddItemToObject(root, "system", system);
+	if (s->llm)
+		cJSON_AddItemToObject(root, "engine", engine_json(s, sc));
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (text == NULL) {

@@ -36,7 +36,18 @@ static void cell(FILE *out, const struct fs_ci *ci, int width)
 	fprintf(out, "%*s", width + (isfinite(ci->half_width) && isfinite(ci->value)), buf);
 }
 
-static void group_block(FILE *out, const char *name, const struct fs_group_summary *g)
+static void latency_row(FILE *out, const char *name, const struct fs_ci *by_qty)
+{
+	int q;
+
+	fprintf(out, "%-10s", name);
+	for (q = 0; q < FS_QTY__COUNT; q++)
+		cell(out, &by_qty[q], 18);
+	fputc('\n', out);
+}
+
+static void group_block(FILE *out, const char *name, const struct fs_group_summary *g,
+                        bool llm, bool is_all)
 {
 	int k, q;
 
@@ -44,23 +55,59 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 	for (q = 0; q < FS_QTY__COUNT; q++)
 		fprintf(out, "%18s", fs_quantity_name((enum fs_quantity)q));
 	fputc('\n', out);
-	for (k = 0; k < FS_LAT__COUNT; k++) {
-		fprintf(out, "%-10s", fs_latency_name((enum fs_latency)k));
-		for (q = 0; q < FS_QTY__COUNT; q++)
-			cell(out, &g->lat_ms[k][q], 18);
-		fputc('\n', out);
-	}
+	for (k = 0; k < FS_LAT__COUNT; k++)
+		if (k != FS_LAT_TPOT || llm)
+			latency_row(out, fs_latency_name((enum fs_latency)k), g->lat_ms[k]);
+	if (llm && is_all)
+		latency_row(out, "itl_ms", g->itl_ms);
 	fprintf(out, "%-16s", "completed");
 	cell(out, &g->completed, 18);
 	fprintf(out, "   %-16s", "in flight at end");
 	cell(out, &g->in_flight, 14);
+	if (llm) {
+		fprintf(out, "   %-8s", "failed");
+		cell(out, &g->failed, 10);
+	}
 	fprintf(out, "\n%-16s", "throughput req/s");
 	cell(out, &g->throughput_rps, 18);
+	if (llm) {
+		fprintf(out, "   %-16s", "output tok/s");
+		cell(out, &g->output_tokens_per_s, 14);
+	}
 	if (g->has_slo) {
 		fprintf(out, "   %-16s", "SLO attainment");
 		cell(out, &g->slo_attainment, 14);
 		fprintf(out, "  (target %.4g)", g->slo_target);
 	}
+	fputc('\n', out);
+}
+
+static void engine_header(FILE *out, const struct fs_summary *s,
+                          const struct fs_scenario *sc)
+{
+	const struct fs_llm_cfg *llm = &sc->engine.llm;
+
+	fprintf(out, "engine: %d replica%s of %s, each on %d x %s; KV %lld blocks of "
+	        "%lld tokens per replica (%.0f KiB/token)\n", s->replicas,
+	        s->replicas == 1 ? "" : "s", llm->perf.model->id,
+	        llm->perf.tp, llm->perf.gpu->id, (long long)llm->sched.kv_blocks,
+	        (long long)llm->sched.block_tokens, llm->mem.kv_bytes_per_token / 1024.0);
+}
+
+static void engine_block(FILE *out, const struct fs_summary *s)
+{
+	fprintf(out, "%-16s", "KV use");
+	cell(out, &s->kv_use, 18);
+	fprintf(out, "   %-16s", "mean batch");
+	cell(out, &s->batch_size, 14);
+	fprintf(out, "\n%-16s", "tokens/s");
+	cell(out, &s->tokens_per_s, 18);
+	fprintf(out, "   %-16s", "preemptions");
+	cell(out, &s->preemptions, 14);
+	fprintf(out, "\n%-16s", "achieved MFU");
+	cell(out, &s->mfu, 18);
+	fprintf(out, "   %-16s", "achieved MBU");
+	cell(out, &s->mbu, 14);
 	fputc('\n', out);
 }
 
@@ -84,13 +131,17 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 		        s->replications);
 	else
 		fprintf(out, "verdict: stable\n");
-	group_block(out, "all", &s->groups[s->n_classes]);
+	if (s->llm)
+		engine_header(out, s, sc);
+	group_block(out, "all", &s->groups[s->n_classes], s->llm, true);
 	if (s->n_classes > 1)
 		for (c = 0; c < s->n_classes; c++)
-			group_block(out, s->class_names[c], &s->groups[c]);
+			group_block(out, s->class_names[c], &s->groups[c], s->llm, false);
 	fprintf(out, "\n%-16s", "busy fraction");
 	cell(out, &s->busy_fraction, 18);
 	fprintf(out, "   %-16s", "mean queue len");
 	cell(out, &s->queue_len, 14);
 	fputc('\n', out);
+	if (s->llm)
+		engine_block(out, s);
 }

@@ -1,64 +1,31 @@
 /*
- * world.c — one replication (see world.h).  Requests live in a slot pool
- * (index + free list); the queue engine sees slot numbers only.  Events pop in
- * (time, seq) order; the horizon event is pushed first, so anything at exactly
+ * world.c — one replication (see world.h): lifecycle, the request slot pool
+ * and the event loop.  Events pop in (time, seq) order and one switch sends
+ * each kind to its handler (engine handlers live in world_queue.c and
+ * world_llm.c).  The horizon event is pushed first, so anything at exactly
  * the horizon counts as still in flight.  Invariants checked always: time
- * never goes back, and every request ends completed or in flight.
+ * never goes back, and every request ends completed, failed or in flight.
  */
-#include "fleetsim/world.h"
+#include "world_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/eventq.h"
-#include "fleetsim/qengine.h"
-#include "fleetsim/rng.h"
-#include "fleetsim/workload.h"
-#include "recorder.h"
-
-struct slot {
-	struct fs_request req;
-	fs_ns service_ns;
-	fs_ns start_ns;              /* -1 while waiting */
-	uint32_t next_free;          /* free list link */
-	bool in_use;
-};
-
-struct fs_world {
-	const struct fs_scenario *sc;
-	fs_ns now_ns;
-	bool ended;
-	struct fs_eventq *q;
-	struct fs_workload *workload;
-	struct fs_qengine *engine;
-	struct fs_rng *service_rng;
-	struct slot *slots;
-	size_t n_slots, cap_slots;
-	uint32_t free_head;          /* FS_QENGINE_NONE when empty */
-	uint64_t in_system;
-	uint64_t arrivals;           /* requests taken, all of them */
-	uint64_t completions;
-	struct fs_recorder rec;
-};
-
-/* Always-on check for invariants whose failure would corrupt results. */
-#define WORLD_CHECK(cond, what) \
-	do { if (!(cond)) world_fail(w, (what), __FILE__, __LINE__); } while (0)
-
-static void world_fail(const struct fs_world *w, const char *what,
-                       const char *file, int line)
+_Noreturn void fs__world_fail(const struct fs_world *w, const char *what,
+                              const char *file, int line)
 {
 	fprintf(stderr, "fleetsim: internal error at %s:%d: %s (t=%lld ns)\n",
 	        file, line, what, (long long)w->now_ns);
 	abort();
 }
 
-static uint32_t slot_alloc(struct fs_world *w)
+uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req)
 {
+	struct fs__slot *s;
 	uint32_t i;
 
-	if (w->free_head != FS_QENGINE_NONE) {
+	if (w->free_head != FS__WORLD_NO_SLOT) {
 		i = w->free_head;
 		w->free_head = w->slots[i].next_free;
 	} else {
@@ -66,79 +33,52 @@ static uint32_t slot_alloc(struct fs_world *w)
 		         sizeof *w->slots);
 		i = (uint32_t)w->n_slots++;
 	}
-	w->slots[i].in_use = true;
+	s = &w->slots[i];
+	s->req = *req;
+	s->service_ns = 0;
+	s->start_ns = -1;
+	s->first_token_ns = -1;
+	s->replica = 0;
+	s->next_free = FS__WORLD_NO_SLOT;
+	s->in_use = true;
+	w->in_system++;
 	return i;
 }
 
-static void slot_free(struct fs_world *w, uint32_t i)
+void fs__world_slot_release(struct fs_world *w, uint32_t i)
 {
+	FS__WORLD_CHECK(w, i < w->n_slots && w->slots[i].in_use, "release of a free slot");
 	w->slots[i].in_use = false;
 	w->slots[i].next_free = w->free_head;
 	w->free_head = i;
-}
-
-static void note_levels(struct fs_world *w)
-{
-	fs__recorder_levels(&w->rec, w->now_ns, fs_qengine_waiting(w->engine),
-	                   fs_qengine_busy(w->engine));
-}
-
-static void start_service(struct fs_world *w, int server, uint32_t slot_idx)
-{
-	struct slot *s = &w->slots[slot_idx];
-
-	s->start_ns = w->now_ns;
-	fs_eventq_push(w->q, w->now_ns + s->service_ns, FS_EV_SERVICE_DONE,
-	               (uint32_t)server, (int64_t)slot_idx);
+	w->in_system--;
 }
 
 static void on_arrival(struct fs_world *w, uint32_t src)
 {
-	const struct fs_class_cfg *cls;
 	struct fs_request req;
 	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
-	uint32_t slot_idx;
-	int server;
+	uint32_t slot;
 
 	if (next_ns != FS_NS_MAX)
 		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
-	WORLD_CHECK(req.class_idx < w->sc->workload.n_classes, "class out of range");
-	cls = &w->sc->workload.classes[req.class_idx];
-	slot_idx = slot_alloc(w);
-	w->slots[slot_idx].req = req;
-	w->slots[slot_idx].start_ns = -1;
-	/* MODEL: Q2 — service drawn at arrival, so a request keeps its
-	 * service time whatever the server count (common random numbers). */
-	w->slots[slot_idx].service_ns =
-		fs_qengine_draw_service_ns(&w->sc->engine.service, w->service_rng);
-	w->in_system++;
+	FS__WORLD_CHECK(w, req.class_idx < w->sc->workload.n_classes,
+	                "class out of range");
 	w->arrivals++;
 	fs__recorder_arrival(&w->rec, &req);
-	server = fs_qengine_arrive(w->engine, slot_idx, cls->priority, req.id);
-	if (server >= 0)
-		start_service(w, server, slot_idx);
-	note_levels(w);
+	slot = fs__world_slot_alloc(w, &req);
+	switch (w->sc->engine.kind) {
+	case FS_ENGINE_QUEUE:
+		fs__world_queue_arrival(w, slot);
+		break;
+	case FS_ENGINE_VLLM:
+		fs__world_llm_arrival(w, slot);
+		break;
+	}
 	if ((int64_t)w->in_system > w->sc->sim.max_in_system) {
 		w->rec.result->stopped_early = true;   /* MODEL: S3 */
 		w->ended = true;
 	}
-}
-
-static void on_service_done(struct fs_world *w, uint32_t server, uint32_t slot_idx)
-{
-	struct slot *s = &w->slots[slot_idx];
-	uint32_t next;
-
-	WORLD_CHECK(s->in_use && s->start_ns >= 0, "completion of an idle slot");
-	/* MODEL: Q5 — first token = service start in queue mode. */
-	fs__recorder_completion(&w->rec, &s->req, s->start_ns, s->start_ns, w->now_ns);
-	w->in_system--;
-	w->completions++;
-	slot_free(w, slot_idx);
-	next = fs_qengine_finish(w->engine, (int)server);
-	if (next != FS_QENGINE_NONE)
-		start_service(w, (int)server, next);
-	note_levels(w);
 }
 
 struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
@@ -146,15 +86,25 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 {
 	struct fs_world *w = fs_xcalloc(1, sizeof *w);
 	size_t src, n_src;
+	int servers = 0;
+	int64_t kv_total = 0;
 
 	w->sc = sc;
 	w->q = fs_eventq_alloc(64);
 	w->workload = fs_workload_alloc(&sc->workload, &sc->sim, seed, replication);
-	w->engine = fs_qengine_alloc(&sc->engine);
-	w->service_rng = fs_rng_alloc(seed, replication, FS_STREAM_SERVICE, 0);
-	w->free_head = FS_QENGINE_NONE;
-	fs__recorder_init(&w->rec, sc, replication, record_requests,
-	                 fs_qengine_servers(w->engine));
+	w->free_head = FS__WORLD_NO_SLOT;
+	switch (sc->engine.kind) {
+	case FS_ENGINE_QUEUE:
+		fs__world_queue_init(w, seed, replication);
+		servers = fs_qengine_servers(w->qengine);
+		break;
+	case FS_ENGINE_VLLM:
+		fs__world_llm_init(w);
+		servers = (int)w->n_replicas;
+		kv_total = fs__world_llm_kv_total(w);
+		break;
+	}
+	fs__recorder_init(&w->rec, sc, replication, record_requests, servers, kv_total);
 	fs_eventq_push(w->q, sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);  /* MODEL: E2 */
 	n_src = fs_workload_n_sources(w->workload);
 	for (src = 0; src < n_src; src++) {
@@ -171,8 +121,8 @@ void fs_world_free(struct fs_world *w)
 	if (w == NULL)
 		return;
 	fs__recorder_fini(&w->rec);
-	fs_rng_free(w->service_rng);
-	fs_qengine_free(w->engine);
+	fs__world_queue_fini(w);
+	fs__world_llm_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
 	free(w->slots);
@@ -187,7 +137,7 @@ bool fs_world_step(struct fs_world *w)
 		w->ended = true;
 		return false;
 	}
-	WORLD_CHECK(ev.t_ns >= w->now_ns, "time went backwards");
+	FS__WORLD_CHECK(w, ev.t_ns >= w->now_ns, "time went backwards");
 	w->now_ns = ev.t_ns;
 	w->rec.result->events++;
 	switch ((enum fs_event_kind)ev.kind) {
@@ -195,7 +145,10 @@ bool fs_world_step(struct fs_world *w)
 		on_arrival(w, ev.a);
 		break;
 	case FS_EV_SERVICE_DONE:
-		on_service_done(w, ev.a, (uint32_t)ev.b);
+		fs__world_queue_done(w, ev.a, (uint32_t)ev.b);
+		break;
+	case FS_EV_STEP_DONE:
+		fs__world_llm_step_done(w, ev.a);
 		break;
 	case FS_EV_HORIZON:
 		w->ended = true;
@@ -238,17 +191,17 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	size_t i;
 	uint64_t in_flight = 0;
 
-	WORLD_CHECK(w->ended, "result taken before the world ended");
+	FS__WORLD_CHECK(w, w->ended, "result taken before the world ended");
 	for (i = 0; i < w->n_slots; i++) {
-		const struct slot *s = &w->slots[i];
+		const struct fs__slot *s = &w->slots[i];
 
 		if (!s->in_use)
 			continue;
 		in_flight++;                             /* MODEL: E4 */
-		fs__recorder_in_flight(&w->rec, &s->req, s->start_ns);
+		fs__recorder_in_flight(&w->rec, &s->req, s->start_ns, s->first_token_ns);
 	}
-	WORLD_CHECK(in_flight == w->in_system, "request slots out of step");
-	WORLD_CHECK(w->arrivals == w->completions + in_flight,
-	            "requests not conserved");
+	FS__WORLD_CHECK(w, in_flight == w->in_system, "request slots out of step");
+	FS__WORLD_CHECK(w, w->arrivals == w->completions + w->failures + in_flight,
+	                "requests not conserved");
 	return fs__recorder_finish(&w->rec, w->now_ns);
 }

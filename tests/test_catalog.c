@@ -289,6 +289,36 @@ static void test_catalog_command_json_parses(void **state)
 	fs_test_run_free(&r);
 }
 
+static void test_catalog_command_with_a_catalog_file(void **state)
+{
+	const char *args[] = { "catalog", "gpus", "--catalog",
+	                       "tests/data/catalog_custom.json", "--json", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	cJSON *root, *item, *mine = NULL, *h = NULL;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	root = cJSON_Parse(r.out);
+	assert_non_null(root);
+	/* h100 is replaced in place, my-gpu appended */
+	assert_int_equal(cJSON_GetArraySize(root), (int)fs_catalog_n_gpus() + 1);
+	cJSON_ArrayForEach(item, root) {
+		if (strcmp(cJSON_GetObjectItem(item, "id")->valuestring, "h100") == 0)
+			h = item;
+		if (strcmp(cJSON_GetObjectItem(item, "id")->valuestring, "my-gpu") == 0)
+			mine = item;
+	}
+	assert_non_null(h);
+	assert_non_null(mine);
+	assert_near(cJSON_GetObjectItem(h, "price_on_demand_usd_per_h")->valuedouble,
+	            1.99, 0, 1e-12);
+	assert_near(cJSON_GetObjectItem(h, "mem_bw_bytes_per_s")->valuedouble, 3350e9, 0, 1e-9);
+	assert_near(cJSON_GetObjectItem(mine, "mem_bytes")->valuedouble, 64e9, 0, 0);
+	assert_near(cJSON_GetObjectItem(mine, "mfu")->valuedouble, FS_GPU_MFU_DEFAULT, 0, 0);
+	cJSON_Delete(root);
+	fs_test_run_free(&r);
+}
+
 static void expect_usage_error(const char *a1, const char *a2, const char *want)
 {
 	const char *args[] = { "catalog", a1, a2, NULL };
@@ -323,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_command_prints_both_tables),
 		cmocka_unit_test(test_catalog_command_json_parses),
 		cmocka_unit_test(test_catalog_command_rejects_bad_arguments),
+		cmocka_unit_test(test_catalog_command_with_a_catalog_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,8 +161,8 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 	                    "output_tokens,queue_ms,ttft_ms,e2e_ms\n", 85) == 0);
 	for (p = csv; *p != '\0'; p++)
 		lines += *p == '\n';
-	/* ~5.5 requests/s (hour 0 is near the daily trough) for an hour. */
-	assert_true(lines > 15000);
+	/* ~4.5 requests/s (09:00-10:00 of the daily cycle) for an hour. */
+	assert_true(lines > 10000);
 	assert_non_null(strstr(csv, "\n0,"));
 	free(csv);
 	free(csv_path);

@@ -2,7 +2,7 @@
  * test_estimate.c — `fleetsim estimate` end to end: the JSON keys and the
  * values pinned by the brief (Llama-2-7B KV bytes and weights), the
  * does-not-fit and unknown-name errors (exit 2), TP, pinned blocks and a
- * measured step table.  Runs ./fleetsim.
+ * measured step table, a --catalog file's GPUs and models.  Runs ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,6 +170,51 @@ static void test_estimate_text_output_shows_the_breakdown(void **state)
 	fs_test_run_free(&r);
 }
 
+static void test_estimate_catalog_file_gpu_is_used(void **state)
+{
+	const char *args[] = { "estimate", "--catalog", "tests/data/catalog_custom.json",
+	                       "--gpu", "my-gpu", "--model", "llama-2-7b", "--json", NULL };
+	cJSON *j;
+
+	(void)state;
+	j = estimate_json(args);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "gpu")->valuestring,
+	                    "my-gpu");
+	/* 64 GB x 0.90 from the file's "mem_gb": 64 */
+	assert_near(num(j, "mem_bytes_per_gpu"), 64e9, 0, 0);
+	assert_near(num(j, "usable_bytes_per_gpu"), 57.6e9, 0, 1e-12);
+	assert_near(num(j, "weights_bytes"), 13.48e9, 0, 0.01);
+	assert_true(num(j, "kv_blocks") > 0);
+	cJSON_Delete(j);
+}
+
+static void test_estimate_catalog_file_model_and_built_ins_still_found(void **state)
+{
+	const char *model[] = { "estimate", "--catalog", "tests/data/catalog_custom.json",
+	                        "--gpu", "l40s", "--model", "tiny-1b", "--json", NULL };
+	const char *typo[] = { "estimate", "--catalog", "tests/data/catalog_custom.json",
+	                       "--gpu", "my-gpo", "--model", "tiny-1b", NULL };
+	const char *bad[] = { "estimate", "--catalog", "tests/bad/vllm_tp_zero.json",
+	                      "--gpu", "l40s", "--model", "tiny-1b", NULL };
+	struct fs_test_run r;
+	cJSON *j;
+
+	(void)state;
+	j = estimate_json(model);
+	/* 2 x 16 layers x 8 KV heads x 64 dims x 2 bytes */
+	assert_near(num(j, "kv_bytes_per_token"), 32768, 0, 0);
+	cJSON_Delete(j);
+	r = fs_test_run_fleetsim(typo);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "did you mean \"my-gpu\"?"));
+	fs_test_run_free(&r);
+	r = fs_test_run_fleetsim(bad);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "tests/bad/vllm_tp_zero.json:3:2: name: unknown key "
+	                              "\"name\"; expected one of: gpus, models"));
+	fs_test_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +226,8 @@ int main(void)
 		cmocka_unit_test(test_estimate_bad_options_exit_2),
 		cmocka_unit_test(test_estimate_pinned_blocks_and_step_table),
 		cmocka_unit_test(test_estimate_text_output_shows_the_breakdown),
+		cmocka_unit_test(test_estimate_catalog_file_gpu_is_used),
+		cmocka_unit_test(test_estimate_catalog_file_model_and_built_ins_still_found),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,16 @@
 
 #include "fleetsim/common.h"
 
+/* Step-time defaults of a GPU without calibration data: the built-in
+ * uncalibrated entries and a scenario catalogue GPU given without "base"
+ * take these (sources beside their use in src/catalog_gpus.c). */
+#define FS_GPU_MFU_DEFAULT 0.70
+#define FS_GPU_MBU_DEFAULT 0.75
+#define FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT (1000 * FS_NS_PER_US)
+#define FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT (10 * FS_NS_PER_US)
+#define FS_GPU_LAYER_OVERHEAD_NS_DEFAULT (30 * FS_NS_PER_US)
+#define FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT (60 * FS_NS_PER_US)
+
 struct fs_gpu_spec {
 	const char *id;                      /* canonical id: "a100-80g" */
 	const char *aliases;                 /* comma-separated: "a100-80g-sxm,a100" */

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "fleetsim/common.h"
+#include "fleetsim/llm_engine.h"
+#include "fleetsim/perf.h"
 
 /* ---- arrivals --------------------------------------------------------- */
 
@@ -142,7 +144,8 @@ struct fs_workload_cfg {
 /* ---- engine ------------------------------------------------------------- */
 
 enum fs_engine_kind {
-	FS_ENGINE_QUEUE              /* c parallel servers, service-time distribution */
+	FS_ENGINE_QUEUE,             /* c parallel servers, service-time distribution */
+	FS_ENGINE_VLLM               /* LLM replicas with vLLM-style continuous batching */
 };
 
 enum fs_service_kind {
@@ -162,11 +165,29 @@ struct fs_service_cfg {
 	double cv;                   /* LOGNORMAL: coefficient of variation */
 };
 
+/*
+ * VLLM: `replicas` identical replicas (one GPU type x TP degree serving one
+ * model each) behind a least-outstanding-requests router.  perf.gpu and
+ * perf.model point into the built-in catalogue or into the scenario's own
+ * catalogue entries (struct fs_scenario owns those).  `mem` is the memory plan
+ * resolved at load time; sched.kv_blocks = usable blocks (mem.kv_blocks less
+ * vLLM's null block).
+ */
+struct fs_llm_cfg {
+	int replicas;                        /* >= 1 */
+	struct fs_perf_cfg perf;             /* step-time and memory model */
+	struct fs_llm_engine_cfg sched;      /* scheduler settings */
+	struct fs_mem_plan mem;              /* resolved memory plan */
+	char *step_table_path;               /* as written, NULL when none */
+	struct fs_step_table *step_table;    /* owned; perf.table points here */
+};
+
 struct fs_engine_cfg {
 	enum fs_engine_kind kind;
 	int servers;                 /* QUEUE: c >= 1 */
 	struct fs_service_cfg service;
 	enum fs_queue_discipline discipline;
+	struct fs_llm_cfg llm;       /* VLLM */
 };
 
 /* ---- simulation ----------------------------------------------------------- */

@@ -90,6 +90,10 @@ struct fs_llm_rejected {
 struct fs_llm_report {
 	fs_ns begin_ns, end_ns;
 	struct fs_step_shape shape;              /* what was priced */
+	const uint32_t *started;                 /* slots scheduled for the first
+	                                          * time in this step (their queue
+	                                          * delay ended at begin_ns) */
+	size_t n_started;
 	const uint32_t *first_token;             /* slots whose first token came now */
 	size_t n_first_token;
 	const struct fs_llm_done *done;          /* completed; their blocks are free */

@@ -123,6 +123,9 @@ struct fs_step_cost {
 	fs_ns total_ns;                      /* the step time */
 };
 
+/* Peak FLOP/s of one GPU for the weight GEMMs at cfg's weight dtype (P9). */
+double fs_perf_peak_flops_per_s(const struct fs_perf_cfg *cfg);
+
 /* Step time of one iteration, ns (≥ 1).  Uses cfg->table when set. */
 fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape);
 

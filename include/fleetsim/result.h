@@ -17,8 +17,9 @@
 
 /* Latency metrics every class records (histograms in ns). */
 enum fs_latency {
-	FS_LAT_QUEUE,                /* arrival -> service start */
+	FS_LAT_QUEUE,                /* arrival -> first scheduled (queue engine: service start) */
 	FS_LAT_TTFT,                 /* arrival -> first token (queue engine: service start) */
+	FS_LAT_TPOT,                 /* (e2e - ttft) / (output tokens - 1), outputs > 1 only */
 	FS_LAT_E2E,                  /* arrival -> completion */
 	FS_LAT__COUNT
 };
@@ -29,6 +30,7 @@ struct fs_class_result {
 	uint64_t arrived;            /* after warm-up */
 	uint64_t completed;          /* of those, completed before the horizon */
 	uint64_t in_flight;          /* of those, still in the system at the end */
+	uint64_t failed;             /* of those, refused or dropped by the engine */
 	uint64_t slo_met;            /* completed and within every SLO target */
 	int64_t output_tokens;       /* output tokens of completed requests */
 };
@@ -39,11 +41,25 @@ struct fs_request_row {
 	uint32_t class_idx;
 	bool counted;                /* arrived after warm-up */
 	bool completed;
+	bool failed;                 /* refused or dropped by the engine */
 	fs_ns arrival_ns;
 	fs_ns start_ns;              /* -1 if never started */
+	fs_ns first_token_ns;        /* -1 if none yet */
 	fs_ns end_ns;                /* -1 if not completed */
 	int64_t prompt_tokens;
 	int64_t output_tokens;
+};
+
+/* Engine totals over steps that began after warm-up (LLM engine only). */
+struct fs_engine_totals {
+	uint64_t steps;
+	uint64_t preemptions;
+	int64_t sum_batch_seqs;             /* Σ sequences per step */
+	int64_t tokens_generated;           /* output tokens sampled */
+	int64_t prefill_tokens;             /* prompt (and recomputed) tokens processed */
+	double busy_ns;                     /* Σ step durations over replicas */
+	double flops;                       /* Σ modelled FLOPs */
+	double bytes;                       /* Σ modelled HBM bytes */
 };
 
 struct fs_rep_result {
@@ -51,8 +67,14 @@ struct fs_rep_result {
 	size_t n_classes;
 	struct fs_class_result *cls;        /* n_classes + 1 entries ("all" last) */
 	struct fs_tseries queue_len;        /* requests waiting */
-	struct fs_tseries busy;             /* busy servers */
+	struct fs_tseries busy;             /* busy servers (LLM: replicas in a step) */
+	struct fs_tseries kv_used;          /* LLM: KV blocks in use, all replicas */
 	int servers;                        /* capacity, for busy fraction */
+	bool llm;                           /* LLM engine: token metrics exist */
+	int64_t kv_blocks_total;            /* LLM: KV blocks, all replicas */
+	struct fs_hist itl_hist;            /* LLM: inter-token latency, ns */
+	struct fs_moments itl_moments;
+	struct fs_engine_totals engine;
 	fs_ns measured_ns;                  /* horizon - warm-up */
 	fs_ns end_ns;                       /* time the world stopped */
 	bool stopped_early;                 /* max_in_system exceeded */

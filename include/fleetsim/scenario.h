@@ -12,8 +12,23 @@
 
 #include <stdio.h>
 
+#include "fleetsim/catalog.h"
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
+
+/*
+ * GPUs and models defined by a scenario's "catalog" section or by a
+ * `--catalog FILE`, shadowing or extending the built-in catalogue.  Owns its
+ * arrays and every string in them (ids, names, aliases, sources, notes).
+ */
+struct fs_catalog_file {
+	struct fs_gpu_spec *gpus;    /* n_gpus entries, ids unique */
+	char **gpu_bases;            /* [i]: "base" as written, or NULL */
+	size_t n_gpus;
+	struct fs_model_spec *models;
+	char **model_bases;
+	size_t n_models;
+};
 
 struct fs_scenario {
 	char *path;                  /* file as given */
@@ -23,6 +38,8 @@ struct fs_scenario {
 	struct fs_sim_cfg sim;
 	struct fs_workload_cfg workload;
 	struct fs_engine_cfg engine;
+	struct fs_catalog_file catalog;  /* the "catalog" section; engine.llm.perf
+	                                  * may point into it */
 	/* The CSV column each EMPIRICAL length was read from, so that
 	 * fs_scenario_print can write it back: 2 * workload.n_classes entries
 	 * ([2i] prompt, [2i + 1] output of class i), NULL where none. */
@@ -47,6 +64,43 @@ void fs_scenario_free(struct fs_scenario *sc);
 /* Write the resolved scenario, defaults filled in, as JSON (durations as
  * strings such as "90s", so it loads back to the same scenario). */
 int fs_scenario_print(const struct fs_scenario *sc, FILE *out);
+
+/* Write what the load derived but the JSON cannot carry (for "vllm": the
+ * memory plan, the KV capacity and the resolved step-model efficiencies) as
+ * `// ...` comment lines, so that JSON + notes still loads.  Nothing for a
+ * queue engine.  Returns 0, or -1 on a write error. */
+int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out);
+
+/* The scenario's own catalogue entry named `name` (id, case-insensitive),
+ * else the built-in one (id or alias), where a scenario entry with the
+ * built-in's id shadows it; NULL when unknown.  The pointer lives as long as
+ * `sc` (or the process, for a built-in). */
+const struct fs_gpu_spec *fs_scenario_find_gpu(const struct fs_scenario *sc,
+                                               const char *name);
+const struct fs_model_spec *fs_scenario_find_model(const struct fs_scenario *sc,
+                                                   const char *name);
+
+/*
+ * Load a catalogue file: JSON (comments allowed) of the form
+ * {"gpus": [GPU...], "models": [MODEL...]}, checked like a scenario's
+ * "catalog" section (docs/SCENARIO.md), errors as FILE:LINE:COL: PATH: MSG.
+ * Returns a new catalogue (free with fs_catalog_file_free) or NULL with err.
+ */
+struct fs_catalog_file *fs_catalog_file_load(const char *path, struct fs_error *err);
+void fs_catalog_file_free(struct fs_catalog_file *cf);    /* NULL is fine */
+
+/* Lookup in `cf` (may be NULL) first, then the built-ins, with the same
+ * shadowing rule as fs_scenario_find_gpu. */
+const struct fs_gpu_spec *fs_catalog_file_find_gpu(const struct fs_catalog_file *cf,
+                                                   const char *name);
+const struct fs_model_spec *fs_catalog_file_find_model(const struct fs_catalog_file *cf,
+                                                       const char *name);
+/* The id most likely meant by a misspelt name, among `cf`'s ids first, then
+ * the built-ins (fs_catalog_suggest_*); NULL when nothing is close. */
+const char *fs_catalog_file_suggest_gpu(const struct fs_catalog_file *cf,
+                                        const char *name);
+const char *fs_catalog_file_suggest_model(const struct fs_catalog_file *cf,
+                                          const char *name);
 
 /*
  * Parse a duration: a JSON number is seconds; a string is a decimal number

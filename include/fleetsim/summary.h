@@ -29,10 +29,13 @@ enum fs_quantity {
 
 struct fs_group_summary {
 	struct fs_ci lat_ms[FS_LAT__COUNT][FS_QTY__COUNT];
+	struct fs_ci itl_ms[FS_QTY__COUNT];  /* "all" only, LLM engine only */
 	struct fs_ci arrived;        /* requests per replication (after warm-up) */
 	struct fs_ci completed;
 	struct fs_ci in_flight;      /* still in the system at the end */
+	struct fs_ci failed;         /* refused or dropped by the engine */
 	struct fs_ci throughput_rps; /* completed / measured seconds */
+	struct fs_ci output_tokens_per_s;    /* output tokens of completed requests */
 	struct fs_ci slo_attainment; /* slo_met / (completed + in_flight) */
 	bool has_slo;
 	double slo_target;           /* attainment target (NAN for "all") */
@@ -42,8 +45,17 @@ struct fs_summary {
 	size_t n_classes;
 	const char *const *class_names;      /* borrowed: n_classes names */
 	struct fs_group_summary *groups;     /* n_classes + 1, "all" last */
-	struct fs_ci busy_fraction;          /* busy servers / servers, post warm-up */
+	struct fs_ci busy_fraction;          /* busy servers (or replicas) / servers */
 	struct fs_ci queue_len;              /* time-average requests waiting */
+	bool llm;                            /* LLM engine: token and engine figures */
+	int replicas;
+	struct fs_ci kv_use;                 /* time-average fraction of KV blocks in use */
+	struct fs_ci batch_size;             /* mean sequences per engine step */
+	struct fs_ci preemptions;            /* per replication */
+	struct fs_ci tokens_per_s;           /* output tokens sampled per second */
+	struct fs_ci prefill_tokens_per_s;   /* prompt (and recomputed) tokens per second */
+	struct fs_ci mfu;                    /* modelled FLOPs / (busy time x TP x peak) */
+	struct fs_ci mbu;                    /* modelled bytes / (busy time x TP x bandwidth) */
 	int replications;
 	int unstable_replications;           /* stopped early or backlog growing */
 	uint64_t seed;
@@ -57,7 +69,8 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
                                     int replications, uint64_t seed);
 void fs_summary_free(struct fs_summary *s);
 
-/* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms", "e2e_ms". */
+/* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
+ * "tpot_ms", "e2e_ms". */
 const char *fs_latency_name(enum fs_latency k);
 const char *fs_quantity_name(enum fs_quantity q);
 

@@ -18,8 +18,9 @@
 /* Event kinds, in one closed enum dispatched by one switch in world.c. */
 enum fs_event_kind {
 	FS_EV_ARRIVAL = 1,           /* a = arrival source */
-	FS_EV_SERVICE_DONE = 2,      /* a = server, b = request slot */
-	FS_EV_HORIZON = 3            /* end of the simulated span */
+	FS_EV_SERVICE_DONE = 2,      /* a = server, b = request slot (queue engine) */
+	FS_EV_HORIZON = 3,           /* end of the simulated span */
+	FS_EV_STEP_DONE = 4          /* a = replica: its engine iteration ends (LLM) */
 };
 
 struct fs_world;

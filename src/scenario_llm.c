@@ -1,0 +1,419 @@
+/*
+ * scenario_llm.c — the "vllm" engine type: model and GPU (through the
+ * scenario's catalogue), TP, replicas, dtypes, memory settings, scheduler
+ * settings with vLLM's `vllm serve` defaults, efficiency overrides and an
+ * optional measured step table.  The load resolves the replica's memory plan
+ * (a model that does not fit is an input error) and fills cfg->llm; the
+ * step table it loads is owned by cfg->llm and freed by fs__sc_engine_fini.
+ */
+#include "scenario_walk.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/scenario.h"
+
+#define GB 1e9
+#define GIB 1073741824.0
+#define MAX_TOKENS_PER_STEP INT64_C(2147483647)
+
+const char *const fs__sc_vllm_keys[] = {
+	"type", "model", "gpu", "tp", "replicas", "weights_dtype", "kv_dtype",
+	"gpu_mem_util", "block_tokens", "kv_blocks", "max_num_seqs",
+	"max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold",
+	"policy", "batching", "max_model_len", "max_preemptions_per_request",
+	"efficiency", "step_table", NULL
+};
+static const char *const EFFICIENCY_KEYS[] = {
+	"mfu", "mbu", "iteration_overhead", "per_seq_overhead", "layer_overhead",
+	"allreduce_latency", "activation_reserve_gb", NULL
+};
+static const char *const DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", "int4", NULL };
+static const char *const KV_DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", NULL };
+static const enum fs_dtype DTYPES[] = {
+	FS_DTYPE_FP16, FS_DTYPE_BF16, FS_DTYPE_FP8, FS_DTYPE_INT8, FS_DTYPE_INT4
+};
+static const char *const POLICY_NAMES[] = { "fcfs", "priority", NULL };
+static const enum fs_llm_policy POLICIES[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY_PRIORITY };
+static const char *const BATCHING_NAMES[] = { "continuous", "static", NULL };
+static const enum fs_llm_batching BATCHINGS[] = {
+	FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC
+};
+
+/* ---- names through the catalogue ----------------------------------------------- */
+
+/* `what` names the thing ("GPU"), `table` its `fleetsim catalog` table. */
+static int unknown_name(struct fs__sc *sc, const cJSON *node, const char *key,
+                        const char *what, const char *table, const char *name,
+                        const char *near)
+{
+	if (near != NULL)
+		return fs__sc_fail_member(sc, node, key, "unknown %s \"%.60s\"; did you "
+		                          "mean \"%s\"?", what, name, near);
+	return fs__sc_fail_member(sc, node, key, "unknown %s \"%.60s\"; see 'fleetsim "
+	                          "catalog %s' or define it under \"catalog\"", what,
+	                          name, table);
+}
+
+static int load_names(struct fs__sc *sc, const cJSON *node,
+                      const struct fs_gpu_spec **gpu, const struct fs_model_spec **model)
+{
+	const char *model_name = NULL, *gpu_name = NULL;
+
+	if (fs__sc_require(sc, node, "model") != 0 ||
+	    fs__sc_string(sc, node, "model", false, &model_name) < 0)
+		return -1;
+	*model = fs_catalog_file_find_model(sc->catalog, model_name);
+	if (*model == NULL)
+		return unknown_name(sc, node, "model", "model", "models", model_name,
+		                    fs_catalog_file_suggest_model(sc->catalog, model_name));
+	if (fs__sc_require(sc, node, "gpu") != 0 ||
+	    fs__sc_string(sc, node, "gpu", false, &gpu_name) < 0)
+		return -1;
+	*gpu = fs_catalog_file_find_gpu(sc->catalog, gpu_name);
+	if (*gpu == NULL)
+		return unknown_name(sc, node, "gpu", "GPU", "gpus", gpu_name,
+		                    fs_catalog_file_suggest_gpu(sc->catalog, gpu_name));
+	return 0;
+}
+
+/* ---- defaults ------------------------------------------------------------------- */
+
+/* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
+ * with >= 70 GiB of memory whose name does not contain "a100" as big
+ * (vllm_semantics §2, [V4] arg_utils._set_default_args). */
+static bool big_gpu(const struct fs_gpu_spec *gpu)
+{
+	char id[128];
+	size_t i;
+
+	for (i = 0; gpu->id[i] != '\0' && i + 1 < sizeof id; i++)
+		id[i] = (char)tolower((unsigned char)gpu->id[i]);
+	id[i] = '\0';
+	return gpu->mem_bytes >= 70.0 * GIB && strstr(id, "a100") == NULL;
+}
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+static int load_dtypes(struct fs__sc *sc, const cJSON *node, struct fs_perf_cfg *perf)
+{
+	int w = 1, kv = 1;           /* bf16 */
+
+	if (fs__sc_enum(sc, node, "weights_dtype", "weights dtype", DTYPE_NAMES, &w) < 0 ||
+	    fs__sc_enum(sc, node, "kv_dtype", "KV-cache dtype", KV_DTYPE_NAMES, &kv) < 0)
+		return -1;
+	perf->weight_dtype = DTYPES[w];
+	perf->kv_dtype = DTYPES[kv];
+	return 0;
+}
+
+static int load_block_tokens(struct fs__sc *sc, const cJSON *node, int64_t *out)
+{
+	char found[64];
+
+	if (fs__sc_int(sc, node, "block_tokens", 1, 4096, out) < 0)
+		return -1;
+	if (*out != 8 && *out != 16 && *out != 32) {
+		fs__sc_found(sc, fs__sc_get(node, "block_tokens"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "block_tokens", "expected 8, 16 or 32 "
+		                          "(vLLM's CUDA block sizes), found %s", found);
+	}
+	return 0;
+}
+
+/* "efficiency": overrides of the perf cfg's sentinels (0 / -1 = default). */
+static int load_efficiency(struct fs__sc *sc, const cJSON *node, struct fs_perf_cfg *perf)
+{
+	double reserve_gb = -1;
+
+	if (fs__sc_check_object(sc, node, EFFICIENCY_KEYS) != 0 ||
+	    fs__sc_number(sc, node, "mfu", 0, true, 1, false, &perf->mfu) < 0 ||
+	    fs__sc_number(sc, node, "mbu", 0, true, 1, false, &perf->mbu) < 0 ||
+	    fs__sc_duration(sc, node, "iteration_overhead", 0,
+	                    &perf->iteration_overhead_ns) < 0 ||
+	    fs__sc_duration(sc, node, "per_seq_overhead", 0,
+	                    &perf->per_seq_overhead_ns) < 0 ||
+	    fs__sc_duration(sc, node, "layer_overhead", 0, &perf->layer_overhead_ns) < 0 ||
+	    fs__sc_duration(sc, node, "allreduce_latency", 0,
+	                    &perf->allreduce_latency_ns) < 0 ||
+	    fs__sc_number(sc, node, "activation_reserve_gb", 0, false, 1e6, false,
+	                  &reserve_gb) < 0)
+		return -1;
+	if (reserve_gb >= 0)
+		perf->activation_reserve_bytes = reserve_gb * GB;
+	return 0;
+}
+
+static int load_step_table(struct fs__sc *sc, const cJSON *node, struct fs_llm_cfg *llm)
+{
+	const char *rel = NULL;
+	char *full;
+	FILE *f;
+	int rc = fs__sc_string(sc, node, "step_table", false, &rel);
+
+	if (rc <= 0)
+		return rc;
+	full = fs__sc_resolve_path(sc, rel);
+	f = fopen(full, "r");
+	if (f == NULL) {
+		int e = errno;
+
+		free(full);
+		return fs__sc_fail_member(sc, node, "step_table", "cannot open step table "
+		                          "\"%s\": %s", rel, strerror(e));
+	}
+	fclose(f);
+	/* Messages name the file as it opens from the working directory; the
+	 * cfg keeps the path as written, so a printed scenario loads back. */
+	llm->step_table = fs_step_table_load(full, full, sc->err);
+	free(full);
+	if (llm->step_table == NULL)
+		return -1;
+	llm->step_table_path = fs_xstrdup(rel);
+	llm->perf.table = llm->step_table;
+	return 0;
+}
+
+/* The scheduler keys; max_model_len is checked against the model. */
+static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf_cfg *perf,
+                      struct fs_llm_engine_cfg *s)
+{
+	bool big = big_gpu(perf->gpu);
+	int64_t max_ctx = perf->model->max_context_tokens, budget;
+	int policy = 0, batching = 0;
+	char found[64];
+
+	s->max_num_batched_tokens = big ? 8192 : 2048;             /* MODEL: V17 */
+	s->max_model_len = max_ctx;
+	if (fs__sc_int(sc, node, "max_num_batched_tokens", 1, MAX_TOKENS_PER_STEP,
+	               &s->max_num_batched_tokens) < 0 ||
+	    fs__sc_bool(sc, node, "chunked_prefill", &s->enable_chunked_prefill) < 0 ||
+	    fs__sc_int(sc, node, "long_prefill_token_threshold", 0, MAX_TOKENS_PER_STEP,
+	               &s->long_prefill_token_threshold) < 0 ||
+	    fs__sc_enum(sc, node, "policy", "scheduling policy", POLICY_NAMES,
+	                &policy) < 0 ||
+	    fs__sc_enum(sc, node, "batching", "batching mode", BATCHING_NAMES,
+	                &batching) < 0 ||
+	    fs__sc_int(sc, node, "max_model_len", 16, FS__MAX_INT_JSON,
+	               &s->max_model_len) < 0 ||
+	    fs__sc_int(sc, node, "max_preemptions_per_request", 0, FS__MAX_INT_JSON,
+	               &s->max_preemptions_per_request) < 0)
+		return -1;
+	s->policy = POLICIES[policy];
+	s->batching = BATCHINGS[batching];
+	if (s->max_model_len > max_ctx) {
+		fs__sc_found(sc, fs__sc_get(node, "max_model_len"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "max_model_len", "expected a value <= "
+		                          "%" PRId64 " (the context of %s), found %s",
+		                          max_ctx, perf->model->id, found);
+	}
+	/* MODEL: V17 — the default is capped at the token budget (vLLM caps it
+	 * at max_num_batched_tokens); a given value must fit the budget the
+	 * engine will use (V4 raises it when chunked prefill is off). */
+	s->max_num_seqs = big ? 1024 : 256;
+	if (s->max_num_seqs > s->max_num_batched_tokens)
+		s->max_num_seqs = s->max_num_batched_tokens;
+	budget = s->max_num_batched_tokens;
+	if (!s->enable_chunked_prefill && budget < s->max_model_len)
+		budget = s->max_model_len;                          /* MODEL: V4 */
+	if (fs__sc_int(sc, node, "max_num_seqs", 1, MAX_TOKENS_PER_STEP,
+	               &s->max_num_seqs) < 0)
+		return -1;
+	if (s->max_num_seqs > budget) {
+		fs__sc_found(sc, fs__sc_get(node, "max_num_seqs"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "max_num_seqs", "expected a value <= "
+		                          "the token budget per step (%" PRId64 "), found %s",
+		                          budget, found);
+	}
+	return 0;
+}
+
+int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg)
+{
+	struct fs_llm_cfg *llm = &cfg->llm;
+	struct fs_perf_cfg *perf = &llm->perf;
+	const struct fs_gpu_spec *gpu;
+	const struct fs_model_spec *model;
+	const cJSON *eff;
+	int64_t tp = 1, replicas = 1, block_tokens = 16, pinned = 0;
+	struct fs_error perr;
+	size_t saved;
+	int rc;
+
+	if (load_names(sc, node, &gpu, &model) != 0)
+		return -1;
+	fs_perf_cfg_defaults(perf, gpu, model);
+	fs_llm_engine_cfg_default(&llm->sched);
+	if (fs__sc_int(sc, node, "tp", 1, 64, &tp) < 0 ||
+	    fs__sc_int(sc, node, "replicas", 1, 10000, &replicas) < 0 ||
+	    load_dtypes(sc, node, perf) < 0 ||
+	    fs__sc_number(sc, node, "gpu_mem_util", 0, true, 1, false,
+	                  &perf->gpu_mem_util) < 0 ||
+	    load_block_tokens(sc, node, &block_tokens) < 0 ||
+	    fs__sc_int(sc, node, "kv_blocks", 1, FS__MAX_INT_JSON, &pinned) < 0 ||
+	    load_sched(sc, node, perf, &llm->sched) < 0)
+		return -1;
+	llm->replicas = (int)replicas;
+	perf->tp = (int)tp;
+	perf->block_tokens = (int)block_tokens;
+	perf->kv_blocks_pinned = pinned;
+	/* The activation reserve is profiled at the budget the engine will use
+	 * (V4: max(max_model_len, budget) with chunked prefill off). */
+	perf->max_batched_tokens = llm->sched.max_num_batched_tokens;
+	if (!llm->sched.enable_chunked_prefill &&
+	    perf->max_batched_tokens < llm->sched.max_model_len)
+		perf->max_batched_tokens = llm->sched.max_model_len;
+	perf->max_seqs = llm->sched.max_num_seqs;
+	eff = fs__sc_get(node, "efficiency");
+	if (eff != NULL) {
+		saved = fs__sc_push_key(sc, "efficiency");
+		rc = load_efficiency(sc, eff, perf);
+		fs__sc_pop(sc, saved);
+		if (rc != 0)
+			return -1;
+	}
+	if (load_step_table(sc, node, llm) != 0)
+		return -1;
+	if (fs_perf_cfg_check(perf, &perr) != 0 ||
+	    fs_perf_plan_memory(perf, &llm->mem, &perr) != 0)
+		return fs__sc_fail_at(sc, node, "%s", perr.msg);
+	llm->sched.block_tokens = perf->block_tokens;
+	/* vLLM reserves block 0 as its null block (§1.4, MODEL: V6). */
+	llm->sched.kv_blocks = llm->mem.kv_blocks > 1 ? llm->mem.kv_blocks - 1 : 1;
+	return 0;
+}
+
+/* ---- printing ------------------------------------------------------------------------ */
+
+static const char *name_of(const char *const *names, const int *kinds, int n, int kind)
+{
+	for (int i = 0; i < n; i++)
+		if (kinds[i] == kind)
+			return names[i];
+	return "?";
+}
+
+void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
+{
+	const struct fs_llm_cfg *llm = &cfg->llm;
+	const struct fs_perf_cfg *p = &llm->perf;
+	const struct fs_llm_engine_cfg *s = &llm->sched;
+	const int policies[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY_PRIORITY };
+	const int batchings[] = { FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC };
+	cJSON *eff;
+
+	cJSON_AddStringToObject(engine, "model", p->model->id);
+	cJSON_AddStringToObject(engine, "gpu", p->gpu->id);
+	fs__sc_print_number(engine, "tp", p->tp);
+	fs__sc_print_number(engine, "replicas", llm->replicas);
+	cJSON_AddStringToObject(engine, "weights_dtype", fs_dtype_name(p->weight_dtype));
+	cJSON_AddStringToObject(engine, "kv_dtype", fs_dtype_name(p->kv_dtype));
+	fs__sc_print_number(engine, "gpu_mem_util", p->gpu_mem_util);
+	fs__sc_print_number(engine, "block_tokens", p->block_tokens);
+	if (p->kv_blocks_pinned > 0)
+		fs__sc_print_number(engine, "kv_blocks", (double)p->kv_blocks_pinned);
+	fs__sc_print_number(engine, "max_num_seqs", (double)s->max_num_seqs);
+	fs__sc_print_number(engine, "max_num_batched_tokens",
+	                    (double)s->max_num_batched_tokens);
+	cJSON_AddBoolToObject(engine, "chunked_prefill", s->enable_chunked_prefill);
+	fs__sc_print_number(engine, "long_prefill_token_threshold",
+	                    (double)s->long_prefill_token_threshold);
+	cJSON_AddStringToObject(engine, "policy",
+	                        name_of(POLICY_NAMES, policies, 2, (int)s->policy));
+	cJSON_AddStringToObject(engine, "batching",
+	                        name_of(BATCHING_NAMES, batchings, 2, (int)s->batching));
+	fs__sc_print_number(engine, "max_model_len", (double)s->max_model_len);
+	fs__sc_print_number(engine, "max_preemptions_per_request",
+	                    (double)s->max_preemptions_per_request);
+	/* Only what was overridden: the defaults are the GPU's, shown by
+	 * fs_scenario_print_notes. */
+	if (p->mfu > 0 || p->mbu > 0 || p->iteration_overhead_ns >= 0 ||
+	    p->per_seq_overhead_ns >= 0 || p->layer_overhead_ns >= 0 ||
+	    p->allreduce_latency_ns >= 0 || p->activation_reserve_bytes >= 0) {
+		eff = cJSON_AddObjectToObject(engine, "efficiency");
+		if (p->mfu > 0)
+			fs__sc_print_number(eff, "mfu", p->mfu);
+		if (p->mbu > 0)
+			fs__sc_print_number(eff, "mbu", p->mbu);
+		if (p->iteration_overhead_ns >= 0)
+			fs__sc_print_duration(eff, "iteration_overhead", p->iteration_overhead_ns);
+		if (p->per_seq_overhead_ns >= 0)
+			fs__sc_print_duration(eff, "per_seq_overhead", p->per_seq_overhead_ns);
+		if (p->layer_overhead_ns >= 0)
+			fs__sc_print_duration(eff, "layer_overhead", p->layer_overhead_ns);
+		if (p->allreduce_latency_ns >= 0)
+			fs__sc_print_duration(eff, "allreduce_latency", p->allreduce_latency_ns);
+		if (p->activation_reserve_bytes >= 0)
+			fs__sc_print_number(eff, "activation_reserve_gb",
+			                    p->activation_reserve_bytes / GB);
+	}
+	if (llm->step_table_path != NULL)
+		cJSON_AddStringToObject(engine, "step_table", llm->step_table_path);
+}
+
+/* n with thousands separators ("37,520"). */
+static void group(int64_t n, char *buf, size_t len)
+{
+	char digits[32];
+	size_t nd, i, o = 0;
+
+	snprintf(digits, sizeof digits, "%" PRId64, n < 0 ? -n : n);
+	nd = strlen(digits);
+	if (n < 0 && o + 1 < len)
+		buf[o++] = '-';
+	for (i = 0; i < nd && o + 2 < len; i++) {
+		if (i > 0 && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+static void dur(fs_ns over_ns, fs_ns gpu_ns, char *buf, size_t len)
+{
+	fs_duration_format(over_ns >= 0 ? over_ns : gpu_ns, buf, len);
+}
+
+int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out)
+{
+	const struct fs_perf_cfg *p = &llm->perf;
+	const struct fs_mem_plan *m = &llm->mem;
+	const struct fs_gpu_spec *g = p->gpu;
+	int64_t tokens = m->kv_blocks * p->block_tokens;
+	int64_t need = (llm->sched.max_model_len + p->block_tokens - 1) / p->block_tokens;
+	char blocks[32], toks[32], usable[32], it[40], seq[40], layer[40], ar[40];
+	int rc = 0;
+
+	group(m->kv_blocks, blocks, sizeof blocks);
+	group(tokens, toks, sizeof toks);
+	group(llm->sched.kv_blocks, usable, sizeof usable);
+	dur(p->iteration_overhead_ns, g->iteration_overhead_ns, it, sizeof it);
+	dur(p->per_seq_overhead_ns, g->per_seq_overhead_ns, seq, sizeof seq);
+	dur(p->layer_overhead_ns, g->layer_overhead_ns, layer, sizeof layer);
+	dur(p->allreduce_latency_ns, g->allreduce_latency_ns, ar, sizeof ar);
+	if (fprintf(out, "// memory: weights %.1f GB/GPU, activations %.1f GB, KV %s "
+	            "blocks of %d tokens (%s tokens; %s usable after the null block), "
+	            "%.1f GB usable of %.1f GB\n", m->weights_bytes_per_gpu / GB,
+	            m->activation_bytes_per_gpu / GB, blocks, p->block_tokens, toks,
+	            usable, m->usable_bytes_per_gpu / GB, g->mem_bytes / GB) < 0 ||
+	    fprintf(out, "// step model: %s; mfu %.2f, mbu %.2f, iteration overhead %s, "
+	            "per-sequence %s, per-layer %s, all-reduce %s; token budget %" PRId64
+	            " per step\n", p->table != NULL ? "measured step table" : "roofline",
+	            p->mfu > 0 ? p->mfu : g->mfu, p->mbu > 0 ? p->mbu : g->mbu, it, seq,
+	            layer, ar, p->max_batched_tokens) < 0)
+		rc = -1;
+	/* vLLM refuses to start when one max_model_len sequence cannot fit. */
+	if (rc == 0 && need > llm->sched.kv_blocks &&
+	    fprintf(out, "// warning: one max_model_len (%" PRId64 "-token) sequence "
+	            "needs %" PRId64 " blocks but %s are usable: vLLM would refuse to "
+	            "start; set max_model_len <= %" PRId64 " (longer requests are "
+	            "refused here)\n", llm->sched.max_model_len, need, usable,
+	            llm->sched.kv_blocks * p->block_tokens) < 0)
+		rc = -1;
+	return rc;
+}
