@@ -322,6 +322,9 @@ static double predict_ms(const char *gpu, const char *model, int tp, const char 
 
 	cfg_for(&cfg, model, gpu, tp);
 	assert_int_equal(fs_dtype_parse(dtype, &cfg.weight_dtype), 0);
+	/* The fp8 measurements ran with an fp8 KV cache (--fp8_kv_cache). */
+	if (cfg.weight_dtype == FS_DTYPE_FP8)
+		cfg.kv_dtype = FS_DTYPE_FP8;
 	if (strcmp(kind, "gemm") == 0)
 		return fs_perf_gemm_ns(&cfg, tokens) / 1e6;
 	if (strcmp(kind, "prefill") == 0)
