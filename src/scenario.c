@@ -18,7 +18,6 @@
 #include "scenario_walk.h"
 #include "sha256.h"
 
-#define MAX_SCENARIO_BYTES (64u << 20)
 
 static const char *const ROOT_KEYS[] = {
 	"name", "description", "simulation", "workload", "catalog", "engine", NULL
@@ -149,54 +148,6 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	return 0;
 }
 
-/* Report a text-level error (comment, syntax) at byte offset `off`. */
-static void text_error(const char *text, size_t len, const char *file, size_t off,
-                       const char *msg, struct fs_error *err)
-{
-	int line, col;
-
-	fs__jpos_line_col(text, len, off, &line, &col);
-	fs_error_at(err, file, line, col, "$", "%s", msg);
-}
-
-cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
-                    char **buf_out, struct fs__jpos **pos_out, struct fs_error *err)
-{
-	const char *parse_end = NULL, *nul;
-	char *buf, msg[256];
-	cJSON *root = NULL;
-	size_t off;
-
-	buf = fs_xmalloc(text_len + 1);
-	memcpy(buf, text, text_len);
-	buf[text_len] = '\0';
-	nul = memchr(buf, '\0', text_len);
-	if (nul != NULL) {
-		text_error(buf, text_len, file, (size_t)(nul - buf),
-		           "invalid JSON: unexpected NUL byte", err);
-		goto fail;
-	}
-	if (fs__jpos_strip_comments(buf, text_len, &off) != 0) {
-		text_error(text, text_len, file, off, "unterminated /* comment", err);
-		goto fail;
-	}
-	root = cJSON_ParseWithLengthOpts(buf, text_len + 1, &parse_end, 1);
-	if (root == NULL) {
-		off = parse_end != NULL ? (size_t)(parse_end - buf) : 0;
-		off = fs__jpos_syntax_error(buf, text_len, off, msg, sizeof msg);
-		text_error(buf, text_len, file, off, msg, err);
-		goto fail;
-	}
-	*pos_out = fs__jpos_build(buf, text_len, root);
-	*buf_out = buf;
-	return root;
-fail:
-	free(buf);
-	*buf_out = NULL;
-	*pos_out = NULL;
-	return NULL;
-}
-
 struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
                                           const char *name_for_errors,
                                           const char *base_dir,
@@ -230,41 +181,6 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	fs__jpos_free(pos);
 	free(buf);
 	return s;
-}
-
-char *fs__sc_read_file(const char *path, const char *what, size_t *len,
-                       struct fs_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, used = 0, got;
-
-	if (f == NULL) {
-		fs_error_at(err, path, 0, 0, NULL, "cannot open %s: %s", what,
-		            strerror(errno));
-		return NULL;
-	}
-	do {
-		if (used + 4096 > cap) {
-			cap = cap == 0 ? 16384 : cap * 2;
-			buf = fs_xrealloc(buf, cap);
-		}
-		got = fread(buf + used, 1, cap - used, f);
-		used += got;
-	} while (got > 0 && used <= MAX_SCENARIO_BYTES);
-	if (ferror(f) || used > MAX_SCENARIO_BYTES) {
-		if (ferror(f))
-			fs_error_at(err, path, 0, 0, NULL, "cannot read %s: %s", what,
-			            strerror(errno));
-		else
-			fs_error_at(err, path, 0, 0, NULL, "%s is larger than 64 MiB", what);
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	*len = used;
-	return buf;
 }
 
 struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)

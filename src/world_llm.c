@@ -5,7 +5,7 @@
  * a new iteration starts the instant the previous one ends while work
  * remains.  Step times come from the scenario's step-time model.
  */
-#include "world_internal.h"
+#include "world_state.h"
 
 #include <stdlib.h>
 

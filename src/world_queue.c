@@ -3,7 +3,7 @@
  * mode): service times drawn at arrival, one SERVICE_DONE event per request
  * in service.
  */
-#include "world_internal.h"
+#include "world_state.h"
 
 #include <stdlib.h>
 

@@ -1,12 +1,12 @@
 /*
- * world_internal.h — the state of one world, shared by world.c (lifecycle,
+ * world_state.h — the state of one world, shared by world.c (lifecycle,
  * request slots, the event loop) and the engine drivers world_queue.c and
  * world_llm.c, which hold the handlers of their event kinds.  Only these
  * files touch the event queue.  Requests live in a slot pool (index + free
  * list); engines see slot numbers only.
  */
-#ifndef FLEETSIM_WORLD_INTERNAL_H
-#define FLEETSIM_WORLD_INTERNAL_H
+#ifndef FLEETSIM_WORLD_STATE_H
+#define FLEETSIM_WORLD_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,36 @@
+/*
+ * scenario_emit.c — the two value writers every scenario printer shares:
+ * durations in their shortest exact unit, and numbers with the fewest
+ * digits that read back exactly (cJSON's own printer loses 2^53).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fleetsim/scenario.h"
+#include "scenario_walk.h"
+
+void fs__sc_print_duration(cJSON *obj, const char *key, fs_ns dur_ns)
+{
+	char buf[40];
+
+	fs_duration_format(dur_ns, buf, sizeof buf);
+	cJSON_AddStringToObject(obj, key, buf);
+}
+
+void fs__sc_print_number(cJSON *obj, const char *key, double v)
+{
+	char buf[40];
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof buf, "%.17g", v);
+	cJSON_AddRawToObject(obj, key, buf);
+}
