@@ -1,7 +1,7 @@
 /*
- * world_state.h — the state of one world, shared by world.c (lifecycle,
- * request slots, the event loop) and the engine drivers world_queue.c and
- * world_llm.c, which hold the handlers of their event kinds.  Only these
+ * world_state.h — the state of one world, shared by world.c (lifecycle and
+ * the event loop), world_slots.c (request slots) and the engine drivers
+ * world_queue.c and world_llm.c, which hold the handlers of their event kinds.  Only these
  * files touch the event queue.  Requests live in a slot pool (index + free
  * list); engines see slot numbers only.
  */
