@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleetsim/compare.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -31,13 +32,25 @@ static const char run_help[] =
 	"      --seed N            base seed (default: simulation.seed)\n"
 	"      --requests-csv      also write DIR/requests.csv, one row per request\n"
 	"                          of replication 0\n"
+	"      --variant NAME      run only the scenario's variant NAME (\"base\": the\n"
+	"                          scenario as written); without it a scenario with\n"
+	"                          \"variants\" runs the base and every variant on the\n"
+	"                          same seed, each into DIR/<variant>/, and prints\n"
+	"                          and writes DIR/comparison.csv and .json\n"
+	"      --set PATH=JSON     set one scenario value, e.g.\n"
+	"                          --set 'fleet.pools[0].count=4' (repeatable)\n"
 	"  -q, --quiet             do not print the table\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 bad input.\n";
 
+#define MAX_SETS 64
+
 struct run_args {
 	const char *scenario_path;
+	const char *variant;         /* NULL: all (or the base when none) */
+	const char *sets[MAX_SETS];
+	size_t n_sets;
 	const char *out_dir;
 	int64_t replications;        /* 0: from the scenario */
 	int64_t threads;             /* 0: default */
@@ -46,7 +59,7 @@ struct run_args {
 	int quiet;
 };
 
-enum { OPT_SEED = 256, OPT_REQUESTS_CSV };
+enum { OPT_SEED = 256, OPT_REQUESTS_CSV, OPT_VARIANT, OPT_SET };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -56,6 +69,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "requests-csv", no_argument, NULL, OPT_REQUESTS_CSV },
+		{ "variant", required_argument, NULL, OPT_VARIANT },
+		{ "set", required_argument, NULL, OPT_SET },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -86,6 +101,15 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case OPT_REQUESTS_CSV:
 			a->requests_csv = 1;
+			break;
+		case OPT_VARIANT:
+			a->variant = optarg;
+			break;
+		case OPT_SET:
+			if (a->n_sets == MAX_SETS)
+				return fs__cli_usage_error("run", "at most %d --set options",
+				                           MAX_SETS);
+			a->sets[a->n_sets++] = optarg;
 			break;
 		case 'q':
 			a->quiet = 1;
@@ -170,43 +194,119 @@ static int write_outputs(const struct run_args *a, const char *out_dir,
 	return rc;
 }
 
-int fs__cli_run(int argc, char **argv)
+/* Load, run and write one variant (NULL: the base) into out_dir; print its
+ * table unless `table` is false; fill *row when non-NULL. */
+static int run_one(const struct run_args *a, const char *variant, const char *out_dir,
+                   bool table, struct fs_compare_row *row)
 {
-	struct run_args a;
 	struct fs_run_opts opts;
 	struct fs_error err;
 	struct fs_scenario *sc;
 	struct fs_rep_result **results;
 	struct fs_summary *summary;
+	int rc;
+
+	sc = fs_scenario_load_variant(a->scenario_path, variant, a->sets, a->n_sets, &err);
+	if (sc == NULL) {
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	opts.replications = a->replications > 0 ? (int)a->replications : sc->sim.replications;
+	opts.seed = a->seed >= 0 ? (uint64_t)a->seed : sc->sim.seed;
+	opts.threads = a->threads > 0 ? (int)a->threads : omp_get_num_procs();
+	if (opts.threads > opts.replications)
+		opts.threads = opts.replications;
+	opts.record_first = a->requests_csv != 0;
+	results = fs_replicate_run(sc, &opts);
+	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
+	if (table && !a->quiet)
+		fs_summary_print_table(summary, sc, stdout);
+	rc = write_outputs(a, out_dir, sc, summary, results);
+	if (rc == 0 && table && !a->quiet)
+		printf("\nwrote %s/summary.json, timeseries.csv%s\n", out_dir,
+		       a->requests_csv ? ", requests.csv" : "");
+	if (row != NULL)
+		fs_compare_row_fill(row, variant != NULL ? variant : "base", summary);
+	fs_summary_free(summary);
+	fs_replicate_free(results, opts.replications);
+	fs_scenario_free(sc);
+	return rc;
+}
+
+/* A directory name for a variant: [A-Za-z0-9._-] kept, the rest '_'. */
+static char *variant_dir(const char *out_dir, const char *variant)
+{
+	char *name = fs_xstrdup(variant), *c, *dir;
+
+	for (c = name; *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_'))
+			*c = '_';
+	if (name[0] == '.')
+		name[0] = '_';
+	dir = join_path(out_dir, name);
+	free(name);
+	return dir;
+}
+
+/* The base and every variant, same seed; then the comparison. */
+static int run_all(const struct run_args *a, char **names, size_t n, const char *out_dir)
+{
+	struct fs_compare_row *rows = fs_xcalloc(n + 1, sizeof *rows);
+	struct fs_error err;
+	size_t i, done = 0;
+	int rc = 0;
+
+	for (i = 0; i <= n && rc == 0; i++) {
+		const char *variant = i == 0 ? NULL : names[i - 1];
+		char *dir = variant_dir(out_dir, variant != NULL ? variant : "base");
+
+		if (!a->quiet)
+			fprintf(stderr, "fleetsim run: %s (%zu of %zu)\n",
+			        variant != NULL ? variant : "base", i + 1, n + 1);
+		rc = run_one(a, variant, dir, false, &rows[i]);
+		if (rc == 0)
+			done = i + 1;
+		free(dir);
+	}
+	if (rc == 0 && fs_compare_write(rows, done, out_dir, &err) != 0) {
+		fs_error_print(&err);
+		rc = FS_EXIT_RUNTIME;
+	}
+	if (rc == 0 && !a->quiet) {
+		fs_compare_print(rows, done, stdout);
+		printf("\nwrote %s/comparison.csv, comparison.json and one directory per "
+		       "variant\n", out_dir);
+	}
+	for (i = 0; i < done; i++)
+		fs_compare_row_fini(&rows[i]);
+	free(rows);
+	return rc;
+}
+
+int fs__cli_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct fs_error err;
+	char **names = NULL;
+	size_t n_names = 0;
 	char *out_dir;
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc != 0)
 		return rc < 0 ? FS_EXIT_OK : rc;
-	sc = fs_scenario_load(a.scenario_path, &err);
-	if (sc == NULL) {
+	if (a.variant == NULL &&
+	    fs_scenario_list_variants(a.scenario_path, &names, &n_names, &err) != 0) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
-	opts.replications = a.replications > 0 ? (int)a.replications : sc->sim.replications;
-	opts.seed = a.seed >= 0 ? (uint64_t)a.seed : sc->sim.seed;
-	opts.threads = a.threads > 0 ? (int)a.threads : omp_get_num_procs();
-	if (opts.threads > opts.replications)
-		opts.threads = opts.replications;
-	opts.record_first = a.requests_csv != 0;
 	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir) : default_out_dir(a.scenario_path);
-
-	results = fs_replicate_run(sc, &opts);
-	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
-	if (!a.quiet)
-		fs_summary_print_table(summary, sc, stdout);
-	rc = write_outputs(&a, out_dir, sc, summary, results);
-	if (rc == 0 && !a.quiet)
-		printf("\nwrote %s/summary.json, timeseries.csv%s\n", out_dir,
-		       a.requests_csv ? ", requests.csv" : "");
-	fs_summary_free(summary);
-	fs_replicate_free(results, opts.replications);
-	fs_scenario_free(sc);
+	if (n_names > 0)
+		rc = run_all(&a, names, n_names, out_dir);
+	else
+		rc = run_one(&a, a.variant != NULL && strcmp(a.variant, "base") != 0 ?
+		             a.variant : NULL, out_dir, true, NULL);
+	fs_scenario_variants_free(names, n_names);
 	free(out_dir);
 	return rc;
 }

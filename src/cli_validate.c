@@ -10,25 +10,47 @@
 #include "cli.h"
 #include "fleetsim/scenario.h"
 
+#define MAX_SETS 64
+
 static const char validate_help[] =
-	"usage: fleetsim validate SCENARIO\n"
+	"usage: fleetsim validate [--variant NAME] [--set PATH=JSON]... SCENARIO\n"
 	"\n"
 	"Load SCENARIO with every check the simulator applies and print it resolved,\n"
 	"with every default filled in, as JSON, then derived figures (an LLM\n"
 	"engine's memory plan) as // comments.  On bad input print\n"
-	"FILE:LINE:COL: JSON.PATH: MESSAGE on stderr and exit with status 2.\n";
+	"FILE:LINE:COL: JSON.PATH: MESSAGE on stderr and exit with status 2.\n"
+	"\n"
+	"  --variant NAME   the scenario's variant NAME (its \"variants\" list)\n"
+	"  --set PATH=JSON  set one value after the variant's, e.g.\n"
+	"                   --set 'fleet.pools[0].count=4'\n"
+	"                   --set 'fleet.strategy=\"relaunch\"'\n";
 
 int fs__cli_validate(int argc, char **argv)
 {
 	struct fs_error err;
 	struct fs_scenario *sc;
 	int i;
-	const char *path = NULL;
+	const char *path = NULL, *variant = NULL, *sets[MAX_SETS];
+	size_t n_sets = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs(validate_help, stdout);
 			return FS_EXIT_OK;
+		}
+		if ((strcmp(argv[i], "--variant") == 0 || strcmp(argv[i], "--set") == 0) &&
+		    i + 1 == argc)
+			return fs__cli_usage_error("validate", "%s needs a value", argv[i]);
+		if (strcmp(argv[i], "--variant") == 0) {
+			variant = argv[++i];
+			continue;
+		}
+		if (strcmp(argv[i], "--set") == 0) {
+			if (n_sets == MAX_SETS)
+				return fs__cli_usage_error("validate", "at most %d --set "
+				                           "options", MAX_SETS);
+			sets[n_sets++] = argv[++i];
+			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1] != '\0')
 			return fs__cli_usage_error("validate", "unknown option \"%s\"", argv[i]);
@@ -39,7 +61,7 @@ int fs__cli_validate(int argc, char **argv)
 	}
 	if (path == NULL)
 		return fs__cli_usage_error("validate", "missing SCENARIO file");
-	sc = fs_scenario_load(path, &err);
+	sc = fs_scenario_load_variant(path, variant, sets, n_sets, &err);
 	if (sc == NULL) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;

@@ -25,7 +25,8 @@ struct slot {
 
 struct fs__jpos {
 	struct slot *slots;
-	size_t cap;                  /* power of two, >= 2 * number of nodes */
+	size_t cap;                  /* power of two, >= 2 * n */
+	size_t n;                    /* slots in use */
 };
 
 static size_t hash_ptr(const void *p, size_t cap)
@@ -39,12 +40,35 @@ static size_t hash_ptr(const void *p, size_t cap)
 }
 
 static void map_put(struct fs__jpos *ix, const cJSON *node, size_t key_off,
+                    size_t val_off);
+
+/* Double the table (rehashing every entry). */
+static void map_grow(struct fs__jpos *ix)
+{
+	struct slot *old = ix->slots;
+	size_t old_cap = ix->cap, i;
+
+	ix->cap *= 2;
+	ix->slots = fs_xcalloc(ix->cap, sizeof *ix->slots);
+	ix->n = 0;
+	for (i = 0; i < old_cap; i++)
+		if (old[i].node != NULL)
+			map_put(ix, old[i].node, old[i].key_off, old[i].val_off);
+	free(old);
+}
+
+static void map_put(struct fs__jpos *ix, const cJSON *node, size_t key_off,
                     size_t val_off)
 {
-	size_t i = hash_ptr(node, ix->cap);
+	size_t i;
 
+	if (2 * (ix->n + 1) > ix->cap)
+		map_grow(ix);
+	i = hash_ptr(node, ix->cap);
 	while (ix->slots[i].node != NULL && ix->slots[i].node != node)
 		i = (i + 1) & (ix->cap - 1);
+	if (ix->slots[i].node == NULL)
+		ix->n++;
 	ix->slots[i].node = node;
 	ix->slots[i].key_off = key_off;
 	ix->slots[i].val_off = val_off;
@@ -361,8 +385,30 @@ struct fs__jpos *fs__jpos_build(const char *text, size_t len, const cJSON *root)
 	while (ix->cap < 2 * n)
 		ix->cap *= 2;
 	ix->slots = fs_xcalloc(ix->cap, sizeof *ix->slots);
+	ix->n = 0;
 	(void)scan_document(&sc, root);
 	return ix;
+}
+
+void fs__jpos_alias(struct fs__jpos *ix, const cJSON *node, const cJSON *src,
+                    size_t key_off, size_t val_off)
+{
+	const cJSON *c, *sc = NULL;
+	size_t k = key_off, v = val_off;
+
+	if (src != NULL)
+		(void)fs__jpos_lookup(ix, src, &k, &v);
+	map_put(ix, node, k, v);
+	if (src != NULL)
+		sc = src->child;
+	for (c = node->child; c != NULL; c = c->next) {
+		if (sc != NULL) {
+			fs__jpos_alias(ix, c, sc, FS__JPOS_NONE, FS__JPOS_NONE);
+			sc = sc->next;
+		} else {
+			fs__jpos_alias(ix, c, NULL, k, v);
+		}
+	}
 }
 
 size_t fs__jpos_syntax_error(const char *text, size_t len, size_t cjson_off,

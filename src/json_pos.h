@@ -3,7 +3,8 @@
  * syntax-error messages, and a position index mapping every cJSON node to the
  * byte offsets of its key and value in the source text.  Offsets are the same
  * in the original and the stripped text (comments become spaces).  Private to
- * the scenario loader; the index is owned by the caller (fs__jpos_free).
+ * the scenario loader and the capacity-trace reader (src/capacity_load.c);
+ * the index is owned by the caller (fs__jpos_free).
  */
 #ifndef FLEETSIM_JSON_POS_H
 #define FLEETSIM_JSON_POS_H
@@ -14,6 +15,10 @@
 
 /* Sentinel offset: "no position known". */
 #define FS__JPOS_NONE ((size_t)-1)
+
+/* Offsets from here on are not in the file: FS__JPOS_SET_BASE + i marks a
+ * value given by the i-th command-line --set. */
+#define FS__JPOS_SET_BASE ((size_t)1 << 60)
 
 struct fs__jpos;
 
@@ -47,6 +52,13 @@ void fs__jpos_free(struct fs__jpos *ix);                 /* NULL is fine */
  * of its value's first byte.  Returns 0, or -1 when the node is unknown. */
 int fs__jpos_lookup(const struct fs__jpos *ix, const cJSON *node,
                     size_t *key_off, size_t *val_off);
+
+/* Index `node` and its descendants at the offsets of `src` and its
+ * descendants (same shape: a cJSON_Duplicate of src); a node without a
+ * counterpart gets src's offsets.  With src NULL, every node gets
+ * (key_off, val_off).  Grows the index as needed. */
+void fs__jpos_alias(struct fs__jpos *ix, const cJSON *node, const cJSON *src,
+                    size_t key_off, size_t val_off);
 
 /* 1-based line and byte column of `off` in text[0..len) (off may be len). */
 void fs__jpos_line_col(const char *text, size_t len, size_t off,

@@ -120,6 +120,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->rep_gaps);
 	free(e->rep_preempted);
 	free(e->rep_started);
+	free(e->rep_evacuees);
 	free(e->rep_rejected);
 	free(e);
 }
@@ -273,8 +274,40 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 	r->waiting = (int64_t)e->n_waiting;
 	r->running = (int64_t)e->n_running;
 	LLM_CHECK(e->stats.added ==
-	          e->stats.completed + e->stats.rejected_by_guard +
+	          e->stats.completed + e->stats.rejected_by_guard + e->stats.evacuated +
 	          e->n_waiting + e->n_running, "requests not conserved");
+}
+
+static void evacuate_one(struct fs_llm_engine *e, uint32_t idx, size_t *n)
+{
+	struct llm_seq *s = &e->seqs[idx];
+
+	e->rep_evacuees[*n].slot = s->slot;
+	e->rep_evacuees[*n].generated = s->generated;
+	(*n)++;
+	fs_kvcache_release(&e->kv, s->kv_blocks);
+	s->kv_blocks = 0;
+	s->sched_tokens = 0;
+	fs__llm_seq_release(e, idx);
+}
+
+void fs_llm_engine_evacuate(struct fs_llm_engine *e, const struct fs_llm_evacuee **out,
+                            size_t *n_out)
+{
+	size_t i, n = 0;
+
+	fs_xgrow((void **)&e->rep_evacuees, &e->cap_evacuees,
+	         e->n_running + e->n_waiting + 1, sizeof *e->rep_evacuees);
+	for (i = 0; i < e->n_running; i++)
+		evacuate_one(e, e->running[i], &n);
+	while (e->n_waiting > 0)
+		evacuate_one(e, fs__llm_wait_pop(e), &n);
+	e->n_running = 0;
+	e->in_step = false;
+	e->stats.evacuated += n;
+	LLM_CHECK(fs_kvcache_used(&e->kv) == 0, "KV blocks held after an evacuation");
+	*out = e->rep_evacuees;
+	*n_out = n;
 }
 
 void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx)
@@ -287,6 +320,11 @@ void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx)
 	fs_xgrow((void **)&e->rep_started, &e->cap_started, e->n_started + 1,
 	         sizeof *e->rep_started);
 	e->rep_started[e->n_started++] = s->slot;
+}
+
+void *fs_llm_engine_cost_ctx(const struct fs_llm_engine *e)
+{
+	return e->cost_ctx;
 }
 
 bool fs_llm_engine_in_step(const struct fs_llm_engine *e)

@@ -66,6 +66,8 @@ struct fs_llm_engine {
 	size_t n_preempted, cap_preempted;
 	uint32_t *rep_started;           /* slots scheduled for the first time */
 	size_t n_started, cap_started;
+	struct fs_llm_evacuee *rep_evacuees;
+	size_t cap_evacuees;
 	struct fs_llm_rejected *rep_rejected;
 	size_t n_rejected, cap_rejected;
 

@@ -16,7 +16,7 @@ static bool counted(const struct fs_recorder *rec, const struct fs_request *req)
 
 void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
                        uint64_t replication, bool record_rows, int servers,
-                       int64_t kv_blocks_total)
+                       size_t n_pools)
 {
 	struct fs_rep_result *r = fs_xcalloc(1, sizeof *r);
 	size_t c;
@@ -40,8 +40,9 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	fs_hist_init(&r->itl_hist);
 	fs_moments_init(&r->itl_moments);
 	r->servers = servers;
-	r->llm = kv_blocks_total > 0;
-	r->kv_blocks_total = kv_blocks_total;
+	r->llm = n_pools > 0;
+	r->fleet.n_pools = n_pools;
+	r->fleet.pools = fs_xcalloc(n_pools, sizeof *r->fleet.pools);
 	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
 	rec->result = r;
 }
@@ -181,14 +182,18 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 }
 
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
-                         int busy, int64_t kv_used_blocks)
+                         int busy)
 {
 	if (t_ns >= rec->sc->sim.horizon_ns)
 		return;
 	fs_tseries_set(&rec->result->queue_len, t_ns, (double)waiting);
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
-	if (rec->result->llm)
-		fs_tseries_set(&rec->result->kv_used, t_ns, (double)kv_used_blocks);
+}
+
+void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac)
+{
+	if (t_ns < rec->sc->sim.horizon_ns)
+		fs_tseries_set(&rec->result->kv_used, t_ns, frac);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -245,6 +250,7 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	fs_tseries_fini(&r->busy);
 	fs_tseries_fini(&r->kv_used);
 	fs_hist_fini(&r->itl_hist);
+	free(r->fleet.pools);
 	free(r->rows);
 	free(r);
 }

@@ -21,11 +21,11 @@ struct fs_recorder {
 	size_t cap_rows;
 };
 
-/* `servers`: queue servers or LLM replicas; `kv_blocks_total` 0 for the
- * queue engine. */
+/* `servers`: queue servers (0 for the LLM engine, whose capacity changes);
+ * `n_pools` LLM pools (0 for the queue engine). */
 void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
                        uint64_t replication, bool record_rows, int servers,
-                       int64_t kv_blocks_total);
+                       size_t n_pools);
 void fs__recorder_fini(struct fs_recorder *rec);
 
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req);
@@ -57,9 +57,12 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        double flops, double bytes);
 
 /* Levels changed (or may have) at t_ns: requests waiting, busy servers or
- * replicas, KV blocks in use (0 for the queue engine). */
+ * instances with an iteration in flight. */
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
-                         int busy, int64_t kv_used_blocks);
+                         int busy);
+
+/* LLM: fraction of the serving instances' KV blocks in use, from t_ns on. */
+void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

@@ -3,8 +3,10 @@
  * them, strip comments, parse with cJSON, index node positions (the reading
  * and parsing are shared with the --catalog file loader), then walk the root
  * and "simulation" sections here and the others in scenario_*.c, "catalog"
- * before "engine".  A load builds into a fresh struct fs_scenario and frees
- * it on any error, so a failing load has no side effects.
+ * before "engine", "fleet" after it.  A variant or command-line sets patch
+ * the tree first (scenario_variant.c).  A load builds into a fresh struct
+ * fs_scenario and frees it on any error, so a failing load has no side
+ * effects.
  */
 #include "fleetsim/scenario.h"
 
@@ -20,7 +22,8 @@
 
 
 static const char *const ROOT_KEYS[] = {
-	"name", "description", "simulation", "workload", "catalog", "engine", NULL
+	"name", "description", "simulation", "workload", "catalog", "engine", "fleet",
+	"variants", NULL
 };
 static const char *const SIM_KEYS[] = {
 	"horizon", "warmup", "sample_interval", "start_hour", "seed",
@@ -109,6 +112,34 @@ static int engine_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 	return fs__sc_load_engine(sc, node, cfg);
 }
 
+static int fleet_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	return fs__sc_load_fleet(sc, node, cfg);
+}
+
+static int variants_section(struct fs__sc *sc, const cJSON *node, void *cfg)
+{
+	return fs__sc_check_variants(sc, cfg, node);
+}
+
+/* "fleet" after the engine (its pools are built from the engine's keys),
+ * or the implicit single pool; then "variants", checked against the base. */
+static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
+                                   struct fs_scenario *s)
+{
+	if (sc->fleet_node == NULL)
+		fs__sc_fleet_implicit(s);
+	else if (s->engine.kind != FS_ENGINE_VLLM)
+		return fs__sc_forbid(sc, root, "fleet", "with a \"queue\" engine (only "
+		                     "\"vllm\" engines have a fleet)");
+	else if (section(sc, root, "fleet", fleet_section, s) != 0)
+		return -1;
+	if (fs__sc_get(root, "variants") != NULL &&
+	    section(sc, root, "variants", variants_section, (void *)root) != 0)
+		return -1;
+	return 0;
+}
+
 /* The file name without directories and its last extension. */
 static char *file_stem(const char *path)
 {
@@ -142,16 +173,22 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	    /* before "engine", whose "gpu" and "model" may name its entries */
 	    (fs__sc_get(root, "catalog") != NULL &&
 	     section(sc, root, "catalog", catalog_section, &s->catalog) != 0) ||
-	    fs__sc_require(sc, root, "engine") != 0 ||
-	    section(sc, root, "engine", engine_section, &s->engine) != 0)
+	    fs__sc_require(sc, root, "engine") != 0)
+		return -1;
+	sc->fleet_node = fs__sc_get(root, "fleet");
+	sc->engine_node = fs__sc_get(root, "engine");
+	if (section(sc, root, "engine", engine_section, &s->engine) != 0 ||
+	    load_fleet_and_variants(sc, root, s) != 0)
 		return -1;
 	return 0;
 }
 
-struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
-                                          const char *name_for_errors,
-                                          const char *base_dir,
-                                          struct fs_error *err)
+/* Load text as the base document patched by `variant` (NULL: none) and
+ * the command-line sets. */
+static struct fs_scenario *load_text(const char *text, size_t text_len,
+                                     const char *name_for_errors, const char *base_dir,
+                                     const char *variant, const char *const *sets,
+                                     size_t n_sets, struct fs_error *err)
 {
 	struct fs_scenario *s = NULL;
 	struct fs__sc sc;
@@ -169,13 +206,18 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	sc.pos = pos;
 	sc.base_dir = base_dir;
 	sc.err = err;
-	s = fs_xcalloc(1, sizeof *s);
-	s->path = fs_xstrdup(name_for_errors);
-	fs__sha256_hex(text, text_len, s->sha256_hex);
-	sc.catalog = &s->catalog;
-	if (load_root(&sc, root, s) != 0) {
-		fs_scenario_free(s);
-		s = NULL;
+	sc.set_texts = sets;
+	sc.n_set_texts = n_sets;
+	if (fs__sc_apply_variant(&sc, root, pos, variant, sets, n_sets) == 0) {
+		s = fs_xcalloc(1, sizeof *s);
+		s->path = fs_xstrdup(name_for_errors);
+		s->variant = fs_xstrdup(variant);
+		fs__sha256_hex(text, text_len, s->sha256_hex);
+		sc.catalog = &s->catalog;
+		if (load_root(&sc, root, s) != 0) {
+			fs_scenario_free(s);
+			s = NULL;
+		}
 	}
 	cJSON_Delete(root);
 	fs__jpos_free(pos);
@@ -183,26 +225,91 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	return s;
 }
 
-struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)
+struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
+                                          const char *name_for_errors,
+                                          const char *base_dir,
+                                          struct fs_error *err)
+{
+	return load_text(text, text_len, name_for_errors, base_dir, NULL, NULL, 0, err);
+}
+
+/* The directory of path ("." when it has none; heap). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (slash == NULL)
+		return fs_xstrdup(".");
+	dir = fs_xstrdup(path);
+	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+	return dir;
+}
+
+struct fs_scenario *fs_scenario_load_variant(const char *path, const char *variant,
+                                             const char *const *sets, size_t n_sets,
+                                             struct fs_error *err)
 {
 	struct fs_scenario *s;
-	const char *slash = strrchr(path, '/');
 	char *text, *dir;
 	size_t len = 0;
 
 	text = fs__sc_read_file(path, "scenario", &len, err);
 	if (text == NULL)
 		return NULL;
-	if (slash == NULL) {
-		dir = fs_xstrdup(".");
-	} else {
-		dir = fs_xstrdup(path);
-		dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
-	}
-	s = fs_scenario_load_text(text, len, path, dir, err);
+	dir = dir_of(path);
+	s = load_text(text, len, path, dir, variant, sets, n_sets, err);
 	free(dir);
 	free(text);
 	return s;
+}
+
+struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)
+{
+	return fs_scenario_load_variant(path, NULL, NULL, 0, err);
+}
+
+int fs_scenario_list_variants(const char *path, char ***names, size_t *n,
+                              struct fs_error *err)
+{
+	struct fs_scenario *s = fs_scenario_load(path, err);
+	struct fs__jpos *pos = NULL;
+	const cJSON *variants, *v;
+	char *text, *buf = NULL;
+	size_t len = 0, i = 0;
+	cJSON *root;
+
+	*names = NULL;
+	*n = 0;
+	if (s == NULL)               /* the base, "variants" included, must load */
+		return -1;
+	fs_scenario_free(s);
+	text = fs__sc_read_file(path, "scenario", &len, err);
+	if (text == NULL)
+		return -1;
+	root = fs__sc_parse(text, len, path, &buf, &pos, err);
+	free(text);
+	if (root == NULL)
+		return -1;
+	variants = fs__sc_get(root, "variants");
+	if (cJSON_GetArraySize(variants) > 0)
+		*names = fs_xcalloc((size_t)cJSON_GetArraySize(variants) + 1, sizeof **names);
+	cJSON_ArrayForEach(v, variants)
+		(*names)[i++] = fs_xstrdup(fs__sc_get(v, "name")->valuestring);
+	*n = i;
+	cJSON_Delete(root);
+	fs__jpos_free(pos);
+	free(buf);
+	return 0;
+}
+
+void fs_scenario_variants_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && names != NULL; i++)
+		free(names[i]);
+	free(names);
 }
 
 void fs_scenario_free(struct fs_scenario *sc)
@@ -210,8 +317,10 @@ void fs_scenario_free(struct fs_scenario *sc)
 	if (sc == NULL)
 		return;
 	fs__sc_workload_fini(&sc->workload);
+	fs__sc_fleet_fini(&sc->fleet);
 	fs__sc_engine_fini(&sc->engine);
 	fs__sc_catalog_fini(&sc->catalog);
+	free(sc->variant);
 	free(sc->path);
 	free(sc->name);
 	free(sc->description);

@@ -164,9 +164,5 @@ void fs__sc_print_engine(const struct fs_engine_cfg *cfg, cJSON *engine)
 
 void fs__sc_engine_fini(struct fs_engine_cfg *cfg)
 {
-	free(cfg->llm.step_table_path);
-	fs_step_table_free(cfg->llm.step_table);
-	cfg->llm.step_table_path = NULL;
-	cfg->llm.step_table = NULL;
-	cfg->llm.perf.table = NULL;
+	fs__sc_llm_fini(&cfg->llm);
 }

@@ -60,10 +60,11 @@ static int unknown_name(struct fs__sc *sc, const cJSON *node, const char *key,
 	                          name, table);
 }
 
-static int load_names(struct fs__sc *sc, const cJSON *node,
+/* "model", and "gpu" (required unless gpu_required is false). */
+static int load_names(struct fs__sc *sc, const cJSON *node, bool gpu_required,
                       const struct fs_gpu_spec **gpu, const struct fs_model_spec **model)
 {
-	const char *model_name = NULL, *gpu_name = NULL;
+	const char *model_name = NULL;
 
 	if (fs__sc_require(sc, node, "model") != 0 ||
 	    fs__sc_string(sc, node, "model", false, &model_name) < 0)
@@ -72,14 +73,9 @@ static int load_names(struct fs__sc *sc, const cJSON *node,
 	if (*model == NULL)
 		return unknown_name(sc, node, "model", "model", "models", model_name,
 		                    fs_catalog_file_suggest_model(sc->catalog, model_name));
-	if (fs__sc_require(sc, node, "gpu") != 0 ||
-	    fs__sc_string(sc, node, "gpu", false, &gpu_name) < 0)
+	if (gpu_required && fs__sc_require(sc, node, "gpu") != 0)
 		return -1;
-	*gpu = fs_catalog_file_find_gpu(sc->catalog, gpu_name);
-	if (*gpu == NULL)
-		return unknown_name(sc, node, "gpu", "GPU", "gpus", gpu_name,
-		                    fs_catalog_file_suggest_gpu(sc->catalog, gpu_name));
-	return 0;
+	return fs__sc_vllm_gpu(sc, node, "gpu", gpu) < 0 ? -1 : 0;
 }
 
 /* ---- defaults ------------------------------------------------------------------- */
@@ -233,33 +229,30 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	return 0;
 }
 
-int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg)
+int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
+                     const struct fs_gpu_spec *gpu, const struct fs_model_spec *model,
+                     int tp, const cJSON *plan_at, const char *plan_path,
+                     struct fs_llm_cfg *llm)
 {
-	struct fs_llm_cfg *llm = &cfg->llm;
 	struct fs_perf_cfg *perf = &llm->perf;
-	const struct fs_gpu_spec *gpu;
-	const struct fs_model_spec *model;
 	const cJSON *eff;
-	int64_t tp = 1, replicas = 1, block_tokens = 16, pinned = 0;
+	int64_t block_tokens = 16, pinned = 0;
+	struct fs__sc_saved_path saved_path;
 	struct fs_error perr;
 	size_t saved;
 	int rc;
 
-	if (load_names(sc, node, &gpu, &model) != 0)
-		return -1;
 	fs_perf_cfg_defaults(perf, gpu, model);
 	fs_llm_engine_cfg_default(&llm->sched);
-	if (fs__sc_int(sc, node, "tp", 1, 64, &tp) < 0 ||
-	    fs__sc_int(sc, node, "replicas", 1, 10000, &replicas) < 0 ||
-	    load_dtypes(sc, node, perf) < 0 ||
+	llm->replicas = 1;
+	perf->tp = tp;
+	if (load_dtypes(sc, node, perf) < 0 ||
 	    fs__sc_number(sc, node, "gpu_mem_util", 0, true, 1, false,
 	                  &perf->gpu_mem_util) < 0 ||
 	    load_block_tokens(sc, node, &block_tokens) < 0 ||
 	    fs__sc_int(sc, node, "kv_blocks", 1, FS__MAX_INT_JSON, &pinned) < 0 ||
 	    load_sched(sc, node, perf, &llm->sched) < 0)
 		return -1;
-	llm->replicas = (int)replicas;
-	perf->tp = (int)tp;
 	perf->block_tokens = (int)block_tokens;
 	perf->kv_blocks_pinned = pinned;
 	/* The activation reserve is profiled at the budget the engine will use
@@ -280,11 +273,75 @@ int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg 
 	if (load_step_table(sc, node, llm) != 0)
 		return -1;
 	if (fs_perf_cfg_check(perf, &perr) != 0 ||
-	    fs_perf_plan_memory(perf, &llm->mem, &perr) != 0)
-		return fs__sc_fail_at(sc, node, "%s", perr.msg);
+	    fs_perf_plan_memory(perf, &llm->mem, &perr) != 0) {
+		fs__sc_path_save(sc, &saved_path);
+		if (plan_path != NULL)
+			fs__sc_path_set(sc, plan_path);
+		fs__sc_fail_at(sc, plan_at != NULL ? plan_at : node, "%s", perr.msg);
+		fs__sc_path_restore(sc, &saved_path);
+		return -1;
+	}
 	llm->sched.block_tokens = perf->block_tokens;
 	/* vLLM reserves block 0 as its null block (§1.4, MODEL: V6). */
 	llm->sched.kv_blocks = llm->mem.kv_blocks > 1 ? llm->mem.kv_blocks - 1 : 1;
+	return 0;
+}
+
+void fs__sc_llm_fini(struct fs_llm_cfg *llm)
+{
+	if (llm == NULL)
+		return;
+	free(llm->step_table_path);
+	fs_step_table_free(llm->step_table);
+	llm->step_table_path = NULL;
+	llm->step_table = NULL;
+	llm->perf.table = NULL;
+}
+
+const struct fs_model_spec *fs__sc_vllm_model(const struct fs__sc *sc, const cJSON *node)
+{
+	const cJSON *m = fs__sc_get(node, "model");
+
+	return cJSON_IsString(m) ? fs_catalog_file_find_model(sc->catalog, m->valuestring)
+	                         : NULL;
+}
+
+int fs__sc_vllm_gpu(struct fs__sc *sc, const cJSON *node, const char *key,
+                    const struct fs_gpu_spec **gpu)
+{
+	const char *gpu_name = NULL;
+	int rc = fs__sc_string(sc, node, key, false, &gpu_name);
+
+	if (rc <= 0)
+		return rc;
+	*gpu = fs_catalog_file_find_gpu(sc->catalog, gpu_name);
+	if (*gpu == NULL)
+		return unknown_name(sc, node, key, "GPU", "gpus", gpu_name,
+		                    fs_catalog_file_suggest_gpu(sc->catalog, gpu_name));
+	return 1;
+}
+
+int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg)
+{
+	const struct fs_gpu_spec *gpu = NULL;
+	const struct fs_model_spec *model;
+	int64_t tp = 1, replicas = 1;
+
+	if (load_names(sc, node, sc->fleet_node == NULL, &gpu, &model) != 0 ||
+	    fs__sc_int(sc, node, "tp", 1, 64, &tp) < 0)
+		return -1;
+	if (sc->fleet_node != NULL) {
+		/* The pools carry the counts and each its own llm; "gpu" and
+		 * "tp" are their defaults, and the fleet loader builds
+		 * engine.llm from pool 0. */
+		sc->engine_gpu = gpu;
+		sc->engine_tp = (int)tp;
+		return fs__sc_forbid(sc, node, "replicas", "when \"fleet\" gives the pools");
+	}
+	if (fs__sc_int(sc, node, "replicas", 1, 10000, &replicas) < 0 ||
+	    fs__sc_llm_build(sc, node, gpu, model, (int)tp, NULL, NULL, &cfg->llm) != 0)
+		return -1;
+	cfg->llm.replicas = (int)replicas;
 	return 0;
 }
 
@@ -354,6 +411,30 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 	}
 	if (llm->step_table_path != NULL)
 		cJSON_AddStringToObject(engine, "step_table", llm->step_table_path);
+}
+
+void fs__sc_print_vllm_fleet(const struct fs_fleet_cfg *fleet, cJSON *engine)
+{
+	bool tokens_default = true, seqs_default = true;
+	int64_t seqs;
+	size_t i;
+
+	for (i = 0; i < fleet->n_pools; i++) {
+		const struct fs_llm_engine_cfg *s = &fleet->pools[i].llm->sched;
+		bool big = big_gpu(fleet->pools[i].llm->perf.gpu);          /* MODEL: V17 */
+
+		if (s->max_num_batched_tokens != (big ? 8192 : 2048))
+			tokens_default = false;
+		seqs = big ? 1024 : 256;
+		if (seqs > s->max_num_batched_tokens)
+			seqs = s->max_num_batched_tokens;
+		if (s->max_num_seqs != seqs)
+			seqs_default = false;
+	}
+	if (tokens_default)
+		cJSON_DeleteItemFromObjectCaseSensitive(engine, "max_num_batched_tokens");
+	if (seqs_default)
+		cJSON_DeleteItemFromObjectCaseSensitive(engine, "max_num_seqs");
 }
 
 /* n with thousands separators ("37,520"). */

@@ -154,7 +154,7 @@ static void add_class(cJSON *list, const struct fs_class_cfg *cl)
 /* The whole scenario as a cJSON tree (caller deletes). */
 static cJSON *scenario_json(const struct fs_scenario *sc)
 {
-	cJSON *root = cJSON_CreateObject(), *sim, *wl, *classes;
+	cJSON *root = cJSON_CreateObject(), *sim, *wl, *classes, *engine;
 	size_t i;
 
 	cJSON_AddStringToObject(root, "name", sc->name != NULL ? sc->name : "");
@@ -176,7 +176,14 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 		add_class(classes, &sc->workload.classes[i]);
 	if (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0)
 		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog(&sc->catalog));
-	fs__sc_print_engine(&sc->engine, cJSON_AddObjectToObject(root, "engine"));
+	engine = cJSON_AddObjectToObject(root, "engine");
+	fs__sc_print_engine(&sc->engine, engine);
+	if (sc->fleet.explicit_fleet) {
+		/* the pools carry the counts; "gpu" and "tp" are pool 0's */
+		cJSON_DeleteItemFromObjectCaseSensitive(engine, "replicas");
+		fs__sc_print_vllm_fleet(&sc->fleet, engine);
+		cJSON_AddItemToObject(root, "fleet", fs__sc_print_fleet(sc));
+	}
 	return root;
 }
 
@@ -199,9 +206,19 @@ int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
 
 int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out)
 {
+	size_t i;
+
 	switch (sc->engine.kind) {
 	case FS_ENGINE_VLLM:
-		return fs__sc_print_vllm_notes(&sc->engine.llm, out);
+		if (!sc->fleet.explicit_fleet)
+			return fs__sc_print_vllm_notes(&sc->engine.llm, out);
+		for (i = 0; i < sc->fleet.n_pools; i++)
+			if (fprintf(out, "// pool %s (%s, tp %d):\n", sc->fleet.pools[i].name,
+			            sc->fleet.pools[i].llm->perf.gpu->id,
+			            sc->fleet.pools[i].llm->perf.tp) < 0 ||
+			    fs__sc_print_vllm_notes(sc->fleet.pools[i].llm, out) != 0)
+				return -1;
+		return 0;
 	case FS_ENGINE_QUEUE:
 		break;
 	}

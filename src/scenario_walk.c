@@ -52,6 +52,24 @@ void fs__sc_pop(struct fs__sc *sc, size_t saved_len)
 	sc->path[saved_len] = '\0';
 }
 
+void fs__sc_path_save(const struct fs__sc *sc, struct fs__sc_saved_path *saved)
+{
+	memcpy(saved->path, sc->path, sizeof saved->path);
+	saved->len = sc->path_len;
+}
+
+void fs__sc_path_restore(struct fs__sc *sc, const struct fs__sc_saved_path *saved)
+{
+	memcpy(sc->path, saved->path, sizeof sc->path);
+	sc->path_len = saved->len;
+}
+
+void fs__sc_path_set(struct fs__sc *sc, const char *path)
+{
+	snprintf(sc->path, sizeof sc->path, "%s", path);
+	sc->path_len = strlen(sc->path);
+}
+
 /* ---- errors ------------------------------------------------------------------- */
 
 static int vfail_off(struct fs__sc *sc, size_t off, const char *fmt, va_list ap)
@@ -62,7 +80,17 @@ static int vfail_off(struct fs__sc *sc, size_t off, const char *fmt, va_list ap)
 	if (sc->err == NULL)
 		return -1;
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (off != FS__JPOS_NONE)
+	if (off != FS__JPOS_NONE && off >= FS__JPOS_SET_BASE &&
+	    off - FS__JPOS_SET_BASE < sc->n_set_texts) {
+		/* a value from the command line: name the --set it came from */
+		char where[sizeof sc->err->where];
+
+		snprintf(where, sizeof where, "--set %s",
+		         sc->set_texts[off - FS__JPOS_SET_BASE]);
+		return fs_error_set(sc->err, where, sc->path_len == 0 ? "$" : sc->path,
+		                    "%s", msg);
+	}
+	if (off != FS__JPOS_NONE && off <= sc->text_len)
 		fs__jpos_line_col(sc->text, sc->text_len, off, &line, &col);
 	return fs_error_at(sc->err, sc->file, line, col,
 	                   sc->path_len == 0 ? "$" : sc->path, "%s", msg);

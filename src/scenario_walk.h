@@ -20,6 +20,11 @@
 #include "json_pos.h"
 
 struct fs_catalog_file;
+struct fs_scenario;
+struct fs_fleet_cfg;
+struct fs_pool_cfg;
+struct fs_gpu_spec;
+struct fs_model_spec;
 
 #define FS__MAX_LENGTH_TOKENS INT64_C(1048576)     /* default "max" of a LENGTH */
 #define FS__MAX_INT_JSON INT64_C(9007199254740992) /* 2^53: exact in a double */
@@ -34,6 +39,19 @@ struct fs__sc {
 	const struct fs_catalog_file *catalog; /* own GPUs/models, may be NULL (borrowed) */
 	char path[256];              /* current JSON path, "" at the root */
 	size_t path_len;
+	const cJSON *fleet_node;     /* root "fleet", NULL when absent (borrowed) */
+	const cJSON *engine_node;    /* root "engine" (borrowed) */
+	const struct fs_gpu_spec *engine_gpu; /* engine "gpu" with a fleet, or NULL */
+	int engine_tp;               /* engine "tp" (default 1) */
+	const char *const *set_texts;/* command-line sets ("path=json"), whose nodes
+	                              * sit at FS__JPOS_SET_BASE + i (borrowed) */
+	size_t n_set_texts;
+};
+
+/* A copy of the current path, to report at another path and come back. */
+struct fs__sc_saved_path {
+	char path[256];
+	size_t len;
 };
 
 /* ---- text ------------------------------------------------------------------ */
@@ -56,6 +74,10 @@ cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
 size_t fs__sc_push_key(struct fs__sc *sc, const char *key);
 size_t fs__sc_push_index(struct fs__sc *sc, size_t i);
 void fs__sc_pop(struct fs__sc *sc, size_t saved_len);
+void fs__sc_path_save(const struct fs__sc *sc, struct fs__sc_saved_path *saved);
+void fs__sc_path_restore(struct fs__sc *sc, const struct fs__sc_saved_path *saved);
+/* Replace the current path by `path` ("" = the root). */
+void fs__sc_path_set(struct fs__sc *sc, const char *path);
 
 /* ---- errors (all return -1) ------------------------------------------------ */
 
@@ -161,6 +183,75 @@ extern const char *const fs__sc_vllm_keys[];
 int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg);
 void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine);
 int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out);
+/* With an explicit fleet the printed engine ("gpu", "tp" and the resolved
+ * scheduler of pool 0) must not pin pool 0's GPU-dependent defaults on
+ * every pool: drop max_num_seqs / max_num_batched_tokens where every pool
+ * has its own GPU's default (V17). */
+void fs__sc_print_vllm_fleet(const struct fs_fleet_cfg *fleet, cJSON *engine);
+
+/* Build one instance's llm config on (gpu, tp) from the vllm engine object
+ * `node` (the current path must name it): dtypes, memory, scheduler (V17
+ * defaults of this GPU), efficiency and step table, then the memory plan,
+ * whose failure is reported at plan_at (default node) with plan_path
+ * (default the current path).  llm must start zeroed; fs__sc_llm_fini. */
+int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
+                     const struct fs_gpu_spec *gpu, const struct fs_model_spec *model,
+                     int tp, const cJSON *plan_at, const char *plan_path,
+                     struct fs_llm_cfg *llm);
+/* Free the step table and its path of llm (NULL or zeroed is fine). */
+void fs__sc_llm_fini(struct fs_llm_cfg *llm);
+/* The engine's resolved model (NULL when "model" is missing or unknown). */
+const struct fs_model_spec *fs__sc_vllm_model(const struct fs__sc *sc, const cJSON *node);
+/* obj[key] as a GPU name through the catalogues: 1 set, 0 absent, -1 error
+ * (unknown name, with a suggestion). */
+int fs__sc_vllm_gpu(struct fs__sc *sc, const cJSON *obj, const char *key,
+                    const struct fs_gpu_spec **gpu);
+
+/* The "fleet" section (scenario_fleet.c, pools in scenario_pool.c): needs
+ * the workload and the engine loaded; fills s->fleet (explicit) and, when
+ * the engine names no GPU, s->engine.llm from pool 0.  Without "fleet",
+ * fs__sc_fleet_implicit builds the single warm on-demand pool of a vllm
+ * engine (nothing for a queue engine). */
+int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s);
+void fs__sc_fleet_implicit(struct fs_scenario *s);
+/* Free what the fleet owns and zero it; zeroed is fine. */
+void fs__sc_fleet_fini(struct fs_fleet_cfg *fleet);
+/* The "fleet" object of an explicit fleet (caller deletes). */
+cJSON *fs__sc_print_fleet(const struct fs_scenario *s);
+
+/* One pool (scenario_pool.c): `node` is fleet.pools[i] (the current path);
+ * names of earlier pools are in fleet->pools[0..i).  Cross-references to
+ * pools (fallback_pool) are resolved by fs__sc_resolve_fallbacks. */
+int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s,
+                     struct fs_pool_cfg *pool);
+int fs__sc_resolve_fallbacks(struct fs__sc *sc, const cJSON *pools_node,
+                             struct fs_fleet_cfg *fleet);
+void fs__sc_pool_fini(struct fs_pool_cfg *pool);
+/* Every default of a pool that does not depend on its GPU or pricing. */
+void fs__sc_pool_defaults(struct fs_pool_cfg *pool);
+cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *pool);
+/* The index of name among names[0..n) (NULL entries skipped), or fail at
+ * obj[key] with `unknown WHAT "name"` and the nearest (did you mean). */
+int fs__sc_find_name(struct fs__sc *sc, const cJSON *obj, const char *key,
+                     const char *what, const char *const *names, size_t n, int *out);
+/* Same for `node` itself (an array element), at the current path. */
+int fs__sc_find_name_at(struct fs__sc *sc, const cJSON *node, const char *what,
+                        const char *const *names, size_t n, int *out);
+/* Print v so that forward(printed) == stored exactly: tries `guess` and its
+ * nearest neighbours (forward of a derived unit may not round-trip). */
+void fs__sc_print_inverse(cJSON *obj, const char *key, double stored, double guess,
+                          double (*forward)(double x, double arg), double arg);
+
+/* Variants and command-line sets (scenario_variant.c).  Patch root in place:
+ * the named variant's sets (variant NULL: none), then each "path=json" of
+ * sets; with either, the "variants" key is removed first.  New nodes are
+ * indexed in pos at the offsets of the values they copy (command-line
+ * sets: FS__JPOS_SET_BASE + i).  Returns 0 or -1 with sc->err. */
+int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
+                         const char *variant, const char *const *sets, size_t n_sets);
+/* Check the root "variants" array (`node`; the path names it): objects
+ * {"name", "set"}, names unique, every path resolving in the base document. */
+int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *node);
 
 /* A {"gpus": [...], "models": [...]} object (scenario_catalog.c): the
  * scenario's "catalog" section or a --catalog file.  Fills cf (zeroed). */

@@ -110,10 +110,6 @@ static double itl_value(const struct fs_rep_result *r, enum fs_quantity q)
 static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
                          struct fs_rep_result *const *results, int n_reps, double *buf)
 {
-	const struct fs_perf_cfg *perf = &sc->engine.llm.perf;
-	double tp = (double)perf->tp;
-	double peak = fs_perf_peak_flops_per_s(perf);
-	double bw = perf->gpu->mem_bw_bytes_per_s;
 	int r, q;
 
 	s->replicas = sc->engine.llm.replicas;
@@ -137,16 +133,14 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(kv_use, rr->end_ns > sc->sim.warmup_ns ?
 	        fs_tseries_mean_over(&rr->kv_used, sc->sim.warmup_ns,
 	                             rr->end_ns < sc->sim.horizon_ns ? rr->end_ns
-	                                                             : sc->sim.horizon_ns) /
-	        (double)rr->kv_blocks_total : NAN);
+	                                                             : sc->sim.horizon_ns)
+	        : NAN);
 	PER_REP(batch_size, t->steps > 0 ? (double)t->sum_batch_seqs / (double)t->steps : NAN);
 	PER_REP(preemptions, (double)t->preemptions);
 	PER_REP(tokens_per_s, span_s > 0 ? (double)t->tokens_generated / span_s : NAN);
 	PER_REP(prefill_tokens_per_s, span_s > 0 ? (double)t->prefill_tokens / span_s : NAN);
-	/* MODEL: S8 — achieved MFU/MBU: modelled work over busy GPU time. */
-	PER_REP(mfu, t->busy_ns > 0 ? t->flops / (t->busy_ns * 1e-9 * tp * peak) : NAN);
-	PER_REP(mbu, t->busy_ns > 0 ? t->bytes / (t->busy_ns * 1e-9 * tp * bw) : NAN);
 #undef PER_REP
+	fs__summary_build_fleet(s, sc, results, n_reps, buf);
 }
 
 struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
@@ -173,7 +167,14 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 		build_group(g, results, replications, c, buf);
 		g->has_slo = false;
 		g->slo_target = NAN;
-		if (c < s->n_classes) {
+		if (c == s->n_classes) {
+			size_t k;
+
+			/* "all": the share of requests meeting their own class's
+			 * targets, when any class has one. */
+			for (k = 0; k < s->n_classes; k++)
+				g->has_slo |= s->groups[k].has_slo;
+		} else {
 			const struct fs_slo_cfg *slo = &sc->workload.classes[c].slo;
 
 			g->has_slo = slo->ttft_ns > 0 || slo->tpot_ns > 0 || slo->e2e_ns > 0;
@@ -185,7 +186,7 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 		fs_ns from_ns = sc->sim.warmup_ns;
 		fs_ns to_ns = rr->end_ns < sc->sim.horizon_ns ? rr->end_ns : sc->sim.horizon_ns;
 
-		buf[r] = to_ns > from_ns ?
+		buf[r] = to_ns > from_ns && rr->servers > 0 ?
 			fs_tseries_mean_over(&rr->busy, from_ns, to_ns) / rr->servers : NAN;
 		buf2[r] = to_ns > from_ns ?
 			fs_tseries_mean_over(&rr->queue_len, from_ns, to_ns) : NAN;
@@ -193,7 +194,8 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 		if (rep_unstable(rr))
 			s->unstable_replications++;
 	}
-	s->busy_fraction = fs_stats_mean_ci(buf, (size_t)replications, 0.95);
+	if (sc->engine.kind == FS_ENGINE_QUEUE)
+		s->busy_fraction = fs_stats_mean_ci(buf, (size_t)replications, 0.95);
 	s->queue_len = fs_stats_mean_ci(buf2, (size_t)replications, 0.95);
 	s->llm = sc->engine.kind == FS_ENGINE_VLLM;
 	if (s->llm)
@@ -208,6 +210,7 @@ void fs_summary_free(struct fs_summary *s)
 	if (s == NULL)
 		return;
 	free((void *)s->class_names);
+	free(s->pools);
 	free(s->groups);
 	free(s);
 }

@@ -74,14 +74,10 @@ static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all
 
 static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
-	const struct fs_llm_cfg *llm = &sc->engine.llm;
+	const struct fs_llm_cfg *llm = sc->fleet.pools[0].llm;
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "model", llm->perf.model->id);
-	cJSON_AddStringToObject(o, "gpu", llm->perf.gpu->id);
-	cJSON_AddNumberToObject(o, "tp", llm->perf.tp);
-	cJSON_AddNumberToObject(o, "replicas", llm->replicas);
-	cJSON_AddNumberToObject(o, "kv_blocks_per_replica", (double)llm->sched.kv_blocks);
 	cJSON_AddNumberToObject(o, "kv_bytes_per_token", llm->mem.kv_bytes_per_token);
 	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->kv_use));
 	cJSON_AddItemToObject(o, "batch_size", ci_json(&s->batch_size));
@@ -90,6 +86,70 @@ static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddItemToObject(o, "prefill_tokens_per_s", ci_json(&s->prefill_tokens_per_s));
 	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
 	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
+	return o;
+}
+
+static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	const struct fs_cost_summary *c = &s->cost;
+	cJSON *o = cJSON_CreateObject(), *by_pricing, *pools;
+	size_t p;
+	int k;
+
+	cJSON_AddItemToObject(o, "total_usd", ci_json(&c->total_usd));
+	cJSON_AddItemToObject(o, "usd_per_hour", ci_json(&c->usd_per_hour));
+	cJSON_AddItemToObject(o, "monthly_usd_projected", ci_json(&c->monthly_usd));
+	cJSON_AddItemToObject(o, "usd_per_1m_output_tokens",
+	                      ci_json(&c->usd_per_1m_output_tokens));
+	cJSON_AddItemToObject(o, "usd_per_1k_requests", ci_json(&c->usd_per_1k_requests));
+	cJSON_AddItemToObject(o, "idle_usd", ci_json(&c->idle_usd));
+	cJSON_AddItemToObject(o, "preemption_lost_usd", ci_json(&c->lost_usd));
+	cJSON_AddItemToObject(o, "requeued_requests", ci_json(&c->requeued));
+	by_pricing = cJSON_AddObjectToObject(o, "by_pricing");
+	for (k = 0; k < 3; k++)
+		cJSON_AddItemToObject(by_pricing, fs_pricing_name((enum fs_pricing)k),
+		                      ci_json(&c->by_pricing_usd[k]));
+	pools = cJSON_AddObjectToObject(o, "pools");
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+		cJSON *po = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(po, "pricing",
+		                        fs_pricing_name(sc->fleet.pools[p].pricing));
+		cJSON_AddItemToObject(po, "usd", ci_json(&ps->usd));
+		cJSON_AddItemToObject(po, "idle_usd", ci_json(&ps->idle_usd));
+		cJSON_AddItemToObject(po, "preemption_lost_usd", ci_json(&ps->lost_usd));
+		cJSON_AddItemToObject(po, "instance_hours", ci_json(&ps->instance_hours));
+		cJSON_AddItemToObject(po, "launches", ci_json(&ps->launches));
+		cJSON_AddItemToObject(po, "failed_launches", ci_json(&ps->failed_launches));
+		cJSON_AddItemToObject(po, "reclaims", ci_json(&ps->reclaims));
+		cJSON_AddItemToObject(pools, ps->name, po);
+	}
+	return o;
+}
+
+static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	cJSON *o = cJSON_CreateObject(), *pools;
+	size_t p;
+
+	cJSON_AddItemToObject(o, "busy_fraction", ci_json(&s->busy_fraction));
+	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
+	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
+	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->kv_use));
+	pools = cJSON_AddObjectToObject(o, "pools");
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+		cJSON *po = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(po, "gpu", sc->fleet.pools[p].llm->perf.gpu->id);
+		cJSON_AddNumberToObject(po, "tp", sc->fleet.pools[p].llm->perf.tp);
+		cJSON_AddItemToObject(po, "busy_fraction", ci_json(&ps->busy_fraction));
+		cJSON_AddItemToObject(po, "kv_use", ci_json(&ps->kv_use));
+		cJSON_AddItemToObject(po, "mfu", ci_json(&ps->mfu));
+		cJSON_AddItemToObject(po, "mbu", ci_json(&ps->mbu));
+		cJSON_AddItemToObject(pools, ps->name, po);
+	}
 	return o;
 }
 
@@ -138,8 +198,11 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddItemToObject(system, "busy_fraction", ci_json(&s->busy_fraction));
 	cJSON_AddItemToObject(system, "queue_len", ci_json(&s->queue_len));
 	cJSON_AddItemToObject(root, "system", system);
-	if (s->llm)
+	if (s->llm) {
 		cJSON_AddItemToObject(root, "engine", engine_json(s, sc));
+		cJSON_AddItemToObject(root, "cost", cost_json(s, sc));
+		cJSON_AddItemToObject(root, "utilization", utilization_json(s, sc));
+	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (text == NULL) {

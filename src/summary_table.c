@@ -85,13 +85,54 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 static void engine_header(FILE *out, const struct fs_summary *s,
                           const struct fs_scenario *sc)
 {
-	const struct fs_llm_cfg *llm = &sc->engine.llm;
+	size_t p;
 
-	fprintf(out, "engine: %d replica%s of %s, each on %d x %s; KV %lld blocks of "
-	        "%lld tokens per replica (%.0f KiB/token)\n", s->replicas,
-	        s->replicas == 1 ? "" : "s", llm->perf.model->id,
-	        llm->perf.tp, llm->perf.gpu->id, (long long)llm->sched.kv_blocks,
-	        (long long)llm->sched.block_tokens, llm->mem.kv_bytes_per_token / 1024.0);
+	(void)s;
+	fprintf(out, "model: %s (%.0f KiB of KV per token)\n",
+	        sc->fleet.pools[0].llm->perf.model->id,
+	        sc->fleet.pools[0].llm->mem.kv_bytes_per_token / 1024.0);
+	for (p = 0; p < sc->fleet.n_pools; p++) {
+		const struct fs_pool_cfg *pc = &sc->fleet.pools[p];
+
+		fprintf(out, "pool %s: %d x %s (tp %d), %s at $%.2f/h per instance, KV "
+		        "%lld blocks of %lld tokens each\n", pc->name, pc->count,
+		        pc->llm->perf.gpu->id, pc->llm->perf.tp, fs_pricing_name(pc->pricing),
+		        pc->pricing == FS_PRICING_MONTHLY ? pc->monthly_usd / 730.0
+		                                          : pc->price_usd_per_h,
+		        (long long)pc->llm->sched.kv_blocks,
+		        (long long)pc->llm->sched.block_tokens);
+	}
+}
+
+static void cost_block(FILE *out, const struct fs_summary *s)
+{
+	const struct fs_cost_summary *c = &s->cost;
+	size_t p;
+
+	fprintf(out, "\ncost (whole horizon)\n%-16s", "total USD");
+	cell(out, &c->total_usd, 18);
+	fprintf(out, "   %-16s", "USD/hour");
+	cell(out, &c->usd_per_hour, 14);
+	fprintf(out, "\n%-16s", "USD/month (proj)");
+	cell(out, &c->monthly_usd, 18);
+	fprintf(out, "   %-16s", "USD/1M out tok");
+	cell(out, &c->usd_per_1m_output_tokens, 14);
+	fprintf(out, "\n%-16s", "idle USD");
+	cell(out, &c->idle_usd, 18);
+	fprintf(out, "   %-16s", "lost to reclaims");
+	cell(out, &c->lost_usd, 14);
+	fputc('\n', out);
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+
+		fprintf(out, "pool %-11s", ps->name);
+		cell(out, &ps->usd, 18);
+		fprintf(out, "   %-16s", "instance-hours");
+		cell(out, &ps->instance_hours, 14);
+		fprintf(out, "   %-9s", "reclaims");
+		cell(out, &ps->reclaims, 10);
+		fputc('\n', out);
+	}
 }
 
 static void engine_block(FILE *out, const struct fs_summary *s)
@@ -142,6 +183,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fprintf(out, "   %-16s", "mean queue len");
 	cell(out, &s->queue_len, 14);
 	fputc('\n', out);
-	if (s->llm)
+	if (s->llm) {
 		engine_block(out, s);
+		cost_block(out, s);
+	}
 }

@@ -3,7 +3,8 @@
  * empirical length reader (empirical.c): a line reader over getline that
  * counts lines and strips CR/LF, a CSV field splitter that records 1-based
  * columns for error messages, and strict integer parsing.  Not public: only
- * src/trace*.c, src/empirical.c and src/perf_table.c include it.
+ * src/trace*.c, src/empirical.c, src/perf_table.c and src/capacity_load.c
+ * include it.
  */
 #ifndef FLEETSIM_TRACE_INTERNAL_H
 #define FLEETSIM_TRACE_INTERNAL_H

@@ -45,7 +45,7 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 	struct fs_world *w = fs_xcalloc(1, sizeof *w);
 	size_t src, n_src;
 	int servers = 0;
-	int64_t kv_total = 0;
+	size_t n_pools = 0;
 
 	w->sc = sc;
 	w->q = fs_eventq_alloc(64);
@@ -57,12 +57,12 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 		servers = fs_qengine_servers(w->qengine);
 		break;
 	case FS_ENGINE_VLLM:
-		fs__world_llm_init(w);
-		servers = (int)w->n_replicas;
-		kv_total = fs__world_llm_kv_total(w);
+		n_pools = sc->fleet.n_pools;
 		break;
 	}
-	fs__recorder_init(&w->rec, sc, replication, record_requests, servers, kv_total);
+	fs__recorder_init(&w->rec, sc, replication, record_requests, servers, n_pools);
+	if (n_pools > 0)
+		fs__world_fleet_init(w, seed, replication);
 	fs_eventq_push(w->q, sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);  /* MODEL: E2 */
 	n_src = fs_workload_n_sources(w->workload);
 	for (src = 0; src < n_src; src++) {
@@ -80,7 +80,7 @@ void fs_world_free(struct fs_world *w)
 		return;
 	fs__recorder_fini(&w->rec);
 	fs__world_queue_fini(w);
-	fs__world_llm_fini(w);
+	fs__world_fleet_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
 	free(w->slots);
@@ -110,6 +110,15 @@ bool fs_world_step(struct fs_world *w)
 		break;
 	case FS_EV_HORIZON:
 		w->ended = true;
+		break;
+	case FS_EV_INSTANCE_UP:
+	case FS_EV_SPOT_NOTICE:
+	case FS_EV_SPOT_RECLAIM:
+	case FS_EV_ZONE_RECLAIM:
+	case FS_EV_CAPACITY:
+	case FS_EV_LAUNCH_RETRY:
+	case FS_EV_AUTOSCALE:
+		fs__world_fleet_event(w, (enum fs_event_kind)ev.kind, ev.a, ev.b);
 		break;
 	}
 	return !w->ended;
@@ -161,5 +170,7 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	FS__WORLD_CHECK(w, in_flight == w->in_system, "request slots out of step");
 	FS__WORLD_CHECK(w, w->arrivals == w->completions + w->failures + in_flight,
 	                "requests not conserved");
+	if (w->fleet != NULL)
+		fs__world_fleet_finish(w, w->now_ns);
 	return fs__recorder_finish(&w->rec, w->now_ns);
 }

@@ -1,111 +1,111 @@
 /*
- * world_llm.c — the world's driver of LLM replicas: requests are routed to
- * the replica with the fewest outstanding requests, each replica runs one
- * engine iteration at a time (a STEP_DONE event per iteration in flight), and
- * a new iteration starts the instant the previous one ends while work
- * remains.  Step times come from the scenario's step-time model.
+ * world_llm.c — the world's side of LLM serving: routing arrivals to serving
+ * instances (a line of unrouted requests waits while none can take them),
+ * running each instance's iterations back to back (one STEP_DONE event per
+ * iteration in flight), recording what every iteration reports, and moving
+ * requests off an instance that is being reclaimed.  Step times come from
+ * the pool's step-time model.
  */
 #include "world_state.h"
 
 #include <stdlib.h>
 
-/* The engine's cost callback: the step-time model, keeping the modelled
- * work of the step for achieved-MFU/MBU figures. */
-static fs_ns price_step(void *ctx, const struct fs_step_shape *shape)
+#include "fleetsim/perf.h"
+
+/* The engine's cost callback: the step-time model, keeping the modelled work
+ * of the step for achieved-MFU/MBU figures.  ctx is the pool's perf model;
+ * the instance is found through the world pointer kept beside it. */
+struct fs__cost_ctx {
+	const struct fs_perf_cfg *perf;
+	double flops, bytes;         /* of the step being priced */
+};
+
+fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 {
-	struct fs__replica *r = ctx;
+	struct fs__cost_ctx *c = ctx;
 	struct fs_step_cost cost;
 
-	fs_perf_step_cost(r->perf, shape, &cost);
-	r->step_flops = cost.flops;
-	r->step_bytes = cost.bytes;
-	if (r->perf->table != NULL)
-		return fs_perf_step_ns(r->perf, shape);
+	fs_perf_step_cost(c->perf, shape, &cost);
+	c->flops = cost.flops;
+	c->bytes = cost.bytes;
+	if (c->perf->table != NULL)
+		return fs_perf_step_ns(c->perf, shape);
 	return cost.total_ns;
 }
 
-/* Fold the change of one replica's waiting count and KV use since the
- * *_before readings into the world totals (call after the replica's engine
- * calls of an event, begin_step included). */
-static void sync_levels(struct fs_world *w, struct fs__replica *r,
-                        int64_t *waiting_before, int64_t *kv_before)
+void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
 {
-	int64_t waiting = fs_llm_engine_waiting(r->engine);
-	int64_t kv = fs_llm_engine_kv_used(r->engine);
+	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
-	w->waiting_llm = w->waiting_llm + (uint64_t)waiting - (uint64_t)*waiting_before;
-	w->kv_used_llm += kv - *kv_before;
-	*waiting_before = waiting;
-	*kv_before = kv;
+	c->perf = perf;
+	return c;
 }
 
-static void note_levels(struct fs_world *w)
+void fs__world_llm_note_levels(struct fs_world *w)
 {
-	fs__recorder_levels(&w->rec, w->now_ns, w->waiting_llm, (int)w->busy_replicas,
-	                    w->kv_used_llm);
+	double kv_frac = w->kv_total_llm > 0 ?
+		(double)w->kv_used_llm / (double)w->kv_total_llm : 0.0;
+
+	fs__recorder_levels(&w->rec, w->now_ns, w->waiting_llm + w->n_unrouted,
+	                    (int)w->busy_insts);
+	fs__recorder_kv_fraction(&w->rec, w->now_ns, kv_frac);
 }
 
-static void start_step(struct fs_world *w, uint32_t ri)
+/* Fold one instance's waiting count and KV use into the world totals. */
+static void sync_levels(struct fs_world *w, struct fs__instance *in)
 {
-	struct fs__replica *r = &w->replicas[ri];
+	int64_t waiting = in->engine != NULL ? fs_llm_engine_waiting(in->engine) : 0;
+	int64_t kv = in->engine != NULL ? fs_llm_engine_kv_used(in->engine) : 0;
+
+	w->waiting_llm = w->waiting_llm + (uint64_t)waiting - (uint64_t)in->waiting;
+	w->kv_used_llm += kv - in->kv_used;
+	in->waiting = waiting;
+	in->kv_used = kv;
+}
+
+void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
 	fs_ns dur_ns;
 
-	if (r->stepping)
+	if (in->engine == NULL)
 		return;
-	dur_ns = fs_llm_engine_begin_step(r->engine, w->now_ns);
-	if (dur_ns < 0)
-		return;                                  /* idle */
-	r->stepping = true;
-	w->busy_replicas++;
-	fs_eventq_push(w->q, w->now_ns + dur_ns, FS_EV_STEP_DONE, ri, 0);
-}
-
-/* MODEL: V18 — least outstanding requests; ties go to the lowest index. */
-static uint32_t route(const struct fs_world *w)
-{
-	uint32_t best = 0, i;
-
-	for (i = 1; i < w->n_replicas; i++)
-		if (w->replicas[i].outstanding < w->replicas[best].outstanding)
-			best = i;
-	return best;
-}
-
-void fs__world_llm_init(struct fs_world *w)
-{
-	const struct fs_llm_cfg *llm = &w->sc->engine.llm;
-	struct fs_error err;
-	uint32_t i;
-
-	w->n_replicas = (uint32_t)llm->replicas;
-	w->replicas = fs_xcalloc(w->n_replicas, sizeof *w->replicas);
-	for (i = 0; i < w->n_replicas; i++) {
-		struct fs__replica *r = &w->replicas[i];
-
-		r->perf = &llm->perf;
-		r->engine = fs_llm_engine_alloc(&llm->sched, price_step, r, &err);
-		if (r->engine == NULL) {
-			fs_error_print(&err);
-			fs__world_fail(w, "engine configuration rejected after loading",
-			               __FILE__, __LINE__);
+	if (!in->stepping) {
+		dur_ns = fs_llm_engine_begin_step(in->engine, w->now_ns);
+		if (dur_ns >= 0) {
+			in->stepping = true;
+			in->step_begin_ns = w->now_ns;
+			w->busy_insts++;
+			in->step_ev = fs_eventq_push(w->q, w->now_ns + dur_ns,
+			                             FS_EV_STEP_DONE, ii, 0);
 		}
 	}
+	sync_levels(w, in);
 }
 
-void fs__world_llm_fini(struct fs_world *w)
+/* Candidates: serving instances (of the class's pinned pool, if any). */
+static size_t candidates(struct fs_world *w, int pinned_pool)
 {
-	uint32_t i;
+	size_t i, n = 0;
 
-	for (i = 0; i < w->n_replicas; i++)
-		fs_llm_engine_free(w->replicas[i].engine);
-	free(w->replicas);
-	w->replicas = NULL;
-	w->n_replicas = 0;
-}
+	for (i = 0; i < w->n_insts; i++) {
+		const struct fs__instance *in = &w->insts[i];
+		struct fs_route_candidate *c;
 
-int64_t fs__world_llm_kv_total(const struct fs_world *w)
-{
-	return (int64_t)w->n_replicas * w->sc->engine.llm.sched.kv_blocks;
+		if (in->state != FS__INST_SERVING)
+			continue;
+		if (pinned_pool >= 0 && in->pool != (uint32_t)pinned_pool)
+			continue;
+		fs_xgrow((void **)&w->cand, &w->cap_cand, n + 1, sizeof *w->cand);
+		c = &w->cand[n++];
+		c->id = (uint32_t)i;
+		c->outstanding = in->outstanding;
+		c->kv_frac = (double)in->kv_used /
+		             (double)w->pools[in->pool].cfg->llm->sched.kv_blocks;
+		c->price_usd_per_h = fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns);
+		c->max_num_seqs = w->pools[in->pool].cfg->llm->sched.max_num_seqs;
+	}
+	return n;
 }
 
 static void fail_request(struct fs_world *w, uint32_t slot)
@@ -117,48 +117,114 @@ static void fail_request(struct fs_world *w, uint32_t slot)
 	fs__world_slot_release(w, slot);
 }
 
-void fs__world_llm_arrival(struct fs_world *w, uint32_t slot)
+/* Hand a request to an instance; false when none can take it now. */
+static bool route(struct fs_world *w, uint32_t slot)
 {
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
-	uint32_t ri = route(w);
-	struct fs__replica *r = &w->replicas[ri];
-	int64_t waiting_before = fs_llm_engine_waiting(r->engine);
-	int64_t kv_before = fs_llm_engine_kv_used(r->engine);
+	int pinned = w->fleet->class_pool != NULL ? w->fleet->class_pool[s->req.class_idx] : -1;
+	size_t n = candidates(w, pinned), pick;
+	struct fs__instance *in;
 	enum fs_llm_reject why;
 
-	why = fs_llm_engine_add(r->engine, slot, s->req.prompt_tokens,
-	                        s->req.output_tokens, cls->priority, s->req.id);
+	if (n == 0)
+		return false;
+	pick = fs_router_pick(w->fleet->router, w->cand, n, &w->router, w->routing_rng);
+	s->instance = w->cand[pick].id;
+	in = &w->insts[s->instance];
+	/* MODEL: F6 — a request moved off a reclaimed instance is prefilled again
+	 * with the tokens it already produced. */
+	why = fs_llm_engine_add(in->engine, slot, s->req.prompt_tokens + s->carried_tokens,
+	                        s->req.output_tokens - s->carried_tokens, cls->priority,
+	                        s->req.id);
 	if (why != FS_LLM_ACCEPTED) {
 		fail_request(w, slot);                   /* MODEL: V11 */
-		return;
+		return true;
 	}
-	s->replica = ri;
-	r->outstanding++;
-	start_step(w, ri);
-	sync_levels(w, r, &waiting_before, &kv_before);
-	note_levels(w);
+	s->routed = true;
+	in->outstanding++;
+	fs__world_llm_kick(w, s->instance);
+	return true;
 }
 
-void fs__world_llm_step_done(struct fs_world *w, uint32_t ri)
+static void unrouted_push(struct fs_world *w, uint32_t slot)
 {
-	struct fs__replica *r = &w->replicas[ri];
-	int64_t waiting_before = fs_llm_engine_waiting(r->engine);
-	int64_t kv_before = fs_llm_engine_kv_used(r->engine);
+	w->slots[slot].next_free = FS__WORLD_NO_SLOT;
+	if (w->unrouted_tail == FS__WORLD_NO_SLOT)
+		w->unrouted_head = slot;
+	else
+		w->slots[w->unrouted_tail].next_free = slot;
+	w->unrouted_tail = slot;
+	w->n_unrouted++;
+}
+
+static void route_or_wait(struct fs_world *w, uint32_t slot)
+{
+	if (!route(w, slot))
+		unrouted_push(w, slot);             /* MODEL: F5 */
+}
+
+void fs__world_llm_arrival(struct fs_world *w, uint32_t slot)
+{
+	route_or_wait(w, slot);
+	fs__world_llm_note_levels(w);
+}
+
+void fs__world_llm_instance_ready(struct fs_world *w, uint32_t ii)
+{
+	uint32_t slot = w->unrouted_head;
+	uint64_t n = w->n_unrouted;
+
+	(void)ii;
+	w->unrouted_head = w->unrouted_tail = FS__WORLD_NO_SLOT;
+	w->n_unrouted = 0;
+	while (n-- > 0) {
+		uint32_t next = w->slots[slot].next_free;
+
+		route_or_wait(w, slot);
+		slot = next;
+	}
+	fs__world_llm_note_levels(w);
+}
+
+static void record_step(struct fs_world *w, struct fs__instance *in,
+                        const struct fs_llm_report *rep)
+{
+	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
+	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
+	double dur_ns = (double)(rep->end_ns - rep->begin_ns);
+
+	in->busy_ns += dur_ns;
+	in->tokens_processed += (double)(rep->shape.prefill_tokens + rep->shape.decode_seqs);
+	pr->busy_ns += dur_ns;
+	pr->flops += c->flops;
+	pr->bytes += c->bytes;
+	pr->kv_block_ns += (double)rep->kv_used_blocks * dur_ns;
+	fs__recorder_step(&w->rec, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
+	                  rep->shape.prefill_tokens, rep->tokens_generated,
+	                  rep->n_preempted, c->flops, c->bytes);
+}
+
+void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
 	struct fs_llm_report rep;
 	size_t i;
 
-	FS__WORLD_CHECK(w, r->stepping, "step end on an idle replica");
-	fs_llm_engine_end_step(r->engine, w->now_ns, &rep);
-	r->stepping = false;
-	w->busy_replicas--;
+	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
+	fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
+	in->stepping = false;
+	w->busy_insts--;
 	/* MODEL: V19 — queue delay ends at the start of the first iteration
 	 * that schedules the request; its first token at the end of the
-	 * iteration that completes its prefill. */
+	 * iteration that completes its prefill (a request moved off a reclaimed
+	 * instance keeps both). */
 	for (i = 0; i < rep.n_started; i++)
-		w->slots[rep.started[i]].start_ns = rep.begin_ns;
+		if (w->slots[rep.started[i]].start_ns < 0)
+			w->slots[rep.started[i]].start_ns = rep.begin_ns;
 	for (i = 0; i < rep.n_first_token; i++)
-		w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
+		if (w->slots[rep.first_token[i]].first_token_ns < 0)
+			w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,
 	                 (uint64_t)rep.itl_regular_seqs);
 	for (i = 0; i < rep.n_itl_gaps; i++)
@@ -166,21 +232,69 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ri)
 	for (i = 0; i < rep.n_done; i++) {
 		uint32_t slot = rep.done[i].slot;
 		const struct fs__slot *s = &w->slots[slot];
+		int64_t out_tokens = s->carried_tokens + rep.done[i].output_tokens;
 
 		fs__recorder_completion(&w->rec, &s->req, s->start_ns, s->first_token_ns,
-		                        w->now_ns, rep.done[i].output_tokens);
+		                        w->now_ns, out_tokens);
+		w->rec.result->fleet.all_completed++;
+		w->rec.result->fleet.all_output_tokens += out_tokens;
 		w->completions++;
-		r->outstanding--;
+		in->outstanding--;
 		fs__world_slot_release(w, slot);
 	}
 	for (i = 0; i < rep.n_rejected; i++) {
-		r->outstanding--;
+		in->outstanding--;
 		fail_request(w, rep.rejected[i].slot);
 	}
-	fs__recorder_step(&w->rec, rep.begin_ns, rep.end_ns, rep.shape.n_seqs,
-	                  rep.shape.prefill_tokens, rep.tokens_generated,
-	                  rep.n_preempted, r->step_flops, r->step_bytes);
-	start_step(w, ri);
-	sync_levels(w, r, &waiting_before, &kv_before);
-	note_levels(w);
+	record_step(w, in, &rep);
+	fs__world_llm_kick(w, ii);
+	if (in->outstanding == 0 &&
+	    (in->state == FS__INST_NOTICE || in->state == FS__INST_DRAINING))
+		fs__world_fleet_instance_empty(w, ii);
+	fs__world_llm_note_levels(w);
+}
+
+void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_llm_evacuee *ev;
+	size_t n, i;
+
+	if (in->engine == NULL)
+		return;
+	if (in->stepping) {
+		/* The iteration in flight is abandoned: its time was spent. */
+		fs_eventq_cancel(w->q, in->step_ev);
+		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
+		w->rec.result->fleet.pools[in->pool].busy_ns +=
+			(double)(w->now_ns - in->step_begin_ns);
+		in->stepping = false;
+		w->busy_insts--;
+	}
+	fs_llm_engine_evacuate(in->engine, &ev, &n);
+	sync_levels(w, in);
+	for (i = 0; i < n; i++) {
+		uint32_t slot = ev[i].slot;
+		struct fs__slot *s = &w->slots[slot];
+
+		in->outstanding--;
+		s->routed = false;
+		if (fail) {
+			fail_request(w, slot);           /* MODEL: F7 */
+			continue;
+		}
+		/* MODEL: F6 — what it had computed there is lost. */
+		if (s->start_ns >= 0) {
+			double lost = (double)(s->req.prompt_tokens + s->carried_tokens +
+			                       ev[i].generated);
+
+			in->tokens_lost += lost;
+			w->rec.result->fleet.recomputed_tokens += (int64_t)lost;
+		}
+		s->carried_tokens += ev[i].generated;
+		w->rec.result->fleet.requeued++;
+		route_or_wait(w, slot);
+	}
+	FS__WORLD_CHECK(w, in->outstanding == 0, "requests left on an evacuated instance");
+	fs__world_llm_note_levels(w);
 }

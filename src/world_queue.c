@@ -10,7 +10,7 @@
 static void note_levels(struct fs_world *w)
 {
 	fs__recorder_levels(&w->rec, w->now_ns, fs_qengine_waiting(w->qengine),
-	                    fs_qengine_busy(w->qengine), 0);
+	                    fs_qengine_busy(w->qengine));
 }
 
 static void start_service(struct fs_world *w, int server, uint32_t slot)

@@ -35,7 +35,9 @@ uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req)
 	s->service_ns = 0;
 	s->start_ns = -1;
 	s->first_token_ns = -1;
-	s->replica = 0;
+	s->carried_tokens = 0;
+	s->routed = false;
+	s->instance = 0;
 	s->next_free = FS__WORLD_NO_SLOT;
 	s->in_use = true;
 	w->in_system++;

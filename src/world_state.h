@@ -11,10 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fleetsim/autoscale.h"
+#include "fleetsim/billing.h"
 #include "fleetsim/eventq.h"
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
+#include "fleetsim/router.h"
 #include "fleetsim/workload.h"
 #include "fleetsim/world.h"
 #include "recorder.h"
@@ -26,19 +29,62 @@ struct fs__slot {
 	fs_ns service_ns;            /* queue engine: drawn at arrival */
 	fs_ns start_ns;              /* first scheduled, -1 before */
 	fs_ns first_token_ns;        /* -1 before */
-	uint32_t replica;            /* LLM: the replica serving it */
-	uint32_t next_free;          /* free list link */
+	int64_t carried_tokens;      /* LLM: outputs produced on a reclaimed instance */
+	uint32_t instance;           /* LLM: the instance serving it */
+	uint32_t next_free;          /* free list link (also the unrouted line) */
 	bool in_use;
+	bool routed;                 /* LLM: held by an instance's engine */
 };
 
-/* One LLM replica: its engine and what the world knows of it. */
-struct fs__replica {
-	struct fs_llm_engine *engine;
-	const struct fs_perf_cfg *perf;  /* the scenario's step-time model */
+/* Where an instance is in its life (MODEL: F2). */
+enum fs__inst_state {
+	FS__INST_PROVISIONING,       /* requested; the machine is not running yet */
+	FS__INST_STARTING,           /* running and billed: downloading, loading */
+	FS__INST_SERVING,            /* takes new work */
+	FS__INST_NOTICE,             /* spot reclaim notice: no new work */
+	FS__INST_DRAINING,           /* scaled in: no new work, gone when empty */
+	FS__INST_GONE
+};
+
+/* One LLM instance (a replica of TP GPUs) of a pool. */
+struct fs__instance {
+	uint32_t pool, zone;
+	enum fs__inst_state state;
+	bool spot;
+	bool standin;                /* FALLBACK on-demand stand-in for a spot pool */
+	uint32_t standin_for;        /* that spot pool */
+	bool replacement;            /* launched to replace a reclaimed instance */
+	struct fs_llm_engine *engine;/* while serving, notice or draining */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	bool stepping;               /* a STEP_DONE event is pending */
-	double step_flops;           /* modelled work of the step in flight */
-	double step_bytes;
+	struct fs_event_handle step_ev, life_ev;
+	double step_flops, step_bytes;
+	fs_ns step_begin_ns;
+	fs_ns requested_ns, billed_from_ns, serving_from_ns, gone_ns;
+	double busy_ns;              /* Σ iteration time */
+	double busy_mark_ns;         /* busy_ns at the last autoscaler look */
+	double tokens_processed;     /* prefill + decode tokens of its iterations */
+	double tokens_lost;          /* of those, lost to a reclaim */
+	int64_t waiting, kv_used;    /* last readings (world totals) */
+};
+
+/* Runtime state of one pool. */
+struct fs__pool {
+	const struct fs_pool_cfg *cfg;
+	const struct fs_perf_cfg *perf;
+	int target;                  /* instances wanted (spot: count + overprovision) */
+	int alive;                   /* instances not gone and not draining */
+	int standins;                /* FALLBACK stand-ins alive for this spot pool */
+	uint32_t next_zone;          /* round-robin position when spreading */
+	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
+	int replacements_due;        /* reclaimed instances not yet replaced */
+	struct fs_autoscale_state scale;
+};
+
+/* Runtime state of one zone. */
+struct fs__zone {
+	int spot_alive;              /* spot instances not gone */
+	fs_ns outage_until_ns;       /* no capacity before this (zone reclaim) */
 };
 
 struct fs_world {
@@ -50,12 +96,24 @@ struct fs_world {
 	/* queue engine */
 	struct fs_qengine *qengine;
 	struct fs_rng *service_rng;
-	/* LLM engine */
-	struct fs__replica *replicas;
-	uint32_t n_replicas;
-	uint32_t busy_replicas;      /* replicas with a step in flight */
-	uint64_t waiting_llm;        /* Σ waiting over replicas (last reports) */
-	int64_t kv_used_llm;         /* Σ KV blocks in use (last reports) */
+	/* LLM engine: the fleet */
+	const struct fs_fleet_cfg *fleet;
+	struct fs__instance *insts;
+	size_t n_insts, cap_insts;
+	struct fs__pool *pools;
+	struct fs__zone *zones;
+	struct fs_rng *fleet_rng;    /* provisioning delays */
+	struct fs_rng *spot_rng;     /* instance interruptions, zone reclaims */
+	struct fs_rng *routing_rng;  /* power-of-two choices */
+	struct fs_router_state router;
+	struct fs_route_candidate *cand;  /* scratch for routing */
+	size_t cap_cand;
+	uint32_t unrouted_head, unrouted_tail;  /* requests no instance can take yet */
+	uint64_t n_unrouted;
+	uint32_t busy_insts;         /* instances with a step in flight */
+	uint64_t waiting_llm;        /* Σ waiting over instances + unrouted */
+	int64_t kv_used_llm;         /* Σ KV blocks in use */
+	int64_t kv_total_llm;        /* Σ KV blocks of serving instances */
 	/* requests */
 	struct fs__slot *slots;
 	size_t n_slots, cap_slots;
@@ -85,11 +143,32 @@ void fs__world_queue_fini(struct fs_world *w);
 void fs__world_queue_arrival(struct fs_world *w, uint32_t slot);
 void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot);
 
-/* LLM engine driver (world_llm.c). */
-void fs__world_llm_init(struct fs_world *w);
-void fs__world_llm_fini(struct fs_world *w);
+/* The engine cost callback (ctx from fs__world_cost_ctx_alloc, heap, one per
+ * instance, freed with free()). */
+fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape);
+void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf);
+
+/* LLM engine driver (world_llm.c): routing, iterations, evacuation. */
 void fs__world_llm_arrival(struct fs_world *w, uint32_t slot);
-void fs__world_llm_step_done(struct fs_world *w, uint32_t replica);
-int64_t fs__world_llm_kv_total(const struct fs_world *w);
+void fs__world_llm_step_done(struct fs_world *w, uint32_t inst);
+/* An instance began serving: give it work waiting for a home. */
+void fs__world_llm_instance_ready(struct fs_world *w, uint32_t inst);
+/* Take every request off an instance; requeue them elsewhere or fail them. */
+void fs__world_llm_evacuate(struct fs_world *w, uint32_t inst, bool fail);
+/* Start an iteration on an idle instance with work. */
+void fs__world_llm_kick(struct fs_world *w, uint32_t inst);
+
+/* The fleet (world_fleet.c): instance lifecycle, spot, autoscaling, cost. */
+void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication);
+void fs__world_fleet_fini(struct fs_world *w);
+void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a,
+                           int64_t b);
+/* An instance under notice or draining became empty: let it go if due. */
+void fs__world_fleet_instance_empty(struct fs_world *w, uint32_t inst);
+/* Bill and close the fleet at end_ns into the result. */
+void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns);
+/* Levels changed: push queue length, busy instances and KV use to the
+ * recorder. */
+void fs__world_llm_note_levels(struct fs_world *w);
 
 #endif

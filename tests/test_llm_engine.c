@@ -725,9 +725,51 @@ static void test_llm_engine_is_deterministic(void **state)
 	free(reqs);
 }
 
+/* Evacuating (a reclaimed instance) returns every request exactly once with
+ * the tokens it already had, frees all KV, abandons the step in flight and
+ * leaves an engine that serves again. */
+static void test_llm_engine_evacuate_returns_every_request_once(void **state)
+{
+	struct fs_llm_engine_cfg c = base_cfg();
+	struct fs_llm_engine *e;
+	struct fs_llm_report r;
+	const struct fs_llm_evacuee *ev;
+	size_t n = 0, i;
+	bool seen[40] = { false };
+	fs_ns t_ns = 0;
+	uint32_t slot;
+	int k;
+
+	(void)state;
+	c.max_num_seqs = 16;
+	e = make_engine(&c);
+	for (slot = 0; slot < 40; slot++)
+		assert_int_equal(fs_llm_engine_add(e, slot, 300, 50, 0, slot), FS_LLM_ACCEPTED);
+	for (k = 0; k < 30; k++)
+		assert_true(step(e, &t_ns, &r));
+	assert_true(fs_llm_engine_begin_step(e, t_ns) > 0);   /* a step in flight */
+	fs_llm_engine_evacuate(e, &ev, &n);
+	assert_int_equal(n + fs_llm_engine_stats(e)->completed, 40);
+	for (i = 0; i < n; i++) {
+		assert_true(ev[i].slot < 40 && !seen[ev[i].slot]);
+		seen[ev[i].slot] = true;
+		assert_true(ev[i].generated >= 0 && ev[i].generated < 50);
+	}
+	assert_true(ev[0].generated >= 1);                  /* running ones first */
+	assert_int_equal(fs_llm_engine_kv_used(e), 0);
+	assert_false(fs_llm_engine_in_step(e));
+	assert_int_equal(fs_llm_engine_waiting(e) + fs_llm_engine_running(e), 0);
+	assert_int_equal(fs_llm_engine_add(e, 99, 100, 3, 0, 99), FS_LLM_ACCEPTED);
+	while (step(e, &t_ns, &r))
+		;
+	assert_int_equal(fs_llm_engine_stats(e)->completed + n, 41);
+	fs_llm_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llm_engine_evacuate_returns_every_request_once),
 		cmocka_unit_test(test_llm_engine_rejects_bad_config),
 		cmocka_unit_test(test_llm_engine_add_rejects_impossible_requests),
 		cmocka_unit_test(test_llm_engine_output_truncated_at_max_model_len),

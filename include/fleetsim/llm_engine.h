@@ -116,6 +116,7 @@ struct fs_llm_engine_stats {
 	uint64_t rejected_at_add;        /* refused by fs_llm_engine_add (not counted in added) */
 	uint64_t rejected_by_guard;      /* accepted, later dropped by the livelock guard */
 	uint64_t completed;
+	uint64_t evacuated;              /* taken out by fs_llm_engine_evacuate */
 	uint64_t preemptions;            /* preemption events */
 	uint64_t steps;                  /* steps with at least one scheduled token */
 	uint64_t replans;                /* plans that scheduled nothing and were redone (V12) */
@@ -177,6 +178,26 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns);
  */
 void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
                             struct fs_llm_report *report);
+
+/* A request taken out of an engine by fs_llm_engine_evacuate. */
+struct fs_llm_evacuee {
+	uint32_t slot;
+	int64_t generated;           /* output tokens already sampled (>= 1: its
+	                              * first token was delivered) */
+};
+
+/*
+ * Take every request out of the engine (running and waiting), free all KV
+ * blocks and abandon a step in flight (its work is lost): the instance is
+ * being reclaimed.  *out points to an engine-owned array of *n entries (valid
+ * until the next call), running requests first in admission order, then
+ * waiting ones in line order.  The engine is left idle and reusable.  O(n).
+ */
+void fs_llm_engine_evacuate(struct fs_llm_engine *e, const struct fs_llm_evacuee **out,
+                            size_t *n);
+
+/* The cost_ctx given to fs_llm_engine_alloc. */
+void *fs_llm_engine_cost_ctx(const struct fs_llm_engine *e);
 
 /* Counters. */
 bool fs_llm_engine_in_step(const struct fs_llm_engine *e);

@@ -62,19 +62,46 @@ struct fs_engine_totals {
 	double bytes;                       /* Σ modelled HBM bytes */
 };
 
+/* Money and capacity of one pool over the whole horizon (LLM engine). */
+struct fs_pool_result {
+	double usd;                         /* billed (usage, or monthly fees) */
+	double idle_usd;                    /* share of usd paid with no iteration in flight */
+	double lost_usd;                    /* paid for cold starts of replacements and for
+	                                     * work lost to reclaims */
+	double alive_ns;                    /* Σ billed life of instances */
+	double serving_ns;                  /* Σ time instances could serve */
+	double busy_ns;                     /* Σ iteration time */
+	double flops, bytes;                /* modelled work of those iterations */
+	double kv_block_ns;                 /* Σ KV blocks in use x time */
+	int64_t kv_blocks_per_instance;
+	uint64_t launches;                  /* instances requested */
+	uint64_t failed_launches;           /* launch attempts that found no spot capacity */
+	uint64_t reclaims;                  /* spot instances reclaimed */
+	uint64_t peak_alive;                /* most instances alive at once */
+};
+
+struct fs_fleet_result {
+	size_t n_pools;
+	struct fs_pool_result *pools;       /* n_pools entries */
+	uint64_t requeued;                  /* requests moved off a reclaimed instance */
+	int64_t recomputed_tokens;          /* tokens computed again because of that */
+	uint64_t all_completed;             /* completions over the whole horizon */
+	int64_t all_output_tokens;          /* their output tokens */
+};
+
 struct fs_rep_result {
 	uint64_t replication;
 	size_t n_classes;
 	struct fs_class_result *cls;        /* n_classes + 1 entries ("all" last) */
 	struct fs_tseries queue_len;        /* requests waiting */
 	struct fs_tseries busy;             /* busy servers (LLM: replicas in a step) */
-	struct fs_tseries kv_used;          /* LLM: KV blocks in use, all replicas */
-	int servers;                        /* capacity, for busy fraction */
+	struct fs_tseries kv_used;          /* LLM: fraction of serving KV blocks in use */
+	int servers;                        /* queue engine capacity, for busy fraction */
 	bool llm;                           /* LLM engine: token metrics exist */
-	int64_t kv_blocks_total;            /* LLM: KV blocks, all replicas */
 	struct fs_hist itl_hist;            /* LLM: inter-token latency, ns */
 	struct fs_moments itl_moments;
 	struct fs_engine_totals engine;
+	struct fs_fleet_result fleet;       /* LLM engine: cost and capacity per pool */
 	fs_ns measured_ns;                  /* horizon - warm-up */
 	fs_ns end_ns;                       /* time the world stopped */
 	bool stopped_early;                 /* max_in_system exceeded */

@@ -15,6 +15,7 @@
 #include "fleetsim/catalog.h"
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
+#include "fleetsim/fleet_cfg.h"
 
 /*
  * GPUs and models defined by a scenario's "catalog" section or by a
@@ -40,9 +41,10 @@ struct fs_scenario {
 	struct fs_engine_cfg engine;
 	struct fs_catalog_file catalog;  /* the "catalog" section; engine.llm.perf
 	                                  * may point into it */
-	/* The CSV column each EMPIRICAL length was read from, so that
-	 * fs_scenario_print can write it back: 2 * workload.n_classes entries
-	 * ([2i] prompt, [2i + 1] output of class i), NULL where none. */
+	struct fs_fleet_cfg fleet;       /* VLLM engine: pools, zones, router, spot,
+	                                  * autoscaling (implicit single pool when the
+	                                  * scenario has no "fleet") */
+	char *variant;                   /* the variant loaded, NULL for the base */
 };
 
 /*
@@ -52,8 +54,32 @@ struct fs_scenario {
  */
 struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err);
 
-/* Same, from text already in memory; `name_for_errors` is used as the file
- * name in messages and `base_dir` to resolve relative paths (may be "."). */
+/*
+ * Load the variant named `variant` of the scenario at `path` (NULL: the base
+ * document), then apply the command-line sets: each "PATH=JSON", such as
+ * "fleet.pools[0].count=4" or "fleet.strategy=\"relaunch\"" (may be NULL
+ * when n_sets is 0).  A variant is the base document with each of its
+ * "set" paths replaced; the "variants" key is ignored then.  Errors in a
+ * variant's value point at it in the file; errors of a command-line set
+ * read "--set PATH=VALUE: MESSAGE".  sha256_hex stays that of the file.
+ * fs_scenario_load(path, err) is fs_scenario_load_variant(path, NULL, NULL,
+ * 0, err).  Returns a new scenario (fs_scenario_free) or NULL with err.
+ */
+struct fs_scenario *fs_scenario_load_variant(const char *path, const char *variant,
+                                             const char *const *sets, size_t n_sets,
+                                             struct fs_error *err);
+
+/* The names of the scenario's variants, in file order, after checking the
+ * whole base scenario: *names is a heap array of *n heap strings (free with
+ * fs_scenario_variants_free; NULL and 0 when there are none).  Returns 0,
+ * or -1 with err (then *names is NULL). */
+int fs_scenario_list_variants(const char *path, char ***names, size_t *n,
+                              struct fs_error *err);
+void fs_scenario_variants_free(char **names, size_t n);
+
+/* fs_scenario_load (the base document) from text already in memory;
+ * `name_for_errors` is used as the file name in messages and `base_dir` to
+ * resolve relative paths (may be "."). */
 struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
                                           const char *name_for_errors,
                                           const char *base_dir,

@@ -41,6 +41,32 @@ struct fs_group_summary {
 	double slo_target;           /* attainment target (NAN for "all") */
 };
 
+/* One pool's money and use, each per replication then a CI (whole horizon). */
+struct fs_pool_summary {
+	const char *name;                    /* borrowed from the scenario */
+	struct fs_ci usd;
+	struct fs_ci idle_usd;
+	struct fs_ci lost_usd;
+	struct fs_ci instance_hours;         /* billed instance-hours */
+	struct fs_ci busy_fraction;          /* iteration time / serving time */
+	struct fs_ci kv_use;                 /* mean fraction of KV blocks in use while serving */
+	struct fs_ci mfu, mbu;               /* achieved, over iteration time */
+	struct fs_ci launches, failed_launches, reclaims;
+};
+
+/* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
+struct fs_cost_summary {
+	struct fs_ci total_usd;              /* over the whole horizon */
+	struct fs_ci usd_per_hour;
+	struct fs_ci monthly_usd;            /* usd_per_hour x 730: a projection */
+	struct fs_ci usd_per_1m_output_tokens;
+	struct fs_ci usd_per_1k_requests;
+	struct fs_ci idle_usd;
+	struct fs_ci lost_usd;
+	struct fs_ci by_pricing_usd[3];      /* on-demand, spot, monthly */
+	struct fs_ci requeued;               /* requests moved off reclaimed instances */
+};
+
 struct fs_summary {
 	size_t n_classes;
 	const char *const *class_names;      /* borrowed: n_classes names */
@@ -56,6 +82,9 @@ struct fs_summary {
 	struct fs_ci prefill_tokens_per_s;   /* prompt (and recomputed) tokens per second */
 	struct fs_ci mfu;                    /* modelled FLOPs / (busy time x TP x peak) */
 	struct fs_ci mbu;                    /* modelled bytes / (busy time x TP x bandwidth) */
+	size_t n_pools;
+	struct fs_pool_summary *pools;       /* n_pools */
+	struct fs_cost_summary cost;
 	int replications;
 	int unstable_replications;           /* stopped early or backlog growing */
 	uint64_t seed;
@@ -68,6 +97,13 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
                                     struct fs_rep_result *const *results,
                                     int replications, uint64_t seed);
 void fs_summary_free(struct fs_summary *s);
+
+/* Internal to summary*.c: the fleet part of fs_summary_build. */
+void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
+                             struct fs_rep_result *const *results, int n_reps, double *buf);
+
+/* "on_demand", "spot", "monthly". */
+const char *fs_pricing_name(enum fs_pricing p);
 
 /* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
  * "tpot_ms", "e2e_ms". */

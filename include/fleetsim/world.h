@@ -20,7 +20,14 @@ enum fs_event_kind {
 	FS_EV_ARRIVAL = 1,           /* a = arrival source */
 	FS_EV_SERVICE_DONE = 2,      /* a = server, b = request slot (queue engine) */
 	FS_EV_HORIZON = 3,           /* end of the simulated span */
-	FS_EV_STEP_DONE = 4          /* a = replica: its engine iteration ends (LLM) */
+	FS_EV_STEP_DONE = 4,         /* a = instance: its engine iteration ends (LLM) */
+	FS_EV_INSTANCE_UP = 5,       /* a = instance: provisioned (b 0) or loaded (b 1) */
+	FS_EV_SPOT_NOTICE = 6,       /* a = instance: reclaim notice */
+	FS_EV_SPOT_RECLAIM = 7,      /* a = instance: reclaimed */
+	FS_EV_ZONE_RECLAIM = 8,      /* a = zone: every spot instance there */
+	FS_EV_CAPACITY = 9,          /* a = zone: its traced spot capacity changes */
+	FS_EV_LAUNCH_RETRY = 10,     /* a = pool: retry launches that found no capacity */
+	FS_EV_AUTOSCALE = 11         /* the autoscaler's periodic look */
 };
 
 struct fs_world;

@@ -1,0 +1,178 @@
+/*
+ * fleet_cfg.h — the resolved fleet of a scenario: pools of LLM instances
+ * (GPU type x TP, count, pricing mode, zones, cold-start model, prices,
+ * billing rules, spot interruption model), the zones with their optional
+ * spot-capacity traces, the router, the spot strategy and the autoscaler.
+ * Written by the scenario loader only, read by every replication.  Owned by
+ * struct fs_scenario (arrays and strings on the heap, freed with it).
+ */
+#ifndef FLEETSIM_FLEET_CFG_H
+#define FLEETSIM_FLEET_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fleetsim/common.h"
+
+struct fs_llm_cfg;
+
+enum fs_pricing {
+	FS_PRICING_ON_DEMAND,        /* per-hour price, billed while the instance lives */
+	FS_PRICING_SPOT,             /* per-hour spot price (may vary), can be reclaimed */
+	FS_PRICING_MONTHLY           /* fixed fee per instance-month, used or not */
+};
+
+enum fs_delay_kind {
+	FS_DELAY_FIXED,              /* exactly mean_ns */
+	FS_DELAY_UNIFORM,            /* uniform on [min_ns, max_ns] */
+	FS_DELAY_EXPONENTIAL,        /* mean mean_ns */
+	FS_DELAY_LOGNORMAL           /* mean mean_ns, coefficient of variation cv */
+};
+
+struct fs_delay_cfg {
+	enum fs_delay_kind kind;
+	fs_ns mean_ns;
+	fs_ns min_ns, max_ns;
+	double cv;
+};
+
+/* Piecewise-constant price: usd_per_h from at_ns on (ascending at_ns). */
+struct fs_price_step {
+	fs_ns at_ns;
+	double usd_per_h;
+};
+
+enum fs_billing_granularity {
+	FS_BILL_PER_SECOND,          /* billed seconds, rounded up */
+	FS_BILL_PER_HOUR             /* every started hour billed in full */
+};
+
+struct fs_billing_cfg {
+	enum fs_billing_granularity granularity;
+	fs_ns minimum_ns;            /* shortest billed span per instance (e.g. 60 s) */
+};
+
+enum fs_capacity_format {
+	FS_CAPACITY_SKYPILOT,        /* {"metadata":{"gap_seconds":G},"data":[v0,v1,...]} */
+	FS_CAPACITY_SPOTSERVE        /* CSV timestamp_ms,add|remove,node_id (no header) */
+};
+
+/* Spot capacity of one zone over time: piecewise constant, capacity[i] from
+ * t_ns[i] on (t_ns[0] = 0), after scale and offset; loops past span_ns when
+ * loop is set.  Immutable once loaded. */
+struct fs_capacity_trace {
+	char *path;                  /* as written */
+	enum fs_capacity_format format;
+	fs_ns *t_ns;
+	int32_t *capacity;           /* instances that can be running at once */
+	size_t n_steps;
+	fs_ns span_ns;               /* length of one pass of the trace */
+	bool loop;
+	double scale;                /* as given in the scenario (capacity[] is
+	                              * already scaled); set by the loader */
+};
+
+struct fs_zone_cfg {
+	char *name;
+	struct fs_capacity_trace *trace;  /* NULL: spot capacity is unlimited */
+};
+
+/* What happens to a reclaimed spot instance's requests. */
+enum fs_inflight_action {
+	FS_INFLIGHT_DRAIN,           /* keep serving through the notice; what is left
+	                              * at the reclaim is re-queued elsewhere */
+	FS_INFLIGHT_REQUEUE,         /* re-queued elsewhere at the notice */
+	FS_INFLIGHT_FAIL             /* keep serving through the notice; what is left
+	                              * at the reclaim fails */
+};
+
+struct fs_spot_cfg {
+	double interrupt_rate_per_h;     /* per instance (Poisson), 0 = none */
+	double zone_reclaim_rate_per_h;  /* per zone: every spot instance there at once */
+	fs_ns zone_outage_ns;            /* no capacity in the zone this long after one */
+	fs_ns notice_ns;                 /* warning before a reclaim (AWS 120 s) */
+	enum fs_inflight_action in_flight;
+	fs_ns relaunch_retry_ns;         /* a launch that found no capacity retries after this */
+};
+
+enum fs_spot_strategy {
+	FS_STRATEGY_NONE,            /* a reclaimed instance is not replaced */
+	FS_STRATEGY_RELAUNCH,        /* replace it with spot when capacity allows */
+	FS_STRATEGY_FALLBACK         /* relaunch spot, and run on-demand stand-ins from
+	                              * the pool's fallback_pool while spot is short,
+	                              * released once the spot replacement serves */
+};
+
+struct fs_pool_cfg {
+	char *name;
+	struct fs_llm_cfg *llm;          /* gpu, tp, scheduler and memory of this pool (owned) */
+	enum fs_pricing pricing;
+	int count;                       /* instances wanted at t = 0 */
+	int overprovision;               /* extra spot instances beyond count */
+	int min_count, max_count;        /* bounds for the autoscaler */
+	int *zones;                      /* indices into fleet zones, n_zones >= 1 */
+	size_t n_zones;
+	bool spread_zones;               /* place instances round-robin over zones */
+	bool warm_start;                 /* the first `count` instances serve at t = 0 */
+	struct fs_delay_cfg provisioning;/* request -> machine running (not billed) */
+	double download_bytes_per_s;     /* weights download, bytes/s */
+	double load_bytes_per_s;         /* weights from disk to GPU memory, bytes/s */
+	fs_ns engine_start_ns;           /* engine start-up besides the weights */
+	double price_usd_per_h;          /* per instance (all its GPUs), on-demand or spot */
+	struct fs_price_step *price_steps;  /* optional time-varying price (spot) */
+	size_t n_price_steps;
+	double monthly_usd;              /* per instance-month (MONTHLY) */
+	struct fs_billing_cfg billing;
+	struct fs_spot_cfg spot;         /* SPOT pools */
+	int fallback_pool;               /* FALLBACK: on-demand pool for stand-ins, -1 none */
+};
+
+enum fs_router_kind {
+	FS_ROUTER_ROUND_ROBIN,
+	FS_ROUTER_LEAST_OUTSTANDING,
+	FS_ROUTER_LEAST_KV,          /* lowest fraction of KV blocks in use */
+	FS_ROUTER_POWER_OF_TWO,      /* two at random, the less loaded */
+	FS_ROUTER_COST_AWARE         /* cheapest instance with room, else least loaded */
+};
+
+enum fs_scale_metric {
+	FS_SCALE_QUEUE_LEN,          /* requests waiting per serving instance */
+	FS_SCALE_KV_USE,             /* mean fraction of KV blocks in use */
+	FS_SCALE_BUSY                /* mean fraction of time an iteration is in flight */
+};
+
+/* Scheduled scaling: from hour-of-day at_h on, at least min_count. */
+struct fs_scale_step {
+	double at_h;
+	int min_count;
+};
+
+struct fs_autoscale_cfg {
+	bool enabled;
+	int pool;                        /* the pool it scales */
+	enum fs_scale_metric metric;
+	double target;                   /* target value of the metric */
+	double scale_in_below;           /* scale in only below target x this (hysteresis) */
+	fs_ns interval_ns;               /* evaluation period */
+	fs_ns cooldown_out_ns;           /* after a scale-out, no scale-out for this long */
+	fs_ns cooldown_in_ns;            /* after any scaling, no scale-in for this long */
+	struct fs_scale_step *schedule;  /* daily profile, ascending at_h; may be NULL */
+	size_t n_schedule;
+	double idle_busy_below;          /* idle release: busy below this ... */
+	fs_ns idle_for_ns;               /* ... for this long releases one instance (0 = off) */
+};
+
+struct fs_fleet_cfg {
+	bool explicit_fleet;             /* false: one warm on-demand pool built from the engine */
+	struct fs_pool_cfg *pools;
+	size_t n_pools;
+	struct fs_zone_cfg *zones;       /* at least one ("default") */
+	size_t n_zones;
+	enum fs_router_kind router;
+	enum fs_spot_strategy strategy;
+	struct fs_autoscale_cfg autoscale;
+	int *class_pool;                 /* per workload class: pinned pool or -1 */
+};
+
+#endif

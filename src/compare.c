@@ -1,0 +1,212 @@
+/*
+ * compare.c — variant comparison rows, their table and files (see
+ * compare.h).  The reclaims figure is the sum of the pools' mean reclaims,
+ * without an interval (the per-replication totals are not kept here).
+ */
+#include "fleetsim/compare.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/outfile.h"
+
+void fs_compare_row_fill(struct fs_compare_row *row, const char *variant,
+                         const struct fs_summary *s)
+{
+	const struct fs_group_summary *all = &s->groups[s->n_classes];
+	struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+	size_t p;
+
+	memset(row, 0, sizeof *row);
+	row->variant = fs_xstrdup(variant);
+	row->llm = s->llm;
+	row->stable = s->unstable_replications == 0;
+	row->total_usd = s->llm ? s->cost.total_usd : none;
+	row->usd_per_hour = s->llm ? s->cost.usd_per_hour : none;
+	row->monthly_usd = s->llm ? s->cost.monthly_usd : none;
+	row->usd_per_1m_output_tokens = s->llm ? s->cost.usd_per_1m_output_tokens : none;
+	row->lost_usd = s->llm ? s->cost.lost_usd : none;
+	row->slo_attainment = all->has_slo ? all->slo_attainment : none;
+	row->ttft_p99_ms = all->lat_ms[FS_LAT_TTFT][FS_QTY_P99];
+	row->tpot_p99_ms = s->llm ? all->lat_ms[FS_LAT_TPOT][FS_QTY_P99] : none;
+	row->e2e_p99_ms = all->lat_ms[FS_LAT_E2E][FS_QTY_P99];
+	row->failed = all->failed;
+	row->reclaims = none;
+	if (s->llm) {
+		row->reclaims.value = 0;
+		for (p = 0; p < s->n_pools; p++)
+			row->reclaims.value += s->pools[p].reclaims.value;
+	}
+}
+
+void fs_compare_row_fini(struct fs_compare_row *row)
+{
+	free(row->variant);
+	row->variant = NULL;
+}
+
+/* "value ± half" with `digits` decimals (none from 10,000 up), right-aligned
+ * in width columns, always preceded by at least one space. */
+static void cell(FILE *out, const struct fs_ci *ci, int width, int digits)
+{
+	char buf[96];
+	int d = fabs(ci->value) >= 1e4 ? 0 : digits;
+	int extra = 0;
+
+	if (!isfinite(ci->value)) {
+		snprintf(buf, sizeof buf, "-");
+	} else if (!isfinite(ci->half_width)) {
+		snprintf(buf, sizeof buf, "%.*f", d, ci->value);
+	} else {
+		snprintf(buf, sizeof buf, "%.*f ± %.*f", d, ci->value, d, ci->half_width);
+		extra = 1;                   /* "±" is two bytes, one column */
+	}
+	fprintf(out, " %*s", width - 1 + extra, buf);
+}
+
+void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "\nvariants compared on the same traffic (same seed); mean ± "
+	        "95%% CI half-width\n");
+	fprintf(out, "%-24s %18s %16s %18s %16s %14s %10s %8s\n", "variant", "total USD",
+	        "USD/1M tok", "SLO attainment", "TTFT p99 ms", "lost USD", "reclaims",
+	        "stable");
+	for (i = 0; i < n; i++) {
+		const struct fs_compare_row *r = &rows[i];
+
+		fprintf(out, "%-24s ", r->variant);
+		cell(out, &r->total_usd, 18, 2);
+		cell(out, &r->usd_per_1m_output_tokens, 17, 3);
+		cell(out, &r->slo_attainment, 19, 4);
+		cell(out, &r->ttft_p99_ms, 17, 0);
+		cell(out, &r->lost_usd, 15, 2);
+		cell(out, &r->reclaims, 11, 1);
+		fprintf(out, " %8s\n", r->stable ? "yes" : "NO");
+	}
+}
+
+struct column {
+	const char *name;
+	size_t offset;               /* of the struct fs_ci in the row */
+};
+
+static const struct column COLUMNS[] = {
+	{ "total_usd", offsetof(struct fs_compare_row, total_usd) },
+	{ "usd_per_hour", offsetof(struct fs_compare_row, usd_per_hour) },
+	{ "monthly_usd_projected", offsetof(struct fs_compare_row, monthly_usd) },
+	{ "usd_per_1m_output_tokens", offsetof(struct fs_compare_row, usd_per_1m_output_tokens) },
+	{ "preemption_lost_usd", offsetof(struct fs_compare_row, lost_usd) },
+	{ "slo_attainment", offsetof(struct fs_compare_row, slo_attainment) },
+	{ "ttft_p99_ms", offsetof(struct fs_compare_row, ttft_p99_ms) },
+	{ "tpot_p99_ms", offsetof(struct fs_compare_row, tpot_p99_ms) },
+	{ "e2e_p99_ms", offsetof(struct fs_compare_row, e2e_p99_ms) },
+	{ "reclaims", offsetof(struct fs_compare_row, reclaims) },
+	{ "failed", offsetof(struct fs_compare_row, failed) },
+};
+#define N_COLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
+
+static const struct fs_ci *col(const struct fs_compare_row *r, size_t k)
+{
+	return (const struct fs_ci *)(const void *)((const char *)r + COLUMNS[k].offset);
+}
+
+static void csv_number(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, ",%.9g", x);
+	else
+		fputc(',', f);
+}
+
+static int write_csv(const struct fs_compare_row *rows, size_t n, const char *path,
+                     struct fs_error *err)
+{
+	struct fs_outfile o;
+	size_t i, k;
+
+	if (fs_outfile_open(&o, path, err) != 0)
+		return -1;
+	fprintf(o.f, "variant,stable");
+	for (k = 0; k < N_COLUMNS; k++)
+		fprintf(o.f, ",%s,%s_ci_lo,%s_ci_hi", COLUMNS[k].name, COLUMNS[k].name,
+		        COLUMNS[k].name);
+	fputc('\n', o.f);
+	for (i = 0; i < n; i++) {
+		/* Variant names are checked on input: no commas, quotes or newlines
+		 * can reach here unquoted, but quote anyway for safety. */
+		fprintf(o.f, "\"");
+		for (const char *c = rows[i].variant; *c != '\0'; c++) {
+			if (*c == '"')
+				fputc('"', o.f);
+			fputc(*c, o.f);
+		}
+		fprintf(o.f, "\",%d", rows[i].stable ? 1 : 0);
+		for (k = 0; k < N_COLUMNS; k++) {
+			csv_number(o.f, col(&rows[i], k)->value);
+			csv_number(o.f, col(&rows[i], k)->ci_lo);
+			csv_number(o.f, col(&rows[i], k)->ci_hi);
+		}
+		fputc('\n', o.f);
+	}
+	return fs_outfile_commit(&o, err);
+}
+
+static cJSON *number(double x)
+{
+	char buf[40];
+
+	if (!isfinite(x))
+		return cJSON_CreateNull();
+	snprintf(buf, sizeof buf, "%.9g", x);
+	return cJSON_CreateNumber(strtod(buf, NULL));
+}
+
+static int write_json(const struct fs_compare_row *rows, size_t n, const char *path,
+                      struct fs_error *err)
+{
+	cJSON *root = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(root, "variants");
+	char *text;
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "variant", rows[i].variant);
+		cJSON_AddBoolToObject(o, "stable", rows[i].stable);
+		for (k = 0; k < N_COLUMNS; k++) {
+			cJSON *ci = cJSON_CreateObject();
+
+			cJSON_AddItemToObject(ci, "value", number(col(&rows[i], k)->value));
+			cJSON_AddItemToObject(ci, "ci_lo", number(col(&rows[i], k)->ci_lo));
+			cJSON_AddItemToObject(ci, "ci_hi", number(col(&rows[i], k)->ci_hi));
+			cJSON_AddItemToObject(o, COLUMNS[k].name, ci);
+		}
+		cJSON_AddItemToArray(list, o);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
+		abort();
+	}
+	rc = fs_outfile_write(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
+int fs_compare_write(const struct fs_compare_row *rows, size_t n, const char *dir,
+                     struct fs_error *err)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/comparison.csv", dir);
+	if (write_csv(rows, n, path, err) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/comparison.json", dir);
+	return write_json(rows, n, path, err);
+}

@@ -1,0 +1,630 @@
+/*
+ * scenario_fleet.c — the "fleet" section: router, spot strategy, zones with
+ * their capacity traces, the pools (one by one in scenario_pool.c), the
+ * autoscaler and the class pins; and the implicit fleet of a vllm scenario
+ * without "fleet" (one warm on-demand pool of engine.replicas).  Every
+ * cross-reference (pool, zone, class names) is checked with "did you mean".
+ * struct fs_scenario owns the fleet; fs__sc_fleet_fini frees it once.
+ */
+#include "scenario_walk.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/capacity.h"
+#include "fleetsim/scenario.h"
+#include "suggest.h"
+
+#define MAX_POOLS 32
+#define MAX_ZONES 64
+#define MAX_SCHEDULE 48
+
+static const char *const FLEET_KEYS[] = {
+	"router", "strategy", "zones", "pools", "autoscale", "class_pools", NULL
+};
+static const char *const ZONE_KEYS[] = { "name", "capacity_trace", NULL };
+static const char *const TRACE_KEYS[] = { "path", "format", "scale", "loop", NULL };
+static const char *const AUTOSCALE_KEYS[] = {
+	"pool", "metric", "target", "scale_in_below", "interval", "cooldown_out",
+	"cooldown_in", "schedule", "idle_release", NULL
+};
+static const char *const SCALE_STEP_KEYS[] = { "at_hour", "min", NULL };
+static const char *const IDLE_KEYS[] = { "busy_below", "for", NULL };
+
+static const char *const ROUTER_NAMES[] = {
+	"round_robin", "least_outstanding", "least_kv", "power_of_two", "cost_aware", NULL
+};
+static const enum fs_router_kind ROUTERS[] = {
+	FS_ROUTER_ROUND_ROBIN, FS_ROUTER_LEAST_OUTSTANDING, FS_ROUTER_LEAST_KV,
+	FS_ROUTER_POWER_OF_TWO, FS_ROUTER_COST_AWARE
+};
+static const char *const STRATEGY_NAMES[] = { "none", "relaunch", "fallback", NULL };
+static const enum fs_spot_strategy STRATEGIES[] = {
+	FS_STRATEGY_NONE, FS_STRATEGY_RELAUNCH, FS_STRATEGY_FALLBACK
+};
+static const char *const METRIC_NAMES[] = { "queue_len", "kv_use", "busy", NULL };
+static const enum fs_scale_metric METRICS[] = {
+	FS_SCALE_QUEUE_LEN, FS_SCALE_KV_USE, FS_SCALE_BUSY
+};
+static const char *const FORMAT_NAMES[] = { "skypilot", "spotserve", NULL };
+static const enum fs_capacity_format FORMATS[] = {
+	FS_CAPACITY_SKYPILOT, FS_CAPACITY_SPOTSERVE
+};
+
+/* ---- shared helpers ------------------------------------------------------------ */
+
+int fs__sc_find_name_at(struct fs__sc *sc, const cJSON *node, const char *what,
+                        const char *const *names, size_t n, int *out)
+{
+	const char **list;
+	const char *near;
+	size_t i, m = 0;
+
+	if (!cJSON_IsString(node))
+		return fs__sc_fail_at(sc, node, "expected a string, found %s",
+		                      fs__sc_type_name(node));
+	for (i = 0; i < n; i++) {
+		if (names[i] != NULL && strcmp(names[i], node->valuestring) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	list = fs_xcalloc(n + 1, sizeof *list);
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL)
+			list[m++] = names[i];
+	near = fs__suggest_nearest(node->valuestring, list);
+	free(list);
+	if (near != NULL)
+		return fs__sc_fail_at(sc, node, "unknown %s \"%.60s\"; did you mean "
+		                      "\"%s\"?", what, node->valuestring, near);
+	return fs__sc_fail_at(sc, node, "unknown %s \"%.60s\"", what, node->valuestring);
+}
+
+int fs__sc_find_name(struct fs__sc *sc, const cJSON *obj, const char *key,
+                     const char *what, const char *const *names, size_t n, int *out)
+{
+	size_t saved = fs__sc_push_key(sc, key);
+	int rc = fs__sc_find_name_at(sc, fs__sc_get(obj, key), what, names, n, out);
+
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
+void fs__sc_print_inverse(cJSON *obj, const char *key, double stored, double guess,
+                          double (*forward)(double x, double arg), double arg)
+{
+	double up = guess, down = guess;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		if (forward(up, arg) == stored) {
+			fs__sc_print_number(obj, key, up);
+			return;
+		}
+		if (forward(down, arg) == stored) {
+			fs__sc_print_number(obj, key, down);
+			return;
+		}
+		up = nextafter(up, INFINITY);
+		down = nextafter(down, -INFINITY);
+	}
+	fs__sc_print_number(obj, key, guess);
+}
+
+/* ---- zones ------------------------------------------------------------------------ */
+
+static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z)
+{
+	const char *rel = NULL;
+	double scale = 1.0;
+	bool loop = true;
+	int format = 0;
+	char *full;
+	FILE *f;
+
+	if (fs__sc_check_object(sc, node, TRACE_KEYS) != 0 ||
+	    fs__sc_require(sc, node, "path") != 0 ||
+	    fs__sc_string(sc, node, "path", false, &rel) < 0 ||
+	    fs__sc_require(sc, node, "format") != 0 ||
+	    fs__sc_enum(sc, node, "format", "capacity trace format", FORMAT_NAMES,
+	                &format) < 0 ||
+	    fs__sc_number(sc, node, "scale", 0, true, 1e6, false, &scale) < 0 ||
+	    fs__sc_bool(sc, node, "loop", &loop) < 0)
+		return -1;
+	full = fs__sc_resolve_path(sc, rel);
+	f = fopen(full, "r");
+	if (f == NULL) {
+		int e = errno;
+
+		free(full);
+		return fs__sc_fail_member(sc, node, "path", "cannot open capacity trace "
+		                          "\"%s\": %s", rel, strerror(e));
+	}
+	fclose(f);
+	/* Messages name the file as it opens from the working directory; the
+	 * trace keeps the path as written, so a printed scenario loads back. */
+	z->trace = fs_capacity_trace_load(full, full, FORMATS[format], scale, loop, sc->err);
+	free(full);
+	if (z->trace == NULL)
+		return -1;
+	free(z->trace->path);
+	z->trace->path = fs_xstrdup(rel);
+	z->trace->scale = scale;
+	return 0;
+}
+
+static int load_zone(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z)
+{
+	const char *name = NULL;
+	const cJSON *t;
+	size_t saved;
+	int rc;
+
+	if (fs__sc_check_object(sc, node, ZONE_KEYS) != 0 ||
+	    fs__sc_require(sc, node, "name") != 0 ||
+	    fs__sc_string(sc, node, "name", false, &name) < 0)
+		return -1;
+	z->name = fs_xstrdup(name);
+	t = fs__sc_get(node, "capacity_trace");
+	if (t == NULL)
+		return 0;
+	saved = fs__sc_push_key(sc, "capacity_trace");
+	rc = load_capacity_trace(sc, t, z);
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
+/* Check that obj[key] is an array of min..max elements (path names it). */
+static int check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
+                       const char *what)
+{
+	int n;
+
+	if (!cJSON_IsArray(node))
+		return fs__sc_fail_at(sc, node, "expected an array, found %s",
+		                      fs__sc_type_name(node));
+	n = cJSON_GetArraySize(node);
+	if (n < min || n > max) {
+		if (n == 0)
+			return fs__sc_fail_at(sc, node, "expected %d to %d %s, found an "
+			                      "empty array", min, max, what);
+		return fs__sc_fail_at(sc, node, "expected %d to %d %s, found %d", min,
+		                      max, what, n);
+	}
+	return 0;
+}
+
+static void default_zone(struct fs_fleet_cfg *fleet)
+{
+	fleet->zones = fs_xcalloc(1, sizeof *fleet->zones);
+	fleet->zones[0].name = fs_xstrdup("default");
+	fleet->n_zones = 1;
+}
+
+static int load_zones(struct fs__sc *sc, const cJSON *node, struct fs_fleet_cfg *fleet)
+{
+	const cJSON *z;
+	size_t i = 0, j, saved, saved_i;
+
+	if (node == NULL) {
+		default_zone(fleet);
+		return 0;
+	}
+	saved = fs__sc_push_key(sc, "zones");
+	if (check_array(sc, node, 1, MAX_ZONES, "zones") != 0)
+		return -1;
+	fleet->zones = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *fleet->zones);
+	cJSON_ArrayForEach(z, node) {
+		saved_i = fs__sc_push_index(sc, i);
+		fleet->n_zones = i + 1;
+		if (load_zone(sc, z, &fleet->zones[i]) != 0)
+			return -1;
+		for (j = 0; j < i; j++)
+			if (strcmp(fleet->zones[j].name, fleet->zones[i].name) == 0)
+				return fs__sc_fail_member(sc, z, "name", "duplicate zone name "
+				                          "\"%s\" (also fleet.zones[%zu])",
+				                          fleet->zones[i].name, j);
+		fs__sc_pop(sc, saved_i);
+		i++;
+	}
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
+/* ---- pools ---------------------------------------------------------------------- */
+
+static int load_pools(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
+{
+	struct fs_fleet_cfg *fleet = &s->fleet;
+	const cJSON *p;
+	size_t i = 0, j, saved, saved_i;
+
+	saved = fs__sc_push_key(sc, "pools");
+	if (check_array(sc, node, 1, MAX_POOLS, "pools") != 0)
+		return -1;
+	fleet->pools = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *fleet->pools);
+	cJSON_ArrayForEach(p, node) {
+		saved_i = fs__sc_push_index(sc, i);
+		fleet->n_pools = i + 1;
+		if (fs__sc_load_pool(sc, p, s, &fleet->pools[i]) != 0)
+			return -1;
+		for (j = 0; j < i; j++)
+			if (strcmp(fleet->pools[j].name, fleet->pools[i].name) == 0)
+				return fs__sc_fail_member(sc, p, "name", "duplicate pool name "
+				                          "\"%s\" (also fleet.pools[%zu])",
+				                          fleet->pools[i].name, j);
+		fs__sc_pop(sc, saved_i);
+		i++;
+	}
+	if (fs__sc_resolve_fallbacks(sc, node, fleet) != 0)
+		return -1;
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
+static const char **pool_names(const struct fs_fleet_cfg *fleet)
+{
+	const char **names = fs_xcalloc(fleet->n_pools + 1, sizeof *names);
+	size_t i;
+
+	for (i = 0; i < fleet->n_pools; i++)
+		names[i] = fleet->pools[i].name;
+	return names;
+}
+
+/* ---- autoscale ------------------------------------------------------------------ */
+
+static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
+                               struct fs_autoscale_cfg *as, const struct fs_pool_cfg *pool)
+{
+	const cJSON *step;
+	size_t i = 0, saved_i;
+	int64_t min = 0;
+	char found[64];
+
+	if (check_array(sc, node, 1, MAX_SCHEDULE, "steps") != 0)
+		return -1;
+	as->schedule = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *as->schedule);
+	cJSON_ArrayForEach(step, node) {
+		struct fs_scale_step *st = &as->schedule[i];
+
+		saved_i = fs__sc_push_index(sc, i);
+		as->n_schedule = i + 1;
+		if (fs__sc_check_object(sc, step, SCALE_STEP_KEYS) != 0 ||
+		    fs__sc_require(sc, step, "at_hour") != 0 ||
+		    fs__sc_number(sc, step, "at_hour", 0, false, 24, true, &st->at_h) < 0 ||
+		    fs__sc_require(sc, step, "min") != 0 ||
+		    fs__sc_int(sc, step, "min", 0, pool->max_count, &min) < 0)
+			return -1;
+		st->min_count = (int)min;
+		if (i > 0 && !(st->at_h > as->schedule[i - 1].at_h)) {
+			fs__sc_found(sc, fs__sc_get(step, "at_hour"), found, sizeof found);
+			return fs__sc_fail_member(sc, step, "at_hour", "expected steps in "
+			                          "ascending order: an hour after the previous "
+			                          "step's %.17g, found %s",
+			                          as->schedule[i - 1].at_h, found);
+		}
+		fs__sc_pop(sc, saved_i);
+		i++;
+	}
+	return 0;
+}
+
+static int load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_cfg *fleet)
+{
+	struct fs_autoscale_cfg *as = &fleet->autoscale;
+	const char **names;
+	const cJSON *sub;
+	int metric = 0, rc;
+	size_t saved;
+
+	if (fs__sc_check_object(sc, node, AUTOSCALE_KEYS) != 0 ||
+	    fs__sc_require(sc, node, "pool") != 0)
+		return -1;
+	names = pool_names(fleet);
+	rc = fs__sc_find_name(sc, node, "pool", "pool", names, fleet->n_pools, &as->pool);
+	free(names);
+	if (rc != 0 ||
+	    fs__sc_enum(sc, node, "metric", "autoscaling metric", METRIC_NAMES, &metric) < 0 ||
+	    fs__sc_require(sc, node, "target") != 0 ||
+	    fs__sc_number(sc, node, "target", 0, true, 1e9, false, &as->target) < 0 ||
+	    fs__sc_number(sc, node, "scale_in_below", 0, false, 1, false,
+	                  &as->scale_in_below) < 0 ||
+	    fs__sc_duration(sc, node, "interval", 1, &as->interval_ns) < 0 ||
+	    fs__sc_duration(sc, node, "cooldown_out", 0, &as->cooldown_out_ns) < 0 ||
+	    fs__sc_duration(sc, node, "cooldown_in", 0, &as->cooldown_in_ns) < 0)
+		return -1;
+	as->enabled = true;
+	as->metric = METRICS[metric];
+	sub = fs__sc_get(node, "schedule");
+	if (sub != NULL) {
+		saved = fs__sc_push_key(sc, "schedule");
+		rc = load_scale_schedule(sc, sub, as, &fleet->pools[as->pool]);
+		fs__sc_pop(sc, saved);
+		if (rc != 0)
+			return -1;
+	}
+	sub = fs__sc_get(node, "idle_release");
+	if (sub != NULL) {
+		saved = fs__sc_push_key(sc, "idle_release");
+		rc = fs__sc_check_object(sc, sub, IDLE_KEYS) != 0 ||
+		     fs__sc_number(sc, sub, "busy_below", 0, false, 1, false,
+		                   &as->idle_busy_below) < 0 ||
+		     fs__sc_duration(sc, sub, "for", 0, &as->idle_for_ns) < 0 ? -1 : 0;
+		fs__sc_pop(sc, saved);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void autoscale_defaults(struct fs_autoscale_cfg *as)
+{
+	memset(as, 0, sizeof *as);
+	as->enabled = false;
+	as->pool = -1;
+	as->metric = FS_SCALE_QUEUE_LEN;
+	as->scale_in_below = 0.5;
+	as->interval_ns = 30 * FS_NS_PER_S;
+	as->cooldown_out_ns = 60 * FS_NS_PER_S;
+	as->cooldown_in_ns = 300 * FS_NS_PER_S;
+	/* The seed recommendation: release an instance busy below 10% for 30
+	 * minutes (docs/SCENARIO.md, "autoscale"). */
+	as->idle_busy_below = 0.1;
+	as->idle_for_ns = 30 * 60 * FS_NS_PER_S;
+}
+
+/* ---- class pins ------------------------------------------------------------------ */
+
+static int load_class_pools(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
+{
+	struct fs_fleet_cfg *fleet = &s->fleet;
+	const char **classes, **pools;
+	const cJSON *pin;
+	const char *near;
+	size_t i, saved;
+	int idx, rc = 0;
+
+	if (!cJSON_IsObject(node))
+		return fs__sc_fail_at(sc, node, "expected an object, found %s",
+		                      fs__sc_type_name(node));
+	classes = fs_xcalloc(s->workload.n_classes + 1, sizeof *classes);
+	for (i = 0; i < s->workload.n_classes; i++)
+		classes[i] = s->workload.classes[i].name;
+	pools = pool_names(fleet);
+	for (pin = node->child; pin != NULL && rc == 0; pin = pin->next) {
+		for (i = 0; i < s->workload.n_classes; i++)
+			if (strcmp(classes[i], pin->string) == 0)
+				break;
+		if (i == s->workload.n_classes) {
+			saved = fs__sc_push_key(sc, pin->string);
+			near = fs__suggest_nearest(pin->string, classes);
+			if (near != NULL)
+				fs__sc_fail_at_key(sc, pin, "unknown class \"%.60s\"; did you "
+				                   "mean \"%s\"?", pin->string, near);
+			else
+				fs__sc_fail_at_key(sc, pin, "unknown class \"%.60s\"",
+				                   pin->string);
+			fs__sc_pop(sc, saved);
+			rc = -1;
+			break;
+		}
+		if (fleet->class_pool[i] >= 0) {
+			rc = fs__sc_fail_member_key(sc, node, pin->string, "duplicate key "
+			                            "\"%s\"", pin->string);
+			break;
+		}
+		rc = fs__sc_find_name(sc, node, pin->string, "pool", pools,
+		                      fleet->n_pools, &idx);
+		if (rc == 0)
+			fleet->class_pool[i] = idx;
+	}
+	free(classes);
+	free(pools);
+	return rc;
+}
+
+/* ---- the section ------------------------------------------------------------------ */
+
+static int section(struct fs__sc *sc, const cJSON *node, const char *key,
+                   int (*load)(struct fs__sc *, const cJSON *, struct fs_scenario *),
+                   struct fs_scenario *s)
+{
+	const cJSON *sub = fs__sc_get(node, key);
+	size_t saved;
+	int rc;
+
+	if (sub == NULL)
+		return 0;
+	saved = fs__sc_push_key(sc, key);
+	rc = load(sc, sub, s);
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
+static int autoscale_section(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
+{
+	return load_autoscale(sc, node, &s->fleet);
+}
+
+/* With a fleet the engine's llm is pool 0's (same GPU and TP; the engine's
+ * own "gpu" and "tp" are only the pools' defaults), so that every reader of
+ * engine.llm sees a valid replica. */
+static int engine_llm_from_pool0(struct fs__sc *sc, struct fs_scenario *s)
+{
+	const struct fs_pool_cfg *p0 = &s->fleet.pools[0];
+	struct fs__sc_saved_path saved;
+	int rc;
+
+	fs__sc_path_save(sc, &saved);
+	fs__sc_path_set(sc, "engine");
+	rc = fs__sc_llm_build(sc, sc->engine_node, p0->llm->perf.gpu, p0->llm->perf.model,
+	                      p0->llm->perf.tp, NULL, NULL, &s->engine.llm);
+	fs__sc_path_restore(sc, &saved);
+	return rc;
+}
+
+int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
+{
+	struct fs_fleet_cfg *fleet = &s->fleet;
+	int router = 1, strategy = 0;
+	int64_t total = 0;
+	size_t i;
+
+	if (fs__sc_check_object(sc, node, FLEET_KEYS) != 0 ||
+	    fs__sc_enum(sc, node, "router", "router", ROUTER_NAMES, &router) < 0 ||
+	    fs__sc_enum(sc, node, "strategy", "spot strategy", STRATEGY_NAMES,
+	                &strategy) < 0)
+		return -1;
+	fleet->explicit_fleet = true;
+	fleet->router = ROUTERS[router];
+	fleet->strategy = STRATEGIES[strategy];
+	autoscale_defaults(&fleet->autoscale);
+	fleet->class_pool = fs_xcalloc(s->workload.n_classes + 1, sizeof *fleet->class_pool);
+	for (i = 0; i < s->workload.n_classes; i++)
+		fleet->class_pool[i] = -1;
+	if (load_zones(sc, fs__sc_get(node, "zones"), fleet) != 0 ||
+	    fs__sc_require(sc, node, "pools") != 0 ||
+	    load_pools(sc, fs__sc_get(node, "pools"), s) != 0 ||
+	    section(sc, node, "autoscale", autoscale_section, s) != 0 ||
+	    section(sc, node, "class_pools", load_class_pools, s) != 0 ||
+	    engine_llm_from_pool0(sc, s) != 0)
+		return -1;
+	for (i = 0; i < fleet->n_pools; i++)
+		total += fleet->pools[i].count;
+	s->engine.llm.replicas = total > 0 ? (int)total : 1;
+	return 0;
+}
+
+/* ---- the implicit fleet ------------------------------------------------------------- */
+
+void fs__sc_fleet_implicit(struct fs_scenario *s)
+{
+	struct fs_fleet_cfg *fleet = &s->fleet;
+	const struct fs_llm_cfg *llm = &s->engine.llm;
+	struct fs_pool_cfg *p;
+	size_t i;
+
+	memset(fleet, 0, sizeof *fleet);
+	autoscale_defaults(&fleet->autoscale);
+	fleet->router = FS_ROUTER_LEAST_OUTSTANDING;
+	fleet->strategy = FS_STRATEGY_NONE;
+	if (s->engine.kind != FS_ENGINE_VLLM)
+		return;
+	default_zone(fleet);
+	fleet->class_pool = fs_xcalloc(s->workload.n_classes + 1, sizeof *fleet->class_pool);
+	for (i = 0; i < s->workload.n_classes; i++)
+		fleet->class_pool[i] = -1;
+	fleet->pools = fs_xcalloc(1, sizeof *fleet->pools);
+	fleet->n_pools = 1;
+	p = &fleet->pools[0];
+	fs__sc_pool_defaults(p);
+	p->name = fs_xstrdup(llm->perf.gpu->id);
+	/* A copy of the engine's config; the step table stays the engine's
+	 * (perf.table borrows it, step_table and its path are NULL here). */
+	p->llm = fs_xmalloc(sizeof *p->llm);
+	*p->llm = *llm;
+	p->llm->step_table = NULL;
+	p->llm->step_table_path = NULL;
+	p->pricing = FS_PRICING_ON_DEMAND;
+	p->count = p->min_count = p->max_count = llm->replicas;
+	p->zones = fs_xcalloc(1, sizeof *p->zones);
+	p->n_zones = 1;
+	p->warm_start = true;
+	p->price_usd_per_h = llm->perf.gpu->price_on_demand_usd_per_h * llm->perf.tp;
+}
+
+void fs__sc_fleet_fini(struct fs_fleet_cfg *fleet)
+{
+	size_t i;
+
+	for (i = 0; i < fleet->n_pools; i++)
+		fs__sc_pool_fini(&fleet->pools[i]);
+	free(fleet->pools);
+	for (i = 0; i < fleet->n_zones; i++) {
+		free(fleet->zones[i].name);
+		fs_capacity_trace_free(fleet->zones[i].trace);
+	}
+	free(fleet->zones);
+	free(fleet->autoscale.schedule);
+	free(fleet->class_pool);
+	memset(fleet, 0, sizeof *fleet);
+}
+
+/* ---- printing ------------------------------------------------------------------------ */
+
+static void print_autoscale(const struct fs_scenario *s, cJSON *fl)
+{
+	const struct fs_autoscale_cfg *as = &s->fleet.autoscale;
+	cJSON *o = cJSON_AddObjectToObject(fl, "autoscale"), *list, *item, *idle;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "pool", s->fleet.pools[as->pool].name);
+	cJSON_AddStringToObject(o, "metric", METRIC_NAMES[as->metric]);
+	fs__sc_print_number(o, "target", as->target);
+	fs__sc_print_number(o, "scale_in_below", as->scale_in_below);
+	fs__sc_print_duration(o, "interval", as->interval_ns);
+	fs__sc_print_duration(o, "cooldown_out", as->cooldown_out_ns);
+	fs__sc_print_duration(o, "cooldown_in", as->cooldown_in_ns);
+	if (as->n_schedule > 0) {
+		list = cJSON_AddArrayToObject(o, "schedule");
+		for (i = 0; i < as->n_schedule; i++) {
+			item = cJSON_CreateObject();
+			fs__sc_print_number(item, "at_hour", as->schedule[i].at_h);
+			fs__sc_print_number(item, "min", as->schedule[i].min_count);
+			cJSON_AddItemToArray(list, item);
+		}
+	}
+	idle = cJSON_AddObjectToObject(o, "idle_release");
+	fs__sc_print_number(idle, "busy_below", as->idle_busy_below);
+	fs__sc_print_duration(idle, "for", as->idle_for_ns);
+}
+
+cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
+{
+	const struct fs_fleet_cfg *fleet = &s->fleet;
+	cJSON *fl = cJSON_CreateObject(), *list, *z, *t, *pins;
+	size_t i;
+
+	for (i = 0; ROUTER_NAMES[i] != NULL; i++)
+		if (ROUTERS[i] == fleet->router)
+			cJSON_AddStringToObject(fl, "router", ROUTER_NAMES[i]);
+	for (i = 0; STRATEGY_NAMES[i] != NULL; i++)
+		if (STRATEGIES[i] == fleet->strategy)
+			cJSON_AddStringToObject(fl, "strategy", STRATEGY_NAMES[i]);
+	list = cJSON_AddArrayToObject(fl, "zones");
+	for (i = 0; i < fleet->n_zones; i++) {
+		const struct fs_capacity_trace *tr = fleet->zones[i].trace;
+
+		z = cJSON_CreateObject();
+		cJSON_AddStringToObject(z, "name", fleet->zones[i].name);
+		if (tr != NULL) {
+			t = cJSON_AddObjectToObject(z, "capacity_trace");
+			cJSON_AddStringToObject(t, "path", tr->path);
+			cJSON_AddStringToObject(t, "format",
+			                        FORMAT_NAMES[tr->format == FS_CAPACITY_SPOTSERVE]);
+			fs__sc_print_number(t, "scale", tr->scale);
+			cJSON_AddBoolToObject(t, "loop", tr->loop);
+		}
+		cJSON_AddItemToArray(list, z);
+	}
+	list = cJSON_AddArrayToObject(fl, "pools");
+	for (i = 0; i < fleet->n_pools; i++)
+		cJSON_AddItemToArray(list, fs__sc_print_pool(s, &fleet->pools[i]));
+	if (fleet->autoscale.enabled)
+		print_autoscale(s, fl);
+	pins = NULL;
+	for (i = 0; i < s->workload.n_classes; i++) {
+		if (fleet->class_pool[i] < 0)
+			continue;
+		if (pins == NULL)
+			pins = cJSON_AddObjectToObject(fl, "class_pools");
+		cJSON_AddStringToObject(pins, s->workload.classes[i].name,
+		                        fleet->pools[fleet->class_pool[i]].name);
+	}
+	return fl;
+}

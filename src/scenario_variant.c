@@ -1,0 +1,344 @@
+/*
+ * scenario_variant.c — "variants" and command-line sets, applied to the
+ * parsed tree before the walk.  A set is (JSON path, value): objects on the
+ * way are created for missing keys, array indices must exist, the value
+ * replaces or adds the last key (null removes it).  Patched nodes are indexed at the offsets
+ * of the values they were copied from, so the walk reports a bad value where
+ * the variant wrote it (a command-line value: as "--set PATH=VALUE").
+ */
+#include "scenario_walk.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/scenario.h"
+#include "suggest.h"
+
+#define MAX_VARIANTS 256
+#define MAX_STEPS 32
+#define PATH_EXAMPLE "expected a path such as \"fleet.pools[0].count\""
+
+static const char *const VARIANT_KEYS[] = { "name", "set", NULL };
+
+struct step {
+	char key[128];               /* "" for an index */
+	long index;                  /* -1 for a key */
+};
+
+/* Split "a.b[2].c" into steps; -1 on a syntax error. */
+static int parse_path(const char *path, struct step *steps, size_t *n)
+{
+	const char *p = path;
+	size_t k;
+	char *end;
+
+	*n = 0;
+	while (*p != '\0') {
+		if (*n == MAX_STEPS)
+			return -1;
+		if (*p == '[') {
+			if (!isdigit((unsigned char)p[1]))
+				return -1;
+			steps[*n].key[0] = '\0';
+			steps[*n].index = strtol(p + 1, &end, 10);
+			if (*end != ']')
+				return -1;
+			p = end + 1;
+		} else {
+			if (*p == '.') {
+				if (*n == 0)
+					return -1;
+				p++;
+			}
+			for (k = 0; p[k] != '\0' && p[k] != '.' && p[k] != '['; k++)
+				if (p[k] == ']')
+					return -1;
+			if (k == 0 || k >= sizeof steps[*n].key)
+				return -1;
+			memcpy(steps[*n].key, p, k);
+			steps[*n].key[k] = '\0';
+			steps[*n].index = -1;
+			p += k;
+		}
+		if (*p != '\0' && *p != '.' && *p != '[')
+			return -1;
+		(*n)++;
+	}
+	return *n > 0 ? 0 : -1;
+}
+
+/* "fleet.pools[0]" for steps[0..n), "the top level" for n = 0. */
+static void prefix(const struct step *steps, size_t n, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	if (n == 0) {
+		snprintf(buf, len, "the top level");
+		return;
+	}
+	for (i = 0; i < n && used < len; i++) {
+		if (steps[i].index >= 0)
+			used += (size_t)snprintf(buf + used, len - used, "[%ld]", steps[i].index);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+			                         i == 0 ? "" : ".", steps[i].key);
+	}
+}
+
+/* Set `path` in root to `value` (taken over, also on failure).  Objects made
+ * on the way and the value's nodes are indexed: at src's offsets when src is
+ * given, else at (key_off, val_off).  -1 with msg on failure. */
+static int set_path(cJSON *root, struct fs__jpos *pos, const char *path, cJSON *value,
+                    const cJSON *src, size_t key_off, size_t val_off,
+                    char *msg, size_t msg_len)
+{
+	struct step steps[MAX_STEPS];
+	const char *keys[64];
+	cJSON *cur = root, *child, *made;
+	char where[256];
+	const char *near;
+	size_t n, i, nk;
+	int size;
+
+	if (parse_path(path, steps, &n) != 0) {
+		snprintf(msg, msg_len, PATH_EXAMPLE);
+		goto fail;
+	}
+	if (steps[0].index < 0 && strcmp(steps[0].key, "variants") == 0) {
+		snprintf(msg, msg_len, "a variant cannot set \"variants\"");
+		goto fail;
+	}
+	if (value->string != NULL && !(value->type & cJSON_StringIsConst))
+		cJSON_free(value->string);
+	value->string = NULL;
+	value->type &= ~cJSON_StringIsConst;
+	for (i = 0; i < n; i++) {
+		prefix(steps, i, where, sizeof where);
+		if (steps[i].index >= 0) {
+			if (!cJSON_IsArray(cur)) {
+				snprintf(msg, msg_len, "%s is %s, not an array", where,
+				         fs__sc_type_name(cur));
+				goto fail;
+			}
+			size = cJSON_GetArraySize(cur);
+			if (steps[i].index >= size) {
+				snprintf(msg, msg_len, "index %ld is out of range: %s has %d "
+				         "element%s", steps[i].index, where, size,
+				         size == 1 ? "" : "s");
+				goto fail;
+			}
+			if (i + 1 == n) {
+				cJSON_ReplaceItemInArray(cur, (int)steps[i].index, value);
+				break;
+			}
+			cur = cJSON_GetArrayItem(cur, (int)steps[i].index);
+			continue;
+		}
+		if (!cJSON_IsObject(cur)) {
+			snprintf(msg, msg_len, "%s is %s, not an object", where,
+			         fs__sc_type_name(cur));
+			goto fail;
+		}
+		child = cJSON_GetObjectItemCaseSensitive(cur, steps[i].key);
+		if (i + 1 == n && cJSON_IsNull(value)) {
+			/* null removes the key: the default applies again */
+			cJSON_DeleteItemFromObjectCaseSensitive(cur, steps[i].key);
+			cJSON_Delete(value);
+			return 0;
+		}
+		if (i + 1 == n) {
+			if (child != NULL)
+				cJSON_ReplaceItemInObjectCaseSensitive(cur, steps[i].key, value);
+			else
+				cJSON_AddItemToObject(cur, steps[i].key, value);
+			break;
+		}
+		if (child == NULL && steps[i + 1].index >= 0) {
+			nk = 0;
+			for (child = cur->child; child != NULL && nk + 1 < 64; child = child->next)
+				keys[nk++] = child->string;
+			keys[nk] = NULL;
+			near = fs__suggest_nearest(steps[i].key, keys);
+			if (near != NULL)
+				snprintf(msg, msg_len, "no key \"%.100s\" at %.200s; did "
+				         "you mean \"%.100s\"?", steps[i].key, where, near);
+			else
+				snprintf(msg, msg_len, "no key \"%.100s\" at %.200s",
+				         steps[i].key, where);
+			goto fail;
+		}
+		if (child == NULL) {
+			made = cJSON_AddObjectToObject(cur, steps[i].key);
+			fs__jpos_alias(pos, made, NULL, key_off, val_off);
+			child = made;
+		}
+		cur = child;
+	}
+	fs__jpos_alias(pos, value, src, key_off, val_off);
+	return 0;
+fail:
+	cJSON_Delete(value);
+	return -1;
+}
+
+/* ---- "variants" in the file --------------------------------------------------------- */
+
+/* Apply variant node `v`'s sets to root; errors at the set's key. */
+static int apply_sets(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos, const cJSON *v)
+{
+	const cJSON *set = fs__sc_get(v, "set"), *e;
+	size_t koff, voff, saved;
+	char msg[512], quoted[200];
+
+	if (set == NULL)
+		return 0;
+	for (e = set->child; e != NULL; e = e->next) {
+		fs__jpos_lookup(pos, e, &koff, &voff);
+		if (set_path(root, pos, e->string, cJSON_Duplicate(e, 1), e, koff, voff,
+		             msg, sizeof msg) != 0) {
+			snprintf(quoted, sizeof quoted, "\"%.190s\"", e->string);
+			saved = fs__sc_push_key(sc, "set");
+			fs__sc_push_key(sc, quoted);
+			fs__sc_fail_at_key(sc, e, "%s", msg);
+			fs__sc_pop(sc, saved);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *node)
+{
+	const cJSON *v, *prev;
+	const char *name;
+	size_t i = 0, j, saved_i;
+	cJSON *copy;
+	int n, rc;
+
+	if (!cJSON_IsArray(node))
+		return fs__sc_fail_at(sc, node, "expected an array, found %s",
+		                      fs__sc_type_name(node));
+	n = cJSON_GetArraySize(node);
+	if (n > MAX_VARIANTS)
+		return fs__sc_fail_at(sc, node, "expected at most %d variants, found %d",
+		                      MAX_VARIANTS, n);
+	cJSON_ArrayForEach(v, node) {
+		saved_i = fs__sc_push_index(sc, i);
+		if (fs__sc_check_object(sc, v, VARIANT_KEYS) != 0 ||
+		    fs__sc_require(sc, v, "name") != 0 ||
+		    fs__sc_string(sc, v, "name", false, &name) < 0)
+			return -1;
+		j = 0;
+		for (prev = node->child; prev != v; prev = prev->next, j++)
+			if (strcmp(fs__sc_get(prev, "name")->valuestring, name) == 0)
+				return fs__sc_fail_member(sc, v, "name", "duplicate variant "
+				                          "name \"%s\" (also variants[%zu])",
+				                          name, j);
+		if (fs__sc_get(v, "set") != NULL && !cJSON_IsObject(fs__sc_get(v, "set")))
+			return fs__sc_fail_member(sc, v, "set", "expected an object of "
+			                          "\"json.path\": value, found %s",
+			                          fs__sc_type_name(fs__sc_get(v, "set")));
+		/* Paths must resolve in the base document: try them on a copy
+		 * (its new nodes land in sc's position table, harmlessly: every
+		 * node made later is indexed again when it is made). */
+		copy = cJSON_Duplicate(root, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(copy, "variants");
+		rc = apply_sets(sc, copy, (struct fs__jpos *)sc->pos, v);
+		cJSON_Delete(copy);
+		if (rc != 0)
+			return -1;
+		fs__sc_pop(sc, saved_i);
+		i++;
+	}
+	return 0;
+}
+
+static int apply_named(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
+                       const cJSON *variants, const char *variant)
+{
+	const char *names[MAX_VARIANTS + 1], *near;
+	const cJSON *v, *name;
+	size_t n = 0, saved;
+	char list[512];
+	int rc;
+
+	saved = fs__sc_push_key(sc, "variants");
+	if (variants == NULL) {
+		fs__sc_pop(sc, saved);
+		return fs_error_set(sc->err, sc->file, NULL, "unknown variant \"%.60s\": the "
+		                    "scenario defines no \"variants\"", variant);
+	}
+	if (fs__sc_check_variants(sc, root, variants) != 0)
+		return -1;
+	cJSON_ArrayForEach(v, variants) {
+		name = fs__sc_get(v, "name");
+		if (strcmp(name->valuestring, variant) == 0) {
+			fs__sc_push_index(sc, n);
+			rc = apply_sets(sc, root, pos, v);
+			fs__sc_pop(sc, saved);
+			return rc;
+		}
+		names[n++] = name->valuestring;
+	}
+	names[n] = NULL;
+	fs__suggest_join(names, ", ", list, sizeof list);
+	near = fs__suggest_nearest(variant, names);
+	if (near != NULL)
+		return fs__sc_fail_at(sc, variants, "unknown variant \"%.60s\"; did you "
+		                      "mean \"%s\"?", variant, near);
+	return fs__sc_fail_at(sc, variants, "unknown variant \"%.60s\"; expected one of: "
+	                      "%s", variant, list);
+}
+
+/* ---- command-line sets ---------------------------------------------------------------- */
+
+static int apply_cli_set(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
+                         const char *text, size_t i)
+{
+	const char *eq = strchr(text, '='), *end = NULL;
+	char where[600], msg[512], *path;
+	cJSON *value;
+	int rc;
+
+	snprintf(where, sizeof where, "--set %s", text);
+	if (eq == NULL || eq == text)
+		return fs_error_set(sc->err, where, NULL, "expected PATH=VALUE, such as "
+		                    "'fleet.pools[0].count=4' or 'fleet.strategy=\"relaunch\"'");
+	value = cJSON_ParseWithOpts(eq + 1, &end, 1);
+	if (value == NULL)
+		return fs_error_set(sc->err, where, NULL, "expected a JSON value");
+	path = fs_xmalloc((size_t)(eq - text) + 1);
+	memcpy(path, text, (size_t)(eq - text));
+	path[eq - text] = '\0';
+	rc = set_path(root, pos, path, value, NULL, FS__JPOS_SET_BASE + i,
+	              FS__JPOS_SET_BASE + i, msg, sizeof msg);
+	free(path);
+	if (rc != 0)
+		return fs_error_set(sc->err, where, NULL, "%s", msg);
+	return 0;
+}
+
+int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
+                         const char *variant, const char *const *sets, size_t n_sets)
+{
+	cJSON *variants;
+	size_t i;
+
+	if (variant == NULL && n_sets == 0)
+		return 0;
+	if (!cJSON_IsObject(root))
+		return 0;                /* the walk reports it */
+	variants = cJSON_DetachItemFromObjectCaseSensitive(root, "variants");
+	if (variant != NULL && apply_named(sc, root, pos, variants, variant) != 0) {
+		cJSON_Delete(variants);
+		return -1;
+	}
+	cJSON_Delete(variants);
+	for (i = 0; i < n_sets; i++)
+		if (apply_cli_set(sc, root, pos, sets[i], i) != 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,707 @@
+/*
+ * world_fleet.c — the fleet of one world: instances launched into pools and
+ * zones, their lives (provisioning -> starting -> serving -> notice or
+ * draining -> gone), spot interruptions (per-instance rate, zone-wide
+ * reclaims, replayed capacity traces), the spot strategy (relaunch,
+ * on-demand stand-ins), the autoscaler's periodic look, and the bill.
+ * Instances are never removed from the array (ids stay valid); a gone
+ * instance keeps its times for billing.
+ */
+#include "world_state.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "fleetsim/capacity.h"
+
+#define NO_ZONE UINT32_MAX
+
+static const struct fs_pool_cfg *pool_cfg(const struct fs_world *w, uint32_t p)
+{
+	return w->pools[p].cfg;
+}
+
+static bool takes_capacity(const struct fs__instance *in)
+{
+	return in->state != FS__INST_GONE;
+}
+
+/* Counts toward its pool's size: not gone, not under notice, not draining. */
+static bool counts(const struct fs__instance *in)
+{
+	return in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING ||
+	       in->state == FS__INST_SERVING;
+}
+
+/* Spot capacity left in zone z now (INT32_MAX: unlimited). */
+static int32_t zone_room(const struct fs_world *w, uint32_t z)
+{
+	const struct fs_zone_cfg *zc = &w->fleet->zones[z];
+	int32_t cap;
+
+	if (w->now_ns < w->zones[z].outage_until_ns)
+		return 0;                            /* MODEL: F9 */
+	if (zc->trace == NULL)
+		return INT32_MAX;
+	cap = fs_capacity_at(zc->trace, w->now_ns);   /* MODEL: F10 */
+	return cap - w->zones[z].spot_alive;
+}
+
+/* Instances of pool p (stand-ins excluded) alive in zone z. */
+static int pool_in_zone(const struct fs_world *w, uint32_t p, uint32_t z)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < w->n_insts; i++)
+		n += w->insts[i].pool == p && w->insts[i].zone == z && !w->insts[i].standin &&
+		     counts(&w->insts[i]);
+	return n;
+}
+
+/* MODEL: F4 — spreading puts a new instance in the pool's zone with the
+ * fewest of its instances (ties: in list order from a rotating start);
+ * otherwise the first zone with room. */
+static uint32_t pick_zone(struct fs_world *w, uint32_t p, bool spot)
+{
+	const struct fs_pool_cfg *pc = pool_cfg(w, p);
+	uint32_t best = NO_ZONE;
+	int best_n = 0;
+	size_t k;
+
+	for (k = 0; k < pc->n_zones; k++) {
+		uint32_t z = (uint32_t)pc->zones[(k + w->pools[p].next_zone) % pc->n_zones];
+		int n;
+
+		if (spot && zone_room(w, z) <= 0)
+			continue;
+		if (!pc->spread_zones)
+			return z;
+		n = pool_in_zone(w, p, z);
+		if (best == NO_ZONE || n < best_n) {
+			best = z;
+			best_n = n;
+		}
+	}
+	if (best != NO_ZONE)
+		w->pools[p].next_zone = (w->pools[p].next_zone + 1) % (uint32_t)pc->n_zones;
+	return best;
+}
+
+static fs_ns draw_delay_ns(struct fs_world *w, const struct fs_delay_cfg *d)
+{
+	double x = (double)d->mean_ns;
+
+	switch (d->kind) {
+	case FS_DELAY_FIXED:
+		break;
+	case FS_DELAY_UNIFORM:
+		x = (double)d->min_ns + fs_rng_uniform(w->fleet_rng) *
+		    (double)(d->max_ns - d->min_ns);
+		break;
+	case FS_DELAY_EXPONENTIAL:
+		x = fs_rng_exponential(w->fleet_rng, x);
+		break;
+	case FS_DELAY_LOGNORMAL: {
+		double s2 = log1p(d->cv * d->cv);
+
+		x = x > 0 ? fs_rng_lognormal(w->fleet_rng, log(x) - s2 / 2, sqrt(s2)) : 0;
+		break;
+	}
+	}
+	return x < 0 ? 0 : (fs_ns)llround(x);
+}
+
+/* MODEL: F3 — a cold start takes the weights' download, their load into GPU
+ * memory, and the engine's start-up, one after another. */
+static fs_ns cold_start_ns(const struct fs_pool_cfg *pc)
+{
+	double weights_bytes = pc->llm->mem.weights_bytes_per_gpu * pc->llm->perf.tp;
+	double s = weights_bytes / pc->download_bytes_per_s +
+	           pc->llm->mem.weights_bytes_per_gpu / pc->load_bytes_per_s;
+
+	return (fs_ns)llround(s * 1e9) + pc->engine_start_ns;
+}
+
+static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
+{
+	struct fs__instance *in;
+	uint32_t ii;
+
+	fs_xgrow((void **)&w->insts, &w->cap_insts, w->n_insts + 1, sizeof *w->insts);
+	ii = (uint32_t)w->n_insts++;
+	in = &w->insts[ii];
+	*in = (struct fs__instance){ 0 };
+	in->pool = p;
+	in->zone = z;
+	in->spot = pool_cfg(w, p)->pricing == FS_PRICING_SPOT;
+	in->requested_ns = w->now_ns;
+	in->billed_from_ns = in->serving_from_ns = in->gone_ns = -1;
+	if (in->spot)
+		w->zones[z].spot_alive++;
+	w->rec.result->fleet.pools[p].launches++;
+	return ii;
+}
+
+static void schedule_interruption(struct fs_world *w, uint32_t ii)
+{
+	const struct fs_spot_cfg *sp = &pool_cfg(w, w->insts[ii].pool)->spot;
+	double mean_ns;
+
+	if (!w->insts[ii].spot || sp->interrupt_rate_per_h <= 0)
+		return;
+	/* MODEL: F8 — interruptions of a running spot instance are Poisson. */
+	mean_ns = 3600e9 / sp->interrupt_rate_per_h;
+	w->insts[ii].life_ev = fs_eventq_push(w->q, w->now_ns +
+		(fs_ns)llround(fs_rng_exponential(w->spot_rng, mean_ns)), FS_EV_SPOT_NOTICE, ii, 0);
+}
+
+static void start_serving(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+	struct fs_error err;
+
+	in->state = FS__INST_SERVING;
+	in->serving_from_ns = w->now_ns;
+	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step,
+	                                 fs__world_cost_ctx_alloc(&pc->llm->perf), &err);
+	if (in->engine == NULL) {
+		fs_error_print(&err);
+		fs__world_fail(w, "engine configuration rejected after loading",
+		               __FILE__, __LINE__);
+	}
+	w->kv_total_llm += pc->llm->sched.kv_blocks;
+}
+
+/* Launch one instance into pool p.  False when a spot pool found no room
+ * (a retry is scheduled).  A warm instance serves at once (t = 0 only). */
+static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
+                   int standin_for)
+{
+	const struct fs_pool_cfg *pc = pool_cfg(w, p);
+	bool spot = pc->pricing == FS_PRICING_SPOT;
+	uint32_t z = pick_zone(w, p, spot), ii;
+	struct fs__instance *in;
+
+	if (z == NO_ZONE) {
+		w->rec.result->fleet.pools[p].failed_launches++;
+		if (!w->pools[p].retry_pending) {
+			w->pools[p].retry_pending = true;
+			fs_eventq_push(w->q, w->now_ns + pc->spot.relaunch_retry_ns,
+			               FS_EV_LAUNCH_RETRY, p, 0);
+		}
+		return false;
+	}
+	ii = new_instance(w, p, z);
+	in = &w->insts[ii];
+	in->replacement = replacement;
+	if (standin_for >= 0) {
+		in->standin = true;
+		in->standin_for = (uint32_t)standin_for;
+		w->pools[standin_for].standins++;
+	} else {
+		w->pools[p].alive++;
+	}
+	if (warm) {
+		in->billed_from_ns = w->now_ns;
+		start_serving(w, ii);
+		schedule_interruption(w, ii);
+		return true;
+	}
+	in->state = FS__INST_PROVISIONING;
+	in->life_ev = fs_eventq_push(w->q, w->now_ns + draw_delay_ns(w, &pc->provisioning),
+	                             FS_EV_INSTANCE_UP, ii, 0);
+	return true;
+}
+
+/* Launch until pool p has its target (or a spot launch finds no room).  A
+ * launch that replaces a reclaimed instance is marked, for the cost of its
+ * cold start (MODEL: F13). */
+static void fill(struct fs_world *w, uint32_t p)
+{
+	while (w->pools[p].alive < w->pools[p].target) {
+		bool replacement = w->pools[p].replacements_due > 0;
+
+		if (!launch(w, p, false, replacement, -1))
+			break;
+		if (replacement)
+			w->pools[p].replacements_due--;
+	}
+}
+
+static void go_gone(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+	bool counted = counts(in);
+
+	FS__WORLD_CHECK(w, in->outstanding == 0, "instance gone with requests on it");
+	fs_eventq_cancel(w->q, in->life_ev);
+	if (in->engine != NULL) {
+		w->kv_total_llm -= pc->llm->sched.kv_blocks;
+		free(fs_llm_engine_cost_ctx(in->engine));
+		fs_llm_engine_free(in->engine);
+		in->engine = NULL;
+	}
+	if (in->spot && takes_capacity(in))
+		w->zones[in->zone].spot_alive--;
+	if (counted && in->standin)
+		w->pools[in->standin_for].standins--;
+	else if (counted)
+		w->pools[in->pool].alive--;
+	in->state = FS__INST_GONE;
+	in->gone_ns = w->now_ns;
+	fs__world_llm_note_levels(w);
+}
+
+/* Serving spot instances of pool p (under no notice). */
+static int serving_count(const struct fs_world *w, uint32_t p)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < w->n_insts; i++)
+		n += w->insts[i].pool == p && !w->insts[i].standin &&
+		     w->insts[i].state == FS__INST_SERVING;
+	return n;
+}
+
+/* Stop an instance taking work: one not yet serving goes at once, a serving
+ * one drains (gone when empty). */
+static void release(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+
+	if (in->state != FS__INST_SERVING) {
+		go_gone(w, ii);
+		return;
+	}
+	in->state = FS__INST_DRAINING;
+	if (in->standin)
+		w->pools[in->standin_for].standins--;
+	else
+		w->pools[in->pool].alive--;
+	if (in->outstanding == 0)
+		go_gone(w, ii);
+}
+
+/* MODEL: F12 — FALLBACK keeps (target - serving spot instances) on-demand
+ * stand-ins of the fallback pool, so they cover both the time spot is short
+ * and the cold start of its replacement; surplus stand-ins are released,
+ * those not yet serving first. */
+static void rebalance_fallback(struct fs_world *w, uint32_t p)
+{
+	const struct fs_pool_cfg *pc = pool_cfg(w, p);
+	int wanted, i;
+
+	if (w->fleet->strategy != FS_STRATEGY_FALLBACK || pc->pricing != FS_PRICING_SPOT ||
+	    pc->fallback_pool < 0)
+		return;
+	wanted = w->pools[p].target - serving_count(w, p);
+	if (wanted < 0)
+		wanted = 0;
+	while (w->pools[p].standins < wanted)
+		launch(w, (uint32_t)pc->fallback_pool, false, true, (int)p);
+	for (i = 0; i < 2 && w->pools[p].standins > wanted; i++) {
+		size_t k;
+
+		for (k = w->n_insts; k-- > 0 && w->pools[p].standins > wanted;) {
+			struct fs__instance *in = &w->insts[k];
+
+			if (in->standin && in->standin_for == p && counts(in) &&
+			    (i == 1 || in->state != FS__INST_SERVING))
+				release(w, (uint32_t)k);
+		}
+	}
+}
+
+static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+
+	if (in->state == FS__INST_GONE)
+		return;
+	if (stage == 0) {
+		/* MODEL: F2 — billing starts when the machine runs. */
+		in->state = FS__INST_STARTING;
+		in->billed_from_ns = w->now_ns;
+		in->life_ev = fs_eventq_push(w->q, w->now_ns + cold_start_ns(pc),
+		                             FS_EV_INSTANCE_UP, ii, 1);
+		return;
+	}
+	start_serving(w, ii);
+	schedule_interruption(w, ii);
+	fs__world_llm_instance_ready(w, ii);
+	rebalance_fallback(w, in->standin ? in->standin_for : in->pool);
+}
+
+/* A reclaim notice for instance ii (MODEL: F7). */
+static void notice(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+	uint32_t p = in->pool;
+
+	if (in->state == FS__INST_GONE || in->state == FS__INST_NOTICE)
+		return;
+	fs_eventq_cancel(w->q, in->life_ev);
+	if (in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING) {
+		w->rec.result->fleet.pools[p].reclaims++;
+		go_gone(w, ii);
+	} else {
+		if (in->state == FS__INST_SERVING)
+			w->pools[p].alive--;
+		in->state = FS__INST_NOTICE;
+		if (pc->spot.in_flight == FS_INFLIGHT_REQUEUE)
+			fs__world_llm_evacuate(w, ii, false);
+		in->life_ev = fs_eventq_push(w->q, w->now_ns + pc->spot.notice_ns,
+		                             FS_EV_SPOT_RECLAIM, ii, 0);
+	}
+	/* MODEL: F11 — the strategy decides whether the capacity is replaced. */
+	if (w->fleet->strategy == FS_STRATEGY_NONE) {
+		w->pools[p].target = w->pools[p].alive;
+	} else {
+		w->pools[p].replacements_due++;
+		fill(w, p);
+	}
+	rebalance_fallback(w, p);
+}
+
+static void on_reclaim(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+
+	if (in->state != FS__INST_NOTICE)
+		return;
+	fs__world_llm_evacuate(w, ii, pc->spot.in_flight == FS_INFLIGHT_FAIL);
+	w->rec.result->fleet.pools[in->pool].reclaims++;
+	go_gone(w, ii);
+}
+
+void fs__world_fleet_instance_empty(struct fs_world *w, uint32_t ii)
+{
+	if (w->insts[ii].state == FS__INST_DRAINING)
+		go_gone(w, ii);
+}
+
+/* Zone-wide reclaim rate and outage: the largest of the spot pools using z. */
+static void zone_reclaim_params(const struct fs_world *w, uint32_t z, double *rate_per_h,
+                                fs_ns *outage_ns)
+{
+	size_t p, k;
+
+	*rate_per_h = 0;
+	*outage_ns = 0;
+	for (p = 0; p < w->fleet->n_pools; p++) {
+		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
+
+		if (pc->pricing != FS_PRICING_SPOT)
+			continue;
+		for (k = 0; k < pc->n_zones; k++) {
+			if ((uint32_t)pc->zones[k] != z)
+				continue;
+			*rate_per_h = fmax(*rate_per_h, pc->spot.zone_reclaim_rate_per_h);
+			if (pc->spot.zone_outage_ns > *outage_ns)
+				*outage_ns = pc->spot.zone_outage_ns;
+		}
+	}
+}
+
+static void schedule_zone_reclaim(struct fs_world *w, uint32_t z)
+{
+	double rate_per_h;
+	fs_ns outage_ns;
+
+	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
+	if (rate_per_h > 0)
+		fs_eventq_push(w->q, w->now_ns + (fs_ns)llround(
+			fs_rng_exponential(w->spot_rng, 3600e9 / rate_per_h)),
+			FS_EV_ZONE_RECLAIM, z, 0);
+}
+
+static void retry_spot_pools(struct fs_world *w)
+{
+	size_t p;
+
+	for (p = 0; p < w->fleet->n_pools; p++)
+		if (pool_cfg(w, (uint32_t)p)->pricing == FS_PRICING_SPOT)
+			fill(w, (uint32_t)p);
+}
+
+/* MODEL: F9 — a zone reclaim notices every spot instance in the zone and
+ * leaves it without capacity for the outage. */
+static void on_zone_reclaim(struct fs_world *w, uint32_t z)
+{
+	double rate_per_h;
+	fs_ns outage_ns;
+	size_t i;
+
+	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
+	w->zones[z].outage_until_ns = w->now_ns + outage_ns;
+	for (i = 0; i < w->n_insts; i++)
+		if (w->insts[i].spot && w->insts[i].zone == z)
+			notice(w, (uint32_t)i);
+	schedule_zone_reclaim(w, z);
+}
+
+/* MODEL: F10 — when a zone's traced capacity falls below its spot instances,
+ * the most recently launched ones are reclaimed (with notice). */
+static void on_capacity(struct fs_world *w, uint32_t z)
+{
+	const struct fs_capacity_trace *t = w->fleet->zones[z].trace;
+	fs_ns next_ns = fs_capacity_next_change(t, w->now_ns);
+	int32_t cap = fs_capacity_at(t, w->now_ns);
+	int live = 0;
+	size_t i;
+
+	for (i = 0; i < w->n_insts; i++)
+		live += w->insts[i].spot && w->insts[i].zone == z && counts(&w->insts[i]);
+	for (i = w->n_insts; i-- > 0 && live > cap;) {
+		if (w->insts[i].spot && w->insts[i].zone == z && counts(&w->insts[i])) {
+			notice(w, (uint32_t)i);
+			live--;
+		}
+	}
+	if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
+		fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, z, 0);
+	retry_spot_pools(w);
+}
+
+/* ---- autoscaling --------------------------------------------------------- */
+
+static double clock_hour(const struct fs_world *w)
+{
+	double h = w->sc->sim.start_hour + (double)w->now_ns / 3600e9;
+
+	return fmod(h, 24.0);
+}
+
+static double pool_metric(struct fs_world *w, uint32_t p, enum fs_scale_metric m,
+                          double *busy)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	double waiting = (double)w->n_unrouted, kv = 0, busy_ns = 0;
+	int serving = 0;
+	size_t i;
+
+	for (i = 0; i < w->n_insts; i++) {
+		struct fs__instance *in = &w->insts[i];
+
+		if (in->pool != p || in->standin || in->state != FS__INST_SERVING)
+			continue;
+		serving++;
+		waiting += (double)in->waiting;
+		kv += (double)in->kv_used / (double)pool_cfg(w, p)->llm->sched.kv_blocks;
+		busy_ns += in->busy_ns - in->busy_mark_ns;
+		in->busy_mark_ns = in->busy_ns;
+	}
+	*busy = serving > 0 ? busy_ns / ((double)serving * (double)ac->interval_ns) : 0;
+	switch (m) {
+	case FS_SCALE_QUEUE_LEN:
+		return waiting / (serving > 0 ? serving : 1);
+	case FS_SCALE_KV_USE:
+		return serving > 0 ? kv / serving : 0;
+	case FS_SCALE_BUSY:
+		return *busy;
+	}
+	return 0;
+}
+
+/* Scale in by one: an instance not yet serving, else the serving one with
+ * the fewest outstanding requests (the latest on a tie). */
+static void scale_in_one(struct fs_world *w, uint32_t p)
+{
+	size_t i, best = SIZE_MAX;
+
+	for (i = w->n_insts; i-- > 0;) {
+		const struct fs__instance *in = &w->insts[i];
+
+		if (in->pool != p || in->standin || !counts(in))
+			continue;
+		if (in->state != FS__INST_SERVING) {
+			best = i;
+			break;
+		}
+		if (best == SIZE_MAX || in->outstanding < w->insts[best].outstanding)
+			best = i;
+	}
+	if (best != SIZE_MAX)
+		release(w, (uint32_t)best);
+}
+
+static void on_autoscale(struct fs_world *w)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	uint32_t p = (uint32_t)ac->pool;
+	struct fs_autoscale_input in;
+	int desired;
+
+	in.now_ns = w->now_ns;
+	in.clock_hour = clock_hour(w);
+	in.current = w->pools[p].alive;
+	in.metric = pool_metric(w, p, ac->metric, &in.busy);
+	desired = fs_autoscale_decide(ac, pool_cfg(w, p), &w->pools[p].scale, &in);
+	w->pools[p].target = desired;
+	if (desired > w->pools[p].alive)
+		fill(w, p);
+	while (w->pools[p].alive > desired)
+		scale_in_one(w, p);
+	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
+}
+
+/* ---- lifecycle of the fleet ------------------------------------------------ */
+
+void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication)
+{
+	const struct fs_fleet_cfg *f = &w->sc->fleet;
+	size_t p, z;
+	int k;
+
+	w->fleet = f;
+	w->pools = fs_xcalloc(f->n_pools, sizeof *w->pools);
+	w->zones = fs_xcalloc(f->n_zones, sizeof *w->zones);
+	w->fleet_rng = fs_rng_alloc(seed, replication, FS_STREAM_FLEET, 0);
+	w->spot_rng = fs_rng_alloc(seed, replication, FS_STREAM_SPOT, 0);
+	w->routing_rng = fs_rng_alloc(seed, replication, FS_STREAM_ROUTING, 0);
+	w->unrouted_head = w->unrouted_tail = FS__WORLD_NO_SLOT;
+	for (p = 0; p < f->n_pools; p++) {
+		struct fs__pool *pool = &w->pools[p];
+
+		pool->cfg = &f->pools[p];
+		pool->perf = &f->pools[p].llm->perf;
+		pool->target = pool->cfg->count +
+		               (pool->cfg->pricing == FS_PRICING_SPOT ? pool->cfg->overprovision : 0);
+		fs_autoscale_state_init(&pool->scale);
+	}
+	for (p = 0; p < f->n_pools; p++)
+		for (k = 0; k < w->pools[p].target; k++)
+			launch(w, (uint32_t)p, w->pools[p].cfg->warm_start &&
+			       k < w->pools[p].cfg->count, false, -1);
+	for (p = 0; p < f->n_pools; p++)
+		rebalance_fallback(w, (uint32_t)p);
+	for (z = 0; z < f->n_zones; z++) {
+		if (f->zones[z].trace != NULL) {
+			fs_ns next_ns = fs_capacity_next_change(f->zones[z].trace, 0);
+
+			if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
+				fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, (uint32_t)z, 0);
+		}
+		schedule_zone_reclaim(w, (uint32_t)z);
+	}
+	if (f->autoscale.enabled)
+		fs_eventq_push(w->q, f->autoscale.interval_ns, FS_EV_AUTOSCALE, 0, 0);
+}
+
+void fs__world_fleet_fini(struct fs_world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_insts; i++) {
+		if (w->insts[i].engine != NULL) {
+			free(fs_llm_engine_cost_ctx(w->insts[i].engine));
+			fs_llm_engine_free(w->insts[i].engine);
+		}
+	}
+	free(w->insts);
+	free(w->pools);
+	free(w->zones);
+	free(w->cand);
+	fs_rng_free(w->fleet_rng);
+	fs_rng_free(w->spot_rng);
+	fs_rng_free(w->routing_rng);
+	w->insts = NULL;
+	w->pools = NULL;
+	w->zones = NULL;
+	w->cand = NULL;
+}
+
+void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a,
+                           int64_t b)
+{
+	switch (kind) {
+	case FS_EV_INSTANCE_UP:
+		on_instance_up(w, a, b);
+		break;
+	case FS_EV_SPOT_NOTICE:
+		notice(w, a);
+		break;
+	case FS_EV_SPOT_RECLAIM:
+		on_reclaim(w, a);
+		break;
+	case FS_EV_ZONE_RECLAIM:
+		on_zone_reclaim(w, a);
+		break;
+	case FS_EV_CAPACITY:
+		on_capacity(w, a);
+		break;
+	case FS_EV_LAUNCH_RETRY:
+		w->pools[a].retry_pending = false;
+		fill(w, a);
+		rebalance_fallback(w, a);
+		break;
+	case FS_EV_AUTOSCALE:
+		on_autoscale(w);
+		break;
+	case FS_EV_ARRIVAL:
+	case FS_EV_SERVICE_DONE:
+	case FS_EV_HORIZON:
+	case FS_EV_STEP_DONE:
+		fs__world_fail(w, "not a fleet event", __FILE__, __LINE__);
+	}
+	fs__world_llm_note_levels(w);
+}
+
+/* MODEL: F13 — the bill of one instance, and which part of it was idle or
+ * lost to spot reclaims. */
+static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_ns end_ns)
+{
+	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
+	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
+	fs_ns until_ns = in->gone_ns >= 0 ? in->gone_ns : end_ns;
+	double alive_ns, usd, cold_ns;
+
+	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
+		return;
+	alive_ns = (double)(until_ns - in->billed_from_ns);
+	pr->alive_ns += alive_ns;
+	if (in->serving_from_ns >= 0)
+		pr->serving_ns += (double)(until_ns - in->serving_from_ns);
+	if (pc->pricing == FS_PRICING_MONTHLY)
+		return;                              /* billed per pool below */
+	usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
+	pr->usd += usd;
+	pr->idle_usd += usd * fmax(0.0, 1.0 - in->busy_ns / alive_ns);
+	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
+	                   in->billed_from_ns);
+	if (in->replacement)
+		pr->lost_usd += usd * cold_ns / alive_ns;
+	if (in->tokens_lost > 0 && in->tokens_processed > 0)
+		pr->lost_usd += usd * (in->busy_ns / alive_ns) *
+		                fmin(1.0, in->tokens_lost / in->tokens_processed);
+}
+
+void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
+{
+	struct fs_fleet_result *fr = &w->rec.result->fleet;
+	size_t i, p;
+
+	for (i = 0; i < w->n_insts; i++)
+		bill_instance(w, &w->insts[i], end_ns);
+	for (p = 0; p < w->fleet->n_pools; p++) {
+		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
+		struct fs_pool_result *pr = &fr->pools[p];
+
+		pr->kv_blocks_per_instance = pc->llm->sched.kv_blocks;
+		if (pc->pricing == FS_PRICING_MONTHLY) {
+			/* MODEL: B4 — monthly instances are paid whether used or not. */
+			double fee = fs_billing_monthly_usd(pc, end_ns) * pc->count;
+			double capacity_ns = (double)end_ns * pc->count;
+
+			pr->usd += fee;
+			pr->idle_usd += fee * fmax(0.0, 1.0 - pr->busy_ns / capacity_ns);
+		}
+	}
+}
