@@ -77,7 +77,8 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 	if (g->has_slo) {
 		fprintf(out, "   %-16s", "SLO attainment");
 		cell(out, &g->slo_attainment, 14);
-		fprintf(out, "  (target %.4g)", g->slo_target);
+		if (isfinite(g->slo_target))
+			fprintf(out, "  (target %.4g)", g->slo_target);
 	}
 	fputc('\n', out);
 }
@@ -119,7 +120,7 @@ static void cost_block(FILE *out, const struct fs_summary *s)
 	cell(out, &c->usd_per_1m_output_tokens, 14);
 	fprintf(out, "\n%-16s", "idle USD");
 	cell(out, &c->idle_usd, 18);
-	fprintf(out, "   %-16s", "lost to reclaims");
+	fprintf(out, "   %-16s", "lost (reclaims)");
 	cell(out, &c->lost_usd, 14);
 	fputc('\n', out);
 	for (p = 0; p < s->n_pools; p++) {
