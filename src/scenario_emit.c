@@ -3,6 +3,7 @@
  * durations in their shortest exact unit, and numbers with the fewest
  * digits that read back exactly (cJSON's own printer loses 2^53).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,4 +34,25 @@ void fs__sc_print_number(cJSON *obj, const char *key, double v)
 	if (prec == 17)
 		snprintf(buf, sizeof buf, "%.17g", v);
 	cJSON_AddRawToObject(obj, key, buf);
+}
+
+void fs__sc_print_inverse(cJSON *obj, const char *key, double stored, double guess,
+                          double (*forward)(double x, double arg), double arg)
+{
+	double up = guess, down = guess;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		if (forward(up, arg) == stored) {
+			fs__sc_print_number(obj, key, up);
+			return;
+		}
+		if (forward(down, arg) == stored) {
+			fs__sc_print_number(obj, key, down);
+			return;
+		}
+		up = nextafter(up, INFINITY);
+		down = nextafter(down, -INFINITY);
+	}
+	fs__sc_print_number(obj, key, guess);
 }

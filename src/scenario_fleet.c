@@ -56,65 +56,6 @@ static const enum fs_capacity_format FORMATS[] = {
 
 /* ---- shared helpers ------------------------------------------------------------ */
 
-int fs__sc_find_name_at(struct fs__sc *sc, const cJSON *node, const char *what,
-                        const char *const *names, size_t n, int *out)
-{
-	const char **list;
-	const char *near;
-	size_t i, m = 0;
-
-	if (!cJSON_IsString(node))
-		return fs__sc_fail_at(sc, node, "expected a string, found %s",
-		                      fs__sc_type_name(node));
-	for (i = 0; i < n; i++) {
-		if (names[i] != NULL && strcmp(names[i], node->valuestring) == 0) {
-			*out = (int)i;
-			return 0;
-		}
-	}
-	list = fs_xcalloc(n + 1, sizeof *list);
-	for (i = 0; i < n; i++)
-		if (names[i] != NULL)
-			list[m++] = names[i];
-	near = fs__suggest_nearest(node->valuestring, list);
-	free(list);
-	if (near != NULL)
-		return fs__sc_fail_at(sc, node, "unknown %s \"%.60s\"; did you mean "
-		                      "\"%s\"?", what, node->valuestring, near);
-	return fs__sc_fail_at(sc, node, "unknown %s \"%.60s\"", what, node->valuestring);
-}
-
-int fs__sc_find_name(struct fs__sc *sc, const cJSON *obj, const char *key,
-                     const char *what, const char *const *names, size_t n, int *out)
-{
-	size_t saved = fs__sc_push_key(sc, key);
-	int rc = fs__sc_find_name_at(sc, fs__sc_get(obj, key), what, names, n, out);
-
-	fs__sc_pop(sc, saved);
-	return rc;
-}
-
-void fs__sc_print_inverse(cJSON *obj, const char *key, double stored, double guess,
-                          double (*forward)(double x, double arg), double arg)
-{
-	double up = guess, down = guess;
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		if (forward(up, arg) == stored) {
-			fs__sc_print_number(obj, key, up);
-			return;
-		}
-		if (forward(down, arg) == stored) {
-			fs__sc_print_number(obj, key, down);
-			return;
-		}
-		up = nextafter(up, INFINITY);
-		down = nextafter(down, -INFINITY);
-	}
-	fs__sc_print_number(obj, key, guess);
-}
-
 /* ---- zones ------------------------------------------------------------------------ */
 
 static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z)

@@ -107,6 +107,7 @@ bool fs_world_step(struct fs_world *w)
 		break;
 	case FS_EV_STEP_DONE:
 		fs__world_llm_step_done(w, ev.a);
+		fs__world_fleet_after_step(w, ev.a);
 		break;
 	case FS_EV_HORIZON:
 		w->ended = true;

@@ -381,9 +381,9 @@ static void on_reclaim(struct fs_world *w, uint32_t ii)
 	go_gone(w, ii);
 }
 
-void fs__world_fleet_instance_empty(struct fs_world *w, uint32_t ii)
+void fs__world_fleet_after_step(struct fs_world *w, uint32_t ii)
 {
-	if (w->insts[ii].state == FS__INST_DRAINING)
+	if (w->insts[ii].state == FS__INST_DRAINING && w->insts[ii].outstanding == 0)
 		go_gone(w, ii);
 }
 

@@ -248,9 +248,6 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	}
 	record_step(w, in, &rep);
 	fs__world_llm_kick(w, ii);
-	if (in->outstanding == 0 &&
-	    (in->state == FS__INST_NOTICE || in->state == FS__INST_DRAINING))
-		fs__world_fleet_instance_empty(w, ii);
 	fs__world_llm_note_levels(w);
 }
 

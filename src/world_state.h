@@ -163,8 +163,9 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 void fs__world_fleet_fini(struct fs_world *w);
 void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a,
                            int64_t b);
-/* An instance under notice or draining became empty: let it go if due. */
-void fs__world_fleet_instance_empty(struct fs_world *w, uint32_t inst);
+/* After an iteration of instance inst: a draining instance that became
+ * empty is gone. */
+void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
 /* Bill and close the fleet at end_ns into the result. */
 void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns);
 /* Levels changed: push queue length, busy instances and KV use to the
