@@ -140,6 +140,8 @@ static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
 	if (in->spot)
 		w->zones[z].spot_alive++;
 	w->rec.result->fleet.pools[p].launches++;
+	if (++w->pools[p].live > (int)w->rec.result->fleet.pools[p].peak_alive)
+		w->rec.result->fleet.pools[p].peak_alive = (uint64_t)w->pools[p].live;
 	return ii;
 }
 
@@ -252,6 +254,7 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 		w->pools[in->pool].alive--;
 	in->state = FS__INST_GONE;
 	in->gone_ns = w->now_ns;
+	w->pools[in->pool].live--;
 	fs__world_llm_note_levels(w);
 }
 

@@ -75,6 +75,7 @@ struct fs__pool {
 	int target;                  /* instances wanted (spot: count + overprovision) */
 	int alive;                   /* instances not gone and not draining */
 	int standins;                /* FALLBACK stand-ins alive for this spot pool */
+	int live;                    /* instances of this pool not gone */
 	uint32_t next_zone;          /* round-robin position when spreading */
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */

@@ -196,6 +196,40 @@ static void test_fleet_world_spot_runs_do_not_depend_on_threads(void **state)
 	fs_scenario_free(sc);
 }
 
+/* Target tracking adds instances under load (after their cold start) and
+ * idle release gives them back when the load is gone. */
+static void test_fleet_world_autoscaler_follows_the_load(void **state)
+{
+	struct fs_scenario *busy = scenario(12.0, "1h",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"min\": 1, \"max\": 4}], "
+		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"queue_len\", \"target\": 4, "
+		"\"interval\": \"30s\", \"cooldown_out\": \"2m\"}}");
+	struct fs_scenario *quiet = scenario(0.05, "2h",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 3, \"min\": 1, \"max\": 3}], "
+		"\"autoscale\": {\"pool\": \"od\", \"target\": 4, "
+		"\"idle_release\": {\"busy_below\": 0.5, \"for\": \"10m\"}}}");
+	struct fs_rep_result **rb = run(busy, 2, false), **rq = run(quiet, 2, false);
+
+	(void)state;
+	check_conservation(rb, 4);
+	check_conservation(rq, 4);
+	print_message("busy: %llu launches, peak %llu, %.2f instance-hours; quiet: %.2f "
+	              "instance-hours\n", (unsigned long long)rb[0]->fleet.pools[0].launches,
+	              (unsigned long long)rb[0]->fleet.pools[0].peak_alive,
+	              rb[0]->fleet.pools[0].alive_ns / 3600e9,
+	              rq[0]->fleet.pools[0].alive_ns / 3600e9);
+	assert_true(rb[0]->fleet.pools[0].launches > 1);
+	assert_true(rb[0]->fleet.pools[0].peak_alive > 1);
+	assert_true(rb[0]->fleet.pools[0].peak_alive <= 4);     /* max */
+	assert_true(rb[0]->fleet.pools[0].alive_ns > 1.5 * 3600e9);
+	assert_true(rq[0]->fleet.pools[0].alive_ns < 0.8 * 3 * 2 * 3600e9);
+	assert_true(rq[0]->fleet.pools[0].alive_ns >= 2 * 3600e9);   /* min 1 kept */
+	fs_replicate_free(rb, 4);
+	fs_replicate_free(rq, 4);
+	fs_scenario_free(busy);
+	fs_scenario_free(quiet);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_fleet_world_no_new_work_after_a_notice),
 		cmocka_unit_test(test_fleet_world_cold_start_covers_weights_over_bandwidth),
 		cmocka_unit_test(test_fleet_world_spot_runs_do_not_depend_on_threads),
+		cmocka_unit_test(test_fleet_world_autoscaler_follows_the_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
