@@ -5,11 +5,32 @@
 #   make bench      build and run the benchmarks
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
+#   make MPI=1      the MPI build: ./fleetsim-mpi from build-mpi/ with mpicc
+#                   (src/par_mpi.c instead of src/par_serial.c), plus the probe
+#                   build-mpi/tests/par_mpi_probe that tests/test_par_mpi.c runs
 #   WERROR=1        adds -Werror;  PREFIX=/usr/local for make install
 
 PREFIX  ?= /usr/local
+# The MPI build lives beside the default one and never overwrites ./fleetsim.
+# Only it needs Open MPI (Debian: openmpi-bin libopenmpi-dev); CC is the
+# mpicc wrapper, which supplies the include and library flags itself.
+ifeq ($(MPI),1)
+MPICC   ?= mpicc
+ifeq ($(filter clean,$(MAKECMDGOALS))$(shell command -v $(MPICC) 2>/dev/null),)
+$(error MPI=1 needs $(MPICC): apt-get install openmpi-bin libopenmpi-dev, or scripts/deps.sh openmpi-bin libopenmpi-dev)
+endif
+CC      := $(MPICC)
+BUILD   ?= build-mpi
+BIN     := fleetsim-mpi
+PAR_OFF := src/par_serial.c
+MPI_DEFS := -DFS_MPI
+else
 BUILD   ?= build
+BIN     := fleetsim
 CC      ?= cc
+PAR_OFF := src/par_mpi.c
+MPI_DEFS :=
+endif
 PKGS    := gsl libcjson
 OPT     ?= -O2 -g
 
@@ -26,23 +47,26 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
-           -ffp-contract=off -fopenmp -Iinclude $(PKG_CFLAGS) $(SAN)
+           -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN)
 LDFLAGS += -fopenmp $(SAN)
 LDLIBS  += $(PKG_LIBS) -lm
 
 MAIN_SRC := src/main.c
-LIB_SRC  := $(filter-out $(MAIN_SRC),$(wildcard src/*.c))
+LIB_SRC  := $(filter-out $(MAIN_SRC) $(PAR_OFF),$(wildcard src/*.c))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 LIB      := $(BUILD)/libfleetsim.a
-BIN      := fleetsim
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL_OBJ := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/util_*.c))
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# Programs the tests launch under mpirun; built only by make MPI=1.
+ifeq ($(MPI),1)
+MPI_PROBE := $(BUILD)/tests/par_mpi_probe
+endif
 
 .PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests
-all: $(BIN)
+all: $(BIN) $(MPI_PROBE)
 
 deps:
 	@scripts/deps.sh
@@ -64,6 +88,9 @@ $(BUILD)/tests/%.o: tests/%.c
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_UTIL_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/par_mpi_probe: $(BUILD)/tests/par_mpi_probe.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -106,6 +133,7 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
 
 clean:
-	rm -rf build build-asan build-ubsan $(BIN)
+	rm -rf build build-asan build-ubsan build-mpi fleetsim fleetsim-mpi
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d) \
+	$(MPI_PROBE:=.d)

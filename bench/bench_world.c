@@ -66,6 +66,7 @@ static void run_case(const char *label, int servers, fs_ns horizon_ns, int reps,
 
 	build(&sc, &cls, servers, horizon_ns, reps);
 	opts.replications = reps;
+	opts.first_replication = 0;
 	opts.threads = threads;
 	opts.seed = 1;
 	opts.record_first = false;

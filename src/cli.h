@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 int fs__cli_run(int argc, char **argv);
+int fs__cli_sweep(int argc, char **argv);
 int fs__cli_validate(int argc, char **argv);
 int fs__cli_catalog(int argc, char **argv);
 int fs__cli_estimate(int argc, char **argv);
@@ -17,6 +18,11 @@ int fs__cli_estimate(int argc, char **argv);
  * "fleetsim CMD: OPTION: expected ..., found "TEXT"" and returns -1. */
 int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
                       int64_t lo, int64_t hi, int64_t *out);
+
+/* Parse a relative target such as "2%" or "0.02" into (0, 1); on failure
+ * prints the error and returns -1. */
+int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text,
+                           double *out);
 
 /* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
  * return FS_EXIT_INPUT. */

@@ -27,6 +27,27 @@ int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
 	return 0;
 }
 
+int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text,
+                           double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end != text && *end == '%' && end[1] == '\0') {
+		v /= 100.0;
+		end++;
+	}
+	if (text[0] == '\0' || *end != '\0' || errno == ERANGE || !(v > 0 && v < 1)) {
+		fprintf(stderr, "fleetsim %s: %s: expected a fraction such as \"2%%\" or "
+		        "\"0.02\" (between 0 and 1), found \"%s\"\n", cmd, option, text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "fleetsim/compare.h"
+#include "fleetsim/objective.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -37,6 +38,11 @@ static const char run_help[] =
 	"                          \"variants\" runs the base and every variant on the\n"
 	"                          same seed, each into DIR/<variant>/, and prints\n"
 	"                          and writes DIR/comparison.csv and .json\n"
+	"      --ci-target F       stopping rule: add replications (in batches of R)\n"
+	"                          until the 95%% CI half-width of the objective (the\n"
+	"                          scenario's, else total USD, else mean E2E) is\n"
+	"                          below F of its mean, e.g. 2%%\n"
+	"      --max-replications N  cap for the stopping rule (default 10 x R)\n"
 	"      --set PATH=JSON     set one scenario value, e.g.\n"
 	"                          --set 'fleet.pools[0].count=4' (repeatable)\n"
 	"  -q, --quiet             do not print the table\n"
@@ -57,9 +63,12 @@ struct run_args {
 	int64_t seed;                /* -1: from the scenario */
 	int requests_csv;
 	int quiet;
+	double ci_target;            /* 0: from the scenario's objective, or off */
+	int64_t max_replications;    /* 0: default */
 };
 
-enum { OPT_SEED = 256, OPT_REQUESTS_CSV, OPT_VARIANT, OPT_SET };
+enum { OPT_SEED = 256, OPT_REQUESTS_CSV, OPT_VARIANT, OPT_SET, OPT_CI_TARGET,
+       OPT_MAX_REPS };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -71,6 +80,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "requests-csv", no_argument, NULL, OPT_REQUESTS_CSV },
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "set", required_argument, NULL, OPT_SET },
+		{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
+		{ "max-replications", required_argument, NULL, OPT_MAX_REPS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -104,6 +115,15 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case OPT_VARIANT:
 			a->variant = optarg;
+			break;
+		case OPT_CI_TARGET:
+			if (fs__cli_parse_fraction("run", "--ci-target", optarg, &a->ci_target))
+				return FS_EXIT_INPUT;
+			break;
+		case OPT_MAX_REPS:
+			if (fs__cli_parse_int("run", "--max-replications", optarg, 1, 100000,
+			                      &a->max_replications))
+				return FS_EXIT_INPUT;
 			break;
 		case OPT_SET:
 			if (a->n_sets == MAX_SETS)
@@ -204,7 +224,8 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	struct fs_scenario *sc;
 	struct fs_rep_result **results;
 	struct fs_summary *summary;
-	int rc;
+	double ci_target;
+	int rc, max_reps, n_reps;
 
 	sc = fs_scenario_load_variant(a->scenario_path, variant, a->sets, a->n_sets, &err);
 	if (sc == NULL) {
@@ -217,7 +238,15 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	if (opts.threads > opts.replications)
 		opts.threads = opts.replications;
 	opts.record_first = a->requests_csv != 0;
-	results = fs_replicate_run(sc, &opts);
+	opts.first_replication = 0;
+	ci_target = a->ci_target > 0 ? a->ci_target :
+	            sc->objective.present ? sc->objective.ci_target : 0;
+	max_reps = a->max_replications > 0 ? (int)a->max_replications :
+	           sc->objective.present && sc->objective.max_replications > 0 ?
+	           sc->objective.max_replications : 10 * opts.replications;
+	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target,
+	                           max_reps, &n_reps);
+	opts.replications = n_reps;
 	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
 	if (table && !a->quiet)
 		fs_summary_print_table(summary, sc, stdout);

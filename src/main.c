@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleetsim/par.h"
 #include "fleetsim/common.h"
 
 static const char usage_text[] =
@@ -23,6 +24,9 @@ static const char usage_text[] =
 	"                      spot and billing); print a summary table and write\n"
 	"                      DIR/summary.json; a scenario with variants runs each on\n"
 	"                      the same seed and prints a comparison\n"
+	"  sweep SCENARIO [-o DIR] [-r REPS] [-j THREADS] [--resume] [--set PATH=JSON]...\n"
+	"                      every point of the scenario's sweep (or a bisection search),\n"
+	"                      then sweep.csv, sweep.json, pareto.csv and best.json\n"
 	"  validate SCENARIO   check a scenario and print it resolved, defaults filled in\n"
 	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
 	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
@@ -46,6 +50,15 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return fs__cli_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "sweep") == 0) {
+		/* The sweep is the one command that spreads over MPI ranks. */
+		int rc;
+
+		fs_par_init(&argc, &argv);
+		rc = fs__cli_sweep(argc - 1, argv + 1);
+		fs_par_finalize();
+		return rc;
+	}
 	if (strcmp(cmd, "validate") == 0)
 		return fs__cli_validate(argc - 1, argv + 1);
 	if (strcmp(cmd, "catalog") == 0)

@@ -20,8 +20,9 @@ struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(opts->threads)
 	for (r = 0; r < n_reps; r++) {
-		bool record = opts->record_first && r == 0;
-		struct fs_world *w = fs_world_alloc(sc, opts->seed, (uint64_t)r, record);
+		uint64_t rep = (uint64_t)opts->first_replication + (uint64_t)r;
+		bool record = opts->record_first && rep == 0;
+		struct fs_world *w = fs_world_alloc(sc, opts->seed, rep, record);
 
 		fs_world_run(w);
 		results[r] = fs_world_take_result(w);

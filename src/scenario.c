@@ -3,10 +3,10 @@
  * them, strip comments, parse with cJSON, index node positions (the reading
  * and parsing are shared with the --catalog file loader), then walk the root
  * and "simulation" sections here and the others in scenario_*.c, "catalog"
- * before "engine", "fleet" after it.  A variant or command-line sets patch
- * the tree first (scenario_variant.c).  A load builds into a fresh struct
- * fs_scenario and frees it on any error, so a failing load has no side
- * effects.
+ * before "engine", "fleet" after it, "sweep" and "objective" last.  A
+ * variant or command-line sets patch the tree first (scenario_variant.c).
+ * A load builds into a fresh struct fs_scenario and frees it on any error,
+ * so a failing load has no side effects.
  */
 #include "fleetsim/scenario.h"
 
@@ -23,7 +23,7 @@
 
 static const char *const ROOT_KEYS[] = {
 	"name", "description", "simulation", "workload", "catalog", "engine", "fleet",
-	"variants", NULL
+	"variants", "sweep", "objective", NULL
 };
 static const char *const SIM_KEYS[] = {
 	"horizon", "warmup", "sample_interval", "start_hour", "seed",
@@ -140,6 +140,34 @@ static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
 	return 0;
 }
 
+/* "sweep" and "objective", last: the sweep tries its paths on the base
+ * document, the objective names classes and needs cost metrics.  A variant
+ * or a command-line set has dropped both (scenario_variant.c). */
+static int load_study(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s)
+{
+	const cJSON *sweep = fs__sc_get(root, "sweep");
+	const cJSON *objective = fs__sc_get(root, "objective");
+	size_t saved;
+	int rc;
+
+	if (sweep != NULL) {
+		saved = fs__sc_push_key(sc, "sweep");
+		rc = fs__sc_load_sweep(sc, root, sweep, &s->sweep);
+		fs__sc_pop(sc, saved);
+		if (rc != 0)
+			return -1;
+	}
+	if (objective == NULL)
+		return 0;
+	if (s->engine.kind != FS_ENGINE_VLLM)
+		return fs__sc_forbid(sc, root, "objective", "with a \"queue\" engine "
+		                     "(its cost metrics need a \"vllm\" engine)");
+	saved = fs__sc_push_key(sc, "objective");
+	rc = fs__sc_load_objective(sc, objective, s, &s->objective);
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
 /* The file name without directories and its last extension. */
 static char *file_stem(const char *path)
 {
@@ -178,7 +206,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	sc->fleet_node = fs__sc_get(root, "fleet");
 	sc->engine_node = fs__sc_get(root, "engine");
 	if (section(sc, root, "engine", engine_section, &s->engine) != 0 ||
-	    load_fleet_and_variants(sc, root, s) != 0)
+	    load_fleet_and_variants(sc, root, s) != 0 ||
+	    load_study(sc, root, s) != 0)
 		return -1;
 	return 0;
 }
@@ -320,6 +349,8 @@ void fs_scenario_free(struct fs_scenario *sc)
 	fs__sc_fleet_fini(&sc->fleet);
 	fs__sc_engine_fini(&sc->engine);
 	fs__sc_catalog_fini(&sc->catalog);
+	fs__sc_sweep_fini(&sc->sweep);
+	fs__sc_objective_fini(&sc->objective);
 	free(sc->variant);
 	free(sc->path);
 	free(sc->name);

@@ -184,6 +184,10 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 		fs__sc_print_vllm_fleet(&sc->fleet, engine);
 		cJSON_AddItemToObject(root, "fleet", fs__sc_print_fleet(sc));
 	}
+	if (sc->sweep.present)
+		cJSON_AddItemToObject(root, "sweep", fs__sc_print_sweep(&sc->sweep));
+	if (sc->objective.present)
+		cJSON_AddItemToObject(root, "objective", fs__sc_print_objective(sc));
 	return root;
 }
 

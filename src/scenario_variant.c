@@ -5,10 +5,13 @@
  * replaces or adds the last key (null removes it).  Patched nodes are indexed at the offsets
  * of the values they were copied from, so the walk reports a bad value where
  * the variant wrote it (a command-line value: as "--set PATH=VALUE").
+ * The root keys "variants", "sweep" and "objective" belong to the base
+ * document: a variant or a set drops them and cannot set them.
  */
 #include "scenario_walk.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +72,20 @@ static int parse_path(const char *path, struct step *steps, size_t *n)
 	return *n > 0 ? 0 : -1;
 }
 
+/* "variants", "sweep" and "objective": root keys that only the base
+ * document's walk reads (a variant or a set drops them). */
+static const char *const BASE_ONLY_KEYS[] = { "variants", "sweep", "objective", NULL };
+
+static bool base_only_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; BASE_ONLY_KEYS[i] != NULL; i++)
+		if (strcmp(key, BASE_ONLY_KEYS[i]) == 0)
+			return true;
+	return false;
+}
+
 /* "fleet.pools[0]" for steps[0..n), "the top level" for n = 0. */
 static void prefix(const struct step *steps, size_t n, char *buf, size_t len)
 {
@@ -107,8 +124,9 @@ static int set_path(cJSON *root, struct fs__jpos *pos, const char *path, cJSON *
 		snprintf(msg, msg_len, PATH_EXAMPLE);
 		goto fail;
 	}
-	if (steps[0].index < 0 && strcmp(steps[0].key, "variants") == 0) {
-		snprintf(msg, msg_len, "a variant cannot set \"variants\"");
+	if (steps[0].index < 0 && base_only_key(steps[0].key)) {
+		snprintf(msg, msg_len, "cannot set \"%s\": it is read from the base "
+		         "document only", steps[0].key);
 		goto fail;
 	}
 	if (value->string != NULL && !(value->type & cJSON_StringIsConst))
@@ -184,6 +202,49 @@ fail:
 	return -1;
 }
 
+/* Delete "sweep" and "objective" from doc (every copy of a duplicated key:
+ * only the base document's walk reports duplicates). */
+static void drop_study(cJSON *doc)
+{
+	while (cJSON_GetObjectItemCaseSensitive(doc, "sweep") != NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "sweep");
+	while (cJSON_GetObjectItemCaseSensitive(doc, "objective") != NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "objective");
+}
+
+static void drop_base_only(cJSON *doc)
+{
+	while (cJSON_GetObjectItemCaseSensitive(doc, "variants") != NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "variants");
+	drop_study(doc);
+}
+
+cJSON *fs__sc_base_copy(const cJSON *root)
+{
+	cJSON *copy = cJSON_Duplicate(root, 1);
+
+	if (copy == NULL) {
+		fprintf(stderr, "fleetsim: out of memory copying the scenario\n");
+		abort();
+	}
+	drop_base_only(copy);
+	return copy;
+}
+
+int fs__sc_try_set(cJSON *doc, struct fs__jpos *pos, const char *path,
+                   const cJSON *value, char *msg, size_t msg_len)
+{
+	size_t koff = FS__JPOS_NONE, voff = FS__JPOS_NONE;
+	cJSON *dup = cJSON_Duplicate(value, 1);
+
+	if (dup == NULL) {
+		fprintf(stderr, "fleetsim: out of memory copying a value\n");
+		abort();
+	}
+	fs__jpos_lookup(pos, value, &koff, &voff);
+	return set_path(doc, pos, path, dup, value, koff, voff, msg, msg_len);
+}
+
 /* ---- "variants" in the file --------------------------------------------------------- */
 
 /* Apply variant node `v`'s sets to root; errors at the set's key. */
@@ -244,8 +305,7 @@ int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *nod
 		/* Paths must resolve in the base document: try them on a copy
 		 * (its new nodes land in sc's position table, harmlessly: every
 		 * node made later is indexed again when it is made). */
-		copy = cJSON_Duplicate(root, 1);
-		cJSON_DeleteItemFromObjectCaseSensitive(copy, "variants");
+		copy = fs__sc_base_copy(root);
 		rc = apply_sets(sc, copy, (struct fs__jpos *)sc->pos, v);
 		cJSON_Delete(copy);
 		if (rc != 0)
@@ -332,6 +392,7 @@ int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 	if (!cJSON_IsObject(root))
 		return 0;                /* the walk reports it */
 	variants = cJSON_DetachItemFromObjectCaseSensitive(root, "variants");
+	drop_study(root);            /* a variant or sweep point is no study */
 	if (variant != NULL && apply_named(sc, root, pos, variants, variant) != 0) {
 		cJSON_Delete(variants);
 		return -1;

@@ -22,7 +22,9 @@
 struct fs_catalog_file;
 struct fs_scenario;
 struct fs_fleet_cfg;
+struct fs_objective_cfg;
 struct fs_pool_cfg;
+struct fs_sweep_cfg;
 struct fs_gpu_spec;
 struct fs_model_spec;
 
@@ -252,6 +254,29 @@ int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 /* Check the root "variants" array (`node`; the path names it): objects
  * {"name", "set"}, names unique, every path resolving in the base document. */
 int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *node);
+
+/* A copy of the base document `root` to try set paths on, without its
+ * "variants", "sweep" and "objective" (caller deletes). */
+cJSON *fs__sc_base_copy(const cJSON *root);
+/* Set `path` in doc to a copy of `value`, exactly as a variant's set would
+ * (new nodes indexed in pos at value's offsets).  Returns 0, or -1 with the
+ * variant's message ("no key \"pols\" at fleet; did you mean ...") in msg. */
+int fs__sc_try_set(cJSON *doc, struct fs__jpos *pos, const char *path,
+                   const cJSON *value, char *msg, size_t msg_len);
+
+/* The root "sweep" (scenario_sweep.c) and "objective" (scenario_objective.c)
+ * sections; `node` is the section (the path names it).  The sweep's axis
+ * paths are tried on a base copy of `root`; the objective needs the
+ * workload's classes and sim.replications loaded.  Fill cfg (zeroed); the
+ * finis free what a load attached, also after an error. */
+int fs__sc_load_sweep(struct fs__sc *sc, const cJSON *root, const cJSON *node,
+                      struct fs_sweep_cfg *cfg);
+void fs__sc_sweep_fini(struct fs_sweep_cfg *cfg);
+cJSON *fs__sc_print_sweep(const struct fs_sweep_cfg *cfg);
+int fs__sc_load_objective(struct fs__sc *sc, const cJSON *node,
+                          const struct fs_scenario *s, struct fs_objective_cfg *cfg);
+void fs__sc_objective_fini(struct fs_objective_cfg *cfg);
+cJSON *fs__sc_print_objective(const struct fs_scenario *s);
 
 /* A {"gpus": [...], "models": [...]} object (scenario_catalog.c): the
  * scenario's "catalog" section or a --catalog file.  Fills cf (zeroed). */

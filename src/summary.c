@@ -143,6 +143,40 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 	fs__summary_build_fleet(s, sc, results, n_reps, buf);
 }
 
+/* MODEL: S9 — a replication meets a class's SLO when its attainment reaches
+ * the class's target; it meets "all" when it meets every class with an SLO. */
+static bool rep_meets(const struct fs_scenario *sc, const struct fs_rep_result *r, size_t c)
+{
+	const struct fs_class_result *cr = &r->cls[c];
+	uint64_t n = cr->completed + cr->in_flight + cr->failed;
+
+	return n > 0 && (double)cr->slo_met / (double)n >= sc->workload.classes[c].slo.attainment;
+}
+
+static void build_p_slo_met(struct fs_summary *s, const struct fs_scenario *sc,
+                            struct fs_rep_result *const *results, int n_reps)
+{
+	size_t c, met_all = 0;
+	int r;
+
+	for (c = 0; c < s->n_classes; c++) {
+		size_t met = 0;
+
+		for (r = 0; r < n_reps; r++)
+			met += rep_meets(sc, results[r], c);
+		s->groups[c].p_slo_met = fs_stats_wilson(met, (size_t)n_reps, 0.95);
+	}
+	for (r = 0; r < n_reps; r++) {
+		bool all = true;
+
+		for (c = 0; c < s->n_classes; c++)
+			if (s->groups[c].has_slo && !rep_meets(sc, results[r], c))
+				all = false;
+		met_all += all;
+	}
+	s->groups[s->n_classes].p_slo_met = fs_stats_wilson(met_all, (size_t)n_reps, 0.95);
+}
+
 struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
                                     struct fs_rep_result *const *results,
                                     int replications, uint64_t seed)
@@ -181,6 +215,7 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 			g->slo_target = slo->attainment;
 		}
 	}
+	build_p_slo_met(s, sc, results, replications);
 	for (r = 0; r < replications; r++) {
 		const struct fs_rep_result *rr = results[r];
 		fs_ns from_ns = sc->sim.warmup_ns;

@@ -67,6 +67,7 @@ static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all
 	cJSON_AddItemToObject(o, "output_tokens_per_s", ci_json(&g->output_tokens_per_s));
 	if (g->has_slo) {
 		cJSON_AddItemToObject(o, "slo_attainment", ci_json(&g->slo_attainment));
+		cJSON_AddItemToObject(o, "p_slo_met", ci_json(&g->p_slo_met));
 		cJSON_AddItemToObject(o, "slo_target", number(g->slo_target));
 	}
 	return o;

@@ -79,6 +79,9 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 		cell(out, &g->slo_attainment, 14);
 		if (isfinite(g->slo_target))
 			fprintf(out, "  (target %.4g)", g->slo_target);
+		fprintf(out, "\n%-16s %17.3g [%.3g, %.3g]  (share of replications meeting "
+		        "the target; Wilson 95%%)", "P(SLO met)", g->p_slo_met.value,
+		        g->p_slo_met.ci_lo, g->p_slo_met.ci_hi);
 	}
 	fputc('\n', out);
 }

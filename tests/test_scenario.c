@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "fleetsim/capacity.h"
+#include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
 #include "fleetsim/trace.h"
 #include "util_test.h"
 #include "../src/sha256.h"
@@ -29,6 +31,7 @@
 #define VLLM "tests/data/scenario_vllm.json"
 #define LLM_EXAMPLE "scenarios/llm-single-replica.json"
 #define FLEET "tests/data/scenario_fleet.json"
+#define SWEEP_EXAMPLE "scenarios/sweep-fleet-size.json"
 
 /* Load text as "t.json" with relative paths resolved in tests/data. */
 static struct fs_scenario *load_str(const char *text, struct fs_error *err)
@@ -949,6 +952,252 @@ static void test_scenario_variants_list_load_and_command_line_sets(void **state)
 	fs_scenario_free(base);
 }
 
+/* ---- sweeps and objectives --------------------------------------------------------- */
+
+#define STUDY_DOC(study) \
+	"{\"simulation\": {\"horizon\": \"1h\", \"replications\": 4}, \"workload\": " \
+	"{\"classes\": [" SIMPLE_CLASS ", {\"name\": \"batch\", \"arrivals\": " \
+	"{\"process\": \"poisson\", \"rate_per_s\": 1}, \"prompt_tokens\": " \
+	"{\"dist\": \"fixed\", \"tokens\": 10}, \"output_tokens\": {\"dist\": " \
+	"\"fixed\", \"tokens\": 10}}]}, \"engine\": {\"type\": \"vllm\", \"model\": " \
+	"\"llama-3.1-8b\", \"gpu\": \"l40s\"}, \"fleet\": {\"pools\": [{\"name\": " \
+	"\"a\", \"count\": 1}]}, " study "}"
+
+/* Every point's label, its sets joined by ',' (they must agree), and the
+ * coordinates -> index round trip. */
+static void assert_points(const struct fs_sweep_cfg *sw, const char *const *want)
+{
+	size_t n = fs_sweep_n_points(sw), p, a, idx[8];
+	char label[512], joined[512], *sets[8];
+
+	for (p = 0; p < n; p++) {
+		fs_sweep_point_label(sw, p, label, sizeof label);
+		assert_string_equal(label, want[p]);
+		fs_sweep_point_sets(sw, p, sets);
+		joined[0] = '\0';
+		for (a = 0; a < sw->n_axes; a++) {
+			if (a > 0)
+				strcat(joined, ",");
+			strcat(joined, sets[a]);
+		}
+		fs_sweep_point_sets_free(sets, sw->n_axes);
+		assert_string_equal(joined, want[p]);
+		fs_sweep_point_coords(sw, p, idx);
+		assert_int_equal(fs_sweep_point_index(sw, idx), p);
+	}
+	assert_null(want[n]);
+}
+
+static void test_scenario_sweep_grid_turns_the_last_axis_fastest(void **state)
+{
+	struct fs_scenario *sc = load_ok(STUDY_DOC(
+		"\"sweep\": {\"axes\": [{\"path\": \"fleet.pools[0].gpu\", \"values\": "
+		"[\"l40s\", \"h100\"]}, {\"path\": \"fleet.pools[0].count\", \"range\": "
+		"{\"from\": 1, \"to\": 3}}], \"baseline\": 4}"));
+	const struct fs_sweep_cfg *sw = &sc->sweep;
+	const char *const want[] = {
+		"fleet.pools[0].gpu=\"l40s\",fleet.pools[0].count=1",
+		"fleet.pools[0].gpu=\"l40s\",fleet.pools[0].count=2",
+		"fleet.pools[0].gpu=\"l40s\",fleet.pools[0].count=3",
+		"fleet.pools[0].gpu=\"h100\",fleet.pools[0].count=1",
+		"fleet.pools[0].gpu=\"h100\",fleet.pools[0].count=2",
+		"fleet.pools[0].gpu=\"h100\",fleet.pools[0].count=3",
+		NULL
+	};
+	size_t idx[2] = { 1, 0 };
+	char small[12];
+
+	(void)state;
+	assert_true(sw->present);
+	assert_int_equal(sw->mode, FS_SWEEP_GRID);
+	assert_int_equal(sw->n_axes, 2);
+	assert_false(sw->axes[0].search);
+	assert_int_equal(sw->baseline, 4);
+	assert_int_equal(fs_sweep_n_points(sw), 6);
+	assert_points(sw, want);
+	assert_int_equal(fs_sweep_point_index(sw, idx), 3);
+	fs_sweep_point_label(sw, 5, small, sizeof small);     /* truncated, ended */
+	assert_string_equal(small, "fleet.pools");
+	assert_false(sc->objective.present);
+	fs_scenario_free(sc);
+
+	/* no "sweep": one point, the base, with no sets */
+	sc = load_ok(STUDY_DOC("\"name\": \"plain\""));
+	assert_false(sc->sweep.present);
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 1);
+	fs_sweep_point_label(&sc->sweep, 0, small, sizeof small);
+	assert_string_equal(small, "");
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_sweep_zip_and_search_points(void **state)
+{
+	struct fs_scenario *sc = load_ok(STUDY_DOC(
+		"\"sweep\": {\"mode\": \"zip\", \"axes\": [{\"path\": "
+		"\"fleet.pools[0].count\", \"values\": [1, 2, 4]}, {\"path\": "
+		"\"fleet.pools[0].pricing\", \"values\": [\"on_demand\", \"spot\", "
+		"\"spot\"]}]}"));
+	const char *const zip[] = {
+		"fleet.pools[0].count=1,fleet.pools[0].pricing=\"on_demand\"",
+		"fleet.pools[0].count=2,fleet.pools[0].pricing=\"spot\"",
+		"fleet.pools[0].count=4,fleet.pools[0].pricing=\"spot\"",
+		NULL
+	};
+	const char *const search[] = {
+		"fleet.pools[0].count=2,fleet.pools[0].gpu=\"l40s\"",
+		"fleet.pools[0].count=2,fleet.pools[0].gpu=\"h100\"",
+		"fleet.pools[0].count=4,fleet.pools[0].gpu=\"l40s\"",
+		"fleet.pools[0].count=4,fleet.pools[0].gpu=\"h100\"",
+		"fleet.pools[0].count=8,fleet.pools[0].gpu=\"l40s\"",
+		"fleet.pools[0].count=8,fleet.pools[0].gpu=\"h100\"",
+		NULL
+	};
+	size_t idx[2];
+
+	(void)state;
+	assert_int_equal(sc->sweep.mode, FS_SWEEP_ZIP);
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 3);
+	assert_points(&sc->sweep, zip);
+	fs_sweep_point_coords(&sc->sweep, 2, idx);
+	assert_int_equal(idx[0], 2);
+	assert_int_equal(idx[1], 2);
+	fs_scenario_free(sc);
+
+	/* the search axis may come first: the grid it may visit is the same */
+	sc = load_ok(STUDY_DOC(
+		"\"sweep\": {\"mode\": \"search\", \"axes\": [{\"path\": "
+		"\"fleet.pools[0].count\", \"range\": {\"from\": 2, \"to\": 8, \"step\": 2}, "
+		"\"search\": true}, {\"path\": \"fleet.pools[0].gpu\", \"values\": "
+		"[\"l40s\", \"h100\"]}]}"));
+	assert_int_equal(sc->sweep.mode, FS_SWEEP_SEARCH);
+	assert_true(sc->sweep.axes[0].search);
+	assert_false(sc->sweep.axes[1].search);
+	assert_int_equal(sc->sweep.axes[0].n_values, 4);
+	assert_string_equal(sc->sweep.axes[0].values[2], "6");
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 8);
+	fs_scenario_free(sc);
+	sc = load_ok(STUDY_DOC(
+		"\"sweep\": {\"mode\": \"search\", \"axes\": [{\"path\": "
+		"\"fleet.pools[0].count\", \"values\": [2, 4, 8], \"search\": true}, "
+		"{\"path\": \"fleet.pools[0].gpu\", \"values\": [\"l40s\", \"h100\"]}]}"));
+	assert_points(&sc->sweep, search);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_sweep_values_keep_their_json_and_ranges_expand(void **state)
+{
+	struct fs_scenario *sc = load_ok(STUDY_DOC(
+		"\"sweep\": {\"axes\": [{\"path\": \"workload.arrivals\", \"values\": "
+		"[{\"process\": \"poisson\", \"rate_per_s\": 2.5}, null]}, {\"path\": "
+		"\"engine.max_num_seqs\", \"range\": {\"from\": -2, \"to\": 8, "
+		"\"step\": 3}}, {\"path\": \"fleet.pools[0].name\", \"values\": "
+		"[\"a \\\"b\\\"\"]}]}"));
+	const struct fs_sweep_axis *ax = sc->sweep.axes;
+
+	(void)state;
+	assert_int_equal(sc->sweep.n_axes, 3);
+	assert_int_equal(ax[0].n_values, 2);
+	assert_string_equal(ax[0].values[0], "{\"process\":\"poisson\",\"rate_per_s\":2.5}");
+	assert_string_equal(ax[0].values[1], "null");
+	/* -2, 1, 4, 7: "to" need not be reached exactly */
+	assert_int_equal(ax[1].n_values, 4);
+	assert_string_equal(ax[1].values[0], "-2");
+	assert_string_equal(ax[1].values[3], "7");
+	assert_string_equal(ax[2].values[0], "\"a \\\"b\\\"\"");
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 8);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_objective_defaults_and_constraints(void **state)
+{
+	struct fs_scenario *sc = load_ok(STUDY_DOC("\"objective\": {}"));
+	const struct fs_objective_cfg *o = &sc->objective;
+	const struct fs_constraint *c;
+
+	(void)state;
+	assert_true(o->present);
+	assert_int_equal(o->minimize, FS_OBJ_MONTHLY_USD);
+	assert_int_equal(o->n_constraints, 0);
+	assert_null(o->constraints);
+	assert_true(o->confidence == 0.9);
+	assert_int_equal(o->pareto_latency, FS_LAT_TTFT);
+	assert_int_equal(o->pareto_quantity, FS_QTY_P99);
+	assert_int_equal(o->pareto_class, -1);
+	assert_true(o->ci_target == 0.0);
+	assert_int_equal(o->max_replications, 40);   /* 10 x 4 replications */
+	assert_false(sc->sweep.present);
+	fs_scenario_free(sc);
+
+	sc = load_ok(STUDY_DOC(
+		"\"objective\": {\"minimize\": \"usd_per_1m_output_tokens\", \"constraints\": "
+		"[{\"metric\": \"ttft_ms\", \"max\": \"1500ms\"}, {\"metric\": \"tpot_ms\", "
+		"\"quantile\": \"p95\", \"max\": 0.1, \"class\": \"batch\"}, {\"metric\": "
+		"\"slo_attainment\", \"min\": 0.95, \"class\": \"c\"}, {\"metric\": "
+		"\"slo_attainment\", \"min\": 0.9}], \"confidence\": 1, \"pareto\": "
+		"{\"metric\": \"e2e_ms\", \"quantile\": \"mean\", \"class\": \"batch\"}, "
+		"\"ci_target\": 0.02, \"max_replications\": 12}"));
+	o = &sc->objective;
+	assert_int_equal(o->minimize, FS_OBJ_USD_PER_1M_TOKENS);
+	assert_int_equal(o->n_constraints, 4);
+	c = &o->constraints[0];
+	assert_int_equal(c->kind, FS_CONSTRAINT_LATENCY);
+	assert_int_equal(c->latency, FS_LAT_TTFT);
+	assert_int_equal(c->quantity, FS_QTY_P99);
+	assert_true(c->max_ms == 1500.0);
+	assert_int_equal(c->class_idx, -1);
+	c = &o->constraints[1];
+	assert_int_equal(c->latency, FS_LAT_TPOT);
+	assert_int_equal(c->quantity, FS_QTY_P95);
+	assert_true(c->max_ms == 100.0);
+	assert_int_equal(c->class_idx, 1);
+	c = &o->constraints[2];
+	assert_int_equal(c->kind, FS_CONSTRAINT_ATTAINMENT);
+	assert_true(c->min == 0.95);
+	assert_int_equal(c->class_idx, 0);
+	assert_int_equal(o->constraints[3].class_idx, -1);
+	assert_true(o->confidence == 1.0);
+	assert_int_equal(o->pareto_latency, FS_LAT_E2E);
+	assert_int_equal(o->pareto_quantity, FS_QTY_MEAN);
+	assert_int_equal(o->pareto_class, 1);
+	assert_true(o->ci_target == 0.02);
+	assert_int_equal(o->max_replications, 12);
+	fs_scenario_free(sc);
+
+	/* the default cap is at most 100000 */
+	sc = load_ok("{\"simulation\": {\"horizon\": \"1h\", \"replications\": 20000}, "
+	             "\"workload\": {\"classes\": [" SIMPLE_CLASS "]}, \"engine\": "
+	             "{\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\"}, "
+	             "\"objective\": {}}");
+	assert_int_equal(sc->objective.max_replications, 100000);
+	fs_scenario_free(sc);
+}
+
+static void test_scenario_sweep_and_objective_belong_to_the_base_only(void **state)
+{
+	const char *sets[] = { "fleet.pools[0].count=2" };
+	const char *bad[] = { "objective.confidence=0.5" };
+	struct fs_scenario *base = load_file_ok(SWEEP_EXAMPLE), *v;
+	struct fs_error err;
+	char got[1024];
+
+	(void)state;
+	assert_true(base->sweep.present);
+	assert_true(base->objective.present);
+	assert_int_equal(fs_sweep_n_points(&base->sweep), 64);
+	v = fs_scenario_load_variant(SWEEP_EXAMPLE, NULL, sets, 1, &err);
+	assert_non_null(v);
+	assert_false(v->sweep.present);
+	assert_false(v->objective.present);
+	assert_int_equal(v->sweep.n_axes, 0);
+	assert_int_equal(v->fleet.pools[0].count, 2);
+	fs_scenario_free(v);
+	assert_null(fs_scenario_load_variant(SWEEP_EXAMPLE, NULL, bad, 1, &err));
+	fs_error_format(&err, got, sizeof got);
+	assert_string_equal(got, "--set objective.confidence=0.5: cannot set "
+	                    "\"objective\": it is read from the base document only");
+	fs_scenario_free(base);
+}
+
 /* ---- round trip ------------------------------------------------------------------------ */
 
 static void assert_length_equal(const struct fs_length_cfg *a, const struct fs_length_cfg *b)
@@ -1162,6 +1411,37 @@ static void assert_fleets_equal(const struct fs_scenario *sa, const struct fs_sc
 		assert_int_equal(a->class_pool[i], b->class_pool[i]);
 }
 
+static void assert_studies_equal(const struct fs_scenario *sa, const struct fs_scenario *sb)
+{
+	const struct fs_sweep_cfg *a = &sa->sweep, *b = &sb->sweep;
+	const struct fs_objective_cfg *x = &sa->objective, *y = &sb->objective;
+	size_t i, j;
+
+	assert_int_equal(a->present, b->present);
+	assert_int_equal(a->mode, b->mode);
+	assert_int_equal(a->baseline, b->baseline);
+	assert_int_equal(a->n_axes, b->n_axes);
+	for (i = 0; i < a->n_axes; i++) {
+		assert_string_equal(a->axes[i].path, b->axes[i].path);
+		assert_int_equal(a->axes[i].search, b->axes[i].search);
+		assert_int_equal(a->axes[i].n_values, b->axes[i].n_values);
+		for (j = 0; j < a->axes[i].n_values; j++)
+			assert_string_equal(a->axes[i].values[j], b->axes[i].values[j]);
+	}
+	assert_int_equal(x->present, y->present);
+	assert_int_equal(x->minimize, y->minimize);
+	assert_int_equal(x->n_constraints, y->n_constraints);
+	for (i = 0; i < x->n_constraints; i++)
+		assert_memory_equal(&x->constraints[i], &y->constraints[i],
+		                    sizeof x->constraints[i]);
+	assert_true(x->confidence == y->confidence);
+	assert_int_equal(x->pareto_latency, y->pareto_latency);
+	assert_int_equal(x->pareto_quantity, y->pareto_quantity);
+	assert_int_equal(x->pareto_class, y->pareto_class);
+	assert_true(x->ci_target == y->ci_target);
+	assert_int_equal(x->max_replications, y->max_replications);
+}
+
 static void assert_scenarios_equal(const struct fs_scenario *a, const struct fs_scenario *b)
 {
 	size_t i;
@@ -1187,6 +1467,7 @@ static void assert_scenarios_equal(const struct fs_scenario *a, const struct fs_
 	assert_catalogs_equal(&a->catalog, &b->catalog);
 	assert_engines_equal(&a->engine, &b->engine);
 	assert_fleets_equal(a, b);
+	assert_studies_equal(a, b);
 }
 
 /* Print `path`, load the text back (relative paths from `dir`), compare. */
@@ -1211,6 +1492,22 @@ static void round_trip_in(const char *path, const char *dir)
 	fs_scenario_free(b);
 }
 
+/* The same for a document in memory (relative paths from tests/data). */
+static void round_trip_text(const char *text)
+{
+	struct fs_scenario *a = load_ok(text), *b;
+	char *text_a = print_to_string(a), *text_b;
+
+	b = load_ok(text_a);
+	assert_scenarios_equal(a, b);
+	text_b = print_to_string(b);
+	assert_string_equal(text_a, text_b);
+	free(text_a);
+	free(text_b);
+	fs_scenario_free(a);
+	fs_scenario_free(b);
+}
+
 static void round_trip(const char *path)
 {
 	round_trip_in(path, "tests/data");
@@ -1224,6 +1521,19 @@ static void test_scenario_print_then_load_gives_the_same_config(void **state)
 	round_trip(VLLM);
 	round_trip_in(LLM_EXAMPLE, "scenarios");
 	round_trip(FLEET);
+	round_trip_in(SWEEP_EXAMPLE, "scenarios");
+	round_trip_text(STUDY_DOC(
+		"\"sweep\": {\"mode\": \"zip\", \"axes\": [{\"path\": "
+		"\"workload.arrivals\", \"values\": [{\"process\": \"poisson\", "
+		"\"rate_per_s\": 2.5}, null, {\"process\": \"gamma\", \"rate_per_s\": 1, "
+		"\"cv\": 2}]}, {\"path\": \"engine.max_num_seqs\", \"values\": [64, 32, "
+		"128]}, {\"path\": \"fleet.pools[0].count\", \"values\": [1, 3, 5]}], "
+		"\"baseline\": 2}, \"objective\": {\"minimize\": \"total_usd\", "
+		"\"constraints\": [{\"metric\": \"queue_ms\", \"quantile\": \"p50\", "
+		"\"max\": \"0.1234567s\", \"class\": \"batch\"}, {\"metric\": "
+		"\"slo_attainment\", \"min\": 0.33, \"class\": \"c\"}], \"confidence\": "
+		"0.7, \"pareto\": {\"metric\": \"tpot_ms\", \"class\": \"c\"}, "
+		"\"ci_target\": 0.05}"));
 }
 
 static void test_scenario_printed_vllm_has_every_key_and_the_catalogue(void **state)
@@ -1345,6 +1655,11 @@ int main(void)
 		cmocka_unit_test(test_scenario_fleet_spot_pool_defaults),
 		cmocka_unit_test(test_scenario_fleet_autoscale_and_class_pins),
 		cmocka_unit_test(test_scenario_variants_list_load_and_command_line_sets),
+		cmocka_unit_test(test_scenario_sweep_grid_turns_the_last_axis_fastest),
+		cmocka_unit_test(test_scenario_sweep_zip_and_search_points),
+		cmocka_unit_test(test_scenario_sweep_values_keep_their_json_and_ranges_expand),
+		cmocka_unit_test(test_scenario_objective_defaults_and_constraints),
+		cmocka_unit_test(test_scenario_sweep_and_objective_belong_to_the_base_only),
 		cmocka_unit_test(test_scenario_print_then_load_gives_the_same_config),
 		cmocka_unit_test(test_scenario_print_writes_durations_as_strings),
 		cmocka_unit_test(test_scenario_printed_vllm_has_every_key_and_the_catalogue),

@@ -60,33 +60,22 @@ char *fs_test_read_file(const char *path, size_t *len)
 	return buf;
 }
 
-struct fs_test_run fs_test_run_fleetsim(const char *const *args)
+struct fs_test_run fs_test_run_cmd(const char *const *argv)
 {
 	struct fs_test_run r = { -1, NULL, NULL };
-	const char *bin = getenv("FLEETSIM_BIN");
 	char out_path[] = "/tmp/fleetsim-test-out-XXXXXX";
 	char err_path[] = "/tmp/fleetsim-test-err-XXXXXX";
 	int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
 	posix_spawn_file_actions_t fa;
-	const char *argv[64];
-	size_t n = 0;
 	pid_t pid;
 	int status;
 
-	if (bin == NULL || bin[0] == '\0')
-		bin = "./fleetsim";
 	if (out_fd < 0 || err_fd < 0)
 		abort();
-	argv[n++] = bin;
-	while (args[n - 1] != NULL && n < 63) {
-		argv[n] = args[n - 1];
-		n++;
-	}
-	argv[n] = NULL;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	if (posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ) == 0 &&
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) == 0 &&
 	    waitpid(pid, &status, 0) == pid && WIFEXITED(status))
 		r.exit_code = WEXITSTATUS(status);
 	posix_spawn_file_actions_destroy(&fa);
@@ -97,6 +86,48 @@ struct fs_test_run fs_test_run_fleetsim(const char *const *args)
 	unlink(out_path);
 	unlink(err_path);
 	return r;
+}
+
+struct fs_test_run fs_test_run_fleetsim(const char *const *args)
+{
+	const char *bin = getenv("FLEETSIM_BIN");
+	const char *argv[64];
+	size_t n = 0;
+
+	if (bin == NULL || bin[0] == '\0')
+		bin = "./fleetsim";
+	argv[n++] = bin;
+	while (args[n - 1] != NULL && n < 63) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	return fs_test_run_cmd(argv);
+}
+
+int fs_test_have_cmd(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	const char *p, *colon;
+	size_t dir_len;
+
+	if (strchr(name, '/') != NULL)
+		return access(name, X_OK) == 0;
+	if (path == NULL || path[0] == '\0')
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = colon + 1) {
+		colon = strchr(p, ':');
+		dir_len = colon != NULL ? (size_t)(colon - p) : strlen(p);
+		if (dir_len == 0)
+			snprintf(buf, sizeof buf, "./%s", name);
+		else
+			snprintf(buf, sizeof buf, "%.*s/%s", (int)dir_len, p, name);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		if (colon == NULL)
+			return 0;
+	}
 }
 
 void fs_test_run_free(struct fs_test_run *r)

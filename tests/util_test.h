@@ -25,9 +25,18 @@ struct fs_test_run {
 	char *err;
 };
 
+/* Run any program: argv is NULL-terminated with argv[0] the program, looked
+ * up in $PATH when it has no '/'; no shell is involved, the environment is
+ * inherited.  exit_code is -1 if it could not be started. */
+struct fs_test_run fs_test_run_cmd(const char *const *argv);
+
 /* Run the fleetsim binary ($FLEETSIM_BIN, default ./fleetsim) with argv
  * (NULL-terminated, without argv[0]); no shell is involved. */
 struct fs_test_run fs_test_run_fleetsim(const char *const *args);
+
+/* 1 if name (a path when it has a '/', else looked up in $PATH) is an
+ * executable file, else 0.  For tests that skip when a tool is absent. */
+int fs_test_have_cmd(const char *name);
 void fs_test_run_free(struct fs_test_run *r);
 
 /* Read a whole file into a heap string (NULL if unreadable); *len may be NULL. */

@@ -15,12 +15,14 @@
 
 struct fs_run_opts {
 	int replications;            /* R >= 1 */
+	int first_replication;       /* index of the first (0; more when a stopping
+	                              * rule adds replications to earlier ones) */
 	int threads;                 /* OpenMP threads, >= 1 */
 	uint64_t seed;               /* base seed */
 	bool record_first;           /* keep per-request rows of replication 0 */
 };
 
-/* Run replications 0..R-1.  Returns an array of R results (free each with
+/* Run replications first..first+R-1.  Returns an array of R results (free each with
  * fs_rep_result_free, then the array with free()). */
 struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,
                                         const struct fs_run_opts *opts);

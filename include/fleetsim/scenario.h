@@ -16,6 +16,7 @@
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
 #include "fleetsim/fleet_cfg.h"
+#include "fleetsim/sweep_cfg.h"
 
 /*
  * GPUs and models defined by a scenario's "catalog" section or by a
@@ -45,6 +46,8 @@ struct fs_scenario {
 	                                  * autoscaling (implicit single pool when the
 	                                  * scenario has no "fleet") */
 	char *variant;                   /* the variant loaded, NULL for the base */
+	struct fs_sweep_cfg sweep;       /* the "sweep" section (base document) */
+	struct fs_objective_cfg objective;  /* the "objective" section */
 };
 
 /*
@@ -127,6 +130,38 @@ const char *fs_catalog_file_suggest_gpu(const struct fs_catalog_file *cf,
                                         const char *name);
 const char *fs_catalog_file_suggest_model(const struct fs_catalog_file *cf,
                                           const char *name);
+
+/*
+ * Sweep points (the scenario's "sweep" section, docs/SCENARIO.md SWEEP).
+ * Points are numbered 0 .. fs_sweep_n_points - 1.  GRID and SEARCH: every
+ * combination, the last axis turning fastest (nested loops in axis order);
+ * ZIP: point i takes the i-th value of every axis.  A cfg without axes (no
+ * "sweep") has one point, the base, with no sets.  At most 8 axes.
+ */
+
+/* GRID: the product of the axes' value counts; ZIP: the (common) count;
+ * SEARCH: the full grid the search may visit (the product, the search
+ * axis's values included).  O(axes). */
+size_t fs_sweep_n_points(const struct fs_sweep_cfg *cfg);
+
+/* The value index of every axis at `point` (< fs_sweep_n_points) into
+ * value_index_per_axis[0 .. n_axes), and back.  fs_sweep_point_index of a
+ * ZIP sweep needs all indices equal. */
+void fs_sweep_point_coords(const struct fs_sweep_cfg *cfg, size_t point,
+                           size_t *value_index_per_axis);
+size_t fs_sweep_point_index(const struct fs_sweep_cfg *cfg,
+                            const size_t *value_index_per_axis);
+
+/* The sets that make `point` from the base: sets[a] = "PATH=JSON" for axis
+ * a (n_axes heap strings, in axis order; free each, or all with
+ * fs_sweep_point_sets_free), ready for fs_scenario_load_variant. */
+void fs_sweep_point_sets(const struct fs_sweep_cfg *cfg, size_t point, char **sets);
+void fs_sweep_point_sets_free(char **sets, size_t n_axes);
+
+/* "PATH=JSON,PATH=JSON" of `point`, for outputs; truncated to fit len
+ * bytes (always terminated when len > 0). */
+void fs_sweep_point_label(const struct fs_sweep_cfg *cfg, size_t point,
+                          char *buf, size_t len);
 
 /*
  * Parse a duration: a JSON number is seconds; a string is a decimal number

@@ -36,7 +36,9 @@ struct fs_group_summary {
 	struct fs_ci failed;         /* refused or dropped by the engine */
 	struct fs_ci throughput_rps; /* completed / measured seconds */
 	struct fs_ci output_tokens_per_s;    /* output tokens of completed requests */
-	struct fs_ci slo_attainment; /* slo_met / (completed + in_flight) */
+	struct fs_ci slo_attainment; /* slo_met / (completed + in_flight + failed) */
+	struct fs_ci p_slo_met;      /* share of replications whose attainment met
+	                              * the target (all: every class's), Wilson 95% */
 	bool has_slo;
 	double slo_target;           /* attainment target (NAN for "all") */
 };

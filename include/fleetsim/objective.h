@@ -1,0 +1,53 @@
+/*
+ * objective.h — per-replication figures a decision rests on: the objective
+ * (a cost), the latency and attainment figures constraints test, whether a
+ * replication met every constraint, and the stopping rule that adds
+ * replications until the objective's confidence interval is tight enough.
+ * Pure functions over replication results, except fs_objective_run which runs
+ * replications.
+ */
+#ifndef FLEETSIM_OBJECTIVE_H
+#define FLEETSIM_OBJECTIVE_H
+
+#include <stdbool.h>
+
+#include "fleetsim/replicate.h"
+#include "fleetsim/result.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+
+/* The objective's value in one replication (USD; NAN without a fleet). */
+double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *sc,
+                          const struct fs_rep_result *r);
+const char *fs_objective_name(enum fs_objective_metric m);
+
+/* A latency figure of one replication, ms (class_idx -1: all traffic); NAN
+ * when nothing completed. */
+double fs_rep_latency_ms(const struct fs_rep_result *r, int class_idx,
+                         enum fs_latency k, enum fs_quantity q);
+
+/* SLO attainment of one replication (met / (completed + in flight + failed)). */
+double fs_rep_attainment(const struct fs_rep_result *r, int class_idx);
+
+/* True when replication r meets every constraint of the objective. */
+bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r);
+
+/*
+ * Run opts->replications replications, then, while the relative half-width
+ * of the 95% CI of `figure` (per replication) exceeds ci_target and fewer
+ * than max_reps have run, as many more (replication indices continue, so
+ * the first ones never change; MODEL: S10).  ci_target <= 0: no extra.
+ * Returns the results (fs_replicate_free) and their count in *n_reps.
+ */
+struct fs_rep_result **fs_objective_run(const struct fs_scenario *sc,
+                                        const struct fs_run_opts *opts,
+                                        double (*figure)(const struct fs_scenario *,
+                                                         const struct fs_rep_result *),
+                                        double ci_target, int max_reps, int *n_reps);
+
+/* The figure the stopping rule of `fleetsim run` watches: the objective when
+ * the scenario has one, else total USD with a fleet, else mean E2E latency. */
+double fs_objective_default_figure(const struct fs_scenario *sc,
+                                   const struct fs_rep_result *r);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * cli_sweep.c — `fleetsim sweep SCENARIO`: options, then fs_sweep_run.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fleetsim/common.h"
+#include "fleetsim/sweep.h"
+
+#define MAX_SETS 64
+
+static const char sweep_help[] =
+	"usage: fleetsim sweep SCENARIO [OPTIONS]\n"
+	"\n"
+	"Run every point of the scenario's \"sweep\" (grid or zip), or in search mode\n"
+	"only the points a bisection on the search axis needs, each with R\n"
+	"replications on the same seed (common random numbers), and write\n"
+	"DIR/sweep.csv and sweep.json (every evaluated point, with P(SLO met), the\n"
+	"objective and its paired difference against the baseline point, all with\n"
+	"95% intervals), DIR/pareto.csv (cost vs the chosen latency) and\n"
+	"DIR/best.json (the cheapest point meeting the objective, and why).\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR        output directory (default: out/<scenario file stem>)\n"
+	"  -r, --replications R    replications per point (default: the scenario's)\n"
+	"  -j, --threads T         worker threads per process; outputs are identical\n"
+	"                          for every T (and every MPI rank count)\n"
+	"      --seed N            base seed (default: simulation.seed)\n"
+	"      --ci-target F       stopping rule per point, e.g. 2% (default: the\n"
+	"                          objective's ci_target)\n"
+	"      --set PATH=JSON     set one scenario value for every point (repeatable)\n"
+	"      --resume            reuse the finished points in DIR/points/ (same\n"
+	"                          scenario, seed and point); an interrupted sweep\n"
+	"                          resumes and ends with the same bytes\n"
+	"  -q, --quiet             no progress line and no table\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"exit status: 0 success, 1 runtime failure, 2 bad input.\n";
+
+enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET };
+
+static char *default_out_dir(const char *scenario_path)
+{
+	const char *base = strrchr(scenario_path, '/');
+	const char *dot;
+	size_t stem_len;
+	char *dir;
+
+	base = base == NULL ? scenario_path : base + 1;
+	dot = strrchr(base, '.');
+	stem_len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+	dir = fs_xmalloc(stem_len + 5);
+	memcpy(dir, "out/", 4);
+	memcpy(dir + 4, base, stem_len);
+	dir[4 + stem_len] = '\0';
+	return dir;
+}
+
+int fs__cli_sweep(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "replications", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct fs_sweep_opts o;
+	const char *sets[MAX_SETS];
+	char *out_dir = NULL;
+	int64_t v;
+	int c, rc;
+
+	memset(&o, 0, sizeof o);
+	o.seed = -1;
+	o.sets = sets;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'r':
+			if (fs__cli_parse_int("sweep", "-r", optarg, 1, 100000, &v))
+				return FS_EXIT_INPUT;
+			o.replications = v;
+			break;
+		case 'j':
+			if (fs__cli_parse_int("sweep", "-j", optarg, 1, 1024, &v))
+				return FS_EXIT_INPUT;
+			o.threads = (int)v;
+			break;
+		case OPT_SEED:
+			if (fs__cli_parse_int("sweep", "--seed", optarg, 0,
+			                      INT64_C(9007199254740992), &v))
+				return FS_EXIT_INPUT;
+			o.seed = v;
+			break;
+		case OPT_SET:
+			if (o.n_sets == MAX_SETS)
+				return fs__cli_usage_error("sweep", "at most %d --set options",
+				                           MAX_SETS);
+			sets[o.n_sets++] = optarg;
+			break;
+		case OPT_RESUME:
+			o.resume = true;
+			break;
+		case OPT_CI_TARGET:
+			if (fs__cli_parse_fraction("sweep", "--ci-target", optarg, &o.ci_target))
+				return FS_EXIT_INPUT;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(sweep_help, stdout);
+			return FS_EXIT_OK;
+		case ':':
+			return fs__cli_usage_error("sweep", "option \"%s\" needs a value",
+			                           argv[optind - 1]);
+		default:
+			return fs__cli_usage_error("sweep", "unknown option \"%s\"",
+			                           argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return fs__cli_usage_error("sweep", "missing SCENARIO file");
+	if (optind + 1 < argc)
+		return fs__cli_usage_error("sweep", "expected one scenario file, found a "
+		                           "second: \"%s\"", argv[optind + 1]);
+	o.scenario_path = argv[optind];
+	if (o.out_dir == NULL)
+		o.out_dir = out_dir = default_out_dir(o.scenario_path);
+	rc = fs_sweep_run(&o);
+	free(out_dir);
+	return rc;
+}

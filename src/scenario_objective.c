@@ -1,0 +1,257 @@
+/*
+ * scenario_objective.c — the root "objective" section: what a sweep
+ * minimises, the SLO constraints a point must meet in a share `confidence`
+ * of its replications, the Pareto axis, and the replication stopping rule.
+ * Class names resolve to indices into workload.classes (-1: all traffic);
+ * latency bounds are read as durations and kept in ms.  The cfg owns its
+ * constraint array.
+ */
+#include "scenario_walk.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/result.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+
+#define MAX_CONSTRAINTS 16
+#define MAX_REPLICATIONS 100000
+
+static const char *const OBJECTIVE_KEYS[] = {
+	"minimize", "constraints", "confidence", "pareto", "ci_target",
+	"max_replications", NULL
+};
+static const char *const CONSTRAINT_KEYS[] = {
+	"metric", "quantile", "max", "min", "class", NULL
+};
+static const char *const PARETO_KEYS[] = { "metric", "quantile", "class", NULL };
+
+/* enum fs_objective_metric order */
+static const char *const MINIMIZE_NAMES[] = {
+	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", NULL
+};
+/* The latency metrics, then (constraints only) the attainment one; LATENCY
+ * maps a name's index to its enum fs_latency. */
+static const char *const METRIC_NAMES[] = {
+	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "slo_attainment", NULL
+};
+static const char *const LATENCY_NAMES[] = {
+	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", NULL
+};
+static const enum fs_latency LATENCY[] = {
+	FS_LAT_TTFT, FS_LAT_TPOT, FS_LAT_E2E, FS_LAT_QUEUE
+};
+#define METRIC_ATTAINMENT 4
+/* enum fs_quantity order */
+static const char *const QUANTITY_NAMES[] = { "mean", "p50", "p90", "p95", "p99", NULL };
+
+static const char *latency_name(int latency)
+{
+	size_t i;
+
+	for (i = 0; LATENCY_NAMES[i] != NULL; i++)
+		if ((int)LATENCY[i] == latency)
+			return LATENCY_NAMES[i];
+	return "?";
+}
+
+/* obj["class"] as a class index (absent: -1 stays). */
+static int load_class(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
+                      int *class_idx)
+{
+	const char **names;
+	size_t i, n = s->workload.n_classes;
+	int rc;
+
+	if (fs__sc_get(obj, "class") == NULL)
+		return 0;
+	names = fs_xcalloc(n + 1, sizeof *names);
+	for (i = 0; i < n; i++)
+		names[i] = s->workload.classes[i].name;
+	rc = fs__sc_find_name(sc, obj, "class", "class", names, n, class_idx);
+	free(names);
+	return rc;
+}
+
+/* "metric" (latency names only) and "quantile" of obj. */
+static int load_latency(struct fs__sc *sc, const cJSON *obj, const char *const *metrics,
+                        int *latency, int *quantity)
+{
+	int m = 0, q = FS_QTY_P99;
+
+	if (fs__sc_enum(sc, obj, "metric", "metric", metrics, &m) < 0 ||
+	    fs__sc_enum(sc, obj, "quantile", "quantile", QUANTITY_NAMES, &q) < 0)
+		return -1;
+	*latency = m < METRIC_ATTAINMENT ? (int)LATENCY[m] : -1;
+	*quantity = q;
+	return 0;
+}
+
+static int load_constraint(struct fs__sc *sc, const cJSON *node,
+                           const struct fs_scenario *s, struct fs_constraint *c)
+{
+	char reason[96];
+	fs_ns max_ns = 0;
+	int m = 0;
+
+	c->class_idx = -1;
+	c->latency = -1;
+	c->quantity = FS_QTY_P99;
+	if (fs__sc_check_object(sc, node, CONSTRAINT_KEYS) != 0 ||
+	    fs__sc_require(sc, node, "metric") != 0 ||
+	    fs__sc_enum(sc, node, "metric", "constraint metric", METRIC_NAMES, &m) < 0 ||
+	    load_class(sc, node, s, &c->class_idx) != 0)
+		return -1;
+	snprintf(reason, sizeof reason, "with metric \"%s\" (%s)", METRIC_NAMES[m],
+	         m == METRIC_ATTAINMENT ? "it takes \"min\"" : "a latency takes \"max\"");
+	if (m == METRIC_ATTAINMENT) {
+		c->kind = FS_CONSTRAINT_ATTAINMENT;
+		return fs__sc_forbid(sc, node, "max", reason) != 0 ||
+		       fs__sc_forbid(sc, node, "quantile", reason) != 0 ||
+		       fs__sc_require(sc, node, "min") != 0 ||
+		       fs__sc_number(sc, node, "min", 0.0, false, 1.0, false, &c->min) < 0
+		       ? -1 : 0;
+	}
+	c->kind = FS_CONSTRAINT_LATENCY;
+	if (fs__sc_forbid(sc, node, "min", reason) != 0 ||
+	    fs__sc_require(sc, node, "max") != 0 ||
+	    fs__sc_duration(sc, node, "max", 1, &max_ns) < 0 ||
+	    load_latency(sc, node, METRIC_NAMES, &c->latency, &c->quantity) != 0)
+		return -1;
+	c->max_ms = (double)max_ns / 1e6;
+	return 0;
+}
+
+static int load_constraints(struct fs__sc *sc, const cJSON *obj,
+                            const struct fs_scenario *s, struct fs_objective_cfg *cfg)
+{
+	const cJSON *list = fs__sc_get(obj, "constraints"), *c;
+	size_t saved, saved_i;
+	int n;
+
+	if (list == NULL)
+		return 0;
+	if (!cJSON_IsArray(list))
+		return fs__sc_fail_member(sc, obj, "constraints", "expected an array of "
+		                          "constraints, found %s", fs__sc_type_name(list));
+	n = cJSON_GetArraySize(list);
+	if (n > MAX_CONSTRAINTS)
+		return fs__sc_fail_member(sc, obj, "constraints", "expected at most %d "
+		                          "constraints, found %d", MAX_CONSTRAINTS, n);
+	if (n == 0)
+		return 0;
+	cfg->constraints = fs_xcalloc((size_t)n, sizeof *cfg->constraints);
+	saved = fs__sc_push_key(sc, "constraints");
+	cJSON_ArrayForEach(c, list) {
+		saved_i = fs__sc_push_index(sc, cfg->n_constraints);
+		if (load_constraint(sc, c, s, &cfg->constraints[cfg->n_constraints]) != 0)
+			return -1;
+		cfg->n_constraints++;
+		fs__sc_pop(sc, saved_i);
+	}
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
+static int load_pareto(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
+                       struct fs_objective_cfg *cfg)
+{
+	const cJSON *node = fs__sc_get(obj, "pareto");
+	size_t saved;
+
+	if (node == NULL)
+		return 0;
+	saved = fs__sc_push_key(sc, "pareto");
+	if (fs__sc_check_object(sc, node, PARETO_KEYS) != 0 ||
+	    load_latency(sc, node, LATENCY_NAMES, &cfg->pareto_latency,
+	                 &cfg->pareto_quantity) != 0 ||
+	    load_class(sc, node, s, &cfg->pareto_class) != 0)
+		return -1;
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
+int fs__sc_load_objective(struct fs__sc *sc, const cJSON *node,
+                          const struct fs_scenario *s, struct fs_objective_cfg *cfg)
+{
+	int minimize = FS_OBJ_MONTHLY_USD;
+	int64_t max_reps = (int64_t)s->sim.replications * 10;
+
+	if (max_reps > MAX_REPLICATIONS)
+		max_reps = MAX_REPLICATIONS;
+	cfg->present = true;
+	cfg->minimize = FS_OBJ_MONTHLY_USD;
+	cfg->confidence = 0.9;
+	cfg->pareto_latency = FS_LAT_TTFT;
+	cfg->pareto_quantity = FS_QTY_P99;
+	cfg->pareto_class = -1;
+	cfg->ci_target = 0.0;
+	if (fs__sc_check_object(sc, node, OBJECTIVE_KEYS) != 0 ||
+	    fs__sc_enum(sc, node, "minimize", "objective", MINIMIZE_NAMES, &minimize) < 0 ||
+	    load_constraints(sc, node, s, cfg) != 0 ||
+	    fs__sc_number(sc, node, "confidence", 0.0, true, 1.0, false,
+	                  &cfg->confidence) < 0 ||
+	    load_pareto(sc, node, s, cfg) != 0 ||
+	    fs__sc_number(sc, node, "ci_target", 0.0, false, 1.0, false,
+	                  &cfg->ci_target) < 0 ||
+	    fs__sc_int(sc, node, "max_replications", 1, MAX_REPLICATIONS, &max_reps) < 0)
+		return -1;
+	cfg->minimize = (enum fs_objective_metric)minimize;
+	cfg->max_replications = (int)max_reps;
+	return 0;
+}
+
+void fs__sc_objective_fini(struct fs_objective_cfg *cfg)
+{
+	free(cfg->constraints);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+/* ---- printing ------------------------------------------------------------------- */
+
+static void add_class(cJSON *obj, const struct fs_scenario *s, int class_idx)
+{
+	if (class_idx >= 0 && (size_t)class_idx < s->workload.n_classes)
+		cJSON_AddStringToObject(obj, "class", s->workload.classes[class_idx].name);
+}
+
+cJSON *fs__sc_print_objective(const struct fs_scenario *s)
+{
+	const struct fs_objective_cfg *cfg = &s->objective;
+	cJSON *obj = cJSON_CreateObject(), *list, *c, *pareto;
+	size_t i;
+
+	cJSON_AddStringToObject(obj, "minimize", MINIMIZE_NAMES[cfg->minimize]);
+	list = cJSON_AddArrayToObject(obj, "constraints");
+	for (i = 0; i < cfg->n_constraints; i++) {
+		const struct fs_constraint *k = &cfg->constraints[i];
+
+		c = cJSON_CreateObject();
+		switch (k->kind) {
+		case FS_CONSTRAINT_LATENCY:
+			cJSON_AddStringToObject(c, "metric", latency_name(k->latency));
+			cJSON_AddStringToObject(c, "quantile", QUANTITY_NAMES[k->quantity]);
+			/* max_ms came from whole ns: this is the exact inverse */
+			fs__sc_print_duration(c, "max", (fs_ns)llround(k->max_ms * 1e6));
+			break;
+		case FS_CONSTRAINT_ATTAINMENT:
+			cJSON_AddStringToObject(c, "metric", METRIC_NAMES[METRIC_ATTAINMENT]);
+			fs__sc_print_number(c, "min", k->min);
+			break;
+		}
+		add_class(c, s, k->class_idx);
+		cJSON_AddItemToArray(list, c);
+	}
+	fs__sc_print_number(obj, "confidence", cfg->confidence);
+	pareto = cJSON_AddObjectToObject(obj, "pareto");
+	cJSON_AddStringToObject(pareto, "metric", latency_name(cfg->pareto_latency));
+	cJSON_AddStringToObject(pareto, "quantile", QUANTITY_NAMES[cfg->pareto_quantity]);
+	add_class(pareto, s, cfg->pareto_class);
+	fs__sc_print_number(obj, "ci_target", cfg->ci_target);
+	fs__sc_print_number(obj, "max_replications", cfg->max_replications);
+	return obj;
+}

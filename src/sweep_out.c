@@ -1,0 +1,458 @@
+/*
+ * sweep_out.c — the sweep's four outputs, computed from the point records
+ * alone (so a resumed sweep writes the same bytes): sweep.csv and sweep.json
+ * (every evaluated point with its figures, P(SLO met) with a Wilson
+ * interval, the objective with a Student-t interval and its paired
+ * difference against the baseline point), pareto.csv (the points no other
+ * point beats on both the objective and the chosen latency), and best.json
+ * (the cheapest feasible point and why).  All written atomically.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/objective.h"
+#include "fleetsim/outfile.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
+#include "fleetsim/sweep.h"
+
+/* One evaluated point, parsed back from its record. */
+struct point {
+	size_t index;
+	cJSON *rec;
+	const char *label;
+	int n_reps;
+	double *obj;                 /* per replication */
+	double *pareto;
+	int met;                     /* replications meeting every constraint */
+	bool feasible, stable;
+	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
+};
+
+static const char *const FIGURES[] = {
+	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", "preemption_lost_usd",
+	"slo_attainment", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms", "throughput_rps", NULL
+};
+
+static double *rep_array(const cJSON *rec, const char *key, int n)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(rec, key), *v;
+	double *x = fs_xcalloc((size_t)n, sizeof *x);
+	int i = 0;
+
+	cJSON_ArrayForEach(v, a) {
+		if (i < n)
+			x[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	return x;
+}
+
+static void parse_point(struct point *p, size_t index, const char *text)
+{
+	const cJSON *met, *v;
+
+	memset(p, 0, sizeof *p);
+	p->index = index;
+	p->rec = cJSON_Parse(text);
+	if (p->rec == NULL) {
+		fprintf(stderr, "fleetsim sweep: point %zu: unreadable record\n", index);
+		abort();
+	}
+	p->label = cJSON_GetObjectItemCaseSensitive(p->rec, "label")->valuestring;
+	p->n_reps = (int)cJSON_GetObjectItemCaseSensitive(p->rec, "replications")->valuedouble;
+	p->obj = rep_array(p->rec, "objective_per_rep", p->n_reps);
+	p->pareto = rep_array(p->rec, "pareto_per_rep", p->n_reps);
+	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
+	cJSON_ArrayForEach(v, met)
+		p->met += v->valuedouble > 0.5;
+	p->feasible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "feasible"));
+	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
+	p->obj_ci = fs_stats_mean_ci(p->obj, (size_t)p->n_reps, 0.95);
+	p->pareto_ci = fs_stats_mean_ci(p->pareto, (size_t)p->n_reps, 0.95);
+	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
+}
+
+/* MODEL: S14 — paired difference: replication r of both points saw the same
+ * traffic and spot draws, so obj_p[r] - obj_base[r] has a tight interval. */
+static struct fs_ci paired_diff(const struct point *p, const struct point *base)
+{
+	int n = p->n_reps < base->n_reps ? p->n_reps : base->n_reps;
+	double *d = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+	struct fs_ci ci;
+	int r;
+
+	for (r = 0; r < n; r++)
+		d[r] = p->obj[r] - base->obj[r];
+	ci = fs_stats_mean_ci(d, (size_t)n, 0.95);
+	free(d);
+	return ci;
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, ",%.9g", x);
+	else
+		fputc(',', f);
+}
+
+static void csv_ci(FILE *f, const struct fs_ci *ci)
+{
+	csv_num(f, ci->value);
+	csv_num(f, ci->ci_lo);
+	csv_num(f, ci->ci_hi);
+}
+
+static void csv_fig(FILE *f, const cJSON *rec, const char *key)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(rec, "figures"), key);
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		const cJSON *v = cJSON_GetArrayItem(a, i);
+
+		csv_num(f, cJSON_IsNumber(v) ? v->valuedouble : NAN);
+	}
+}
+
+static int write_csv(const struct fs_scenario *base, const struct point *pts, size_t n,
+                     const char *path, struct fs_error *err)
+{
+	const struct fs_sweep_cfg *sw = &base->sweep;
+	struct fs_outfile o;
+	size_t i, a, k;
+	char **sets = fs_xcalloc(sw->n_axes, sizeof *sets);
+
+	if (fs_outfile_open(&o, path, err) != 0) {
+		free(sets);
+		return -1;
+	}
+	fprintf(o.f, "point,label");
+	for (a = 0; a < sw->n_axes; a++) {
+		fputc(',', o.f);
+		csv_field(o.f, sw->axes[a].path);
+	}
+	fprintf(o.f, ",replications,feasible,stable,p_slo_met,p_slo_met_lo,p_slo_met_hi,"
+	        "objective,objective_lo,objective_hi,diff_vs_baseline,diff_lo,diff_hi,"
+	        "pareto_latency_ms,pareto_lo,pareto_hi");
+	for (k = 0; FIGURES[k] != NULL; k++)
+		fprintf(o.f, ",%s,%s_lo,%s_hi", FIGURES[k], FIGURES[k], FIGURES[k]);
+	fputc('\n', o.f);
+	for (i = 0; i < n; i++) {
+		const struct point *p = &pts[i];
+
+		fprintf(o.f, "%zu,", p->index);
+		csv_field(o.f, p->label);
+		fs_sweep_point_sets(sw, p->index, sets);
+		for (a = 0; a < sw->n_axes; a++) {
+			const char *eq = strchr(sets[a], '=');
+			cJSON *v = eq != NULL ? cJSON_Parse(eq + 1) : NULL;
+
+			/* A JSON string is written as its text, anything else as JSON. */
+			fputc(',', o.f);
+			csv_field(o.f, cJSON_IsString(v) ? v->valuestring :
+			               eq != NULL ? eq + 1 : sets[a]);
+			cJSON_Delete(v);
+			free(sets[a]);
+		}
+		fprintf(o.f, ",%d,%d,%d", p->n_reps, p->feasible ? 1 : 0, p->stable ? 1 : 0);
+		csv_ci(o.f, &p->p_met);
+		csv_ci(o.f, &p->obj_ci);
+		csv_ci(o.f, &p->diff_ci);
+		csv_ci(o.f, &p->pareto_ci);
+		for (k = 0; FIGURES[k] != NULL; k++)
+			csv_fig(o.f, p->rec, FIGURES[k]);
+		fputc('\n', o.f);
+	}
+	free(sets);
+	return fs_outfile_commit(&o, err);
+}
+
+static cJSON *jnum(double x)
+{
+	char buf[40];
+
+	if (!isfinite(x))
+		return cJSON_CreateNull();
+	snprintf(buf, sizeof buf, "%.9g", x);
+	return cJSON_CreateNumber(strtod(buf, NULL));
+}
+
+static cJSON *jci(const struct fs_ci *ci)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "value", jnum(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", jnum(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", jnum(ci->ci_hi));
+	return o;
+}
+
+static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
+{
+	const struct fs_sweep_cfg *sw = &base->sweep;
+	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject(), *figs;
+	char **sets = fs_xcalloc(sw->n_axes, sizeof *sets);
+	size_t a, k;
+
+	cJSON_AddNumberToObject(o, "point", (double)p->index);
+	cJSON_AddStringToObject(o, "label", p->label);
+	fs_sweep_point_sets(sw, p->index, sets);
+	for (a = 0; a < sw->n_axes; a++) {
+		const char *eq = strchr(sets[a], '=');
+		cJSON *v = eq != NULL ? cJSON_Parse(eq + 1) : NULL;
+
+		cJSON_AddItemToObject(set, sw->axes[a].path,
+		                      v != NULL ? v : cJSON_CreateString(sets[a]));
+		free(sets[a]);
+	}
+	free(sets);
+	cJSON_AddItemToObject(o, "set", set);
+	cJSON_AddNumberToObject(o, "replications", p->n_reps);
+	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	cJSON_AddBoolToObject(o, "stable", p->stable);
+	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
+	cJSON_AddItemToObject(o, "diff_vs_baseline", jci(&p->diff_ci));
+	cJSON_AddItemToObject(o, "pareto_latency_ms", jci(&p->pareto_ci));
+	figs = cJSON_AddObjectToObject(o, "figures");
+	for (k = 0; FIGURES[k] != NULL; k++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(p->rec, "figures"), FIGURES[k]);
+		struct fs_ci ci = { NAN, NAN, NAN, NAN, 0 };
+		const cJSON *v0 = cJSON_GetArrayItem(arr, 0), *v1 = cJSON_GetArrayItem(arr, 1),
+		            *v2 = cJSON_GetArrayItem(arr, 2);
+
+		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
+		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
+		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
+		cJSON_AddItemToObject(figs, FIGURES[k], jci(&ci));
+	}
+	return o;
+}
+
+static int write_json(cJSON *root, const char *path, struct fs_error *err)
+{
+	char *text = cJSON_Print(root);
+	int rc;
+	size_t n;
+
+	cJSON_Delete(root);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
+		abort();
+	}
+	n = strlen(text);
+	text = fs_xrealloc(text, n + 2);
+	text[n] = '\n';
+	rc = fs_outfile_write(path, text, n + 1, err);
+	free(text);
+	return rc;
+}
+
+/* MODEL: S15 — the Pareto front: evaluated points that no other point beats
+ * on both mean objective and mean Pareto latency (lower is better on both). */
+static bool dominated(const struct point *pts, size_t n, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (j == i || !isfinite(pts[j].obj_ci.value) || !isfinite(pts[j].pareto_ci.value))
+			continue;
+		if (pts[j].obj_ci.value <= pts[i].obj_ci.value &&
+		    pts[j].pareto_ci.value <= pts[i].pareto_ci.value &&
+		    (pts[j].obj_ci.value < pts[i].obj_ci.value ||
+		     pts[j].pareto_ci.value < pts[i].pareto_ci.value))
+			return true;
+	}
+	return false;
+}
+
+static int write_pareto(const struct point *pts, size_t n, const char *path,
+                        struct fs_error *err)
+{
+	struct fs_outfile o;
+	size_t *order = fs_xcalloc(n + 1, sizeof *order), m = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(pts[i].obj_ci.value) && isfinite(pts[i].pareto_ci.value) &&
+		    !dominated(pts, n, i))
+			order[m++] = i;
+	for (i = 1; i < m; i++)          /* insertion sort by objective, then index */
+		for (j = i; j > 0 && (pts[order[j]].obj_ci.value < pts[order[j - 1]].obj_ci.value ||
+		     (pts[order[j]].obj_ci.value == pts[order[j - 1]].obj_ci.value &&
+		      pts[order[j]].index < pts[order[j - 1]].index)); j--) {
+			size_t t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	if (fs_outfile_open(&o, path, err) != 0) {
+		free(order);
+		return -1;
+	}
+	fprintf(o.f, "point,label,feasible,objective,objective_lo,objective_hi,"
+	        "latency_ms,latency_lo,latency_hi,p_slo_met\n");
+	for (i = 0; i < m; i++) {
+		const struct point *p = &pts[order[i]];
+
+		fprintf(o.f, "%zu,", p->index);
+		csv_field(o.f, p->label);
+		fprintf(o.f, ",%d", p->feasible ? 1 : 0);
+		csv_ci(o.f, &p->obj_ci);
+		csv_ci(o.f, &p->pareto_ci);
+		csv_num(o.f, p->p_met.value);
+		fputc('\n', o.f);
+	}
+	free(order);
+	return fs_outfile_commit(&o, err);
+}
+
+static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
+                        size_t n_points)
+{
+	const struct fs_objective_cfg *obj = &base->objective;
+	cJSON *o = cJSON_CreateObject();
+	size_t i, best = SIZE_MAX, second = SIZE_MAX, n_feasible = 0;
+	char why[1024];
+
+	for (i = 0; i < n; i++) {
+		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
+			continue;
+		n_feasible++;
+		if (best == SIZE_MAX || pts[i].obj_ci.value < pts[best].obj_ci.value) {
+			second = best;
+			best = i;
+		} else if (second == SIZE_MAX || pts[i].obj_ci.value < pts[second].obj_ci.value) {
+			second = i;
+		}
+	}
+	cJSON_AddStringToObject(o, "objective", fs_objective_name(obj->minimize));
+	cJSON_AddNumberToObject(o, "confidence", obj->present ? obj->confidence : 1.0);
+	cJSON_AddNumberToObject(o, "points_evaluated", (double)n);
+	cJSON_AddNumberToObject(o, "points_in_grid", (double)n_points);
+	cJSON_AddNumberToObject(o, "points_feasible", (double)n_feasible);
+	if (best == SIZE_MAX) {
+		cJSON_AddNullToObject(o, "best");
+		snprintf(why, sizeof why, "no evaluated point met every constraint in at least "
+		         "%.0f%% of its replications", 100 * (obj->present ? obj->confidence : 1));
+		cJSON_AddStringToObject(o, "why", why);
+		return o;
+	}
+	cJSON_AddItemToObject(o, "best", point_json(base, &pts[best]));
+	if (second != SIZE_MAX) {
+		struct fs_ci d = paired_diff(&pts[second], &pts[best]);
+
+		snprintf(why, sizeof why, "cheapest of %zu feasible points (%zu evaluated of "
+		         "%zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]; the "
+		         "next cheapest feasible point (%s) costs %.4g more [%.4g, %.4g] "
+		         "(paired, same traffic)", n_feasible, n, n_points,
+		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
+		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
+		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi, pts[second].label,
+		         d.value, d.ci_lo, d.ci_hi);
+		cJSON_AddItemToObject(o, "runner_up", point_json(base, &pts[second]));
+		cJSON_AddItemToObject(o, "runner_up_costs_more", jci(&d));
+	} else {
+		snprintf(why, sizeof why, "the only feasible point of %zu evaluated (of %zu): "
+		         "%s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]", n, n_points,
+		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
+		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
+		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi);
+	}
+	cJSON_AddStringToObject(o, "why", why);
+	return o;
+}
+
+static void print_table(const struct fs_scenario *base, const struct point *pts, size_t n)
+{
+	size_t i;
+
+	printf("%-6s %-48s %5s %22s %20s %9s\n", "point", "label", "reps",
+	       fs_objective_name(base->objective.minimize), "P(SLO met)", "feasible");
+	for (i = 0; i < n; i++) {
+		const struct point *p = &pts[i];
+		char obj[64], pm[64];
+
+		snprintf(obj, sizeof obj, "%.4g ± %.2g", p->obj_ci.value, p->obj_ci.half_width);
+		snprintf(pm, sizeof pm, "%.2f [%.2f, %.2f]", p->p_met.value, p->p_met.ci_lo,
+		         p->p_met.ci_hi);
+		printf("%-6zu %-48.48s %5d %23s %20s %9s\n", p->index, p->label, p->n_reps, obj,
+		       pm, p->feasible ? "yes" : "no");
+	}
+}
+
+int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
+                            char *const *records, size_t n_points)
+{
+	struct point *pts = fs_xcalloc(n_points + 1, sizeof *pts);
+	const struct point *baseline = NULL;
+	struct fs_error err;
+	char path[4096];
+	size_t n = 0, i;
+	cJSON *root, *list;
+	int rc = 0;
+
+	for (i = 0; i < n_points; i++)
+		if (records[i] != NULL)
+			parse_point(&pts[n++], i, records[i]);
+	for (i = 0; i < n; i++)
+		if (pts[i].index == base->sweep.baseline)
+			baseline = &pts[i];
+	for (i = 0; i < n; i++) {
+		struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+
+		pts[i].diff_ci = baseline != NULL ? paired_diff(&pts[i], baseline) : none;
+	}
+	snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
+	if (write_csv(base, pts, n, path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "scenario", base->name);
+	cJSON_AddStringToObject(root, "scenario_sha256", base->sha256_hex);
+	cJSON_AddStringToObject(root, "objective", fs_objective_name(base->objective.minimize));
+	cJSON_AddNumberToObject(root, "points_in_grid", (double)n_points);
+	cJSON_AddNumberToObject(root, "points_evaluated", (double)n);
+	cJSON_AddNumberToObject(root, "baseline", (double)base->sweep.baseline);
+	list = cJSON_AddArrayToObject(root, "points");
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, point_json(base, &pts[i]));
+	snprintf(path, sizeof path, "%s/sweep.json", o->out_dir);
+	if (rc == 0 && write_json(root, path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	snprintf(path, sizeof path, "%s/pareto.csv", o->out_dir);
+	if (rc == 0 && write_pareto(pts, n, path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	snprintf(path, sizeof path, "%s/best.json", o->out_dir);
+	if (rc == 0 && write_json(best_json(base, pts, n, n_points), path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc != 0)
+		fs_error_print(&err);
+	else if (!o->quiet) {
+		print_table(base, pts, n);
+		printf("\nwrote %s/sweep.csv, sweep.json, pareto.csv, best.json "
+		       "(%zu of %zu points evaluated)\n", o->out_dir, n, n_points);
+	}
+	for (i = 0; i < n; i++) {
+		cJSON_Delete(pts[i].rec);
+		free(pts[i].obj);
+		free(pts[i].pareto);
+	}
+	free(pts);
+	return rc;
+}

@@ -1,0 +1,163 @@
+/*
+ * sweep_point.c — one sweep point: load the base scenario with the point's
+ * sets, run its replications (with the stopping rule when one is set), and
+ * describe the result as a JSON record holding what the outputs need:
+ * per-replication objective, constraint outcome and Pareto latency (so
+ * intervals and paired differences are computed later from records alone),
+ * and the headline figures with their intervals.  Numbers are written so
+ * they read back exactly.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/objective.h"
+#include "fleetsim/replicate.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+#include "fleetsim/sweep.h"
+
+static cJSON *num(double x)
+{
+	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static cJSON *ci_array(const struct fs_ci *ci)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_AddItemToArray(a, num(ci->value));
+	cJSON_AddItemToArray(a, num(ci->ci_lo));
+	cJSON_AddItemToArray(a, num(ci->ci_hi));
+	return a;
+}
+
+static double pareto_value(const struct fs_objective_cfg *obj, const struct fs_rep_result *r)
+{
+	return fs_rep_latency_ms(r, obj->pareto_class, (enum fs_latency)obj->pareto_latency,
+	                         (enum fs_quantity)obj->pareto_quantity);
+}
+
+static void add_figures(cJSON *rec, const struct fs_summary *s)
+{
+	const struct fs_group_summary *all = &s->groups[s->n_classes];
+	cJSON *f = cJSON_AddObjectToObject(rec, "figures");
+	struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+
+	cJSON_AddItemToObject(f, "total_usd", ci_array(s->llm ? &s->cost.total_usd : &none));
+	cJSON_AddItemToObject(f, "monthly_usd", ci_array(s->llm ? &s->cost.monthly_usd : &none));
+	cJSON_AddItemToObject(f, "usd_per_1m_output_tokens",
+	                      ci_array(s->llm ? &s->cost.usd_per_1m_output_tokens : &none));
+	cJSON_AddItemToObject(f, "preemption_lost_usd",
+	                      ci_array(s->llm ? &s->cost.lost_usd : &none));
+	cJSON_AddItemToObject(f, "slo_attainment",
+	                      ci_array(all->has_slo ? &all->slo_attainment : &none));
+	cJSON_AddItemToObject(f, "ttft_p99_ms", ci_array(&all->lat_ms[FS_LAT_TTFT][FS_QTY_P99]));
+	cJSON_AddItemToObject(f, "tpot_p99_ms",
+	                      ci_array(s->llm ? &all->lat_ms[FS_LAT_TPOT][FS_QTY_P99] : &none));
+	cJSON_AddItemToObject(f, "e2e_p99_ms", ci_array(&all->lat_ms[FS_LAT_E2E][FS_QTY_P99]));
+	cJSON_AddItemToObject(f, "throughput_rps", ci_array(&all->throughput_rps));
+	cJSON_AddBoolToObject(rec, "stable", s->unstable_replications == 0);
+}
+
+char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
+                           size_t point, bool *feasible)
+{
+	const struct fs_sweep_cfg *sw = &base->sweep;
+	const struct fs_objective_cfg *obj = &base->objective;
+	size_t n_sets = o->n_sets + sw->n_axes, i;
+	const char **sets = fs_xcalloc(n_sets, sizeof *sets);
+	char **point_sets = fs_xcalloc(sw->n_axes, sizeof *point_sets);
+	struct fs_error err;
+	struct fs_scenario *sc;
+	struct fs_run_opts opts;
+	struct fs_rep_result **results;
+	struct fs_summary *s;
+	cJSON *rec, *arr_obj, *arr_met, *arr_par;
+	char label[1024], *text;
+	int n_reps, r, met = 0;
+	double ci_target;
+
+	fs_sweep_point_sets(sw, point, point_sets);
+	for (i = 0; i < o->n_sets; i++)
+		sets[i] = o->sets[i];
+	for (i = 0; i < sw->n_axes; i++)
+		sets[o->n_sets + i] = point_sets[i];
+	sc = fs_scenario_load_variant(o->scenario_path, NULL, sets, n_sets, &err);
+	fs_sweep_point_label(sw, point, label, sizeof label);
+	for (i = 0; i < sw->n_axes; i++)
+		free(point_sets[i]);
+	free(point_sets);
+	free(sets);
+	if (sc == NULL) {
+		fprintf(stderr, "fleetsim sweep: point %zu (%s): ", point, label);
+		fs_error_print(&err);
+		return NULL;
+	}
+	opts.replications = o->replications > 0 ? (int)o->replications : sc->sim.replications;
+	opts.first_replication = 0;
+	opts.seed = o->seed >= 0 ? (uint64_t)o->seed : sc->sim.seed;
+	opts.threads = o->threads > 0 ? o->threads : omp_get_num_procs();
+	if (opts.threads > opts.replications)
+		opts.threads = opts.replications;
+	opts.record_first = false;
+	ci_target = o->ci_target > 0 ? o->ci_target : obj->present ? obj->ci_target : 0;
+	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target,
+	                           obj->present && obj->max_replications > 0 ?
+	                           obj->max_replications : 10 * opts.replications, &n_reps);
+	s = fs_summary_build(sc, results, n_reps, opts.seed);
+
+	rec = cJSON_CreateObject();
+	cJSON_AddNumberToObject(rec, "point", (double)point);
+	cJSON_AddStringToObject(rec, "label", label);
+	cJSON_AddStringToObject(rec, "scenario_sha256", base->sha256_hex);
+	cJSON_AddNumberToObject(rec, "seed", (double)opts.seed);
+	cJSON_AddNumberToObject(rec, "replications", n_reps);
+	arr_obj = cJSON_AddArrayToObject(rec, "objective_per_rep");
+	arr_met = cJSON_AddArrayToObject(rec, "met_per_rep");
+	arr_par = cJSON_AddArrayToObject(rec, "pareto_per_rep");
+	for (r = 0; r < n_reps; r++) {
+		bool ok = !obj->present || fs_objective_met(obj, results[r]);
+
+		cJSON_AddItemToArray(arr_obj, num(obj->present ?
+			fs_objective_value(obj->minimize, sc, results[r]) :
+			fs_objective_default_figure(sc, results[r])));
+		cJSON_AddItemToArray(arr_met, cJSON_CreateNumber(ok ? 1 : 0));
+		cJSON_AddItemToArray(arr_par, num(obj->present ? pareto_value(obj, results[r]) :
+			fs_rep_latency_ms(results[r], -1, FS_LAT_TTFT, FS_QTY_P99)));
+		met += ok;
+	}
+	/* MODEL: S12 — feasible when the share of replications meeting every
+	 * constraint reaches the objective's confidence. */
+	*feasible = (double)met >= (obj->present ? obj->confidence : 1.0) * n_reps;
+	cJSON_AddBoolToObject(rec, "feasible", *feasible);
+	add_figures(rec, s);
+	text = cJSON_PrintUnformatted(rec);
+	cJSON_Delete(rec);
+	fs_summary_free(s);
+	fs_replicate_free(results, n_reps);
+	fs_scenario_free(sc);
+	if (text == NULL) {
+		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
+		abort();
+	}
+	return text;
+}
+
+int fs__sweep_record_feasible(const char *text)
+{
+	cJSON *rec = cJSON_Parse(text);
+	const cJSON *f;
+	int rc = -1;
+
+	if (rec == NULL)
+		return -1;
+	f = cJSON_GetObjectItemCaseSensitive(rec, "feasible");
+	if (cJSON_IsBool(f))
+		rc = cJSON_IsTrue(f) ? 1 : 0;
+	cJSON_Delete(rec);
+	return rc;
+}

@@ -1,0 +1,278 @@
+/*
+ * test_sweep.c — `fleetsim sweep` end to end on tests/data/sweep_small.json:
+ * the four outputs exist and agree with each other; sweep.csv is the same
+ * bytes for -j 1 and -j 2 (and for mpirun -np 2 with the MPI build, when
+ * mpirun and ./fleetsim-mpi exist — skipped with a message otherwise); a sweep
+ * killed mid-way and resumed ends with the same bytes as an uninterrupted
+ * one; search mode evaluates fewer points and finds the same best point.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util_test.h"
+
+#define SCENARIO "tests/data/sweep_small.json"
+
+extern char **environ;
+
+static char *path_in(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+static char *read_out(const char *dir, const char *file)
+{
+	char *p = path_in(dir, file);
+	char *text = fs_test_read_file(p, NULL);
+
+	if (text == NULL)
+		print_error("missing %s\n", p);
+	assert_non_null(text);
+	free(p);
+	return text;
+}
+
+static void sweep(const char *dir, const char *threads, const char *extra)
+{
+	const char *args[] = { "sweep", SCENARIO, "-o", dir, "-q", "-j", threads, extra, NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+}
+
+static void assert_same_outputs(const char *a, const char *b)
+{
+	static const char *files[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		char *x = read_out(a, files[i]), *y = read_out(b, files[i]);
+
+		if (strcmp(x, y) != 0)
+			print_error("%s differs\n", files[i]);
+		assert_string_equal(x, y);
+		free(x);
+		free(y);
+	}
+}
+
+static void test_sweep_writes_four_consistent_outputs(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	char *csv, *best, *pareto;
+	size_t lines = 0;
+	const char *p;
+
+	(void)state;
+	sweep(dir, "2", NULL);
+	csv = read_out(dir, "sweep.csv");
+	best = read_out(dir, "best.json");
+	pareto = read_out(dir, "pareto.csv");
+	for (p = csv; *p != '\0'; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 1 + 8);                 /* header + 2 x 4 points */
+	assert_non_null(strstr(best, "\"p_slo_met\""));
+	assert_non_null(strstr(best, "\"why\""));
+	/* One L40S cannot hold 10 req/s within a 2 s TTFT p99; the cheapest
+	 * feasible point is two spot instances. */
+	assert_non_null(strstr(best, "\"label\":\t\"fleet.pools[0].pricing=\\\"spot\\\","
+	                       "fleet.pools[0].count=2\""));
+	assert_true(strncmp(pareto, "point,label,feasible,objective", 30) == 0);
+	free(csv);
+	free(best);
+	free(pareto);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_sweep_is_identical_for_1_and_2_threads(void **state)
+{
+	char *d1 = fs_test_tmpdir(), *d2 = fs_test_tmpdir();
+
+	(void)state;
+	sweep(d1, "1", NULL);
+	sweep(d2, "2", NULL);
+	assert_same_outputs(d1, d2);
+	fs_test_tmpdir_free(d1);
+	fs_test_tmpdir_free(d2);
+}
+
+static int count_records(const char *dir)
+{
+	char *points = path_in(dir, "points");
+	DIR *d = opendir(points);
+	struct dirent *e;
+	int n = 0;
+
+	free(points);
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".json") != NULL && strstr(e->d_name, ".tmp") == NULL;
+	closedir(d);
+	return n;
+}
+
+/* Kill a sweep (SIGKILL) once it has stored some points, resume it, and
+ * compare with an uninterrupted sweep; then drop two records of a finished
+ * sweep and resume again. */
+static void test_sweep_resumes_after_a_kill_with_the_same_bytes(void **state)
+{
+	char *full = fs_test_tmpdir(), *cut = fs_test_tmpdir();
+	const char *bin = getenv("FLEETSIM_BIN");
+	const char *argv[] = { NULL, "sweep", SCENARIO, "-o", cut, "-q", "-j", "1", NULL };
+	char *rec;
+	pid_t pid;
+	int status, tries;
+
+	(void)state;
+	sweep(full, "2", NULL);
+	argv[0] = bin != NULL && bin[0] != '\0' ? bin : "./fleetsim";
+	assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, (char *const *)argv,
+	                             environ), 0);
+	for (tries = 0; tries < 2000 && count_records(cut) < 2; tries++) {
+		struct timespec ts = { 0, 5000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	print_message("killed after %d stored points\n", count_records(cut));
+	sweep(cut, "2", "--resume");
+	assert_same_outputs(full, cut);
+
+	rec = path_in(cut, "points/3.json");
+	assert_int_equal(unlink(rec), 0);
+	free(rec);
+	rec = path_in(cut, "points/6.json");
+	assert_int_equal(unlink(rec), 0);
+	free(rec);
+	sweep(cut, "1", "--resume");
+	assert_same_outputs(full, cut);
+	fs_test_tmpdir_free(full);
+	fs_test_tmpdir_free(cut);
+}
+
+static void test_sweep_search_evaluates_fewer_points_for_the_same_best(void **state)
+{
+	char *grid = fs_test_tmpdir(), *search = fs_test_tmpdir();
+	const char *args[] = { "sweep", "tests/data/sweep_small_search.json", "-o", search,
+	                       "-q", NULL };
+	struct fs_test_run r;
+	char *b1, *b2, *l1, *l2;
+
+	(void)state;
+	sweep(grid, "2", NULL);
+	r = fs_test_run_fleetsim(args);
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	b1 = read_out(grid, "best.json");
+	b2 = read_out(search, "best.json");
+	assert_non_null(strstr(b2, "\"points_evaluated\":\t6"));
+	l1 = strstr(b1, "\"label\"");
+	l2 = strstr(b2, "\"label\"");
+	assert_non_null(l1);
+	assert_non_null(l2);
+	assert_true(strncmp(l1, l2, strcspn(l1, "\n")) == 0);
+	free(b1);
+	free(b2);
+	fs_test_tmpdir_free(grid);
+	fs_test_tmpdir_free(search);
+}
+
+static bool have(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static const char *find_mpirun(void)
+{
+	static const char *candidates[] = { "/usr/bin/mpirun", "/usr/local/bin/mpirun", NULL };
+	size_t i;
+
+	for (i = 0; candidates[i] != NULL; i++)
+		if (have(candidates[i]))
+			return candidates[i];
+	return NULL;
+}
+
+static void test_sweep_mpirun_np_2_matches_one_process(void **state)
+{
+	const char *mpirun = find_mpirun();
+	char *one, *two;
+	const char *args[16];
+	struct fs_test_run r;
+
+	(void)state;
+	if (mpirun == NULL || !have("./fleetsim-mpi")) {
+		print_message("skipped: mpirun or ./fleetsim-mpi not found (install "
+		              "openmpi-bin libopenmpi-dev and run make MPI=1)\n");
+		skip();
+	}
+	one = fs_test_tmpdir();
+	two = fs_test_tmpdir();
+	sweep(one, "2", NULL);
+	setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+	setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+	args[0] = mpirun;
+	args[1] = "--oversubscribe";
+	args[2] = "--timeout";
+	args[3] = "300";
+	args[4] = "-np";
+	args[5] = "2";
+	args[6] = "./fleetsim-mpi";
+	args[7] = "sweep";
+	args[8] = SCENARIO;
+	args[9] = "-o";
+	args[10] = two;
+	args[11] = "-q";
+	args[12] = "-j";
+	args[13] = "1";
+	args[14] = NULL;
+	r = fs_test_run_cmd(args);
+	if (r.exit_code != 0)
+		print_error("mpirun stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	assert_same_outputs(one, two);
+	fs_test_tmpdir_free(one);
+	fs_test_tmpdir_free(two);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sweep_writes_four_consistent_outputs),
+		cmocka_unit_test(test_sweep_is_identical_for_1_and_2_threads),
+		cmocka_unit_test(test_sweep_resumes_after_a_kill_with_the_same_bytes),
+		cmocka_unit_test(test_sweep_search_evaluates_fewer_points_for_the_same_best),
+		cmocka_unit_test(test_sweep_mpirun_np_2_matches_one_process),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
