@@ -182,13 +182,15 @@ static void run_units(struct sweep_run *s)
 	}
 	{
 		size_t axis = search_axis(sw), n_search = sw->axes[axis].n_values;
-		size_t n_units = s->n_points / n_search, k;
+		size_t n_units = s->n_points / n_search, steps = 1;
 		size_t coords[16];
 
+		/* Progress estimate: a bisection takes about log2(n) + 1 points. */
+		while (((size_t)1 << steps) < n_search)
+			steps++;
 		for (u = 0; u < n_units; u++)
 			if ((int)(u % (size_t)size) == rank)
-				s->planned += 1;
-		s->planned *= 1;
+				s->planned += steps + 1;
 		for (u = 0; u < n_units && s->failed == 0; u++) {
 			size_t rest = u, a;
 
@@ -203,9 +205,7 @@ static void run_units(struct sweep_run *s)
 				coords[a] = rest % sw->axes[a].n_values;
 				rest /= sw->axes[a].n_values;
 			}
-			k = s->done;
 			search_combo(s, coords, axis);
-			(void)k;
 		}
 	}
 }

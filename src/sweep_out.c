@@ -379,20 +379,49 @@ static cJSON *best_json(const struct fs_scenario *base, const struct point *pts,
 	return o;
 }
 
+/* "count=2 pricing=spot": each axis's last key and its value, unquoted. */
+static void short_label(const struct fs_scenario *base, size_t index, char *buf, size_t len)
+{
+	const struct fs_sweep_cfg *sw = &base->sweep;
+	char **sets = fs_xcalloc(sw->n_axes, sizeof *sets);
+	size_t a, used = 0;
+
+	buf[0] = '\0';
+	fs_sweep_point_sets(sw, index, sets);
+	for (a = 0; a < sw->n_axes && used < len; a++) {
+		const char *path = sw->axes[a].path, *key = strrchr(path, '.');
+		const char *eq = strchr(sets[a], '=');
+		cJSON *v = eq != NULL ? cJSON_Parse(eq + 1) : NULL;
+		size_t key_len;
+
+		key = key != NULL ? key + 1 : path;
+		key_len = strcspn(key, "[");
+		used += (size_t)snprintf(buf + used, len - used, "%s%.*s=%s", a > 0 ? " " : "",
+		                         (int)key_len, key, cJSON_IsString(v) ? v->valuestring :
+		                         eq != NULL ? eq + 1 : "?");
+		cJSON_Delete(v);
+		free(sets[a]);
+	}
+	for (; a < sw->n_axes; a++)
+		free(sets[a]);
+	free(sets);
+}
+
 static void print_table(const struct fs_scenario *base, const struct point *pts, size_t n)
 {
 	size_t i;
 
-	printf("%-6s %-48s %5s %22s %20s %9s\n", "point", "label", "reps",
+	printf("%-6s %-40s %5s %24s %20s %9s\n", "point", "configuration", "reps",
 	       fs_objective_name(base->objective.minimize), "P(SLO met)", "feasible");
 	for (i = 0; i < n; i++) {
 		const struct point *p = &pts[i];
-		char obj[64], pm[64];
+		char obj[64], pm[64], label[256];
 
-		snprintf(obj, sizeof obj, "%.4g ± %.2g", p->obj_ci.value, p->obj_ci.half_width);
+		short_label(base, p->index, label, sizeof label);
+		snprintf(obj, sizeof obj, "%.1f ± %.1f", p->obj_ci.value, p->obj_ci.half_width);
 		snprintf(pm, sizeof pm, "%.2f [%.2f, %.2f]", p->p_met.value, p->p_met.ci_lo,
 		         p->p_met.ci_hi);
-		printf("%-6zu %-48.48s %5d %23s %20s %9s\n", p->index, p->label, p->n_reps, obj,
+		printf("%-6zu %-40.40s %5d %25s %20s %9s\n", p->index, label, p->n_reps, obj,
 		       pm, p->feasible ? "yes" : "no");
 	}
 }
