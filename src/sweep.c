@@ -24,6 +24,7 @@ struct sweep_run {
 	size_t n_points;
 	char **records;              /* by point; NULL until evaluated here */
 	size_t done, planned;        /* progress */
+	double reps_run;             /* replications run here (not reused) */
 	double t0_s;
 	bool progress;
 	int failed;                  /* exit status of a failed point, 0 none */
@@ -83,6 +84,16 @@ static char *load_record(const struct sweep_run *s, size_t point)
 	return text;
 }
 
+static double record_replications(const char *text)
+{
+	cJSON *rec = cJSON_Parse(text);
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(rec, "replications");
+	double n = cJSON_IsNumber(r) ? r->valuedouble : 0;
+
+	cJSON_Delete(rec);
+	return n;
+}
+
 static void show_progress(struct sweep_run *s)
 {
 	double el = now_s() - s->t0_s;
@@ -90,9 +101,8 @@ static void show_progress(struct sweep_run *s)
 
 	if (!s->progress)
 		return;
-	fprintf(stderr, "\rfleetsim sweep: %zu/%zu points, %.1f points/min, ETA %.0fs   ",
-	        s->done, s->planned, el > 0 ? (double)s->done * 60.0 / el : 0.0,
-	        eta > 0 ? eta : 0.0);
+	fprintf(stderr, "\rfleetsim sweep: %zu/%zu points, %.1f replications/s, ETA %.0fs   ",
+	        s->done, s->planned, el > 0 ? s->reps_run / el : 0.0, eta > 0 ? eta : 0.0);
 	fflush(stderr);
 }
 
@@ -114,6 +124,7 @@ static int eval(struct sweep_run *s, size_t point)
 			s->failed = FS_EXIT_INPUT;
 			return -1;
 		}
+		s->reps_run += record_replications(text);
 		record_path(s, point, path, sizeof path);
 		if (fs_outfile_write(path, text, strlen(text), &err) != 0) {
 			fs_error_print(&err);
