@@ -199,7 +199,13 @@ static int write_outputs(const struct run_args *a, const char *out_dir,
 	free(path);
 	if (rc == 0) {
 		path = join_path(out_dir, "timeseries.csv");
-		if (fs_timeseries_write_csv(results, s->replications, path, &err) != 0)
+		if (fs_timeseries_write_csv(results, s->replications, sc, path, &err) != 0)
+			rc = FS_EXIT_RUNTIME;
+		free(path);
+	}
+	if (rc == 0) {
+		path = join_path(out_dir, "latency_cdf.csv");
+		if (fs_latency_cdf_write_csv(results, s->replications, sc, path, &err) != 0)
 			rc = FS_EXIT_RUNTIME;
 		free(path);
 	}
@@ -252,7 +258,7 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 		fs_summary_print_table(summary, sc, stdout);
 	rc = write_outputs(a, out_dir, sc, summary, results);
 	if (rc == 0 && table && !a->quiet)
-		printf("\nwrote %s/summary.json, timeseries.csv%s\n", out_dir,
+		printf("\nwrote %s/summary.json, timeseries.csv, latency_cdf.csv%s\n", out_dir,
 		       a->requests_csv ? ", requests.csv" : "");
 	if (row != NULL)
 		fs_compare_row_fill(row, variant != NULL ? variant : "base", summary);

@@ -37,6 +37,12 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	fs_tseries_init(&r->queue_len, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
 	fs_tseries_init(&r->busy, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
 	fs_tseries_init(&r->kv_used, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
+	r->bin_arrivals = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_arrivals);
+	r->bin_reclaims = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_reclaims);
+	r->pool_serving = fs_xcalloc(n_pools + 1, sizeof *r->pool_serving);
+	for (c = 0; c < n_pools; c++)
+		fs_tseries_init(&r->pool_serving[c], sc->sim.sample_interval_ns,
+		                sc->sim.horizon_ns);
 	fs_hist_init(&r->itl_hist);
 	fs_moments_init(&r->itl_moments);
 	r->servers = servers;
@@ -77,8 +83,29 @@ static void add_row(struct fs_recorder *rec, const struct fs_request *req,
 	row->output_tokens = output_tokens;
 }
 
+static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
+{
+	size_t b = (size_t)(t_ns / r->queue_len.interval_ns);
+
+	return b < r->queue_len.n_bins ? b : r->queue_len.n_bins - 1;
+}
+
+void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns)
+{
+	if (t_ns < rec->sc->sim.horizon_ns)
+		rec->result->bin_reclaims[bin_of(rec->result, t_ns)] += 1;
+}
+
+void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int serving)
+{
+	if (t_ns < rec->sc->sim.horizon_ns)
+		fs_tseries_set(&rec->result->pool_serving[pool], t_ns, (double)serving);
+}
+
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req)
 {
+	if (req->arrival_ns < rec->sc->sim.horizon_ns)
+		rec->result->bin_arrivals[bin_of(rec->result, req->arrival_ns)] += 1;
 	if (counted(rec, req))
 		rec->result->cls[req->class_idx].arrived++;
 }
@@ -214,6 +241,8 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->queue_len, close_ns);
 	fs_tseries_finish(&r->busy, close_ns);
 	fs_tseries_finish(&r->kv_used, close_ns);
+	for (c = 0; c < r->fleet.n_pools; c++)
+		fs_tseries_finish(&r->pool_serving[c], close_ns);
 	r->end_ns = end_ns;
 	for (c = 0; c < r->n_classes; c++) {
 		const struct fs_class_result *cr = &r->cls[c];
@@ -249,6 +278,11 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	fs_tseries_fini(&r->queue_len);
 	fs_tseries_fini(&r->busy);
 	fs_tseries_fini(&r->kv_used);
+	free(r->bin_arrivals);
+	free(r->bin_reclaims);
+	for (c = 0; c < r->fleet.n_pools; c++)
+		fs_tseries_fini(&r->pool_serving[c]);
+	free(r->pool_serving);
 	fs_hist_fini(&r->itl_hist);
 	free(r->fleet.pools);
 	free(r->rows);

@@ -30,6 +30,12 @@ void fs__recorder_fini(struct fs_recorder *rec);
 
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req);
 
+/* LLM: a spot instance was reclaimed at t_ns. */
+void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns);
+
+/* LLM: pool `pool` has `serving` serving instances from t_ns on. */
+void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int serving);
+
 /* A request completed: it was first scheduled at start_ns, its first token
  * came at first_token_ns, and it ended at end_ns having produced
  * output_tokens tokens. */

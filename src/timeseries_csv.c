@@ -1,11 +1,15 @@
 /*
  * timeseries_csv.c — timeseries.csv: one row per grid bin with the mean
- * across replications (and 95% Student-t interval) of the time-averaged
- * queue length and busy servers in that bin.  Written atomically.
+ * across replications (and 95% Student-t interval) of each per-bin figure:
+ * time-averaged queue length and busy servers (instances with an iteration
+ * in flight), arrival rate, and with a fleet the KV use, spot reclaims and
+ * each pool's serving instances.  Written atomically.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/outfile.h"
 #include "fleetsim/summary.h"
@@ -23,43 +27,151 @@ static void ci_fields(FILE *f, const struct fs_ci *ci)
 	}
 }
 
+/* A column name for a pool: "instances_<name>" with anything but
+ * [A-Za-z0-9_-] replaced by '_' (names are free text). */
+static void pool_column(FILE *f, const char *name)
+{
+	fputs(",instances_", f);
+	for (; *name != '\0'; name++) {
+		char c = *name;
+
+		fputc((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-' ? c : '_', f);
+	}
+}
+
 int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
-                            const char *path, struct fs_error *err)
+                            const struct fs_scenario *sc, const char *path,
+                            struct fs_error *err)
 {
 	const struct fs_tseries *first = &results[0]->queue_len;
-	double *queue = fs_xmalloc((size_t)replications * sizeof *queue);
-	double *busy = fs_xmalloc((size_t)replications * sizeof *busy);
+	size_t n_pools = results[0]->fleet.n_pools, p, bin;
+	bool llm = results[0]->llm;
+	double *x = fs_xmalloc((size_t)replications * sizeof *x);
 	struct fs_outfile o;
-	size_t bin;
 	int r;
 
 	if (fs_outfile_open(&o, path, err) != 0) {
-		free(queue);
-		free(busy);
+		free(x);
 		return -1;
 	}
 	fprintf(o.f, "t_start_s,t_end_s,queue_len,queue_len_ci_lo,queue_len_ci_hi,"
-	        "busy_servers,busy_servers_ci_lo,busy_servers_ci_hi\n");
+	        "busy_servers,busy_servers_ci_lo,busy_servers_ci_hi,"
+	        "arrival_rate_per_s,arrival_rate_ci_lo,arrival_rate_ci_hi");
+	if (llm) {
+		fprintf(o.f, ",kv_use,kv_use_ci_lo,kv_use_ci_hi,reclaims,reclaims_ci_lo,"
+		        "reclaims_ci_hi");
+		for (p = 0; p < n_pools; p++) {
+			pool_column(o.f, sc->fleet.pools[p].name);
+			pool_column(o.f, sc->fleet.pools[p].name);
+			fputs("_ci_lo", o.f);
+			pool_column(o.f, sc->fleet.pools[p].name);
+			fputs("_ci_hi", o.f);
+		}
+	}
+	fputc('\n', o.f);
 	for (bin = 0; bin < first->n_bins; bin++) {
 		fs_ns start_ns = (fs_ns)bin * first->interval_ns;
 		fs_ns end_ns = start_ns + first->interval_ns;
-		struct fs_ci q, b;
+		double secs;
+		struct fs_ci ci;
 
 		if (end_ns > first->horizon_ns)
 			end_ns = first->horizon_ns;
-		for (r = 0; r < replications; r++) {
-			queue[r] = fs_tseries_mean(&results[r]->queue_len, bin);
-			busy[r] = fs_tseries_mean(&results[r]->busy, bin);
-		}
-		q = fs_stats_mean_ci(queue, (size_t)replications, 0.95);
-		b = fs_stats_mean_ci(busy, (size_t)replications, 0.95);
+		secs = (double)(end_ns - start_ns) / (double)FS_NS_PER_S;
 		fprintf(o.f, "%.9g,%.9g", (double)start_ns / (double)FS_NS_PER_S,
 		        (double)end_ns / (double)FS_NS_PER_S);
-		ci_fields(o.f, &q);
-		ci_fields(o.f, &b);
+#define COLUMN(expr) \
+		do { \
+			for (r = 0; r < replications; r++) \
+				x[r] = (expr); \
+			ci = fs_stats_mean_ci(x, (size_t)replications, 0.95); \
+			ci_fields(o.f, &ci); \
+		} while (0)
+		COLUMN(fs_tseries_mean(&results[r]->queue_len, bin));
+		COLUMN(fs_tseries_mean(&results[r]->busy, bin));
+		COLUMN(results[r]->bin_arrivals[bin] / secs);
+		if (llm) {
+			COLUMN(fs_tseries_mean(&results[r]->kv_used, bin));
+			COLUMN(results[r]->bin_reclaims[bin]);
+			for (p = 0; p < n_pools; p++)
+				COLUMN(fs_tseries_mean(&results[r]->pool_serving[p], bin));
+		}
+#undef COLUMN
 		fputc('\n', o.f);
 	}
-	free(queue);
-	free(busy);
+	free(x);
+	return fs_outfile_commit(&o, err);
+}
+
+static void cdf_rows(FILE *f, const char *group, const char *metric,
+                     struct fs_rep_result *const *results, int replications, size_t idx,
+                     enum fs_latency k)
+{
+	struct fs_hist h;
+	size_t i, nb = fs_hist_n_buckets();
+	uint64_t cum;
+	int r;
+
+	fs_hist_init(&h);
+	for (r = 0; r < replications; r++)
+		fs_hist_merge(&h, &results[r]->cls[idx].lat_hist[k]);
+	if (h.n == 0) {
+		fs_hist_fini(&h);
+		return;
+	}
+	cum = h.n_zero;
+	if (h.n_zero > 0)
+		fprintf(f, "%s,%s,0,%.9g\n", group, metric, (double)cum / (double)h.n);
+	for (i = 0; i < nb; i++) {
+		if (h.buckets[i] == 0)
+			continue;
+		cum += h.buckets[i];
+		fprintf(f, "%s,%s,%.9g,%.9g\n", group, metric,
+		        fs_hist_bucket_value(i) / (double)FS_NS_PER_MS, (double)cum / (double)h.n);
+	}
+	fs_hist_fini(&h);
+}
+
+/* A class name as one CSV field (quoted, quotes doubled). */
+static char *csv_quoted(const char *s)
+{
+	size_t n = strlen(s), i, j = 0;
+	char *q = fs_xmalloc(2 * n + 3);
+
+	q[j++] = '"';
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			q[j++] = '"';
+		q[j++] = s[i];
+	}
+	q[j++] = '"';
+	q[j] = '\0';
+	return q;
+}
+
+int fs_latency_cdf_write_csv(struct fs_rep_result *const *results, int replications,
+                             const struct fs_scenario *sc, const char *path,
+                             struct fs_error *err)
+{
+	static const enum fs_latency metrics[] = { FS_LAT_TTFT, FS_LAT_TPOT, FS_LAT_E2E };
+	struct fs_outfile o;
+	size_t c, m;
+
+	if (fs_outfile_open(&o, path, err) != 0)
+		return -1;
+	fprintf(o.f, "group,metric,latency_ms,cdf\n");
+	for (c = 0; c <= sc->workload.n_classes; c++) {
+		size_t idx = c == 0 ? sc->workload.n_classes : c - 1;
+		char *group = csv_quoted(c == 0 ? "all" : sc->workload.classes[idx].name);
+
+		for (m = 0; m < 3; m++) {
+			if (metrics[m] == FS_LAT_TPOT && !results[0]->llm)
+				continue;
+			cdf_rows(o.f, group, fs_latency_name(metrics[m]), results, replications,
+			         idx, metrics[m]);
+		}
+		free(group);
+	}
 	return fs_outfile_commit(&o, err);
 }

@@ -158,6 +158,17 @@ static void schedule_interruption(struct fs_world *w, uint32_t ii)
 		(fs_ns)llround(fs_rng_exponential(w->spot_rng, mean_ns)), FS_EV_SPOT_NOTICE, ii, 0);
 }
 
+/* Record pool p's serving instances (stand-ins included) from now on. */
+static void note_pool(struct fs_world *w, uint32_t p)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < w->n_insts; i++)
+		n += w->insts[i].pool == p && w->insts[i].state == FS__INST_SERVING;
+	fs__recorder_pool_serving(&w->rec, p, w->now_ns, n);
+}
+
 static void start_serving(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
@@ -174,6 +185,7 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 		               __FILE__, __LINE__);
 	}
 	w->kv_total_llm += pc->llm->sched.kv_blocks;
+	note_pool(w, in->pool);
 }
 
 /* Launch one instance into pool p.  False when a spot pool found no room
@@ -255,6 +267,7 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 	in->state = FS__INST_GONE;
 	in->gone_ns = w->now_ns;
 	w->pools[in->pool].live--;
+	note_pool(w, in->pool);
 	fs__world_llm_note_levels(w);
 }
 
@@ -281,6 +294,7 @@ static void release(struct fs_world *w, uint32_t ii)
 		return;
 	}
 	in->state = FS__INST_DRAINING;
+	note_pool(w, in->pool);
 	if (in->standin)
 		w->pools[in->standin_for].standins--;
 	else
@@ -352,11 +366,13 @@ static void notice(struct fs_world *w, uint32_t ii)
 	fs_eventq_cancel(w->q, in->life_ev);
 	if (in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING) {
 		w->rec.result->fleet.pools[p].reclaims++;
+		fs__recorder_reclaim(&w->rec, w->now_ns);
 		go_gone(w, ii);
 	} else {
 		if (in->state == FS__INST_SERVING)
 			w->pools[p].alive--;
 		in->state = FS__INST_NOTICE;
+		note_pool(w, p);
 		if (pc->spot.in_flight == FS_INFLIGHT_REQUEUE)
 			fs__world_llm_evacuate(w, ii, false);
 		in->life_ev = fs_eventq_push(w->q, w->now_ns + pc->spot.notice_ns,
@@ -381,6 +397,7 @@ static void on_reclaim(struct fs_world *w, uint32_t ii)
 		return;
 	fs__world_llm_evacuate(w, ii, pc->spot.in_flight == FS_INFLIGHT_FAIL);
 	w->rec.result->fleet.pools[in->pool].reclaims++;
+	fs__recorder_reclaim(&w->rec, w->now_ns);
 	go_gone(w, ii);
 }
 

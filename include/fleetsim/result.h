@@ -96,6 +96,9 @@ struct fs_rep_result {
 	struct fs_tseries queue_len;        /* requests waiting */
 	struct fs_tseries busy;             /* busy servers (LLM: replicas in a step) */
 	struct fs_tseries kv_used;          /* LLM: fraction of serving KV blocks in use */
+	double *bin_arrivals;               /* requests arriving in each time-series bin */
+	double *bin_reclaims;               /* LLM: spot reclaims in each bin */
+	struct fs_tseries *pool_serving;    /* LLM: serving instances of each pool */
 	int servers;                        /* queue engine capacity, for busy fraction */
 	bool llm;                           /* LLM engine: token metrics exist */
 	struct fs_hist itl_hist;            /* LLM: inter-token latency, ns */

@@ -120,10 +120,20 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,
                             FILE *out);
 
-/* DIR/timeseries.csv: per grid bin, the time-averaged queue length and busy
- * servers, mean over replications with 95% intervals. */
+/* DIR/timeseries.csv: per grid bin, mean over replications with 95%
+ * intervals of the time-averaged queue length and busy servers (instances
+ * with an iteration in flight), the arrival rate, and with a fleet the KV
+ * use, spot reclaims and serving instances of each pool. */
 int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
-                            const char *path, struct fs_error *err);
+                            const struct fs_scenario *sc, const char *path,
+                            struct fs_error *err);
+
+/* DIR/latency_cdf.csv: for all traffic and each class, the empirical CDF of
+ * TTFT, TPOT (LLM) and E2E pooled over every replication (one row per
+ * non-empty histogram bucket: group,metric,latency_ms,cdf). */
+int fs_latency_cdf_write_csv(struct fs_rep_result *const *results, int replications,
+                             const struct fs_scenario *sc, const char *path,
+                             struct fs_error *err);
 
 /* One row per request of result r (which must have rows). */
 int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
