@@ -204,6 +204,12 @@ static int write_outputs(const struct run_args *a, const char *out_dir,
 		free(path);
 	}
 	if (rc == 0) {
+		path = join_path(out_dir, "scenario.json");
+		if (fs_scenario_write(sc, path, &err) != 0)
+			rc = FS_EXIT_RUNTIME;
+		free(path);
+	}
+	if (rc == 0) {
 		path = join_path(out_dir, "latency_cdf.csv");
 		if (fs_latency_cdf_write_csv(results, s->replications, sc, path, &err) != 0)
 			rc = FS_EXIT_RUNTIME;

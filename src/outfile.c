@@ -2,6 +2,7 @@
  * outfile.c — temp-file-and-rename writes and mkdir -p (see outfile.h).
  */
 #include "fleetsim/outfile.h"
+#include "fleetsim/scenario.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -83,6 +84,19 @@ int fs_outfile_write(const char *path, const void *data, size_t len,
 		             strerror(errno));
 		fs_outfile_abort(&o);
 		return -1;
+	}
+	return fs_outfile_commit(&o, err);
+}
+
+int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_error *err)
+{
+	struct fs_outfile o;
+
+	if (fs_outfile_open(&o, path, err) != 0)
+		return -1;
+	if (fs_scenario_print(sc, o.f) != 0) {
+		fs_outfile_abort(&o);
+		return fs_error_set(err, path, NULL, "cannot write the resolved scenario");
 	}
 	return fs_outfile_commit(&o, err);
 }

@@ -277,8 +277,16 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 
 		for (i = 0; i < n_all; i++)
 			by_point[all_key[i]] = all_data[i];
-		rc = s.failed != 0 ? s.failed :
-		     fs__sweep_write_outputs(o, base, by_point, s.n_points);
+		char path[4096];
+
+		snprintf(path, sizeof path, "%s/scenario.json", o->out_dir);
+		rc = s.failed;
+		if (rc == 0 && fs_scenario_write(base, path, &err) != 0) {
+			fs_error_print(&err);
+			rc = FS_EXIT_RUNTIME;
+		}
+		if (rc == 0)
+			rc = fs__sweep_write_outputs(o, base, by_point, s.n_points);
 		free(by_point);
 	} else {
 		rc = s.failed;

@@ -90,6 +90,10 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 
 void fs_scenario_free(struct fs_scenario *sc);
 
+/* Write the resolved scenario (fs_scenario_print) to `path` atomically — the
+ * record of what a run or sweep directory was made from.  0, or -1 with err. */
+int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_error *err);
+
 /* Write the resolved scenario, defaults filled in, as JSON (durations as
  * strings such as "90s", so it loads back to the same scenario). */
 int fs_scenario_print(const struct fs_scenario *sc, FILE *out);
