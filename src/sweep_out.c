@@ -323,6 +323,33 @@ static int write_pareto(const struct point *pts, size_t n, const char *path,
 	return fs_outfile_commit(&o, err);
 }
 
+/* sweep_cdf.csv: each evaluated point's pooled CDF of the Pareto latency. */
+static int write_cdf(const struct point *pts, size_t n, const char *path,
+                     struct fs_error *err)
+{
+	struct fs_outfile o;
+	size_t i;
+
+	if (fs_outfile_open(&o, path, err) != 0)
+		return -1;
+	fprintf(o.f, "point,label,latency_ms,cdf\n");
+	for (i = 0; i < n; i++) {
+		const cJSON *pair;
+
+		cJSON_ArrayForEach(pair, cJSON_GetObjectItemCaseSensitive(pts[i].rec,
+		                                                           "pareto_cdf")) {
+			const cJSON *x = cJSON_GetArrayItem(pair, 0), *p = cJSON_GetArrayItem(pair, 1);
+
+			if (!cJSON_IsNumber(x) || !cJSON_IsNumber(p))
+				continue;
+			fprintf(o.f, "%zu,", pts[i].index);
+			csv_field(o.f, pts[i].label);
+			fprintf(o.f, ",%.9g,%.9g\n", x->valuedouble, p->valuedouble);
+		}
+	}
+	return fs_outfile_commit(&o, err);
+}
+
 static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
                         size_t n_points)
 {
@@ -466,6 +493,9 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 		rc = FS_EXIT_RUNTIME;
 	snprintf(path, sizeof path, "%s/pareto.csv", o->out_dir);
 	if (rc == 0 && write_pareto(pts, n, path, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	snprintf(path, sizeof path, "%s/sweep_cdf.csv", o->out_dir);
+	if (rc == 0 && write_cdf(pts, n, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	snprintf(path, sizeof path, "%s/best.json", o->out_dir);
 	if (rc == 0 && write_json(best_json(base, pts, n, n_points), path, &err) != 0)

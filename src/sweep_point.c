@@ -63,6 +63,32 @@ static void add_figures(cJSON *rec, const struct fs_summary *s)
 	cJSON_AddBoolToObject(rec, "stable", s->unstable_replications == 0);
 }
 
+/* The Pareto latency's CDF pooled over every replication, at p = 0.01 ..
+ * 0.99, 0.995, 0.999: [[latency_ms, p], ...]. */
+static void add_cdf(cJSON *rec, const struct fs_objective_cfg *obj,
+                    struct fs_rep_result *const *results, int n_reps)
+{
+	int lat = obj->present ? obj->pareto_latency : FS_LAT_TTFT;
+	size_t idx = obj->present && obj->pareto_class >= 0 ? (size_t)obj->pareto_class
+	                                                    : results[0]->n_classes;
+	cJSON *cdf = cJSON_AddArrayToObject(rec, "pareto_cdf");
+	struct fs_hist h;
+	int r, k;
+
+	fs_hist_init(&h);
+	for (r = 0; r < n_reps; r++)
+		fs_hist_merge(&h, &results[r]->cls[idx].lat_hist[lat]);
+	for (k = 1; k <= 101 && h.n > 0; k++) {
+		double p = k <= 99 ? k / 100.0 : k == 100 ? 0.995 : 0.999;
+		cJSON *pair = cJSON_CreateArray();
+
+		cJSON_AddItemToArray(pair, num(fs_hist_quantile(&h, p) / 1e6));
+		cJSON_AddItemToArray(pair, cJSON_CreateNumber(p));
+		cJSON_AddItemToArray(cdf, pair);
+	}
+	fs_hist_fini(&h);
+}
+
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                            size_t point, bool *feasible)
 {
@@ -133,6 +159,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	/* MODEL: S12 — feasible when the share of replications meeting every
 	 * constraint reaches the objective's confidence. */
 	*feasible = (double)met >= (obj->present ? obj->confidence : 1.0) * n_reps;
+	add_cdf(rec, obj, results, n_reps);
 	cJSON_AddBoolToObject(rec, "feasible", *feasible);
 	add_figures(rec, s);
 	text = cJSON_PrintUnformatted(rec);
