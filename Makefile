@@ -109,9 +109,13 @@ check-tests: $(BIN) $(TEST_BIN)
 test: deps
 	@$(MAKE) --no-print-directory check-tests
 
+# The demo: the quickstart configuration simulated and summarised, then its
+# sweep (cheapest GPU type and replica count meeting the SLOs) and the report.
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) run scenarios/quickstart.json -o out/quickstart
+	./$(BIN) sweep scenarios/quickstart.json -o out/quickstart-sweep
+	./$(BIN) report out/quickstart-sweep
 
 bench: $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do ./$$b || exit 1; done

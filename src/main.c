@@ -27,6 +27,8 @@ static const char usage_text[] =
 	"  sweep SCENARIO [-o DIR] [-r REPS] [-j THREADS] [--resume] [--set PATH=JSON]...\n"
 	"                      every point of the scenario's sweep (or a bisection search),\n"
 	"                      then sweep.csv, sweep.json, pareto.csv and best.json\n"
+	"  report DIR [-q]     gnuplot plots (PNG, SVG) and report.html / report.md\n"
+	"                      from a run or sweep output directory\n"
 	"  validate SCENARIO   check a scenario and print it resolved, defaults filled in\n"
 	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
 	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
 		fs_par_finalize();
 		return rc;
 	}
+	if (strcmp(cmd, "report") == 0)
+		return fs__cli_report(argc - 1, argv + 1);
 	if (strcmp(cmd, "validate") == 0)
 		return fs__cli_validate(argc - 1, argv + 1);
 	if (strcmp(cmd, "catalog") == 0)

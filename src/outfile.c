@@ -19,6 +19,14 @@ int fs_outfile_open(struct fs_outfile *o, const char *path, struct fs_error *err
 	o->tmp_path = fs_xmalloc(n);
 	snprintf(o->tmp_path, n, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(o->tmp_path);
+	/* mkstemp makes the file 0600; outputs are ordinary files (0666 less
+	 * the umask).  Called outside any parallel region. */
+	if (fd >= 0) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
 	if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) {
 		int saved = errno;
 

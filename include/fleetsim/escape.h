@@ -1,0 +1,55 @@
+/*
+ * escape.h — building text that carries untrusted strings (names of
+ * classes, pools, variants, sweep labels) into gnuplot scripts, HTML and
+ * Markdown.  A growable buffer (struct fs_sbuf) plus one appender per target
+ * language; nothing from a scenario or an output directory may reach those
+ * languages except through these.  The buffer owns its bytes; release with
+ * fs_sbuf_fini.  The fs_escape_* convenience forms return heap strings that
+ * the caller frees.
+ */
+#ifndef FLEETSIM_ESCAPE_H
+#define FLEETSIM_ESCAPE_H
+
+#include <stddef.h>
+
+struct fs_sbuf {
+	char *s;                     /* NUL-terminated text (NULL until first append) */
+	size_t len;                  /* bytes before the NUL */
+	size_t cap;                  /* bytes allocated */
+};
+
+void fs_sbuf_init(struct fs_sbuf *b);
+void fs_sbuf_fini(struct fs_sbuf *b);
+/* Append raw (trusted) text. */
+void fs_sbuf_puts(struct fs_sbuf *b, const char *s);
+void fs_sbuf_printf(struct fs_sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The text so far ("" when empty); valid until the next append. */
+const char *fs_sbuf_str(const struct fs_sbuf *b);
+
+/* Append s HTML-escaped: & < > " ' ` become entities, control characters
+ * other than tab and newline are dropped.  Safe in element content and in
+ * quoted attribute values. */
+void fs_sbuf_html(struct fs_sbuf *b, const char *s);
+
+/* Append s as one complete gnuplot single-quoted string literal, quotes
+ * included.  In such a literal gnuplot expands nothing (no backslash escapes,
+ * no `command` substitution, no @macro); a ' is written ''.  Newlines and
+ * other control characters become spaces, since a newline would end the
+ * command.  Enhanced-text markup (^ _ @ & { }) is NOT neutralised here: every
+ * label or title carrying such a literal must be given `noenhanced` (the
+ * report's terminals are also set noenhanced). */
+void fs_sbuf_gp(struct fs_sbuf *b, const char *s);
+
+/* Append s for Markdown text: ASCII punctuation with meaning in Markdown or
+ * HTML (\ ` * _ [ ] < > | # ! & ~ { }) is backslash-escaped;
+ * parentheses and quotes need none once brackets are escaped, newlines
+ * and control characters become spaces.  Safe in paragraphs and table cells. */
+void fs_sbuf_md(struct fs_sbuf *b, const char *s);
+
+/* Heap-string forms of the three escapers (caller frees). */
+char *fs_escape_html(const char *s);
+char *fs_escape_gnuplot(const char *s);
+char *fs_escape_md(const char *s);
+
+#endif

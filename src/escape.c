@@ -1,0 +1,161 @@
+/*
+ * escape.c — a growable text buffer and the escapers for gnuplot, HTML and
+ * Markdown (see escape.h).  Escaping works byte by byte: UTF-8 multi-byte
+ * sequences pass through untouched, since none of their bytes is ASCII.
+ */
+#include "fleetsim/escape.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/common.h"
+
+void fs_sbuf_init(struct fs_sbuf *b)
+{
+	b->s = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void fs_sbuf_fini(struct fs_sbuf *b)
+{
+	free(b->s);
+	fs_sbuf_init(b);
+}
+
+static void reserve(struct fs_sbuf *b, size_t extra)
+{
+	fs_xgrow((void **)&b->s, &b->cap, b->len + extra + 1, 1);
+}
+
+static void putc_sb(struct fs_sbuf *b, char c)
+{
+	reserve(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+void fs_sbuf_puts(struct fs_sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	reserve(b, n);
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+void fs_sbuf_printf(struct fs_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+const char *fs_sbuf_str(const struct fs_sbuf *b)
+{
+	return b->s ? b->s : "";
+}
+
+static int is_ctrl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void fs_sbuf_html(struct fs_sbuf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': fs_sbuf_puts(b, "&amp;"); break;
+		case '<': fs_sbuf_puts(b, "&lt;"); break;
+		case '>': fs_sbuf_puts(b, "&gt;"); break;
+		case '"': fs_sbuf_puts(b, "&quot;"); break;
+		case '\'': fs_sbuf_puts(b, "&#39;"); break;
+		case '`': fs_sbuf_puts(b, "&#96;"); break;
+		default:
+			if (!is_ctrl(c) || c == '\t' || c == '\n')
+				putc_sb(b, (char)c);
+		}
+	}
+}
+
+void fs_sbuf_gp(struct fs_sbuf *b, const char *s)
+{
+	putc_sb(b, '\'');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\'')
+			fs_sbuf_puts(b, "''");
+		else if (is_ctrl(c))
+			putc_sb(b, ' ');
+		else
+			putc_sb(b, (char)c);
+	}
+	putc_sb(b, '\'');
+}
+
+void fs_sbuf_md(struct fs_sbuf *b, const char *s)
+{
+	static const char special[] = "\\`*_[]<>|#!&~{}";
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (is_ctrl(c)) {
+			putc_sb(b, ' ');
+			continue;
+		}
+		if (strchr(special, (int)c))
+			putc_sb(b, '\\');
+		putc_sb(b, (char)c);
+	}
+}
+
+static char *take(struct fs_sbuf *b)
+{
+	char *s = b->s ? b->s : fs_xstrdup("");
+
+	fs_sbuf_init(b);
+	return s;
+}
+
+char *fs_escape_html(const char *s)
+{
+	struct fs_sbuf b;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_html(&b, s);
+	return take(&b);
+}
+
+char *fs_escape_gnuplot(const char *s)
+{
+	struct fs_sbuf b;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_gp(&b, s);
+	return take(&b);
+}
+
+char *fs_escape_md(const char *s)
+{
+	struct fs_sbuf b;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_md(&b, s);
+	return take(&b);
+}

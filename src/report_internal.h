@@ -1,0 +1,168 @@
+/*
+ * report_internal.h — shared between the report's files: the loaded output
+ * directory (report_data.c), the plots (report_plots.c), a small document
+ * model that report.c fills once and report_html.c / report_md.c render, so
+ * both documents say the same.  Document text is stored raw; each renderer
+ * escapes it for its language.  Everything here is owned by struct
+ * fs__report and freed by fs__report_fini.
+ */
+#ifndef FLEETSIM_REPORT_INTERNAL_H
+#define FLEETSIM_REPORT_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/report.h"
+
+/* A CSV file: row-major cells, row 0 not included (head holds it). */
+struct fs__csv {
+	size_t n_cols;
+	size_t n_rows;
+	char **head;                 /* n_cols names */
+	char **cells;                /* n_rows * n_cols, unquoted */
+};
+
+/* A figure with its 95% interval (NAN when absent). */
+struct fs__ci {
+	double value;
+	double lo;
+	double hi;
+};
+
+/* One variant of a variants directory. */
+struct fs__variant {
+	char *name;
+	cJSON *row;                  /* its object in comparison.json (borrowed) */
+	cJSON *summary;              /* DIR/<name>/summary.json, NULL if missing */
+	char *dir;                   /* DIR/<name> */
+	struct fs__ci monthly_usd;
+	struct fs__ci ttft_p99_ms;
+	struct fs__ci slo_attainment;
+	struct fs__ci p_slo_met;     /* from its summary.json */
+	bool stable;
+	bool meets;                  /* stable and p_slo_met >= the target */
+};
+
+enum fs__block_kind { FS__BLK_HEADING, FS__BLK_PARA, FS__BLK_ITEM, FS__BLK_TABLE,
+                      FS__BLK_IMAGE };
+
+struct fs__block {
+	enum fs__block_kind kind;
+	int level;                   /* heading level 1..3 */
+	char *text;                  /* heading, paragraph, item, image caption */
+	char *image;                 /* plot name: plots/<image>.png / .svg */
+	size_t n_cols;               /* table: columns */
+	size_t n_rows;               /* table: rows, the header included */
+	char **cells;                /* table: row-major, n_rows * n_cols */
+};
+
+struct fs__plot {
+	char name[64];               /* file stem under plots/ */
+	char caption[512];           /* raw text */
+};
+
+struct fs__report {
+	enum fs_report_kind kind;
+	char *dir;
+	char *plots_dir;             /* DIR/plots */
+	const char *gnuplot;         /* gnuplot executable */
+	cJSON *scenario;             /* resolved scenario (run dir / base / sweep) */
+	cJSON *summary;              /* run: summary.json; variants: recommended's */
+	cJSON *comparison;
+	cJSON *sweep;
+	cJSON *best;
+	cJSON *best_point;           /* sweep: points/<best>.json, or NULL */
+	struct fs__csv *timeseries;  /* run / recommended variant, or NULL */
+	struct fs__csv *latency_cdf; /* run dir, or NULL */
+	struct fs__csv *sweep_cdf;   /* sweep dir, or NULL */
+	struct fs__variant *variants;
+	size_t n_variants;
+	size_t rec;                  /* recommended variant (variants dir) */
+	bool have_rec;               /* some variant meets its SLO target */
+	size_t base;                 /* the "base" variant's index (or 0) */
+	double p_target;             /* P(SLO met) a variant needs */
+	struct fs__plot plots[16];
+	size_t n_plots;
+	char skipped[1024];          /* "plot: why; ..." for plots left out */
+	struct fs__block *blocks;
+	size_t n_blocks;
+	size_t cap_blocks;
+};
+
+/* report_data.c */
+int fs__report_load(struct fs__report *r, const char *dir, struct fs_error *err);
+void fs__report_fini(struct fs__report *r);
+struct fs__csv *fs__csv_load(const char *path, struct fs_error *err);
+void fs__csv_free(struct fs__csv *c);
+/* Column index of name, or -1. */
+int fs__csv_col(const struct fs__csv *c, const char *name);
+const char *fs__csv_cell(const struct fs__csv *c, size_t row, size_t col);
+double fs__csv_num(const struct fs__csv *c, size_t row, size_t col);
+/* Dotted path lookup ("cost.by_pricing.spot"); NULL when absent. */
+cJSON *fs__jget(const cJSON *root, const char *path);
+/* Number at path (NAN when absent or not a number). */
+double fs__jnum(const cJSON *root, const char *path);
+/* String at path (NULL when absent). */
+const char *fs__jstr(const cJSON *root, const char *path);
+/* {value, ci_lo, ci_hi} at path (NANs when absent). */
+struct fs__ci fs__jci(const cJSON *root, const char *path);
+
+/* A short label of a sweep point from its "set" object: the last path
+ * component of each key with its value, "pricing=spot, count=2". */
+void fs__short_label(const cJSON *set, char *buf, size_t len);
+/* The sweep point object of sweep.json with that number, or NULL. */
+cJSON *fs__sweep_point(const struct fs__report *r, int point);
+/* The latency the Pareto front uses, in words ("p99 TTFT (ms), all traffic"),
+ * and its SLO bound in ms (NAN when the objective has no such constraint). */
+void fs__pareto_axis(const struct fs__report *r, char *buf, size_t len,
+                     double *bound_ms);
+
+/* report_plots.c: every plot that has data; skipped ones noted in r->skipped.
+ * 0, or -1 with err (I/O or gnuplot failure). */
+int fs__report_plots(struct fs__report *r, struct fs_error *err);
+
+/* Helpers shared by the plot files (report_plots.c). */
+#define FS__MAX_SERIES 32
+struct fs_sbuf;
+void fs__plot_skip(struct fs__report *r, const char *name, const char *why);
+/* DIR/plots/<name>.<ext> from b, atomically. */
+int fs__plot_write(const struct fs__report *r, const char *name, const char *ext,
+                   const struct fs_sbuf *b, struct fs_error *err);
+/* Script <name>.gp drawing body as PNG then SVG; runs gnuplot; records it. */
+int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
+                    const char *caption, struct fs_error *err);
+void fs__plot_body_start(struct fs_sbuf *b);
+/* x range (log scale when the values span more than 20x). */
+void fs__plot_x_latency(struct fs_sbuf *b, double min_v, double max_v);
+
+/* report_plots_fleet.c: time series and cost (run dir / a variant). */
+int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char *name,
+                      const char *variant, struct fs_error *err);
+int fs__plot_utilization(struct fs__report *r, struct fs_error *err);
+int fs__plot_cost(struct fs__report *r, struct fs_error *err);
+
+/* report.c: the document blocks. */
+void fs__doc_heading(struct fs__report *r, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void fs__doc_para(struct fs__report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fs__doc_item(struct fs__report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fs__doc_image(struct fs__report *r, const char *name, const char *caption);
+/* A table of n_cols columns; rows are appended with fs__doc_row (n_cols
+ * strings each, copied). */
+struct fs__block *fs__doc_table(struct fs__report *r, size_t n_cols);
+void fs__doc_row(struct fs__block *t, const char *const *cells);
+
+/* report_content.c: fill the document from the loaded data and plots. */
+void fs__report_content(struct fs__report *r);
+
+/* report_html.c, report_md.c: render the document into DIR (atomic). */
+int fs__report_write_html(const struct fs__report *r, const char *path,
+                          struct fs_error *err);
+int fs__report_write_md(const struct fs__report *r, const char *path,
+                        struct fs_error *err);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * test_report.c — `fleetsim report DIR` end to end on a run directory, a
+ * variants directory and a sweep directory made by running ./fleetsim into
+ * temporary directories with few replications: every expected plot exists
+ * in PNG and SVG and is non-empty, report.html and report.md hold the
+ * sections and the recommendation, hostile names come out escaped, and a bad
+ * DIR is exit 2.  Needs gnuplot: skips with a message when it is absent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util_test.h"
+
+static void need_gnuplot(void)
+{
+	if (!fs_test_have_cmd("gnuplot")) {
+		fprintf(stderr, "gnuplot not in PATH (package gnuplot-nox): skipping\n");
+		skip();
+	}
+}
+
+static void run_ok(const char *const *args)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	if (r.exit_code != 0)
+		fail_msg("fleetsim %s %s exited %d: %s", args[0], args[1], r.exit_code, r.err);
+	fs_test_run_free(&r);
+}
+
+static void expect_plots(const char *dir, const char *const *names)
+{
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; names[i]; i++) {
+		static const char *const ext[] = { "png", "svg", "gp", "dat" };
+		size_t e;
+
+		for (e = 0; e < 4; e++) {
+			snprintf(path, sizeof path, "%s/plots/%s.%s", dir, names[i], ext[e]);
+			if (stat(path, &st) != 0 || st.st_size == 0)
+				fail_msg("missing or empty %s", path);
+		}
+	}
+}
+
+/* Run the report; return report.html's text (heap) and check report.md has
+ * the same sections. */
+static char *report(const char *dir)
+{
+	const char *args[] = { "report", dir, NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char path[4096];
+	char *html, *md;
+	static const char *const sections[] = { "1. The question", "2. The recommendation",
+		"3. The alternatives", "4. The risk", "5. The assumptions", "6. Plots",
+		"7. Provenance", NULL };
+	size_t i;
+
+	if (r.exit_code != 0)
+		fail_msg("fleetsim report exited %d: %s", r.exit_code, r.err);
+	assert_non_null(strstr(r.out, "report.html"));
+	fs_test_run_free(&r);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	html = fs_test_read_file(path, NULL);
+	assert_non_null(html);
+	snprintf(path, sizeof path, "%s/report.md", dir);
+	md = fs_test_read_file(path, NULL);
+	assert_non_null(md);
+	for (i = 0; sections[i]; i++) {
+		assert_non_null(strstr(html, sections[i]));
+		assert_non_null(strstr(md, sections[i]));
+	}
+	/* Self-contained: images inline, nothing fetched. */
+	assert_non_null(strstr(html, "data:image/png;base64,"));
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "<link"));
+	assert_non_null(strstr(md, "(plots/"));
+	free(md);
+	return html;
+}
+
+static void test_report_run_dir(void **state)
+{
+	static const char *const plots[] = { "latency_cdf", "timeline", "utilization",
+	                                     "cost_breakdown", NULL };
+	char *dir, *html;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
+		                       "-o", dir, NULL };
+		run_ok(args);
+	}
+	html = report(dir);
+	expect_plots(dir, plots);
+	assert_non_null(strstr(html, "A single configuration was simulated"));
+	assert_non_null(strstr(html, "P(SLO met)"));
+	assert_non_null(strstr(html, "sha256"));
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_report_variants_dir(void **state)
+{
+	static const char *const plots[] = { "pareto", "spot_strategies", "latency_cdf",
+	                                     "cost_breakdown", "timeline", "utilization", NULL };
+	char *dir, *html;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "run", "scenarios/spot-strategies.json", "-r", "2", "-q",
+		                       "--set", "simulation.horizon=\"1h\"", "-o", dir, NULL };
+		run_ok(args);
+	}
+	html = report(dir);
+	expect_plots(dir, plots);
+	assert_true(strstr(html, "Recommended: variant") || strstr(html, "No variant meets"));
+	assert_non_null(strstr(html, "all-on-demand"));
+	assert_non_null(strstr(html, "Spot exposure"));
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_report_sweep_dir(void **state)
+{
+	static const char *const plots[] = { "pareto", NULL };
+	char *dir, *html;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", dir,
+		                       NULL };
+		run_ok(args);
+	}
+	html = report(dir);
+	expect_plots(dir, plots);
+	assert_non_null(strstr(html, "Recommended: "));
+	assert_non_null(strstr(html, "Worst replication"));
+	assert_non_null(strstr(html, "as of "));        /* catalogue price date */
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
+/* A class name full of markup reaches neither HTML nor gnuplot raw. */
+static void test_report_escapes_hostile_names(void **state)
+{
+	char *dir, *html, *gp, path[4096];
+	struct stat st;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
+		                       "--set", "workload.classes[0].name=\"<script>it's `touch pwned` $(touch pwned) @x\"",
+		                       "-o", dir, NULL };
+		run_ok(args);
+	}
+	html = report(dir);
+	assert_null(strstr(html, "<script>"));
+	assert_non_null(strstr(html, "&lt;script&gt;it&#39;s"));
+	snprintf(path, sizeof path, "%s/plots/latency_cdf.gp", dir);
+	gp = fs_test_read_file(path, NULL);
+	assert_non_null(gp);
+	assert_non_null(strstr(gp, "'<script>it''s `touch pwned` $(touch pwned) @x'"));
+	assert_int_not_equal(stat("pwned", &st), 0);
+	snprintf(path, sizeof path, "%s/plots/pwned", dir);
+	assert_int_not_equal(stat(path, &st), 0);
+	free(gp);
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_report_bad_dir_is_exit_2(void **state)
+{
+	char *dir;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "report", dir, NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+
+		assert_int_equal(r.exit_code, 2);
+		assert_non_null(strstr(r.err, "not an output directory"));
+		fs_test_run_free(&r);
+	}
+	{
+		const char *args[] = { "report", "/nonexistent/fleetsim-dir", NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+
+		assert_int_equal(r.exit_code, 2);
+		assert_non_null(strstr(r.err, "not a directory"));
+		fs_test_run_free(&r);
+	}
+	{
+		const char *args[] = { "report", NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+
+		assert_int_equal(r.exit_code, 2);
+		fs_test_run_free(&r);
+	}
+	fs_test_tmpdir_free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_run_dir),
+		cmocka_unit_test(test_report_variants_dir),
+		cmocka_unit_test(test_report_sweep_dir),
+		cmocka_unit_test(test_report_escapes_hostile_names),
+		cmocka_unit_test(test_report_bad_dir_is_exit_2),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
