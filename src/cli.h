@@ -25,6 +25,10 @@ int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
 int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text,
                            double *out);
 
+/* "out/<file stem>" for a scenario path (heap): the file name without its
+ * directory and last extension. */
+char *fs__cli_default_out_dir(const char *scenario_path);
+
 /* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
  * return FS_EXIT_INPUT. */
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "fleetsim/common.h"
@@ -58,4 +59,22 @@ int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'fleetsim %s --help'.\n", cmd);
 	return FS_EXIT_INPUT;
+}
+
+/* out/<file stem>: the stem is the file name without directory and extension. */
+char *fs__cli_default_out_dir(const char *scenario_path)
+{
+	const char *base = strrchr(scenario_path, '/');
+	const char *dot;
+	size_t stem_len;
+	char *dir;
+
+	base = base == NULL ? scenario_path : base + 1;
+	dot = strrchr(base, '.');
+	stem_len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+	dir = fs_xmalloc(stem_len + 5);
+	memcpy(dir, "out/", 4);
+	memcpy(dir + 4, base, stem_len);
+	dir[4 + stem_len] = '\0';
+	return dir;
 }

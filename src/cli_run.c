@@ -154,24 +154,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* out/<file stem>: the stem is the file name without directory and extension. */
-static char *default_out_dir(const char *scenario_path)
-{
-	const char *base = strrchr(scenario_path, '/');
-	const char *dot;
-	size_t stem_len;
-	char *dir;
-
-	base = base == NULL ? scenario_path : base + 1;
-	dot = strrchr(base, '.');
-	stem_len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
-	dir = fs_xmalloc(stem_len + 5);
-	memcpy(dir, "out/", 4);
-	memcpy(dir + 4, base, stem_len);
-	dir[4 + stem_len] = '\0';
-	return dir;
-}
-
 static char *join_path(const char *dir, const char *file)
 {
 	size_t n = strlen(dir) + strlen(file) + 2;
@@ -341,7 +323,8 @@ int fs__cli_run(int argc, char **argv)
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
-	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir) : default_out_dir(a.scenario_path);
+	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir)
+	                            : fs__cli_default_out_dir(a.scenario_path);
 	if (n_names > 0)
 		rc = run_all(&a, names, n_names, out_dir);
 	else

@@ -43,23 +43,6 @@ static const char sweep_help[] =
 
 enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET };
 
-static char *default_out_dir(const char *scenario_path)
-{
-	const char *base = strrchr(scenario_path, '/');
-	const char *dot;
-	size_t stem_len;
-	char *dir;
-
-	base = base == NULL ? scenario_path : base + 1;
-	dot = strrchr(base, '.');
-	stem_len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
-	dir = fs_xmalloc(stem_len + 5);
-	memcpy(dir, "out/", 4);
-	memcpy(dir + 4, base, stem_len);
-	dir[4 + stem_len] = '\0';
-	return dir;
-}
-
 int fs__cli_sweep(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -140,7 +123,7 @@ int fs__cli_sweep(int argc, char **argv)
 		                           "second: \"%s\"", argv[optind + 1]);
 	o.scenario_path = argv[optind];
 	if (o.out_dir == NULL)
-		o.out_dir = out_dir = default_out_dir(o.scenario_path);
+		o.out_dir = out_dir = fs__cli_default_out_dir(o.scenario_path);
 	rc = fs_sweep_run(&o);
 	free(out_dir);
 	return rc;

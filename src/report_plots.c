@@ -1,5 +1,8 @@
 /*
- * report_plots.c — the report's plots.  Each plot writes its numbers to
+ * report_plots.c — the report's comparison plots (Pareto front, spot
+ * strategies, latency CDFs) and the driver of every plot; the fleet plots
+ * are in report_plots_fleet.c and the shared plumbing in
+ * report_plot_common.c.  Each plot writes its numbers to
  * DIR/plots/<name>.dat (numbers only: names reach gnuplot solely as escaped
  * single-quoted titles and labels, fs_sbuf_gp, each marked noenhanced), a
  * script <name>.gp that draws the same body twice (PNG, then SVG), and runs
@@ -18,78 +21,6 @@
 #include "fleetsim/outfile.h"
 #include "report_internal.h"
 
-
-void fs__plot_skip(struct fs__report *r, const char *name, const char *why)
-{
-	size_t n = strlen(r->skipped);
-
-	snprintf(r->skipped + n, sizeof r->skipped - n, "%s%s: %s", n ? "; " : "",
-	         name, why);
-}
-
-int fs__plot_write(const struct fs__report *r, const char *name, const char *ext,
-                      const struct fs_sbuf *b, struct fs_error *err)
-{
-	char path[4096];
-
-	snprintf(path, sizeof path, "%s/%s.%s", r->plots_dir, name, ext);
-	return fs_outfile_write(path, fs_sbuf_str(b), b->len, err);
-}
-
-/* Write the script around body, run gnuplot, rename the images into place
- * and record the plot. */
-int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
-                       const char *caption, struct fs_error *err)
-{
-	static const char *const term[2][2] = {
-		{ "pngcairo size 1200,700 font \"sans,12\" noenhanced", "png" },
-		{ "svg size 1200,700 dynamic font \"sans,12\" noenhanced", "svg" },
-	};
-	struct fs_sbuf gp;
-	char script[128], from[4096], to[4096];
-	int t, rc;
-
-	fs_sbuf_init(&gp);
-	fs_sbuf_printf(&gp, "# fleetsim report: %s (generated; rerun in this directory "
-	               "with: gnuplot %s.gp)\n", name, name);
-	for (t = 0; t < 2; t++) {
-		fs_sbuf_printf(&gp, "set terminal %s\nset output '%s.tmp.%s'\n%s"
-		               "unset multiplot\nunset output\n",
-		               term[t][0], name, term[t][1], body);
-	}
-	/* The script writes .tmp images; the renamed copies are the results. */
-	rc = fs__plot_write(r, name, "gp", &gp, err);
-	fs_sbuf_fini(&gp);
-	if (rc)
-		return -1;
-	snprintf(script, sizeof script, "%s.gp", name);
-	if (fs_gnuplot_run(r->gnuplot, r->plots_dir, script, err))
-		return -1;
-	for (t = 0; t < 2; t++) {
-		snprintf(from, sizeof from, "%s/%s.tmp.%s", r->plots_dir, name, term[t][1]);
-		snprintf(to, sizeof to, "%s/%s.%s", r->plots_dir, name, term[t][1]);
-		if (rename(from, to) != 0)
-			return fs_error_set(err, to, NULL, "cannot rename %s: %s", from,
-			                    strerror(errno));
-	}
-	if (r->n_plots < sizeof r->plots / sizeof r->plots[0]) {
-		struct fs__plot *p = &r->plots[r->n_plots++];
-
-		snprintf(p->name, sizeof p->name, "%s", name);
-		snprintf(p->caption, sizeof p->caption, "%s", caption);
-	}
-	return 0;
-}
-
-/* Common first lines of every body. */
-void fs__plot_body_start(struct fs_sbuf *b)
-{
-	fs_sbuf_puts(b, "reset\nset encoding utf8\nset termoption noenhanced\n"
-	             "set grid xtics ytics lt 1 lw 1 lc rgb '#e0e0e0'\nset border lc rgb '#555555'\n"
-	             "set key outside right top box opaque noenhanced\n"
-	             "set style fill transparent solid 0.2 noborder\n");
-}
-
 static const char *objective_words(const char *objective)
 {
 	if (objective && strcmp(objective, "total_usd") == 0)
@@ -105,19 +36,6 @@ static double pos_lo(double lo, double floor_v)
 }
 
 /* Log scale when the values span more than 20x. */
-void fs__plot_x_latency(struct fs_sbuf *b, double min_v, double max_v)
-{
-	if (min_v > 0 && max_v / min_v > 20) {
-		fs_sbuf_printf(b, "set logscale x 10\nset xrange [%.6g:%.6g]\n",
-		               min_v / 1.6, max_v * 1.6);
-		fs_sbuf_puts(b, "set format x '%.0f'\n");
-	} else if (max_v > 0) {
-		double pad = (max_v - min_v) * 0.15 + max_v * 0.02;
-
-		fs_sbuf_printf(b, "set xrange [%.6g:%.6g]\n",
-		               min_v - pad > 0 ? min_v - pad : 0, max_v + pad);
-	}
-}
 
 /* ---- pareto ---- */
 
