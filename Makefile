@@ -47,7 +47,8 @@ CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
-           -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN)
+           -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN) \
+           -DFS_DATADIR='"$(PREFIX)/share/fleetsim"'
 LDFLAGS += -fopenmp $(SAN)
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -133,8 +134,9 @@ valgrind:
 		TEST_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fleetsim/plots
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fleetsim/plots/
 
 clean:
 	rm -rf build build-asan build-ubsan build-mpi fleetsim fleetsim-mpi

@@ -22,6 +22,7 @@ int fs_report_build(const char *dir, const char *gnuplot, char *html_path,
 		return FS_EXIT_INPUT;
 	}
 	r.gnuplot = gnuplot;
+	fs__plot_load_style(&r);
 	if (fs__report_plots(&r, err))
 		goto out;
 	fs__report_content(&r);

@@ -570,7 +570,8 @@ static void section_provenance(struct fs__report *r)
 		             str_or(fs__jstr(s, "provenance.warmup"), "?"));
 		fs__doc_item(r, "RNG: %s.", str_or(fs__jstr(s, "provenance.rng"), "?"));
 	}
-	fs__doc_item(r, "Report by fleetsim %s from the directory %s.", FS_VERSION, r->dir);
+	fs__doc_item(r, "Report by fleetsim %s from the directory %s; plot style from %s.",
+	             FS_VERSION, r->dir, r->style_from);
 }
 
 void fs__report_content(struct fs__report *r)

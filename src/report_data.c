@@ -397,6 +397,8 @@ void fs__report_fini(struct fs__report *r)
 {
 	size_t i, k;
 
+	free(r->style);
+	r->style = NULL;
 	for (i = 0; i < r->n_variants; i++) {
 		free(r->variants[i].name);
 		free(r->variants[i].dir);

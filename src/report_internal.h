@@ -68,6 +68,8 @@ struct fs__report {
 	char *dir;
 	char *plots_dir;             /* DIR/plots */
 	const char *gnuplot;         /* gnuplot executable */
+	char *style;                 /* plots/style.gp text (owned) */
+	char style_from[4200];       /* where it was read, or "built-in" */
 	cJSON *scenario;             /* resolved scenario (run dir / base / sweep) */
 	cJSON *summary;              /* run: summary.json; variants: recommended's */
 	cJSON *comparison;
@@ -133,7 +135,9 @@ int fs__plot_write(const struct fs__report *r, const char *name, const char *ext
 /* Script <name>.gp drawing body as PNG then SVG; runs gnuplot; records it. */
 int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
                     const char *caption, struct fs_error *err);
-void fs__plot_body_start(struct fs_sbuf *b);
+void fs__plot_body_start(const struct fs__report *r, struct fs_sbuf *b);
+/* Find and read the plot style template (plots/style.gp) into r->style. */
+void fs__plot_load_style(struct fs__report *r);
 /* x range (log scale when the values span more than 20x). */
 void fs__plot_x_latency(struct fs_sbuf *b, double min_v, double max_v);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fleetsim/escape.h"
 #include "fleetsim/gnuplot.h"
@@ -77,13 +78,78 @@ int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
 	return 0;
 }
 
-/* Common first lines of every body. */
-void fs__plot_body_start(struct fs_sbuf *b)
+/* The default of plots/style.gp, used when no template file is found. */
+static const char BUILTIN_STYLE[] =
+	"set encoding utf8\nset termoption noenhanced\n"
+	"set grid xtics ytics lt 1 lw 1 lc rgb '#e0e0e0'\nset border lc rgb '#555555'\n"
+	"set key outside right top box opaque noenhanced\n"
+	"set style fill transparent solid 0.2 noborder\n";
+
+#ifndef FS_DATADIR
+#define FS_DATADIR "/usr/local/share/fleetsim"
+#endif
+
+static char *read_text(const char *path)
 {
-	fs_sbuf_puts(b, "reset\nset encoding utf8\nset termoption noenhanced\n"
-	             "set grid xtics ytics lt 1 lw 1 lc rgb '#e0e0e0'\nset border lc rgb '#555555'\n"
-	             "set key outside right top box opaque noenhanced\n"
-	             "set style fill transparent solid 0.2 noborder\n");
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t cap = 0, used = 0, got;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		text = fs_xrealloc(text, cap += 16384);
+		got = fread(text + used, 1, cap - used - 1, f);
+		used += got;
+	} while (got > 0);
+	fclose(f);
+	text[used] = '\0';
+	return text;
+}
+
+/* Candidates: ./plots, <binary dir>/plots, <binary dir>/../share/fleetsim/plots,
+ * FS_DATADIR/plots. */
+void fs__plot_load_style(struct fs__report *r)
+{
+	char exe[4096], cand[4][4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t k;
+
+	snprintf(cand[0], sizeof cand[0], "plots/style.gp");
+	cand[1][0] = cand[2][0] = '\0';
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			snprintf(cand[1], sizeof cand[1], "%s/plots/style.gp", exe);
+			snprintf(cand[2], sizeof cand[2], "%s/../share/fleetsim/plots/style.gp", exe);
+		}
+	}
+	snprintf(cand[3], sizeof cand[3], "%s/plots/style.gp", FS_DATADIR);
+	for (k = 0; k < 4; k++) {
+		if (cand[k][0] != '\0' && (r->style = read_text(cand[k])) != NULL) {
+			memcpy(r->style_from, cand[k], sizeof r->style_from);
+			r->style_from[sizeof r->style_from - 1] = '\0';
+			return;
+		}
+	}
+	r->style = fs_xstrdup(BUILTIN_STYLE);
+	snprintf(r->style_from, sizeof r->style_from, "built-in");
+}
+
+/* Common first lines of every body: reset, then the style template. */
+void fs__plot_body_start(const struct fs__report *r, struct fs_sbuf *b)
+{
+	fs_sbuf_puts(b, "reset\n# --- plots/style.gp (");
+	fs_sbuf_puts(b, strcmp(r->style_from, "built-in") == 0 ? "built-in" : "template");
+	fs_sbuf_puts(b, ") ---\n");
+	fs_sbuf_puts(b, r->style != NULL ? r->style : BUILTIN_STYLE);
+	if (r->style != NULL && r->style[0] != '\0' && r->style[strlen(r->style) - 1] != '\n')
+		fs_sbuf_puts(b, "\n");
+	fs_sbuf_puts(b, "# --- this plot ---\n");
 }
 
 void fs__plot_x_latency(struct fs_sbuf *b, double min_v, double max_v)

@@ -106,7 +106,7 @@ static int plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
 		return -1;
 
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_puts(&b, "set title 'Cost vs latency of every evaluated configuration' noenhanced\n"
 	             "set key inside top right box opaque noenhanced\n");
 	fs_sbuf_puts(&b, "set xlabel ");
@@ -199,7 +199,7 @@ static int plot_variants_scatter(struct fs__report *r, const char *name,
 	if (rc)
 		return -1;
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title '%s' noenhanced\nset xlabel '%s' noenhanced\n"
 	               "set ylabel 'projected cost (USD per month)' noenhanced\n",
 	               title, xlabel);
@@ -354,7 +354,7 @@ static int plot_cdf_run(struct fs__report *r, struct fs_error *err)
 	if (rc)
 		return -1;
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_puts(&b, "set multiplot layout 1,2 title 'Latency distributions per request "
 	             "class (all replications pooled)' noenhanced\n");
 	cdf_panel(&b, "latency_cdf.dat", 0, n_t, groups, "TTFT, time to first token (ms)", x1, x2);
@@ -401,7 +401,7 @@ static int plot_cdf_variants(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_fini(&dat);
 	if (rc == 0) {
 		fs_sbuf_init(&b);
-		fs__plot_body_start(&b);
+		fs__plot_body_start(r, &b);
 		fs_sbuf_puts(&b, "set multiplot layout 1,2 title 'Latency distributions per "
 		             "variant (all traffic, all replications pooled)' noenhanced\n");
 		cdf_panel(&b, "latency_cdf.dat", 0, n, titles, "TTFT, time to first token (ms)", x1, x2);
@@ -489,7 +489,7 @@ static int plot_cdf_sweep(struct fs__report *r, struct fs_error *err)
 	/* The per-request distribution of the Pareto metric: drop its quantile. */
 	snprintf(xl, sizeof xl, "%s", strchr(axis, ' ') ? strchr(axis, ' ') + 1 : axis);
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_puts(&b, "set title 'Latency distribution of the Pareto-front configurations' noenhanced\n");
 	cdf_panel(&b, "latency_cdf.dat", 0, n, titles, xl, x1, x2);
 	rc = fs__plot_finish(r, "latency_cdf", fs_sbuf_str(&b),

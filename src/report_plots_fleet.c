@@ -123,7 +123,7 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 		return -1;
 
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	snprintf(title, sizeof title, "Timeline%s%s (mean over replications)",
 	         variant ? " of variant " : "", variant ? variant : "");
 	fs_sbuf_puts(&b, "set multiplot layout 2,1 title ");
@@ -210,7 +210,7 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		return -1;
 
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Utilization over time (mean over replications, 95%% band)' "
 	               "noenhanced\nset key inside center right box opaque noenhanced\nset xlabel 'time (%s)' noenhanced\n", unit);
 	if (n_pools) {
@@ -352,7 +352,7 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 		return -1;
 
 	fs_sbuf_init(&b);
-	fs__plot_body_start(&b);
+	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Where the money goes' noenhanced\n"
 	               "set ylabel '%s' noenhanced\nset yrange [0:%.6g]\n"
 	               "set style data histograms\nset style histogram rowstacked\n"
