@@ -13,8 +13,9 @@
 #include "fleetsim/perf.h"
 
 /* The engine's cost callback: the step-time model, keeping the modelled work
- * of the step for achieved-MFU/MBU figures.  ctx is the pool's perf model;
- * the instance is found through the world pointer kept beside it. */
+ * of the step for achieved-MFU/MBU figures.  ctx is the instance's own cost
+ * context (its pool's perf model and the last step's work), heap-allocated
+ * so it stays put while the instance array grows. */
 struct fs__cost_ctx {
 	const struct fs_perf_cfg *perf;
 	double flops, bytes;         /* of the step being priced */
