@@ -39,6 +39,10 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	fs_tseries_init(&r->kv_used, sc->sim.sample_interval_ns, sc->sim.horizon_ns);
 	r->bin_arrivals = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_arrivals);
 	r->bin_reclaims = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_reclaims);
+	r->bin_flops = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_flops);
+	r->bin_flops_cap = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_flops_cap);
+	r->bin_bytes = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_bytes);
+	r->bin_bytes_cap = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_bytes_cap);
 	r->pool_serving = fs_xcalloc(n_pools + 1, sizeof *r->pool_serving);
 	for (c = 0; c < n_pools; c++)
 		fs_tseries_init(&r->pool_serving[c], sc->sim.sample_interval_ns,
@@ -191,9 +195,20 @@ void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
 void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        int64_t batch_seqs, int64_t prefill_tokens,
                        int64_t tokens_generated, uint64_t preemptions,
-                       double flops, double bytes)
+                       double flops, double bytes, double peak_flops_per_s,
+                       double peak_bytes_per_s)
 {
 	struct fs_engine_totals *t = &rec->result->engine;
+	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
+
+	if (begin_ns < rec->sc->sim.horizon_ns) {
+		size_t b = bin_of(rec->result, begin_ns);
+
+		rec->result->bin_flops[b] += flops;
+		rec->result->bin_flops_cap[b] += dur_s * peak_flops_per_s;
+		rec->result->bin_bytes[b] += bytes;
+		rec->result->bin_bytes_cap[b] += dur_s * peak_bytes_per_s;
+	}
 
 	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */
 	if (begin_ns < rec->sc->sim.warmup_ns)
@@ -280,6 +295,10 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	fs_tseries_fini(&r->kv_used);
 	free(r->bin_arrivals);
 	free(r->bin_reclaims);
+	free(r->bin_flops);
+	free(r->bin_flops_cap);
+	free(r->bin_bytes);
+	free(r->bin_bytes_cap);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_fini(&r->pool_serving[c]);
 	free(r->pool_serving);

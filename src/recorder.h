@@ -56,11 +56,13 @@ void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
                       uint64_t count);
 
 /* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
- * preemptions and modelled work. */
+ * preemptions and modelled work, on an instance whose peaks (all its GPUs)
+ * are peak_flops_per_s and peak_bytes_per_s. */
 void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        int64_t batch_seqs, int64_t prefill_tokens,
                        int64_t tokens_generated, uint64_t preemptions,
-                       double flops, double bytes);
+                       double flops, double bytes, double peak_flops_per_s,
+                       double peak_bytes_per_s);
 
 /* Levels changed (or may have) at t_ns: requests waiting, busy servers or
  * instances with an iteration in flight. */

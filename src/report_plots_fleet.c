@@ -177,13 +177,13 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 {
 	const struct fs__csv *ts = r->timeseries;
-	int cols[FS__MAX_SERIES + 6], pc[FS__MAX_SERIES];
+	int cols[FS__MAX_SERIES + 8], pc[FS__MAX_SERIES];
 	const char *pools[FS__MAX_SERIES];
 	struct fs_sbuf dat, b;
 	const char *unit;
 	size_t n_pools, k, i, n = 0;
 	double scale;
-	int rc, has_kv;
+	int rc, has_kv, has_mfu;
 
 	if (!ts || fs__csv_col(ts, "busy_servers") < 0 || ts->n_rows == 0) {
 		fs__plot_skip(r, "utilization", "no timeseries.csv with busy servers");
@@ -201,8 +201,12 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 	cols[n++] = fs__csv_col(ts, "kv_use_ci_hi");
 	for (k = 0; k < n_pools; k++)
 		cols[n++] = pc[k];
+	has_mfu = fs__csv_col(ts, "mfu") >= 0 && fs__csv_col(ts, "mbu") >= 0;
+	cols[n++] = fs__csv_col(ts, "mfu");      /* column 8 + n_pools */
+	cols[n++] = fs__csv_col(ts, "mbu");      /* column 9 + n_pools */
 	fs_sbuf_init(&dat);
-	fs_sbuf_puts(&dat, "# t busy busy_lo busy_hi kv_use kv_lo kv_hi instances(per pool)\n");
+	fs_sbuf_puts(&dat, "# t busy busy_lo busy_hi kv_use kv_lo kv_hi instances(per pool) "
+	             "mfu mbu\n");
 	ts_data(&dat, ts, cols, n, scale);
 	rc = fs__plot_write(r, "utilization", "dat", &dat, err);
 	fs_sbuf_fini(&dat);
@@ -212,7 +216,7 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Utilization over time (mean over replications, 95%% band)' "
-	               "noenhanced\nset key inside center right box opaque noenhanced\nset xlabel 'time (%s)' noenhanced\n", unit);
+	               "noenhanced\nset key outside below center horizontal maxrows 2 box noenhanced\nset bmargin 7\nset xlabel 'time (%s)' noenhanced\n", unit);
 	if (n_pools) {
 		/* Busy fraction = busy servers / instances running, in %. */
 		struct fs_sbuf inst;
@@ -244,10 +248,17 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		               "     '' using 1:(100*$5)%s with lines lw 2 lc rgb '#ff7f0e' "
 		               "title 'KV-cache blocks in use'",
 		               n_pools ? "" : " axes x1y2", n_pools ? "" : " axes x1y2");
+	if (has_mfu && n_pools)
+		fs_sbuf_printf(&b, ", \\\n     '' using 1:(100*$%zu) with lines lw 2 "
+		               "lc rgb '#2ca02c' title 'achieved MFU (modelled FLOPs / peak)', \\\n"
+		               "     '' using 1:(100*$%zu) with lines lw 2 dt 2 lc rgb '#9467bd' "
+		               "title 'achieved MBU (modelled HBM bytes / bandwidth)'",
+		               8 + n_pools, 9 + n_pools);
 	fs_sbuf_puts(&b, "\n");
 	rc = fs__plot_finish(r, "utilization", fs_sbuf_str(&b),
-	                     "Busy fraction of the running instances and the share of "
-	                     "KV-cache blocks in use over time, with 95% confidence bands.",
+	                     "Busy fraction of the running instances (an iteration in flight), "
+	                     "the share of KV-cache blocks in use, and the achieved MFU and MBU "
+	                     "of the iterations over time, with 95% confidence bands.",
 	                     err);
 	fs_sbuf_fini(&b);
 	return rc;

@@ -2,8 +2,9 @@
  * timeseries_csv.c — timeseries.csv: one row per grid bin with the mean
  * across replications (and 95% Student-t interval) of each per-bin figure:
  * time-averaged queue length and busy servers (instances with an iteration
- * in flight), arrival rate, and with a fleet the KV use, spot reclaims and
- * each pool's serving instances.  Written atomically.
+ * in flight), arrival rate, and with a fleet the KV use, spot reclaims,
+ * achieved MFU and MBU of the iterations starting in the bin, and each
+ * pool's serving instances.  Written atomically.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,7 +61,7 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 	        "arrival_rate_per_s,arrival_rate_ci_lo,arrival_rate_ci_hi");
 	if (llm) {
 		fprintf(o.f, ",kv_use,kv_use_ci_lo,kv_use_ci_hi,reclaims,reclaims_ci_lo,"
-		        "reclaims_ci_hi");
+		        "reclaims_ci_hi,mfu,mfu_ci_lo,mfu_ci_hi,mbu,mbu_ci_lo,mbu_ci_hi");
 		for (p = 0; p < n_pools; p++) {
 			pool_column(o.f, sc->fleet.pools[p].name);
 			pool_column(o.f, sc->fleet.pools[p].name);
@@ -94,6 +95,10 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 		if (llm) {
 			COLUMN(fs_tseries_mean(&results[r]->kv_used, bin));
 			COLUMN(results[r]->bin_reclaims[bin]);
+			COLUMN(results[r]->bin_flops_cap[bin] > 0 ?
+			       results[r]->bin_flops[bin] / results[r]->bin_flops_cap[bin] : NAN);
+			COLUMN(results[r]->bin_bytes_cap[bin] > 0 ?
+			       results[r]->bin_bytes[bin] / results[r]->bin_bytes_cap[bin] : NAN);
 			for (p = 0; p < n_pools; p++)
 				COLUMN(fs_tseries_mean(&results[r]->pool_serving[p], bin));
 		}

@@ -203,7 +203,9 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	pr->kv_block_ns += (double)rep->kv_used_blocks * dur_ns;
 	fs__recorder_step(&w->rec, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
 	                  rep->shape.prefill_tokens, rep->tokens_generated,
-	                  rep->n_preempted, c->flops, c->bytes);
+	                  rep->n_preempted, c->flops, c->bytes,
+	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
+	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
 }
 
 void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)

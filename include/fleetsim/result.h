@@ -98,6 +98,10 @@ struct fs_rep_result {
 	struct fs_tseries kv_used;          /* LLM: fraction of serving KV blocks in use */
 	double *bin_arrivals;               /* requests arriving in each time-series bin */
 	double *bin_reclaims;               /* LLM: spot reclaims in each bin */
+	double *bin_flops, *bin_flops_cap;  /* LLM: modelled FLOPs of the iterations
+	                                     * starting in each bin, and their time x
+	                                     * peak FLOP/s (for achieved MFU) */
+	double *bin_bytes, *bin_bytes_cap;  /* the same for HBM bytes (MBU) */
 	struct fs_tseries *pool_serving;    /* LLM: serving instances of each pool */
 	int servers;                        /* queue engine capacity, for busy fraction */
 	bool llm;                           /* LLM engine: token metrics exist */
