@@ -137,18 +137,21 @@ static const char *suggest(const char *name, size_t n, const char *const *ids,
 	return result;
 }
 
-const char *fs_catalog_suggest_gpu(const char *name)
+/* Gather the ids and aliases of a table through its accessors, then suggest. */
+static const char *suggest_in(const char *name, size_t n,
+                              const char *(*id_at)(size_t i),
+                              const char *(*aliases_at)(size_t i))
 {
-	size_t i, n = fs_catalog_n_gpus();
 	const char **ids, **aliases, *result;
+	size_t i;
 
 	if (name == NULL)
 		return NULL;
 	ids = fs_xmalloc(n * sizeof *ids);
 	aliases = fs_xmalloc(n * sizeof *aliases);
 	for (i = 0; i < n; i++) {
-		ids[i] = fs_catalog_gpu_at(i)->id;
-		aliases[i] = fs_catalog_gpu_at(i)->aliases;
+		ids[i] = id_at(i);
+		aliases[i] = aliases_at(i);
 	}
 	result = suggest(name, n, ids, aliases);
 	free(ids);
@@ -156,21 +159,17 @@ const char *fs_catalog_suggest_gpu(const char *name)
 	return result;
 }
 
+static const char *gpu_id_at(size_t i) { return fs_catalog_gpu_at(i)->id; }
+static const char *gpu_aliases_at(size_t i) { return fs_catalog_gpu_at(i)->aliases; }
+static const char *model_id_at(size_t i) { return fs_catalog_model_at(i)->id; }
+static const char *model_aliases_at(size_t i) { return fs_catalog_model_at(i)->aliases; }
+
+const char *fs_catalog_suggest_gpu(const char *name)
+{
+	return suggest_in(name, fs_catalog_n_gpus(), gpu_id_at, gpu_aliases_at);
+}
+
 const char *fs_catalog_suggest_model(const char *name)
 {
-	size_t i, n = fs_catalog_n_models();
-	const char **ids, **aliases, *result;
-
-	if (name == NULL)
-		return NULL;
-	ids = fs_xmalloc(n * sizeof *ids);
-	aliases = fs_xmalloc(n * sizeof *aliases);
-	for (i = 0; i < n; i++) {
-		ids[i] = fs_catalog_model_at(i)->id;
-		aliases[i] = fs_catalog_model_at(i)->aliases;
-	}
-	result = suggest(name, n, ids, aliases);
-	free(ids);
-	free(aliases);
-	return result;
+	return suggest_in(name, fs_catalog_n_models(), model_id_at, model_aliases_at);
 }

@@ -108,24 +108,27 @@ static void engine_header(FILE *out, const struct fs_summary *s,
 	}
 }
 
+/* One line of two labelled figures: "label1  value ± hw   label2  value ± hw". */
+static void pair_row(FILE *out, const char *l1, const struct fs_ci *c1, const char *l2,
+                     const struct fs_ci *c2)
+{
+	fprintf(out, "%-16s", l1);
+	cell(out, c1, 18);
+	fprintf(out, "   %-16s", l2);
+	cell(out, c2, 14);
+	fputc('\n', out);
+}
+
 static void cost_block(FILE *out, const struct fs_summary *s)
 {
 	const struct fs_cost_summary *c = &s->cost;
 	size_t p;
 
-	fprintf(out, "\ncost (whole horizon)\n%-16s", "total USD");
-	cell(out, &c->total_usd, 18);
-	fprintf(out, "   %-16s", "USD/hour");
-	cell(out, &c->usd_per_hour, 14);
-	fprintf(out, "\n%-16s", "USD/month (proj)");
-	cell(out, &c->monthly_usd, 18);
-	fprintf(out, "   %-16s", "USD/1M out tok");
-	cell(out, &c->usd_per_1m_output_tokens, 14);
-	fprintf(out, "\n%-16s", "idle USD");
-	cell(out, &c->idle_usd, 18);
-	fprintf(out, "   %-16s", "lost (reclaims)");
-	cell(out, &c->lost_usd, 14);
-	fputc('\n', out);
+	fprintf(out, "\ncost (whole horizon)\n");
+	pair_row(out, "total USD", &c->total_usd, "USD/hour", &c->usd_per_hour);
+	pair_row(out, "USD/month (proj)", &c->monthly_usd, "USD/1M out tok",
+	         &c->usd_per_1m_output_tokens);
+	pair_row(out, "idle USD", &c->idle_usd, "lost (reclaims)", &c->lost_usd);
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_summary *ps = &s->pools[p];
 
@@ -141,19 +144,9 @@ static void cost_block(FILE *out, const struct fs_summary *s)
 
 static void engine_block(FILE *out, const struct fs_summary *s)
 {
-	fprintf(out, "%-16s", "KV use");
-	cell(out, &s->kv_use, 18);
-	fprintf(out, "   %-16s", "mean batch");
-	cell(out, &s->batch_size, 14);
-	fprintf(out, "\n%-16s", "tokens/s");
-	cell(out, &s->tokens_per_s, 18);
-	fprintf(out, "   %-16s", "preemptions");
-	cell(out, &s->preemptions, 14);
-	fprintf(out, "\n%-16s", "achieved MFU");
-	cell(out, &s->mfu, 18);
-	fprintf(out, "   %-16s", "achieved MBU");
-	cell(out, &s->mbu, 14);
-	fputc('\n', out);
+	pair_row(out, "KV use", &s->kv_use, "mean batch", &s->batch_size);
+	pair_row(out, "tokens/s", &s->tokens_per_s, "preemptions", &s->preemptions);
+	pair_row(out, "achieved MFU", &s->mfu, "achieved MBU", &s->mbu);
 }
 
 void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,

@@ -103,7 +103,9 @@ static size_t candidates(struct fs_world *w, int pinned_pool)
 		c->outstanding = in->outstanding;
 		c->kv_frac = (double)in->kv_used /
 		             (double)w->pools[in->pool].cfg->llm->sched.kv_blocks;
-		c->price_usd_per_h = fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns);
+		/* Only the cost-aware router reads the price (a per-arrival cost). */
+		c->price_usd_per_h = w->fleet->router == FS_ROUTER_COST_AWARE ?
+		                     fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns) : 0;
 		c->max_num_seqs = w->pools[in->pool].cfg->llm->sched.max_num_seqs;
 	}
 	return n;
