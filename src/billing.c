@@ -2,14 +2,97 @@
  * billing.c — what an instance costs (see billing.h).  Pure functions of a
  * pool's prices and billing rules: the alive span is rounded up to the billing
  * granularity and to the minimum charge, then the piecewise-constant price is
- * integrated over the billed span in nanoseconds.  MONTHLY pools cost a fee
- * per instance-month instead, whether used or not.  No state, no allocation.
+ * integrated over the billed span in nanoseconds.  Committed plans (daily,
+ * weekly, monthly, yearly) cost a fee per instance-period for `count`
+ * instances instead, whether used or not, and their overflow instances are
+ * billed as usage at the overflow price.  No state, no allocation.
  */
 #include "fleetsim/billing.h"
 
 #include <assert.h>
+#include <math.h>
 
 #define NS_PER_H (INT64_C(3600) * FS_NS_PER_S)
+
+/*
+ * MODEL: B7 — catalogue fees of the plans the catalogue has no quote for, as
+ * a share of on-demand x the period's hours.  Yearly: 47% off, the AWS 1-year
+ * partial-upfront p5 example (S42; 35-40% off for 1-year H100 elsewhere, S43).
+ * Weekly: 25% off, inside the 20-30% always-on discount of RunPod's "active"
+ * workers over pay-per-use (S39).  Daily: 15% off, an assumption between no
+ * discount and the weekly one (no published daily-rental anchor was found,
+ * ../shared/reference/gpu_facts.md §2.1).  Monthly uses the GPU's own catalogue
+ * figure (on-demand x 0.60 x 730 h, S42/S43).  Examples, always overridable.
+ */
+#define DAILY_SHARE 0.85
+#define WEEKLY_SHARE 0.75
+#define YEARLY_SHARE 0.53
+
+const char *fs_pricing_name(enum fs_pricing p)
+{
+	switch (p) {
+	case FS_PRICING_ON_DEMAND: return "on_demand";
+	case FS_PRICING_SPOT:      return "spot";
+	case FS_PRICING_MONTHLY:   return "monthly";
+	case FS_PRICING_DAILY:     return "daily";
+	case FS_PRICING_WEEKLY:    return "weekly";
+	case FS_PRICING_YEARLY:    return "yearly";
+	case FS_PRICING__COUNT:    break;
+	}
+	return "?";
+}
+
+const char *fs_pricing_label(enum fs_pricing p)
+{
+	switch (p) {
+	case FS_PRICING_ON_DEMAND: return "hourly (on demand)";
+	case FS_PRICING_SPOT:      return "hourly spot";
+	case FS_PRICING_MONTHLY:   return "monthly commitment";
+	case FS_PRICING_DAILY:     return "daily rental";
+	case FS_PRICING_WEEKLY:    return "weekly rental";
+	case FS_PRICING_YEARLY:    return "yearly commitment";
+	case FS_PRICING__COUNT:    break;
+	}
+	return "?";
+}
+
+bool fs_pricing_committed(enum fs_pricing p)
+{
+	return p == FS_PRICING_MONTHLY || p == FS_PRICING_DAILY || p == FS_PRICING_WEEKLY ||
+	       p == FS_PRICING_YEARLY;
+}
+
+fs_ns fs_pricing_period_ns(enum fs_pricing p)
+{
+	switch (p) {
+	case FS_PRICING_ON_DEMAND:
+	case FS_PRICING_SPOT:
+	case FS_PRICING__COUNT:
+		break;
+	case FS_PRICING_DAILY:   return 24 * NS_PER_H;
+	case FS_PRICING_WEEKLY:  return 168 * NS_PER_H;
+	case FS_PRICING_MONTHLY: return (fs_ns)FS_HOURS_PER_MONTH * NS_PER_H;
+	case FS_PRICING_YEARLY:  return 8760 * NS_PER_H;
+	}
+	return NS_PER_H;
+}
+
+double fs_billing_catalog_fee(const struct fs_gpu_spec *gpu, enum fs_pricing p)
+{
+	double od = gpu->price_on_demand_usd_per_h;
+	double hours = (double)fs_pricing_period_ns(p) / (double)NS_PER_H;
+
+	switch (p) {
+	case FS_PRICING_ON_DEMAND: return od;
+	case FS_PRICING_SPOT:      return gpu->price_spot_usd_per_h;
+	case FS_PRICING_MONTHLY:   return gpu->price_monthly_usd;
+	case FS_PRICING_DAILY:     return od * hours * DAILY_SHARE;     /* MODEL: B7 */
+	case FS_PRICING_WEEKLY:    return od * hours * WEEKLY_SHARE;    /* MODEL: B7 */
+	case FS_PRICING_YEARLY:    return od * hours * YEARLY_SHARE;    /* MODEL: B7 */
+	case FS_PRICING__COUNT:    break;
+	}
+	return 0.0;
+}
 
 /* a + b without overflow past FS_NS_MAX (b >= 0). */
 static fs_ns add_sat(fs_ns a, fs_ns b)
@@ -80,11 +163,12 @@ fs_ns fs_billing_billed_ns(const struct fs_billing_cfg *billing, fs_ns start_ns,
 }
 
 /*
- * USD of an ON_DEMAND or SPOT instance alive over [start_ns, end_ns): the
- * price integrated over [start_ns, start_ns + billed span).  Each constant
- * piece is charged as price x piece_ns / 3600 s, so a change in the middle of
- * a billed hour is charged pro rata; changes after the billed span are never
- * reached.  0 for MONTHLY.  O(log steps + steps inside the span).
+ * Usage charge of an instance alive over [start_ns, end_ns): the price
+ * integrated over [start_ns, start_ns + billed span).  Each constant piece is
+ * charged as price x piece_ns / 3600 s, so a change in the middle of a billed
+ * hour is charged pro rata; changes after the billed span are never reached.
+ * A committed pool's instance here is overflow: its price is the overflow
+ * price.  O(log steps + steps inside the span).
  */
 double fs_billing_usage_usd(const struct fs_pool_cfg *pool, fs_ns start_ns, fs_ns end_ns)
 {
@@ -92,8 +176,10 @@ double fs_billing_usage_usd(const struct fs_pool_cfg *pool, fs_ns start_ns, fs_n
 	double usd = 0.0;
 	long i;
 
-	if (pool->pricing == FS_PRICING_MONTHLY)          /* MODEL: B5 */
-		return 0.0;
+	if (fs_pricing_committed(pool->pricing))           /* MODEL: B6 */
+		return pool->overflow_usd_per_h *
+		       (double)fs_billing_billed_ns(&pool->billing, start_ns, end_ns) /
+		       (double)NS_PER_H;
 	stop_ns = add_sat(start_ns, fs_billing_billed_ns(&pool->billing, start_ns, end_ns));
 	i = step_at(pool, start_ns);
 	while (cur_ns < stop_ns) {                         /* MODEL: B3 */
@@ -115,14 +201,20 @@ double fs_billing_usage_usd(const struct fs_pool_cfg *pool, fs_ns start_ns, fs_n
 	return usd;
 }
 
-/*
- * USD of one MONTHLY instance held over span_ns, used or not: monthly_usd x
- * span / 730 h (a month is 365 x 24 / 12 hours).  Negative spans cost 0.
- */
-double fs_billing_monthly_usd(const struct fs_pool_cfg *pool, fs_ns span_ns)
+/* count x fee x span / period, used or not; no rounding, no minimum. */
+double fs_billing_commit_usd(const struct fs_pool_cfg *pool, fs_ns span_ns)
 {
-	if (span_ns <= 0)
+	if (span_ns <= 0 || !fs_pricing_committed(pool->pricing))
 		return 0.0;
 	/* MODEL: B4 */
-	return pool->monthly_usd * ((double)span_ns / (double)NS_PER_H) / FS_HOURS_PER_MONTH;
+	return pool->commit_fee * pool->count *
+	       ((double)span_ns / (double)fs_pricing_period_ns(pool->pricing));
+}
+
+double fs_billing_break_even_h_per_month(double fee, fs_ns period_ns, double hourly_price)
+{
+	if (!(hourly_price > 0) || period_ns <= 0)
+		return INFINITY;
+	/* MODEL: B8 */
+	return fee * (FS_HOURS_PER_MONTH * (double)NS_PER_H / (double)period_ns) / hourly_price;
 }

@@ -22,8 +22,8 @@
 
 
 static const char *const ROOT_KEYS[] = {
-	"name", "description", "simulation", "workload", "catalog", "engine", "fleet",
-	"variants", "sweep", "objective", NULL
+	"name", "description", "currency", "simulation", "workload", "catalog", "engine",
+	"fleet", "variants", "sweep", "objective", NULL
 };
 static const char *const SIM_KEYS[] = {
 	"horizon", "warmup", "sample_interval", "start_hour", "seed",
@@ -124,12 +124,47 @@ static int variants_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 
 /* "fleet" after the engine (its pools are built from the engine's keys),
  * or the implicit single pool; then "variants", checked against the base. */
+/* "currency": a label of 1-15 letters, digits or symbols without spaces
+ * (ISO 4217 codes such as "CNY", or "¥"); default "USD". */
+static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
+{
+	const char *cur = "USD", *c;
+	char found[64];
+
+	if (fs__sc_string(sc, root, "currency", false, &cur) < 0)
+		return -1;
+	for (c = cur; *c != '\0'; c++)
+		if ((unsigned char)*c <= ' ' || *c == '"' || *c == '\\' || *c == '\'' ||
+		    *c == '<' || *c == '>' || *c == '&' || *c == '`' || *c == '$')
+			break;
+	if (*c != '\0' || strlen(cur) >= FS_CURRENCY_MAX) {
+		fs__sc_found(sc, fs__sc_get(root, "currency"), found, sizeof found);
+		return fs__sc_fail_member(sc, root, "currency", "expected a currency label of "
+		                          "1 to %d characters without spaces, quotes or "
+		                          "< > & ` $ (such as \"USD\" or \"CNY\"), found %s",
+		                          FS_CURRENCY_MAX - 1, found);
+	}
+	memcpy(out, cur, strlen(cur) + 1);
+	return 0;
+}
+
 static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
                                    struct fs_scenario *s)
 {
-	if (sc->fleet_node == NULL)
+	char currency[FS_CURRENCY_MAX];
+
+	if (load_currency(sc, root, currency) != 0)
+		return -1;
+	memcpy(s->fleet.currency, currency, sizeof currency);
+	if (sc->fleet_node == NULL) {
 		fs__sc_fleet_implicit(s);
-	else if (s->engine.kind != FS_ENGINE_VLLM)
+		memcpy(s->fleet.currency, currency, sizeof currency);
+		if (s->engine.kind == FS_ENGINE_VLLM && strcmp(currency, "USD") != 0)
+			return fs__sc_fail_member(sc, root, "currency", "the catalogue's "
+			                          "example prices are USD, so with currency "
+			                          "\"%s\" the scenario needs a \"fleet\" "
+			                          "whose pools give their prices", currency);
+	} else if (s->engine.kind != FS_ENGINE_VLLM)
 		return fs__sc_forbid(sc, root, "fleet", "with a \"queue\" engine (only "
 		                     "\"vllm\" engines have a fleet)");
 	else if (section(sc, root, "fleet", fleet_section, s) != 0)

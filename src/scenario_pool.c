@@ -23,19 +23,38 @@
 static const char *const POOL_KEYS[] = {
 	"name", "gpu", "tp", "pricing", "count", "overprovision", "min", "max", "zones",
 	"spread_zones", "warm_start", "provisioning", "download_gbps", "load_gbps",
-	"engine_start", "price_usd_per_h", "price_schedule", "monthly_usd", "billing",
-	"spot", "fallback_pool", NULL
+	"engine_start", "price_per_h", "price_per_day", "price_per_week", "price_per_month",
+	"price_per_year", "overflow_price_per_h", "price_usd_per_h", "monthly_usd",
+	"price_schedule", "billing", "spot", "fallback_pool", NULL
 };
 static const char *const DELAY_KEYS[] = { "dist", "mean", "min", "max", "cv", NULL };
 static const char *const BILLING_KEYS[] = { "granularity", "minimum", NULL };
-static const char *const PRICE_STEP_KEYS[] = { "at", "usd_per_h", NULL };
+static const char *const PRICE_STEP_KEYS[] = { "at", "price_per_h", "usd_per_h", NULL };
 static const char *const SPOT_KEYS[] = {
 	"interruption_rate_per_month", "interruption_band", "zone_reclaims_per_day",
 	"zone_outage", "notice", "in_flight", "relaunch_retry", NULL
 };
-static const char *const PRICING_NAMES[] = { "on_demand", "spot", "monthly", NULL };
+static const char *const PRICING_NAMES[] = {
+	"on_demand", "spot", "daily", "weekly", "monthly", "yearly", NULL
+};
 static const enum fs_pricing PRICINGS[] = {
-	FS_PRICING_ON_DEMAND, FS_PRICING_SPOT, FS_PRICING_MONTHLY
+	FS_PRICING_ON_DEMAND, FS_PRICING_SPOT, FS_PRICING_DAILY, FS_PRICING_WEEKLY,
+	FS_PRICING_MONTHLY, FS_PRICING_YEARLY
+};
+/* The price key of each plan (index: enum fs_pricing), its unit, and the
+ * older key that names USD, accepted when the currency is USD. */
+static const char *const FEE_KEYS[FS_PRICING__COUNT] = {
+	"price_per_h", "price_per_h", "price_per_month", "price_per_day", "price_per_week",
+	"price_per_year"
+};
+static const char *const FEE_UNITS[FS_PRICING__COUNT] = {
+	"hour", "hour", "month (730 h)", "day", "week", "year (8760 h)"
+};
+static const char *const PLAN_WORDS[FS_PRICING__COUNT] = {
+	"on-demand", "spot", "monthly", "daily", "weekly", "yearly"
+};
+static const char *const FEE_USD_KEYS[FS_PRICING__COUNT] = {
+	"price_usd_per_h", "price_usd_per_h", "monthly_usd", NULL, NULL, NULL
 };
 static const char *const DELAY_NAMES[] = {
 	"fixed", "uniform", "exponential", "lognormal", NULL
@@ -74,6 +93,12 @@ void fs__sc_pool_defaults(struct fs_pool_cfg *p)
 	p->spot.in_flight = FS_INFLIGHT_REQUEUE;
 	p->spot.relaunch_retry_ns = 60 * FS_NS_PER_S;
 	p->fallback_pool = -1;
+}
+
+/* Is the scenario's currency USD (the currency of the catalogue)? */
+static bool usd(const struct fs_scenario *s)
+{
+	return strcmp(s->fleet.currency, "USD") == 0;
 }
 
 /* ---- sub-objects --------------------------------------------------------------------- */
@@ -162,7 +187,29 @@ static int load_spot(struct fs__sc *sc, const cJSON *node, struct fs_spot_cfg *s
 	return 0;
 }
 
-static int load_price_schedule(struct fs__sc *sc, const cJSON *node, struct fs_pool_cfg *p)
+/*
+ * A price in [0, 1e9] under `key`, or under `usd_key` (an older name that
+ * says USD; NULL: not accepted), not both.  Returns 1 found, 0 absent (an
+ * error when `required`), -1 error.
+ */
+static int read_price(struct fs__sc *sc, const cJSON *node, const char *key,
+                      const char *usd_key, bool required, double *out)
+{
+	char reason[96];
+
+	if (usd_key != NULL && fs__sc_get(node, usd_key) != NULL) {
+		snprintf(reason, sizeof reason, "together with \"%s\" (the same price)", key);
+		if (fs__sc_forbid(sc, node, key, reason) != 0)
+			return -1;
+		key = usd_key;
+	}
+	if (required && fs__sc_require(sc, node, key) != 0)
+		return -1;
+	return fs__sc_number(sc, node, key, 0, false, 1e9, false, out);
+}
+
+static int load_price_schedule(struct fs__sc *sc, const cJSON *node, bool usd_currency,
+                               struct fs_pool_cfg *p)
 {
 	const cJSON *step;
 	size_t i = 0, saved_i;
@@ -185,9 +232,8 @@ static int load_price_schedule(struct fs__sc *sc, const cJSON *node, struct fs_p
 		if (fs__sc_check_object(sc, step, PRICE_STEP_KEYS) != 0 ||
 		    fs__sc_require(sc, step, "at") != 0 ||
 		    fs__sc_duration(sc, step, "at", 0, &st->at_ns) < 0 ||
-		    fs__sc_require(sc, step, "usd_per_h") != 0 ||
-		    fs__sc_number(sc, step, "usd_per_h", 0, false, 1e9, false,
-		                  &st->usd_per_h) < 0)
+		    read_price(sc, step, "price_per_h", usd_currency ? "usd_per_h" : NULL,
+		               true, &st->usd_per_h) < 0)
 			return -1;
 		if (i > 0 && st->at_ns <= p->price_steps[i - 1].at_ns) {
 			fs_duration_format(p->price_steps[i - 1].at_ns, prev, sizeof prev);
@@ -299,57 +345,112 @@ static int load_counts(struct fs__sc *sc, const cJSON *node, struct fs_pool_cfg 
 	return 0;
 }
 
-static int load_prices(struct fs__sc *sc, const cJSON *node, struct fs_pool_cfg *p)
+/* The catalogue fee of plan `pricing` for the pool's instance (TP GPUs). */
+static double catalogue_fee(const struct fs_pool_cfg *p, enum fs_pricing pricing)
 {
-	const struct fs_gpu_spec *gpu = p->llm->perf.gpu;
-	int tp = p->llm->perf.tp;
-	double per_gpu;
+	return fs_billing_catalog_fee(p->llm->perf.gpu, pricing) * p->llm->perf.tp;
+}
+
+/* Why a price key is missing: the catalogue has no figure, or the currency
+ * is not the catalogue's. */
+static int missing_price(struct fs__sc *sc, const cJSON *node, const struct fs_scenario *s,
+                         const struct fs_pool_cfg *p, const char *key, const char *plan)
+{
+	if (!usd(s))
+		return fs__sc_fail_at(sc, node, "missing required key \"%s\": the "
+		                      "catalogue's example prices are USD and the scenario's "
+		                      "currency is \"%s\"", key, s->fleet.currency);
+	return fs__sc_fail_at(sc, node, "the catalogue has no %s price for GPU \"%s\"; "
+	                      "give \"%s\"", plan, p->llm->perf.gpu->id, key);
+}
+
+static int load_prices(struct fs__sc *sc, const cJSON *node, const struct fs_scenario *s,
+                       struct fs_pool_cfg *p)
+{
+	const char *key = FEE_KEYS[p->pricing];
+	double fee = usd(s) ? catalogue_fee(p, p->pricing) : 0.0;
 	int rc;
 
-	if (p->pricing == FS_PRICING_MONTHLY) {
-		/* Already paid: the router and autoscaler see no marginal price. */
-		p->price_usd_per_h = 0.0;
-		p->monthly_usd = gpu->price_monthly_usd * tp;
-		rc = fs__sc_number(sc, node, "monthly_usd", 0, false, 1e9, false,
-		                   &p->monthly_usd);
-		if (rc < 0)
-			return -1;
-		if (rc == 0 && !(p->monthly_usd > 0))
-			return fs__sc_fail_at(sc, node, "the catalogue has no monthly price "
-			                      "for GPU \"%s\"; give \"monthly_usd\"", gpu->id);
-		return 0;
-	}
-	per_gpu = p->pricing == FS_PRICING_SPOT ? gpu->price_spot_usd_per_h
-	                                         : gpu->price_on_demand_usd_per_h;
-	p->price_usd_per_h = per_gpu * tp;
-	rc = fs__sc_number(sc, node, "price_usd_per_h", 0, false, 1e9, false,
-	                   &p->price_usd_per_h);
+	rc = read_price(sc, node, key, usd(s) ? FEE_USD_KEYS[p->pricing] : NULL, false, &fee);
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && !(p->price_usd_per_h > 0))
-		return fs__sc_fail_at(sc, node, "the catalogue has no %s price for GPU "
-		                      "\"%s\"; give \"price_usd_per_h\"",
-		                      p->pricing == FS_PRICING_SPOT ? "spot" : "on-demand",
-		                      gpu->id);
+	if (rc == 0 && !(fee > 0))
+		return missing_price(sc, node, s, p, key, PLAN_WORDS[p->pricing]);
+	if (!fs_pricing_committed(p->pricing)) {
+		p->price_usd_per_h = fee;
+		return 0;
+	}
+	/* Committed instances are already paid: the router and autoscaler see no
+	 * marginal price for them (MODEL: B4). */
+	p->price_usd_per_h = 0.0;
+	p->commit_fee = fee;
+	p->overflow_usd_per_h = usd(s) ? catalogue_fee(p, FS_PRICING_ON_DEMAND) : 0.0;
+	rc = fs__sc_number(sc, node, "overflow_price_per_h", 0, false, 1e9, false,
+	                   &p->overflow_usd_per_h);
+	if (rc < 0)
+		return -1;
+	/* MODEL: B6 — only an autoscaled pool (max > count) can overflow. */
+	if (rc == 0 && p->max_count > p->count && !(p->overflow_usd_per_h > 0))
+		return missing_price(sc, node, s, p, "overflow_price_per_h", "on-demand "
+		                     "(overflow)");
+	return 0;
+}
+
+/* Each plan takes its own price key: the others are refused, naming the one
+ * to give; keys that name USD are refused in another currency. */
+static int check_price_keys(struct fs__sc *sc, const cJSON *node, const struct fs_scenario *s,
+                            const struct fs_pool_cfg *p)
+{
+	const char *plan = PRICING_NAMES[0];
+	char reason[160];
+	size_t k;
+
+	for (k = 0; PRICING_NAMES[k] != NULL; k++)
+		if (PRICINGS[k] == p->pricing)
+			plan = PRICING_NAMES[k];
+	for (k = 0; k < FS_PRICING__COUNT; k++) {
+		const char *usd_key = FEE_USD_KEYS[k];
+
+		snprintf(reason, sizeof reason, "when pricing is \"%s\" (its price is "
+		         "\"%s\", per %s)", plan, FEE_KEYS[p->pricing],
+		         FEE_UNITS[p->pricing]);
+		if (strcmp(FEE_KEYS[k], FEE_KEYS[p->pricing]) != 0 &&
+		    fs__sc_forbid(sc, node, FEE_KEYS[k], reason) != 0)
+			return -1;
+		if (usd_key == NULL)
+			continue;
+		if (!usd(s)) {
+			snprintf(reason, sizeof reason, "when the currency is \"%s\" (give "
+			         "\"%s\")", s->fleet.currency, FEE_KEYS[k]);
+			if (fs__sc_forbid(sc, node, usd_key, reason) != 0)
+				return -1;
+		} else if (strcmp(usd_key, FEE_USD_KEYS[p->pricing] != NULL ?
+		                  FEE_USD_KEYS[p->pricing] : "") != 0 &&
+		           fs__sc_forbid(sc, node, usd_key, reason) != 0) {
+			return -1;
+		}
+	}
+	if (!fs_pricing_committed(p->pricing) &&
+	    fs__sc_forbid(sc, node, "overflow_price_per_h", "unless pricing is a "
+	                  "commitment (\"daily\", \"weekly\", \"monthly\" or "
+	                  "\"yearly\")") != 0)
+		return -1;
 	return 0;
 }
 
 /* Keys that only some pricing modes or strategies allow. */
 static int check_mode_keys(struct fs__sc *sc, const cJSON *node,
-                           const struct fs_fleet_cfg *fleet, const struct fs_pool_cfg *p)
+                           const struct fs_scenario *s, const struct fs_pool_cfg *p)
 {
+	const struct fs_fleet_cfg *fleet = &s->fleet;
+
 	if (p->pricing != FS_PRICING_SPOT &&
 	    (fs__sc_forbid(sc, node, "spot", "unless pricing is \"spot\"") != 0 ||
 	     fs__sc_forbid(sc, node, "overprovision", "unless pricing is \"spot\"") != 0 ||
 	     fs__sc_forbid(sc, node, "price_schedule", "unless pricing is \"spot\"") != 0 ||
 	     fs__sc_forbid(sc, node, "fallback_pool", "unless pricing is \"spot\"") != 0))
 		return -1;
-	if (p->pricing != FS_PRICING_MONTHLY &&
-	    fs__sc_forbid(sc, node, "monthly_usd", "unless pricing is \"monthly\"") != 0)
-		return -1;
-	if (p->pricing == FS_PRICING_MONTHLY &&
-	    fs__sc_forbid(sc, node, "price_usd_per_h", "when pricing is \"monthly\" "
-	                  "(give \"monthly_usd\")") != 0)
+	if (check_price_keys(sc, node, s, p) != 0)
 		return -1;
 	if (fleet->strategy != FS_STRATEGY_FALLBACK &&
 	    fs__sc_forbid(sc, node, "fallback_pool", "unless fleet.strategy is "
@@ -409,7 +510,7 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
 	if (fs__sc_enum(sc, node, "pricing", "pricing", PRICING_NAMES, &pricing) < 0)
 		return -1;
 	p->pricing = PRICINGS[pricing];
-	if (check_mode_keys(sc, node, fleet, p) != 0 ||
+	if (check_mode_keys(sc, node, s, p) != 0 ||
 	    load_counts(sc, node, p) != 0 ||
 	    load_llm(sc, node, p) != 0 ||
 	    load_zones_key(sc, node, fleet, p) != 0)
@@ -429,10 +530,10 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
 		return -1;
 	p->load_bytes_per_s = gbps * 1e9;
 	if (fs__sc_duration(sc, node, "engine_start", 0, &p->engine_start_ns) < 0 ||
-	    load_prices(sc, node, p) != 0)
+	    load_prices(sc, node, s, p) != 0)
 		return -1;
 	if (fs__sc_get(node, "price_schedule") != NULL)
-		SUB(sc, node, "price_schedule", load_price_schedule(sc, sub_, p));
+		SUB(sc, node, "price_schedule", load_price_schedule(sc, sub_, usd(s), p));
 	if (fs__sc_get(node, "billing") != NULL)
 		SUB(sc, node, "billing", load_billing(sc, sub_, &p->billing));
 	if (fs__sc_get(node, "spot") != NULL)
@@ -459,8 +560,8 @@ int fs__sc_resolve_fallbacks(struct fs__sc *sc, const cJSON *pools_node,
 			if (rc == 0 && fleet->pools[idx].pricing != FS_PRICING_ON_DEMAND)
 				rc = fs__sc_fail_member(sc, node, "fallback_pool", "pool \"%s\" "
 				                        "is a %s pool; expected an on-demand pool",
-				                        names[idx], fleet->pools[idx].pricing ==
-				                        FS_PRICING_SPOT ? "spot" : "monthly");
+				                        names[idx],
+				                        fs_pricing_name(fleet->pools[idx].pricing));
 			if (rc != 0)
 				break;
 			fleet->pools[i].fallback_pool = idx;
@@ -530,7 +631,7 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "gpu", p->llm->perf.gpu->id);
 	fs__sc_print_number(o, "tp", p->llm->perf.tp);
-	cJSON_AddStringToObject(o, "pricing", PRICING_NAMES[p->pricing]);
+	cJSON_AddStringToObject(o, "pricing", fs_pricing_name(p->pricing));
 	fs__sc_print_number(o, "count", p->count);
 	if (p->pricing == FS_PRICING_SPOT)
 		fs__sc_print_number(o, "overprovision", p->overprovision);
@@ -556,16 +657,18 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 	fs__sc_print_inverse(o, "load_gbps", p->load_bytes_per_s,
 	                     p->load_bytes_per_s / 1e9, times_1e9, 0);
 	fs__sc_print_duration(o, "engine_start", p->engine_start_ns);
-	if (p->pricing == FS_PRICING_MONTHLY)
-		fs__sc_print_number(o, "monthly_usd", p->monthly_usd);
-	else
-		fs__sc_print_number(o, "price_usd_per_h", p->price_usd_per_h);
+	if (fs_pricing_committed(p->pricing)) {
+		fs__sc_print_number(o, FEE_KEYS[p->pricing], p->commit_fee);
+		fs__sc_print_number(o, "overflow_price_per_h", p->overflow_usd_per_h);
+	} else {
+		fs__sc_print_number(o, "price_per_h", p->price_usd_per_h);
+	}
 	if (p->n_price_steps > 0) {
 		list = cJSON_AddArrayToObject(o, "price_schedule");
 		for (i = 0; i < p->n_price_steps; i++) {
 			item = cJSON_CreateObject();
 			fs__sc_print_duration(item, "at", p->price_steps[i].at_ns);
-			fs__sc_print_number(item, "usd_per_h", p->price_steps[i].usd_per_h);
+			fs__sc_print_number(item, "price_per_h", p->price_steps[i].usd_per_h);
 			cJSON_AddItemToArray(list, item);
 		}
 	}

@@ -160,6 +160,8 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 	cJSON_AddStringToObject(root, "name", sc->name != NULL ? sc->name : "");
 	cJSON_AddStringToObject(root, "description",
 	                        sc->description != NULL ? sc->description : "");
+	if (sc->engine.kind == FS_ENGINE_VLLM)
+		cJSON_AddStringToObject(root, "currency", sc->fleet.currency);
 	sim = cJSON_AddObjectToObject(root, "simulation");
 	fs__sc_print_duration(sim, "horizon", sc->sim.horizon_ns);
 	fs__sc_print_duration(sim, "warmup", sc->sim.warmup_ns);

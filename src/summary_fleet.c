@@ -6,20 +6,11 @@
  * computed per replication from its fleet result, then given a Student-t CI.
  */
 #include <math.h>
+#include <string.h>
 
 #include "fleetsim/billing.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/summary.h"
-
-const char *fs_pricing_name(enum fs_pricing p)
-{
-	switch (p) {
-	case FS_PRICING_ON_DEMAND: return "on_demand";
-	case FS_PRICING_SPOT:      return "spot";
-	case FS_PRICING_MONTHLY:   return "monthly";
-	}
-	return "?";
-}
 
 static double ratio(double num, double den)
 {
@@ -53,6 +44,32 @@ static void pool_peaks(const struct fs_pool_cfg *pc, double *flops_per_s, double
 		(dst) = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95); \
 	} while (0)
 
+/* MODEL: B8 — a committed pool compares its fee with its overflow price; a
+ * pool rented by the hour (on demand or spot) compares its price with the
+ * catalogue's monthly fee, when the catalogue's currency is the scenario's. */
+struct fs_break_even fs_summary_break_even(const struct fs_scenario *sc,
+                                           const struct fs_pool_cfg *pc)
+{
+	struct fs_break_even be = { 0 };
+	bool usd = strcmp(sc->fleet.currency, "USD") == 0;
+
+	if (fs_pricing_committed(pc->pricing)) {
+		be.plan = pc->pricing;
+		be.fee = pc->commit_fee;
+		be.hourly_price = pc->overflow_usd_per_h;
+	} else {
+		be.plan = FS_PRICING_MONTHLY;
+		be.fee = usd ? fs_billing_catalog_fee(pc->llm->perf.gpu, FS_PRICING_MONTHLY) *
+		               pc->llm->perf.tp : 0.0;
+		be.hourly_price = pc->n_price_steps > 0 ? NAN : pc->price_usd_per_h;
+	}
+	be.available = be.fee > 0 && be.hourly_price > 0;
+	be.hours_per_month = be.available ?
+		fs_billing_break_even_h_per_month(be.fee, fs_pricing_period_ns(be.plan),
+		                                  be.hourly_price) : NAN;
+	return be;
+}
+
 static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
                         struct fs_rep_result *const *results, int n_reps, double *buf)
 {
@@ -69,6 +86,10 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		pool_peaks(pc, &peak_flops, &peak_bytes);
 		ps->name = pc->name;
 		PER_REP(ps->usd, f->pools[p].usd);
+		PER_REP(ps->commit_usd, f->pools[p].commit_usd);
+		PER_REP(ps->overflow_usd, f->pools[p].overflow_usd);
+		PER_REP(ps->overflow_hours, f->pools[p].overflow_ns / 3600e9);
+		ps->break_even = fs_summary_break_even(sc, pc);
 		PER_REP(ps->idle_usd, f->pools[p].idle_usd);
 		PER_REP(ps->lost_usd, f->pools[p].lost_usd);
 		PER_REP(ps->instance_hours, f->pools[p].alive_ns / 3600e9);
@@ -142,7 +163,7 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(c->usd_per_1k_requests, ratio(total_usd(f), (double)f->all_completed / 1e3));
 	PER_REP(c->idle_usd, fleet_sum(sc, f, 6));
 	PER_REP(c->lost_usd, fleet_sum(sc, f, 7));
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < FS_PRICING__COUNT; k++)
 		PER_REP(c->by_pricing_usd[k], usd_by_pricing(sc, f, (enum fs_pricing)k));
 	PER_REP(c->requeued, (double)f->requeued);
 }

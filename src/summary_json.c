@@ -90,6 +90,23 @@ static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *
 	return o;
 }
 
+/* MODEL: B8 — {"plan", "fee_per_period", "hourly_price", "hours_per_month",
+ * "share_of_month"}, or {"available": false}. */
+static cJSON *break_even_json(const struct fs_break_even *be)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddBoolToObject(o, "available", be->available);
+	cJSON_AddStringToObject(o, "plan", fs_pricing_name(be->plan));
+	if (!be->available)
+		return o;
+	cJSON_AddNumberToObject(o, "fee_per_period", be->fee);
+	cJSON_AddNumberToObject(o, "hourly_price", be->hourly_price);
+	cJSON_AddNumberToObject(o, "hours_per_month", be->hours_per_month);
+	cJSON_AddNumberToObject(o, "share_of_month", be->hours_per_month / FS_HOURS_PER_MONTH);
+	return o;
+}
+
 static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
 	const struct fs_cost_summary *c = &s->cost;
@@ -97,6 +114,7 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 	size_t p;
 	int k;
 
+	cJSON_AddStringToObject(o, "currency", sc->fleet.currency);
 	cJSON_AddItemToObject(o, "total_usd", ci_json(&c->total_usd));
 	cJSON_AddItemToObject(o, "usd_per_hour", ci_json(&c->usd_per_hour));
 	cJSON_AddItemToObject(o, "monthly_usd_projected", ci_json(&c->monthly_usd));
@@ -107,7 +125,7 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 	cJSON_AddItemToObject(o, "preemption_lost_usd", ci_json(&c->lost_usd));
 	cJSON_AddItemToObject(o, "requeued_requests", ci_json(&c->requeued));
 	by_pricing = cJSON_AddObjectToObject(o, "by_pricing");
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < FS_PRICING__COUNT; k++)
 		cJSON_AddItemToObject(by_pricing, fs_pricing_name((enum fs_pricing)k),
 		                      ci_json(&c->by_pricing_usd[k]));
 	pools = cJSON_AddObjectToObject(o, "pools");
@@ -117,7 +135,15 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 
 		cJSON_AddStringToObject(po, "pricing",
 		                        fs_pricing_name(sc->fleet.pools[p].pricing));
+		cJSON_AddStringToObject(po, "plan", fs_pricing_label(sc->fleet.pools[p].pricing));
 		cJSON_AddItemToObject(po, "usd", ci_json(&ps->usd));
+		if (fs_pricing_committed(sc->fleet.pools[p].pricing)) {
+			cJSON_AddItemToObject(po, "commitment", ci_json(&ps->commit_usd));
+			cJSON_AddItemToObject(po, "overflow", ci_json(&ps->overflow_usd));
+			cJSON_AddItemToObject(po, "overflow_instance_hours",
+			                      ci_json(&ps->overflow_hours));
+		}
+		cJSON_AddItemToObject(po, "break_even", break_even_json(&ps->break_even));
 		cJSON_AddItemToObject(po, "idle_usd", ci_json(&ps->idle_usd));
 		cJSON_AddItemToObject(po, "preemption_lost_usd", ci_json(&ps->lost_usd));
 		cJSON_AddItemToObject(po, "instance_hours", ci_json(&ps->instance_hours));

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fleetsim/summary.h"
 
@@ -86,6 +87,42 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 	fputc('\n', out);
 }
 
+/* "billed per second (60 s minimum)" */
+static void billing_text(char *buf, size_t len, const struct fs_billing_cfg *b)
+{
+	char min[32];
+
+	fs_duration_format(b->minimum_ns, min, sizeof min);
+	snprintf(buf, len, "billed per %s (%s minimum)",
+	         b->granularity == FS_BILL_PER_HOUR ? "started hour" : "second", min);
+}
+
+/* One pool's line: what it is, its plan and prices, its KV cache. */
+static void pool_line(FILE *out, const struct fs_scenario *sc, const struct fs_pool_cfg *pc)
+{
+	const char *cur = sc->fleet.currency;
+	char bill[96];
+
+	billing_text(bill, sizeof bill, &pc->billing);
+	fprintf(out, "pool %s: %d x %s (tp %d), %s", pc->name, pc->count,
+	        pc->llm->perf.gpu->id, pc->llm->perf.tp, fs_pricing_label(pc->pricing));
+	if (fs_pricing_committed(pc->pricing)) {
+		char period[32];
+
+		fs_duration_format(fs_pricing_period_ns(pc->pricing), period, sizeof period);
+		fprintf(out, " at %.2f %s per instance per %s, paid used or not", pc->commit_fee,
+		        cur, period);
+		if (pc->max_count > pc->count)
+			fprintf(out, "; above %d instances %.2f %s/h, %s", pc->count,
+			        pc->overflow_usd_per_h, cur, bill);
+	} else {
+		fprintf(out, " at %.2f %s/h per instance%s, %s", pc->price_usd_per_h, cur,
+		        pc->n_price_steps > 0 ? " (then its price schedule)" : "", bill);
+	}
+	fprintf(out, "; KV %lld blocks of %lld tokens each\n",
+	        (long long)pc->llm->sched.kv_blocks, (long long)pc->llm->sched.block_tokens);
+}
+
 static void engine_header(FILE *out, const struct fs_summary *s,
                           const struct fs_scenario *sc)
 {
@@ -95,17 +132,8 @@ static void engine_header(FILE *out, const struct fs_summary *s,
 	fprintf(out, "model: %s (%.0f KiB of KV per token)\n",
 	        sc->fleet.pools[0].llm->perf.model->id,
 	        sc->fleet.pools[0].llm->mem.kv_bytes_per_token / 1024.0);
-	for (p = 0; p < sc->fleet.n_pools; p++) {
-		const struct fs_pool_cfg *pc = &sc->fleet.pools[p];
-
-		fprintf(out, "pool %s: %d x %s (tp %d), %s at $%.2f/h per instance, KV "
-		        "%lld blocks of %lld tokens each\n", pc->name, pc->count,
-		        pc->llm->perf.gpu->id, pc->llm->perf.tp, fs_pricing_name(pc->pricing),
-		        pc->pricing == FS_PRICING_MONTHLY ? pc->monthly_usd / 730.0
-		                                          : pc->price_usd_per_h,
-		        (long long)pc->llm->sched.kv_blocks,
-		        (long long)pc->llm->sched.block_tokens);
-	}
+	for (p = 0; p < sc->fleet.n_pools; p++)
+		pool_line(out, sc, &sc->fleet.pools[p]);
 }
 
 /* One line of two labelled figures: "label1  value ± hw   label2  value ± hw". */
@@ -119,27 +147,75 @@ static void pair_row(FILE *out, const char *l1, const struct fs_ci *c1, const ch
 	fputc('\n', out);
 }
 
-static void cost_block(FILE *out, const struct fs_summary *s)
+/* MODEL: B8 — one line per pool: when a commitment beats hourly rental. */
+static void break_even_lines(FILE *out, const struct fs_summary *s,
+                             const struct fs_scenario *sc)
 {
-	const struct fs_cost_summary *c = &s->cost;
+	const char *cur = sc->fleet.currency;
 	size_t p;
 
-	fprintf(out, "\ncost (whole horizon)\n");
-	pair_row(out, "total USD", &c->total_usd, "USD/hour", &c->usd_per_hour);
-	pair_row(out, "USD/month (proj)", &c->monthly_usd, "USD/1M out tok",
-	         &c->usd_per_1m_output_tokens);
-	pair_row(out, "idle USD", &c->idle_usd, "lost (reclaims)", &c->lost_usd);
+	fprintf(out, "\nbreak-even (commitment vs hourly rental, per instance)\n");
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_break_even *be = &s->pools[p].break_even;
+
+		if (!be->available) {
+			fprintf(out, "pool %s: no break-even (no %s price to compare%s)\n",
+			        s->pools[p].name, fs_pricing_label(be->plan),
+			        strcmp(cur, "USD") != 0 ? "; catalogue fees are USD" : "");
+			continue;
+		}
+		fprintf(out, "pool %s: a %s at %.2f %s per %s beats %.2f %s/h when an instance "
+		        "is used more than %.0f h per 730-h month (%.0f%%)%s\n",
+		        s->pools[p].name, fs_pricing_label(be->plan), be->fee, cur,
+		        be->plan == FS_PRICING_MONTHLY ? "month" :
+		        be->plan == FS_PRICING_DAILY ? "day" :
+		        be->plan == FS_PRICING_WEEKLY ? "week" : "year",
+		        be->hourly_price, cur, be->hours_per_month,
+		        100 * be->hours_per_month / FS_HOURS_PER_MONTH,
+		        be->hours_per_month > FS_HOURS_PER_MONTH ? " — never" : "");
+	}
+}
+
+static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	const struct fs_cost_summary *c = &s->cost;
+	const char *cur = sc->fleet.currency;
+	char horizon[32], l1[64], l2[64];
+	size_t p;
+
+	fs_duration_format(sc->sim.horizon_ns, horizon, sizeof horizon);
+	/* MODEL: F14 */
+	fprintf(out, "\ncost over the simulated %s (warm-up included), %s\n", horizon, cur);
+	pair_row(out, "total", &c->total_usd, "per hour", &c->usd_per_hour);
+	pair_row(out, "per 1M out tok", &c->usd_per_1m_output_tokens, "per 1k requests",
+	         &c->usd_per_1k_requests);
+	pair_row(out, "idle", &c->idle_usd, "lost (reclaims)", &c->lost_usd);
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_summary *ps = &s->pools[p];
+		const struct fs_pool_cfg *pc = &sc->fleet.pools[p];
 
-		fprintf(out, "pool %-11s", ps->name);
+		snprintf(l1, sizeof l1, "pool %s", ps->name);
+		fprintf(out, "%-16s", l1);
 		cell(out, &ps->usd, 18);
 		fprintf(out, "   %-16s", "instance-hours");
 		cell(out, &ps->instance_hours, 14);
-		fprintf(out, "   %-9s", "reclaims");
-		cell(out, &ps->reclaims, 10);
-		fputc('\n', out);
+		fprintf(out, "   %s\n", fs_pricing_label(pc->pricing));
+		if (fs_pricing_committed(pc->pricing)) {
+			snprintf(l1, sizeof l1, "  commitment");
+			snprintf(l2, sizeof l2, "overflow (%d+)", pc->count + 1);
+			pair_row(out, l1, &ps->commit_usd, l2, &ps->overflow_usd);
+			pair_row(out, "  overflow inst-h", &ps->overflow_hours, "reclaims",
+			         &ps->reclaims);
+		} else if (pc->pricing == FS_PRICING_SPOT) {
+			pair_row(out, "  reclaims", &ps->reclaims, "failed launches",
+			         &ps->failed_launches);
+		}
 	}
+	fprintf(out, "\nprojected month (730 h): the per-hour cost above x 730 h, %s\n", cur);
+	fprintf(out, "%-16s", "per month");
+	cell(out, &c->monthly_usd, 18);
+	fputc('\n', out);
+	break_even_lines(out, s, sc);
 }
 
 static void engine_block(FILE *out, const struct fs_summary *s)
@@ -182,6 +258,6 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fputc('\n', out);
 	if (s->llm) {
 		engine_block(out, s);
-		cost_block(out, s);
+		cost_block(out, s, sc);
 	}
 }

@@ -135,6 +135,12 @@ static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
 	in->pool = p;
 	in->zone = z;
 	in->spot = pool_cfg(w, p)->pricing == FS_PRICING_SPOT;
+	/* MODEL: B6 — a committed pool's instance takes a free commitment slot;
+	 * with none free it is overflow for its whole life. */
+	if (fs_pricing_committed(pool_cfg(w, p)->pricing)) {
+		in->overflow = w->pools[p].committed_live >= pool_cfg(w, p)->count;
+		w->pools[p].committed_live += !in->overflow;
+	}
 	in->requested_ns = w->now_ns;
 	in->billed_from_ns = in->serving_from_ns = in->gone_ns = -1;
 	if (in->spot)
@@ -267,6 +273,8 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 	in->state = FS__INST_GONE;
 	in->gone_ns = w->now_ns;
 	w->pools[in->pool].live--;
+	if (fs_pricing_committed(pc->pricing) && !in->overflow)
+		w->pools[in->pool].committed_live--;
 	note_pool(w, in->pool);
 	fs__world_llm_note_levels(w);
 }
@@ -530,8 +538,21 @@ static double pool_metric(struct fs_world *w, uint32_t p, enum fs_scale_metric m
 	return 0;
 }
 
-/* Scale in by one: an instance not yet serving, else the serving one with
- * the fewest outstanding requests (the latest on a tie). */
+/* True when instance a is a better one to scale in than b: overflow before
+ * committed (the overflow one costs money: MODEL: B6), then not yet serving
+ * before serving, then fewer outstanding requests. */
+static bool scale_in_before(const struct fs__instance *a, const struct fs__instance *b)
+{
+	bool a_up = a->state == FS__INST_SERVING, b_up = b->state == FS__INST_SERVING;
+
+	if (a->overflow != b->overflow)
+		return a->overflow;
+	if (a_up != b_up)
+		return !a_up;
+	return a->outstanding < b->outstanding;
+}
+
+/* Scale in by one: the first instance by scale_in_before, the latest on a tie. */
 static void scale_in_one(struct fs_world *w, uint32_t p)
 {
 	size_t i, best = SIZE_MAX;
@@ -541,11 +562,7 @@ static void scale_in_one(struct fs_world *w, uint32_t p)
 
 		if (in->pool != p || in->standin || !counts(in))
 			continue;
-		if (in->state != FS__INST_SERVING) {
-			best = i;
-			break;
-		}
-		if (best == SIZE_MAX || in->outstanding < w->insts[best].outstanding)
+		if (best == SIZE_MAX || scale_in_before(in, &w->insts[best]))
 			best = i;
 	}
 	if (best != SIZE_MAX)
@@ -675,8 +692,11 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 }
 
 /* MODEL: F13 — the bill of one instance, and which part of it was idle or
- * lost to spot reclaims. */
-static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_ns end_ns)
+ * lost to spot reclaims.  A committed pool's committed instances are paid by
+ * the pool's commitment (below); only its overflow instances are billed
+ * here (MODEL: B6). */
+static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_ns end_ns,
+                          double *commit_busy_ns)
 {
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
 	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
@@ -689,10 +709,16 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	pr->alive_ns += alive_ns;
 	if (in->serving_from_ns >= 0)
 		pr->serving_ns += (double)(until_ns - in->serving_from_ns);
-	if (pc->pricing == FS_PRICING_MONTHLY)
+	if (fs_pricing_committed(pc->pricing) && !in->overflow) {
+		commit_busy_ns[in->pool] += in->busy_ns;
 		return;                              /* billed per pool below */
+	}
 	usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
 	pr->usd += usd;
+	if (in->overflow) {
+		pr->overflow_usd += usd;
+		pr->overflow_ns += alive_ns;
+	}
 	pr->idle_usd += usd * fmax(0.0, 1.0 - in->busy_ns / alive_ns);
 	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
 	                   in->billed_from_ns);
@@ -706,22 +732,26 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
 {
 	struct fs_fleet_result *fr = &w->rec.result->fleet;
+	double *commit_busy_ns = fs_xcalloc(w->fleet->n_pools, sizeof *commit_busy_ns);
 	size_t i, p;
 
 	for (i = 0; i < w->n_insts; i++)
-		bill_instance(w, &w->insts[i], end_ns);
+		bill_instance(w, &w->insts[i], end_ns, commit_busy_ns);
 	for (p = 0; p < w->fleet->n_pools; p++) {
 		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
 		struct fs_pool_result *pr = &fr->pools[p];
 
 		pr->kv_blocks_per_instance = pc->llm->sched.kv_blocks;
-		if (pc->pricing == FS_PRICING_MONTHLY) {
-			/* MODEL: B4 — monthly instances are paid whether used or not. */
-			double fee = fs_billing_monthly_usd(pc, end_ns) * pc->count;
+		if (fs_pricing_committed(pc->pricing)) {
+			/* MODEL: B4 — the commitment is paid whether used or not. */
+			double fee = fs_billing_commit_usd(pc, end_ns);
 			double capacity_ns = (double)end_ns * pc->count;
 
+			pr->commit_usd = fee;
 			pr->usd += fee;
-			pr->idle_usd += fee * fmax(0.0, 1.0 - pr->busy_ns / capacity_ns);
+			if (capacity_ns > 0)
+				pr->idle_usd += fee * fmax(0.0, 1.0 - commit_busy_ns[p] / capacity_ns);
 		}
 	}
+	free(commit_busy_ns);
 }

@@ -54,6 +54,8 @@ struct fs__instance {
 	bool standin;                /* FALLBACK on-demand stand-in for a spot pool */
 	uint32_t standin_for;        /* that spot pool */
 	bool replacement;            /* launched to replace a reclaimed instance */
+	bool overflow;               /* committed pool: above the commitment, billed
+	                              * as usage at the overflow price (MODEL: B6) */
 	struct fs_llm_engine *engine;/* while serving, notice or draining */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	bool stepping;               /* a STEP_DONE event is pending */
@@ -76,6 +78,7 @@ struct fs__pool {
 	int alive;                   /* instances not gone and not draining */
 	int standins;                /* FALLBACK stand-ins alive for this spot pool */
 	int live;                    /* instances of this pool not gone */
+	int committed_live;          /* of those, holding a commitment slot */
 	uint32_t next_zone;          /* round-robin position when spreading */
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "fleetsim/billing.h"
 #include "util_test.h"
 
@@ -75,13 +77,42 @@ static void test_billing_monthly_fee_charges_idle_time(void **state)
 	struct fs_pool_cfg p = pool_of(FS_PRICING_MONTHLY, FS_BILL_PER_HOUR, 0.0, 0);
 
 	(void)state;
-	p.monthly_usd = 7300.0;
+	p.commit_fee = 7300.0;
+	p.count = 1;
 	/* 24 h of a 730 h month: 7300 x 24 / 730 = 240 USD, used or not */
-	assert_near(fs_billing_monthly_usd(&p, H(24)), 240.0, 1e-9, 0);
-	assert_near(fs_billing_monthly_usd(&p, H(730)), 7300.0, 1e-9, 0);
-	assert_near(fs_billing_monthly_usd(&p, 0), 0.0, 0, 0);
-	/* usage is not charged on top of the fee */
-	assert_near(fs_billing_usage_usd(&p, 0, H(24)), 0.0, 0, 0);
+	assert_near(fs_billing_commit_usd(&p, H(24)), 240.0, 1e-9, 0);
+	assert_near(fs_billing_commit_usd(&p, H(730)), 7300.0, 1e-9, 0);
+	assert_near(fs_billing_commit_usd(&p, 0), 0.0, 0, 0);
+	/* the commitment is per instance: 3 instances pay three times */
+	p.count = 3;
+	assert_near(fs_billing_commit_usd(&p, H(24)), 720.0, 1e-9, 0);
+	/* an overflow instance is usage at the overflow price, rounded up to
+	 * whole hours here: 1.5 h -> 2 h x 2.5 */
+	p.overflow_usd_per_h = 2.5;
+	assert_near(fs_billing_usage_usd(&p, 0, S(5400)), 5.0, 1e-12, 0);
+}
+
+static void test_billing_plan_periods_and_catalogue_fees(void **state)
+{
+	const struct fs_gpu_spec *l40s = fs_catalog_find_gpu("l40s");
+
+	(void)state;
+	assert_non_null(l40s);
+	assert_int_equal(fs_pricing_period_ns(FS_PRICING_DAILY), H(24));
+	assert_int_equal(fs_pricing_period_ns(FS_PRICING_WEEKLY), H(168));
+	assert_int_equal(fs_pricing_period_ns(FS_PRICING_MONTHLY), H(730));
+	assert_int_equal(fs_pricing_period_ns(FS_PRICING_YEARLY), H(8760));
+	assert_true(fs_pricing_committed(FS_PRICING_DAILY));
+	assert_false(fs_pricing_committed(FS_PRICING_SPOT));
+	/* MODEL: B7 — shares of on-demand x the period */
+	assert_near(fs_billing_catalog_fee(l40s, FS_PRICING_DAILY), 1.40 * 24 * 0.85, 1e-9, 0);
+	assert_near(fs_billing_catalog_fee(l40s, FS_PRICING_WEEKLY), 1.40 * 168 * 0.75, 1e-9, 0);
+	assert_near(fs_billing_catalog_fee(l40s, FS_PRICING_MONTHLY), 1.40 * 730 * 0.60, 1e-9, 0);
+	assert_near(fs_billing_catalog_fee(l40s, FS_PRICING_YEARLY), 1.40 * 8760 * 0.53, 1e-9, 0);
+	/* MODEL: B8 — 613.20 per month against 1.40/h: 438 h; never below 0 */
+	assert_near(fs_billing_break_even_h_per_month(613.2, H(730), 1.40), 438.0, 1e-9, 0);
+	assert_near(fs_billing_break_even_h_per_month(24, H(24), 2.0), 365.0, 1e-9, 0);
+	assert_true(isinf(fs_billing_break_even_h_per_month(24, H(24), 0.0)));
 }
 
 static void test_billing_spot_price_change_mid_hour(void **state)
@@ -133,8 +164,9 @@ static void test_billing_nonzero_start(void **state)
 	assert_near(fs_billing_usage_usd(&p, H(11.5), H(12.5)), 6.0, 1e-12, 0);
 	/* monthly fees do not depend on the start either */
 	p.pricing = FS_PRICING_MONTHLY;
-	p.monthly_usd = 730.0;
-	assert_near(fs_billing_monthly_usd(&p, H(13.5) - H(12.5)), 1.0, 1e-12, 0);
+	p.commit_fee = 730.0;
+	p.count = 1;
+	assert_near(fs_billing_commit_usd(&p, H(13.5) - H(12.5)), 1.0, 1e-12, 0);
 }
 
 static void test_billing_duplicate_step_times_take_last(void **state)
@@ -156,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_billing_second_rounds_up),
 		cmocka_unit_test(test_billing_minimum_charge),
 		cmocka_unit_test(test_billing_monthly_fee_charges_idle_time),
+		cmocka_unit_test(test_billing_plan_periods_and_catalogue_fees),
 		cmocka_unit_test(test_billing_spot_price_change_mid_hour),
 		cmocka_unit_test(test_billing_price_change_after_span_ignored),
 		cmocka_unit_test(test_billing_nonzero_start),

@@ -785,7 +785,7 @@ static void test_scenario_fleet_pool_keys_reach_the_config(void **state)
 	assert_int_equal(spot->spot.relaunch_retry_ns, 120 * FS_NS_PER_S);
 	assert_int_equal(spot->fallback_pool, 0);
 	assert_int_equal(res->pricing, FS_PRICING_MONTHLY);
-	assert_true(res->monthly_usd == 2500);
+	assert_true(res->commit_fee == 2500);
 	assert_true(res->price_usd_per_h == 0);
 	assert_int_equal(res->provisioning.kind, FS_DELAY_EXPONENTIAL);
 	fs_scenario_free(sc);

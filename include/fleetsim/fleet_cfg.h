@@ -17,10 +17,22 @@
 
 struct fs_llm_cfg;
 
+/*
+ * Pricing plans.  ON_DEMAND and SPOT are usage plans: each instance is billed
+ * for its own life at a price per hour.  The others are commitments: `count`
+ * instances are paid for the whole horizon, used or not, at a fee per
+ * instance per period (MODEL: B4); instances above the commitment are billed
+ * as usage at the pool's overflow price (MODEL: B6).  New plans go at the end
+ * (the values index per-plan arrays in outputs).
+ */
 enum fs_pricing {
-	FS_PRICING_ON_DEMAND,        /* per-hour price, billed while the instance lives */
+	FS_PRICING_ON_DEMAND,        /* hourly rental: per-hour price while alive */
 	FS_PRICING_SPOT,             /* per-hour spot price (may vary), can be reclaimed */
-	FS_PRICING_MONTHLY           /* fixed fee per instance-month, used or not */
+	FS_PRICING_MONTHLY,          /* fee per instance-month (730 h), used or not */
+	FS_PRICING_DAILY,            /* fee per instance-day (24 h), used or not */
+	FS_PRICING_WEEKLY,           /* fee per instance-week (168 h), used or not */
+	FS_PRICING_YEARLY,           /* fee per instance-year (8760 h), used or not */
+	FS_PRICING__COUNT
 };
 
 enum fs_delay_kind {
@@ -122,7 +134,11 @@ struct fs_pool_cfg {
 	double price_usd_per_h;          /* per instance (all its GPUs), on-demand or spot */
 	struct fs_price_step *price_steps;  /* optional time-varying price (spot) */
 	size_t n_price_steps;
-	double monthly_usd;              /* per instance-month (MONTHLY) */
+	double commit_fee;               /* committed plans: per instance per period of
+	                                  * the plan (fs_pricing_period_ns), in the
+	                                  * scenario's currency */
+	double overflow_usd_per_h;       /* committed plans: per hour of an instance
+	                                  * above the commitment (default on-demand) */
 	struct fs_billing_cfg billing;
 	struct fs_spot_cfg spot;         /* SPOT pools */
 	int fallback_pool;               /* FALLBACK: on-demand pool for stand-ins, -1 none */
@@ -163,7 +179,11 @@ struct fs_autoscale_cfg {
 	fs_ns idle_for_ns;               /* ... for this long releases one instance (0 = off) */
 };
 
+#define FS_CURRENCY_MAX 16           /* bytes of a currency label, NUL included */
+
 struct fs_fleet_cfg {
+	char currency[FS_CURRENCY_MAX];  /* label of every price and cost ("USD"); the
+	                                  * catalogue's example prices are USD */
 	bool explicit_fleet;             /* false: one warm on-demand pool built from the engine */
 	struct fs_pool_cfg *pools;
 	size_t n_pools;

@@ -64,7 +64,10 @@ struct fs_engine_totals {
 
 /* Money and capacity of one pool over the whole horizon (LLM engine). */
 struct fs_pool_result {
-	double usd;                         /* billed (usage, or monthly fees) */
+	double usd;                         /* billed: usage, or commitment + overflow */
+	double commit_usd;                  /* committed plans: the commitment, used or not */
+	double overflow_usd;                /* committed plans: instances above it */
+	double overflow_ns;                 /* Σ billed life of those overflow instances */
 	double idle_usd;                    /* share of usd paid with no iteration in flight */
 	double lost_usd;                    /* paid for cold starts of replacements and for
 	                                     * work lost to reclaims */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "fleetsim/billing.h"
 #include "fleetsim/common.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
@@ -43,13 +44,32 @@ struct fs_group_summary {
 	double slo_target;           /* attainment target (NAN for "all") */
 };
 
+/*
+ * When a commitment beats hourly rental for one pool (MODEL: B8): the hourly
+ * price it is compared with (the pool's own, or its overflow price) and the
+ * commitment's fee per period (the pool's own, or the catalogue's monthly
+ * fee for a pool rented by the hour).  available is false when a price is
+ * missing (no catalogue figure, or a currency other than the catalogue's).
+ */
+struct fs_break_even {
+	bool available;
+	enum fs_pricing plan;                /* the commitment compared */
+	double fee;                          /* per instance per period of plan */
+	double hourly_price;                 /* per instance-hour */
+	double hours_per_month;              /* use above which the commitment is cheaper */
+};
+
 /* One pool's money and use, each per replication then a CI (whole horizon). */
 struct fs_pool_summary {
 	const char *name;                    /* borrowed from the scenario */
-	struct fs_ci usd;
+	struct fs_ci usd;                    /* the pool's whole bill */
+	struct fs_ci commit_usd;             /* committed plans: the commitment */
+	struct fs_ci overflow_usd;           /* committed plans: instances above it */
+	struct fs_ci overflow_hours;         /* their billed instance-hours */
 	struct fs_ci idle_usd;
 	struct fs_ci lost_usd;
 	struct fs_ci instance_hours;         /* billed instance-hours */
+	struct fs_break_even break_even;     /* commitment vs hourly (MODEL: B8) */
 	struct fs_ci busy_fraction;          /* iteration time / serving time */
 	struct fs_ci kv_use;                 /* mean fraction of KV blocks in use while serving */
 	struct fs_ci mfu, mbu;               /* achieved, over iteration time */
@@ -65,7 +85,7 @@ struct fs_cost_summary {
 	struct fs_ci usd_per_1k_requests;
 	struct fs_ci idle_usd;
 	struct fs_ci lost_usd;
-	struct fs_ci by_pricing_usd[3];      /* on-demand, spot, monthly */
+	struct fs_ci by_pricing_usd[FS_PRICING__COUNT];  /* by plan (enum fs_pricing) */
 	struct fs_ci requeued;               /* requests moved off reclaimed instances */
 };
 
@@ -100,12 +120,13 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
                                     int replications, uint64_t seed);
 void fs_summary_free(struct fs_summary *s);
 
+/* The break-even of pool pc of scenario sc (MODEL: B8). */
+struct fs_break_even fs_summary_break_even(const struct fs_scenario *sc,
+                                           const struct fs_pool_cfg *pc);
+
 /* Internal to summary*.c: the fleet part of fs_summary_build. */
 void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
                              struct fs_rep_result *const *results, int n_reps, double *buf);
-
-/* "on_demand", "spot", "monthly". */
-const char *fs_pricing_name(enum fs_pricing p);
 
 /* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
  * "tpot_ms", "e2e_ms". */

@@ -1,0 +1,330 @@
+/*
+ * test_billing_world.c — money that comes out of whole simulated runs,
+ * pinned against hand computations: on-demand hours, per-hour rounding with
+ * a minimum, a cold start billed from the moment the machine runs, a spot
+ * instance reclaimed at a replayed instant billed to the second, daily and
+ * weekly commitments, and a monthly pool that the autoscaler grows above its
+ * commitment (commitment + overflow).  Scenarios are JSON text loaded by the
+ * real loader; figures are read from the summary a run prints.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/replicate.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+#include "util_test.h"
+
+#define REPS 2
+
+/* Llama-3.1-8B chat traffic at rate_per_s for `horizon` with the given
+ * "fleet" object (JSON text) and root keys (`extra`, may be ""). */
+static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
+                                    const char *extra, const char *fleet_json)
+{
+	char text[8192];
+	struct fs_error err;
+	struct fs_scenario *sc;
+
+	snprintf(text, sizeof text,
+	         "{%s\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
+	         "\"replications\": %d, \"seed\": 11},\n"
+	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
+	         "\"rate_per_s\": %g},\n"
+	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
+	         "   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, "
+	         "\"sigma\": 0.8, \"max\": 8000},\n"
+	         "   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, "
+	         "\"sigma\": 0.8, \"max\": 2000}}]},\n"
+	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	         "\"gpu\": \"l40s\"},\n"
+	         " \"fleet\": %s}\n", extra, horizon, REPS, rate_per_s, fleet_json);
+	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data/fleet", &err);
+	if (sc == NULL)
+		fs_error_print(&err);
+	assert_non_null(sc);
+	return sc;
+}
+
+/* Run the scenario's replications and summarise them. */
+static struct fs_summary *summarise(const struct fs_scenario *sc)
+{
+	struct fs_run_opts opts = { REPS, 0, 2, sc->sim.seed, false };
+	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
+	struct fs_summary *s = fs_summary_build(sc, results, REPS, sc->sim.seed);
+
+	fs_replicate_free(results, REPS);
+	return s;
+}
+
+/* A figure that is the same in every replication: its mean, and a zero
+ * half-width. */
+static void assert_exact(const struct fs_ci *ci, double expected)
+{
+	assert_near(ci->value, expected, 1e-9, 1e-12);
+	assert_near(ci->ci_lo, expected, 1e-9, 1e-12);
+	assert_near(ci->ci_hi, expected, 1e-9, 1e-12);
+}
+
+/* 2 x 1.40/h on demand, warm, for 1 h: 2.80 exactly, 2 instance-hours, and
+ * a projected month of 2.80 x 730. */
+static void test_billing_world_two_on_demand_for_an_hour(void **state)
+{
+	struct fs_scenario *sc = scenario(2.0, "1h", "",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 2, \"price_per_h\": 1.40}]}");
+	struct fs_summary *s = summarise(sc);
+
+	(void)state;
+	assert_exact(&s->cost.total_usd, 2.80);
+	assert_exact(&s->cost.usd_per_hour, 2.80);
+	assert_exact(&s->cost.monthly_usd, 2.80 * 730);
+	assert_exact(&s->pools[0].instance_hours, 2.0);
+	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 2.80);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
+}
+
+/* One instance cold-starts: provisioning takes a fixed 60 s (not billed),
+ * then it is billed until the horizon, 89 minutes later.  Per second:
+ * 5340 s x 1.40 / 3600.  Per started hour: 2 h.  Per hour with a 3 h
+ * minimum: 3 h. */
+static void test_billing_world_rounding_minimum_and_cold_start(void **state)
+{
+	static const struct {
+		const char *billing;
+		double usd;
+	} cases[] = {
+		{ "{\"granularity\": \"second\", \"minimum\": \"60s\"}", 5340 * 1.40 / 3600 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"0s\"}", 2 * 1.40 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"3h\"}", 3 * 1.40 },
+	};
+	char fleet[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fs_scenario *sc;
+		struct fs_summary *s;
+
+		snprintf(fleet, sizeof fleet,
+		         "{\"pools\": [{\"name\": \"od\", \"count\": 1, \"warm_start\": false, "
+		         "\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		         "\"price_per_h\": 1.40, \"billing\": %s}]}", cases[i].billing);
+		sc = scenario(0.5, "90m", "", fleet);
+		s = summarise(sc);
+		print_message("%s: %.6f (expected %.6f)\n", cases[i].billing,
+		              s->cost.total_usd.value, cases[i].usd);
+		assert_exact(&s->cost.total_usd, cases[i].usd);
+		assert_exact(&s->pools[0].instance_hours, 5340.0 / 3600);
+		fs_summary_free(s);
+		fs_scenario_free(sc);
+	}
+}
+
+/* The only zone's spot capacity is removed at 10 min (a replayed trace);
+ * with a 5-minute notice the instance is gone at 15 min and not replaced.
+ * Billed to the second: 900 s x 0.90 / 3600 = 0.225. */
+static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
+{
+	struct fs_scenario *sc = scenario(0.5, "30m", "",
+		"{\"strategy\": \"none\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+		"{\"path\": \"one_node_until_10m.csv\", \"format\": \"spotserve\", "
+		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
+		"\"count\": 1, \"price_per_h\": 0.90, \"spot\": "
+		"{\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
+		"\"in_flight\": \"drain\"}}]}");
+	struct fs_summary *s = summarise(sc);
+
+	(void)state;
+	assert_exact(&s->pools[0].reclaims, 1);
+	assert_exact(&s->cost.total_usd, 900 * 0.90 / 3600);
+	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.225);
+	assert_exact(&s->pools[0].instance_hours, 0.25);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
+}
+
+/* Committed plans bill count x fee x horizon / period, used or not: 2
+ * instances at 24 per day for 12 h = 24; at 168 per week for 12 h = 24; at
+ * 8760 per year = 24 as well.  Default fees come from the catalogue. */
+static void test_billing_world_daily_weekly_and_yearly_commitments(void **state)
+{
+	static const char *const plans[] = {
+		"\"pricing\": \"daily\", \"price_per_day\": 24",
+		"\"pricing\": \"weekly\", \"price_per_week\": 168",
+		"\"pricing\": \"yearly\", \"price_per_year\": 8760",
+		"\"pricing\": \"monthly\", \"price_per_month\": 730",
+	};
+	static const enum fs_pricing kinds[] = {
+		FS_PRICING_DAILY, FS_PRICING_WEEKLY, FS_PRICING_YEARLY, FS_PRICING_MONTHLY
+	};
+	char fleet[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+		struct fs_scenario *sc;
+		struct fs_summary *s;
+
+		snprintf(fleet, sizeof fleet,
+		         "{\"pools\": [{\"name\": \"c\", \"count\": 2, %s}]}", plans[i]);
+		sc = scenario(0.2, "12h", "", fleet);
+		s = summarise(sc);
+		assert_exact(&s->cost.total_usd, 24.0);
+		assert_exact(&s->pools[0].commit_usd, 24.0);
+		assert_exact(&s->pools[0].overflow_usd, 0.0);
+		assert_exact(&s->cost.by_pricing_usd[kinds[i]], 24.0);
+		/* an idle commitment is still paid: nearly all of it idle */
+		assert_true(s->cost.idle_usd.value > 0.5 * 24.0);
+		fs_summary_free(s);
+		fs_scenario_free(sc);
+	}
+	/* catalogue default: L40S 1.40/h x 24 h x 0.85 per day (MODEL: B7) */
+	{
+		struct fs_scenario *sc = scenario(0.2, "1h", "",
+			"{\"pools\": [{\"name\": \"c\", \"count\": 1, \"pricing\": \"daily\"}]}");
+
+		assert_near(sc->fleet.pools[0].commit_fee, 1.40 * 24 * 0.85, 1e-9, 0);
+		assert_near(sc->fleet.pools[0].overflow_usd_per_h, 1.40, 1e-12, 0);
+		fs_scenario_free(sc);
+	}
+}
+
+/* A monthly pool of 2 that the autoscaler grows to 6 under load: the bill is
+ * the commitment (2 x 730 x 2 h / 730 h = 4) plus every overflow instance at
+ * 1.40/h, billed per second with a 60 s minimum.  The same fleet on demand
+ * at 1.40/h pays for every instance-hour. */
+static void test_billing_world_monthly_pool_scaled_out_pays_overflow(void **state)
+{
+	const char *autoscale =
+		"\"autoscale\": {\"pool\": \"m\", \"metric\": \"queue_len\", \"target\": 2, "
+		"\"interval\": \"30s\", \"cooldown_out\": \"1m\"}";
+	char fleet[1024];
+	struct fs_scenario *sc, *od;
+	struct fs_summary *s, *so;
+	double overflow_h, launches_over;
+
+	(void)state;
+	snprintf(fleet, sizeof fleet,
+	         "{\"pools\": [{\"name\": \"m\", \"pricing\": \"monthly\", \"count\": 2, "
+	         "\"min\": 2, \"max\": 6, \"price_per_month\": 730, "
+	         "\"overflow_price_per_h\": 1.40}], %s}", autoscale);
+	sc = scenario(25.0, "2h", "", fleet);
+	s = summarise(sc);
+	snprintf(fleet, sizeof fleet,
+	         "{\"pools\": [{\"name\": \"m\", \"count\": 2, \"min\": 2, \"max\": 6, "
+	         "\"price_per_h\": 1.40}], %s}", autoscale);
+	od = scenario(25.0, "2h", "", fleet);
+	so = summarise(od);
+	overflow_h = s->pools[0].overflow_hours.value;
+	launches_over = s->pools[0].launches.value - 2;
+	print_message("monthly: commitment %.4f, overflow %.4f (%.3f instance-hours, %.1f "
+	              "launches above 2), total %.4f; on demand %.4f\n",
+	              s->pools[0].commit_usd.value, s->pools[0].overflow_usd.value,
+	              overflow_h, launches_over, s->cost.total_usd.value,
+	              so->cost.total_usd.value);
+	assert_exact(&s->pools[0].commit_usd, 4.0);
+	assert_true(launches_over >= 1);
+	assert_true(overflow_h > 0.5);
+	/* overflow at 1.40/h, rounded up to whole seconds with a 60 s minimum per
+	 * overflow instance (launches counted over the replications' mean) */
+	assert_true(s->pools[0].overflow_usd.value >= 1.40 * overflow_h - 1e-9);
+	assert_true(s->pools[0].overflow_usd.value <=
+	            1.40 * overflow_h + launches_over * 60 * 1.40 / 3600 + 1e-9);
+	assert_near(s->cost.total_usd.value,
+	            s->pools[0].commit_usd.value + s->pools[0].overflow_usd.value, 1e-9, 0);
+	/* on demand, the first two instances cost 2 x 2 h x 1.40 = 5.60 on top */
+	assert_true(so->cost.total_usd.value > 5.60);
+	fs_summary_free(s);
+	fs_summary_free(so);
+	fs_scenario_free(sc);
+	fs_scenario_free(od);
+}
+
+/* Break-even (MODEL: B8): a monthly fee of 613.20 against 1.40/h pays off
+ * above 438 h per month; an on-demand L40S pool compares its price with the
+ * catalogue's monthly fee. */
+static void test_billing_world_break_even(void **state)
+{
+	struct fs_scenario *sc = scenario(0.2, "1h", "",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1},"
+		" {\"name\": \"m\", \"count\": 1, \"pricing\": \"monthly\", "
+		"\"price_per_month\": 613.2, \"overflow_price_per_h\": 1.40},"
+		" {\"name\": \"w\", \"count\": 1, \"pricing\": \"weekly\", "
+		"\"price_per_week\": 168, \"overflow_price_per_h\": 2}]}");
+	struct fs_break_even od = fs_summary_break_even(sc, &sc->fleet.pools[0]);
+	struct fs_break_even m = fs_summary_break_even(sc, &sc->fleet.pools[1]);
+	struct fs_break_even w = fs_summary_break_even(sc, &sc->fleet.pools[2]);
+
+	(void)state;
+	assert_true(od.available && m.available && w.available);
+	assert_near(m.hours_per_month, 438.0, 1e-9, 0);
+	assert_near(od.hours_per_month, 730 * 0.60, 1e-9, 0);   /* catalogue: 0.60 x 730 h */
+	assert_near(w.hours_per_month, 168.0 * (730.0 / 168) / 2, 1e-9, 0);
+	fs_scenario_free(sc);
+}
+
+/* A currency other than the catalogue's needs explicit prices; its label is
+ * carried by the scenario. */
+static void test_billing_world_currency_needs_explicit_prices(void **state)
+{
+	static const char *const bad[] = {
+		/* the catalogue's USD default would be labelled CNY */
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1}]}",
+		/* a key that names USD */
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"price_usd_per_h\": 9}]}",
+		/* an autoscaled commitment without its overflow price */
+		"{\"pools\": [{\"name\": \"m\", \"count\": 1, \"max\": 3, \"pricing\": "
+		"\"monthly\", \"price_per_month\": 4000}]}",
+	};
+	char text[4096];
+	struct fs_error err;
+	struct fs_scenario *sc;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text,
+		         "{\"currency\": \"CNY\", \"simulation\": {\"horizon\": \"1h\"},\n"
+		         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
+		         "\"rate_per_s\": 1}, \"classes\": [{\"name\": \"c\", \"share\": 1, "
+		         "\"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}, "
+		         "\"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},\n"
+		         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+		         "\"gpu\": \"l40s\"},\n \"fleet\": %s}\n", bad[i]);
+		sc = fs_scenario_load_text(text, strlen(text), "cny.json", ".", &err);
+		assert_null(sc);
+		print_message("%s\n", err.msg);
+		assert_non_null(strstr(err.msg, "CNY"));
+		assert_non_null(strstr(err.where, "cny.json:"));
+		assert_non_null(strstr(err.path, "fleet.pools[0]"));
+	}
+	sc = scenario(0.2, "1h", "\"currency\": \"CNY\", ",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"price_per_h\": 9.5}]}");
+	assert_string_equal(sc->fleet.currency, "CNY");
+	assert_near(sc->fleet.pools[0].price_usd_per_h, 9.5, 0, 0);
+	fs_scenario_free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_billing_world_two_on_demand_for_an_hour),
+		cmocka_unit_test(test_billing_world_rounding_minimum_and_cold_start),
+		cmocka_unit_test(test_billing_world_spot_reclaim_billed_to_the_second),
+		cmocka_unit_test(test_billing_world_daily_weekly_and_yearly_commitments),
+		cmocka_unit_test(test_billing_world_monthly_pool_scaled_out_pays_overflow),
+		cmocka_unit_test(test_billing_world_break_even),
+		cmocka_unit_test(test_billing_world_currency_needs_explicit_prices),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
