@@ -180,6 +180,7 @@ double fs_billing_usage_usd(const struct fs_pool_cfg *pool, fs_ns start_ns, fs_n
 		return pool->overflow_usd_per_h *
 		       (double)fs_billing_billed_ns(&pool->billing, start_ns, end_ns) /
 		       (double)NS_PER_H;
+	/* MODEL: B5 */
 	stop_ns = add_sat(start_ns, fs_billing_billed_ns(&pool->billing, start_ns, end_ns));
 	i = step_at(pool, start_ns);
 	while (cur_ns < stop_ns) {                         /* MODEL: B3 */

@@ -124,7 +124,7 @@ static int variants_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 
 /* "fleet" after the engine (its pools are built from the engine's keys),
  * or the implicit single pool; then "variants", checked against the base. */
-/* "currency": a label of 1-15 letters, digits or symbols without spaces
+/* MODEL: B9 — "currency": a label of 1-15 letters, digits or symbols without spaces
  * (ISO 4217 codes such as "CNY", or "¥"); default "USD". */
 static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
 {
