@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/scenario.h"
@@ -38,6 +39,9 @@ static const char estimate_help[] =
 	"  --catalog FILE     GPUs and models of FILE first, then the built-ins\n"
 	"                     ({\"gpus\": [...], \"models\": [...]}, docs/SCENARIO.md)\n"
 	"  --json             one JSON object on stdout\n"
+	"The output ends with the instance's catalogue price on every pricing plan\n"
+	"(hourly, spot, daily, weekly, monthly, yearly; dated USD examples) and the\n"
+	"use above which each commitment beats on-demand rental (break-even).\n"
 	"Peak decode throughput is at the largest batch whose KV fits at context C,\n"
 	"capped at 256 sequences (vLLM's max_num_seqs).  Models and GPUs:\n"
 	"fleetsim catalog.\n";
@@ -160,6 +164,73 @@ static void compute(const struct fs_perf_cfg *cfg, const struct opts *o,
 		                                                  o->context_tokens) / 1e9);
 }
 
+/* The order plans are listed in. */
+static const enum fs_pricing PLANS[] = {
+	FS_PRICING_ON_DEMAND, FS_PRICING_SPOT, FS_PRICING_DAILY, FS_PRICING_WEEKLY,
+	FS_PRICING_MONTHLY, FS_PRICING_YEARLY
+};
+#define N_PLANS (sizeof PLANS / sizeof PLANS[0])
+
+/* MODEL: B7, B8 — one instance's catalogue fee on plan k, its hours, and the
+ * break-even of a commitment against on-demand (NAN for the usage plans or
+ * without a price). */
+static void plan_figures(const struct fs_perf_cfg *cfg, enum fs_pricing plan, double *fee,
+                         double *period_h, double *break_even_h)
+{
+	double od = fs_billing_catalog_fee(cfg->gpu, FS_PRICING_ON_DEMAND) * cfg->tp;
+
+	*fee = fs_billing_catalog_fee(cfg->gpu, plan) * cfg->tp;
+	*period_h = (double)fs_pricing_period_ns(plan) / 3600e9;
+	*break_even_h = fs_pricing_committed(plan) && *fee > 0 && od > 0 ?
+		fs_billing_break_even_h_per_month(*fee, fs_pricing_period_ns(plan), od) : NAN;
+}
+
+static void print_plans_json(const struct fs_perf_cfg *cfg)
+{
+	size_t k;
+
+	printf("  \"prices\": {\"currency\": \"USD\", \"date\": \"%s\", \"plans\": [\n",
+	       cfg->gpu->price_date != NULL ? cfg->gpu->price_date : "");
+	for (k = 0; k < N_PLANS; k++) {
+		double fee, period_h, be_h;
+
+		plan_figures(cfg, PLANS[k], &fee, &period_h, &be_h);
+		printf("    {\"plan\": \"%s\", \"fee_per_period\": %.4f, \"period_h\": %.0f, "
+		       "\"per_hour_equivalent\": %.4f", fs_pricing_name(PLANS[k]), fee,
+		       period_h, fee / period_h);
+		if (isfinite(be_h))
+			printf(", \"break_even_hours_per_month\": %.2f, \"break_even_share\": %.4f",
+			       be_h, be_h / FS_HOURS_PER_MONTH);
+		printf("}%s\n", k + 1 < N_PLANS ? "," : "");
+	}
+	printf("  ]},\n");
+}
+
+static void print_plans_text(const struct fs_perf_cfg *cfg)
+{
+	size_t k;
+
+	printf("pricing plans of one instance (%d x %s; catalogue examples, USD, %s)\n",
+	       cfg->tp, cfg->gpu->id, cfg->gpu->price_date != NULL ? cfg->gpu->price_date : "");
+	for (k = 0; k < N_PLANS; k++) {
+		double fee, period_h, be_h;
+
+		plan_figures(cfg, PLANS[k], &fee, &period_h, &be_h);
+		if (!(fee > 0)) {
+			printf("  %-20s no catalogue price\n", fs_pricing_label(PLANS[k]));
+			continue;
+		}
+		printf("  %-20s %10.2f per %-6s (%.3f/h)", fs_pricing_label(PLANS[k]), fee,
+		       period_h == 1 ? "hour" : period_h == 24 ? "day" : period_h == 168 ?
+		       "week" : period_h == 8760 ? "year" : "month", fee / period_h);
+		if (isfinite(be_h))
+			printf("  beats on demand above %.0f h/month (%.0f%% use)%s", be_h,
+			       100 * be_h / FS_HOURS_PER_MONTH,
+			       be_h > FS_HOURS_PER_MONTH ? ": never" : "");
+		printf("\n");
+	}
+}
+
 static void print_json(const struct fs_perf_cfg *cfg, const struct opts *o,
                        const struct fs_mem_plan *p, const struct estimate *r)
 {
@@ -197,6 +268,7 @@ static void print_json(const struct fs_perf_cfg *cfg, const struct opts *o,
 	} else {
 		printf("  \"max_seqs_at_context\": 0,\n");
 	}
+	print_plans_json(cfg);
 	printf("  \"fits\": %s\n}\n", p->fits ? "true" : "false");
 }
 
@@ -227,6 +299,7 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	       r->decode_tokens_per_s, o->batch <= r->max_seqs ? "" : "; batch exceeds KV");
 	printf("  peak decode         %10.0f tokens/s at batch %" PRId64 "\n",
 	       r->peak_tokens_per_s, r->peak_batch);
+	print_plans_text(cfg);
 	printf("fits: yes\n");
 }
 

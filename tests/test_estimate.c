@@ -62,6 +62,44 @@ static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state
 	cJSON_Delete(j);
 }
 
+/* MODEL: B7, B8 — every plan's fee for the instance (tp 2: two GPUs), and
+ * the break-even of each commitment against on demand: a monthly fee of
+ * 2 x 613.20 against 2 x 1.40/h pays off above 438 h per month. */
+static void test_estimate_plans_and_break_even(void **state)
+{
+	const char *args[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s",
+	                       "--tp", "2", "--json", NULL };
+	const cJSON *plans, *plan;
+	cJSON *j;
+	int seen = 0;
+
+	(void)state;
+	j = estimate_json(args);
+	plans = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "prices"),
+	                                         "plans");
+	assert_int_equal(cJSON_GetArraySize(plans), 6);
+	cJSON_ArrayForEach(plan, plans) {
+		const char *name = cJSON_GetObjectItemCaseSensitive(plan, "plan")->valuestring;
+
+		if (strcmp(name, "on_demand") == 0) {
+			assert_near(num(plan, "fee_per_period"), 2.80, 1e-9, 0);
+			assert_null(cJSON_GetObjectItemCaseSensitive(plan, "break_even_hours_per_month"));
+			seen++;
+		} else if (strcmp(name, "monthly") == 0) {
+			assert_near(num(plan, "fee_per_period"), 2 * 613.2, 1e-6, 0);
+			assert_near(num(plan, "break_even_hours_per_month"), 438, 1e-6, 0);
+			assert_near(num(plan, "break_even_share"), 0.6, 1e-9, 0);
+			seen++;
+		} else if (strcmp(name, "daily") == 0) {
+			assert_near(num(plan, "fee_per_period"), 2 * 1.40 * 24 * 0.85, 1e-6, 0);
+			assert_near(num(plan, "break_even_hours_per_month"), 730 * 0.85, 1e-6, 0);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 3);
+	cJSON_Delete(j);
+}
+
 static void test_estimate_70b_on_rtx4090_does_not_fit(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-3.1-70b", "--gpu", "rtx4090",
@@ -220,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate_llama2_7b_a100_json_has_the_pinned_values),
 		cmocka_unit_test(test_estimate_70b_on_rtx4090_does_not_fit),
+		cmocka_unit_test(test_estimate_plans_and_break_even),
 		cmocka_unit_test(test_estimate_70b_json_does_not_fit_prints_fits_false),
 		cmocka_unit_test(test_estimate_70b_on_four_a100_fits),
 		cmocka_unit_test(test_estimate_unknown_gpu_suggests_a_name),
