@@ -303,6 +303,8 @@ void fs_rep_result_free(struct fs_rep_result *r)
 		fs_tseries_fini(&r->pool_serving[c]);
 	free(r->pool_serving);
 	fs_hist_fini(&r->itl_hist);
+	for (c = 0; c < r->fleet.n_pools; c++)
+		free(r->fleet.pools[c].level_ns);
 	free(r->fleet.pools);
 	free(r->rows);
 	free(r);

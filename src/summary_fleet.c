@@ -70,6 +70,38 @@ struct fs_break_even fs_summary_break_even(const struct fs_scenario *sc,
 	return be;
 }
 
+/* MODEL: B8 — the use of each instance slot of pool p: the time at least
+ * k + 1 instances were billed, over the simulated span, x 730 h, averaged
+ * over replications; and how many slots the commitment would pay off for. */
+static void slot_use(struct fs_break_even *be, struct fs_rep_result *const *results,
+                     int n_reps, size_t p)
+{
+	size_t n = 0, k, j;
+	int r;
+
+	for (r = 0; r < n_reps; r++)
+		if (results[r]->fleet.pools[p].n_levels > n)
+			n = results[r]->fleet.pools[p].n_levels;
+	be->n_slots = n > 0 ? n - 1 : 0;         /* level 0 is no slot */
+	be->slot_hours_per_month = fs_xcalloc(be->n_slots + 1, sizeof *be->slot_hours_per_month);
+	for (r = 0; r < n_reps; r++) {
+		const struct fs_pool_result *pr = &results[r]->fleet.pools[p];
+		double span_ns = (double)results[r]->end_ns, above_ns = 0;
+
+		if (!(span_ns > 0))
+			continue;
+		/* from the top level down: time with at least k + 1 billed */
+		for (j = pr->n_levels; j-- > 1;) {
+			above_ns += pr->level_ns[j];
+			be->slot_hours_per_month[j - 1] += above_ns / span_ns * FS_HOURS_PER_MONTH /
+			                                   n_reps;
+		}
+	}
+	be->worth_committing = 0;
+	for (k = 0; be->available && k < be->n_slots; k++)
+		be->worth_committing += be->slot_hours_per_month[k] > be->hours_per_month;
+}
+
 static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
                         struct fs_rep_result *const *results, int n_reps, double *buf)
 {
@@ -90,6 +122,7 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		PER_REP(ps->overflow_usd, f->pools[p].overflow_usd);
 		PER_REP(ps->overflow_hours, f->pools[p].overflow_ns / 3600e9);
 		ps->break_even = fs_summary_break_even(sc, pc);
+		slot_use(&ps->break_even, results, n_reps, p);
 		PER_REP(ps->idle_usd, f->pools[p].idle_usd);
 		PER_REP(ps->lost_usd, f->pools[p].lost_usd);
 		PER_REP(ps->instance_hours, f->pools[p].alive_ns / 3600e9);

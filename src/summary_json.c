@@ -91,10 +91,12 @@ static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *
 }
 
 /* MODEL: B8 — {"plan", "fee_per_period", "hourly_price", "hours_per_month",
- * "share_of_month"}, or {"available": false}. */
+ * "share_of_month", "instance_hours_per_month": [the use of the 1st, 2nd, ...
+ * instance], "instances_worth_committing"}, or {"available": false}. */
 static cJSON *break_even_json(const struct fs_break_even *be)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *slots;
+	size_t k;
 
 	cJSON_AddBoolToObject(o, "available", be->available);
 	cJSON_AddStringToObject(o, "plan", fs_pricing_name(be->plan));
@@ -104,6 +106,10 @@ static cJSON *break_even_json(const struct fs_break_even *be)
 	cJSON_AddNumberToObject(o, "hourly_price", be->hourly_price);
 	cJSON_AddNumberToObject(o, "hours_per_month", be->hours_per_month);
 	cJSON_AddNumberToObject(o, "share_of_month", be->hours_per_month / FS_HOURS_PER_MONTH);
+	slots = cJSON_AddArrayToObject(o, "instance_hours_per_month");
+	for (k = 0; k < be->n_slots; k++)
+		cJSON_AddItemToArray(slots, cJSON_CreateNumber(be->slot_hours_per_month[k]));
+	cJSON_AddNumberToObject(o, "instances_worth_committing", be->worth_committing);
 	return o;
 }
 

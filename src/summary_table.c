@@ -147,6 +147,21 @@ static void pair_row(FILE *out, const char *l1, const struct fs_ci *c1, const ch
 	fputc('\n', out);
 }
 
+/* The use of each instance slot in this run, and how many a commitment
+ * would pay off for (at most 8 slots are listed). */
+static void slot_line(FILE *out, const struct fs_break_even *be)
+{
+	size_t k;
+
+	if (be->n_slots == 0)
+		return;
+	fprintf(out, "  use in this run, h per month of the 1st, 2nd, ... instance:");
+	for (k = 0; k < be->n_slots && k < 8; k++)
+		fprintf(out, " %.0f", be->slot_hours_per_month[k]);
+	fprintf(out, "%s -> %d of %zu worth committing\n", be->n_slots > 8 ? " ..." : "",
+	        be->worth_committing, be->n_slots);
+}
+
 /* MODEL: B8 — one line per pool: when a commitment beats hourly rental. */
 static void break_even_lines(FILE *out, const struct fs_summary *s,
                              const struct fs_scenario *sc)
@@ -173,6 +188,7 @@ static void break_even_lines(FILE *out, const struct fs_summary *s,
 		        be->hourly_price, cur, be->hours_per_month,
 		        100 * be->hours_per_month / FS_HOURS_PER_MONTH,
 		        be->hours_per_month > FS_HOURS_PER_MONTH ? " — never" : "");
+		slot_line(out, be);
 	}
 }
 

@@ -151,6 +151,24 @@ static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
 	return ii;
 }
 
+/* MODEL: B8 — the time pool p spent with each count of billed instances, up
+ * to t_ns; then the count changes by delta.  O(1) amortised. */
+static void note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns)
+{
+	struct fs__pool *pool = &w->pools[p];
+	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
+	size_t k = (size_t)pool->billed, cap = pr->n_levels;
+
+	if (k >= pr->n_levels) {
+		fs_xgrow((void **)&pr->level_ns, &cap, k + 1, sizeof *pr->level_ns);
+		while (pr->n_levels <= k)
+			pr->level_ns[pr->n_levels++] = 0;
+	}
+	pr->level_ns[k] += (double)(t_ns - pool->billed_since_ns);
+	pool->billed += delta;
+	pool->billed_since_ns = t_ns;
+}
+
 static void schedule_interruption(struct fs_world *w, uint32_t ii)
 {
 	const struct fs_spot_cfg *sp = &pool_cfg(w, w->insts[ii].pool)->spot;
@@ -225,6 +243,7 @@ static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
 	}
 	if (warm) {
 		in->billed_from_ns = w->now_ns;
+		note_billed(w, p, 1, w->now_ns);
 		start_serving(w, ii);
 		schedule_interruption(w, ii);
 		return true;
@@ -270,6 +289,8 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 		w->pools[in->standin_for].standins--;
 	else if (counted)
 		w->pools[in->pool].alive--;
+	if (in->billed_from_ns >= 0)
+		note_billed(w, in->pool, -1, w->now_ns);
 	in->state = FS__INST_GONE;
 	in->gone_ns = w->now_ns;
 	w->pools[in->pool].live--;
@@ -352,6 +373,7 @@ static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
 		/* MODEL: F2 — billing starts when the machine runs. */
 		in->state = FS__INST_STARTING;
 		in->billed_from_ns = w->now_ns;
+		note_billed(w, in->pool, 1, w->now_ns);
 		in->life_ev = fs_eventq_push(w->q, w->now_ns + cold_start_ns(pc),
 		                             FS_EV_INSTANCE_UP, ii, 1);
 		return;
@@ -742,6 +764,7 @@ void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
 		struct fs_pool_result *pr = &fr->pools[p];
 
 		pr->kv_blocks_per_instance = pc->llm->sched.kv_blocks;
+		note_billed(w, (uint32_t)p, 0, end_ns);
 		if (fs_pricing_committed(pc->pricing)) {
 			/* MODEL: B4 — the commitment is paid whether used or not. */
 			double fee = fs_billing_commit_usd(pc, end_ns);

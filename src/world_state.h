@@ -79,6 +79,8 @@ struct fs__pool {
 	int standins;                /* FALLBACK stand-ins alive for this spot pool */
 	int live;                    /* instances of this pool not gone */
 	int committed_live;          /* of those, holding a commitment slot */
+	int billed;                  /* instances being billed now */
+	fs_ns billed_since_ns;       /* since when `billed` holds */
 	uint32_t next_zone;          /* round-robin position when spreading */
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */

@@ -124,6 +124,11 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 		              s->cost.total_usd.value, cases[i].usd);
 		assert_exact(&s->cost.total_usd, cases[i].usd);
 		assert_exact(&s->pools[0].instance_hours, 5340.0 / 3600);
+		/* MODEL: B8 — its use projected to a month: 5340 / 5400 x 730 h */
+		assert_int_equal(s->pools[0].break_even.n_slots, 1);
+		assert_near(s->pools[0].break_even.slot_hours_per_month[0], 5340.0 / 5400 * 730,
+		            1e-9, 0);
+		assert_int_equal(s->pools[0].break_even.worth_committing, 1);
 		fs_summary_free(s);
 		fs_scenario_free(sc);
 	}
@@ -148,6 +153,11 @@ static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
 	assert_exact(&s->cost.total_usd, 900 * 0.90 / 3600);
 	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.225);
 	assert_exact(&s->pools[0].instance_hours, 0.25);
+	/* used half the time: 365 h per month, below the 0.60 x 730 h that a
+	 * monthly commitment at the catalogue's fee needs against 0.90/h */
+	assert_near(s->pools[0].break_even.slot_hours_per_month[0], 365, 1e-9, 0);
+	assert_near(s->pools[0].break_even.hours_per_month, 613.2 / 0.90, 1e-9, 0);
+	assert_int_equal(s->pools[0].break_even.worth_committing, 0);
 	fs_summary_free(s);
 	fs_scenario_free(sc);
 }

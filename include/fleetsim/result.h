@@ -68,6 +68,9 @@ struct fs_pool_result {
 	double commit_usd;                  /* committed plans: the commitment, used or not */
 	double overflow_usd;                /* committed plans: instances above it */
 	double overflow_ns;                 /* Σ billed life of those overflow instances */
+	double *level_ns;                   /* level_ns[k]: time with exactly k instances
+	                                     * billed, k < n_levels (MODEL: B8) */
+	size_t n_levels;
 	double idle_usd;                    /* share of usd paid with no iteration in flight */
 	double lost_usd;                    /* paid for cold starts of replacements and for
 	                                     * work lost to reclaims */

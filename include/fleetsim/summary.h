@@ -57,6 +57,12 @@ struct fs_break_even {
 	double fee;                          /* per instance per period of plan */
 	double hourly_price;                 /* per instance-hour */
 	double hours_per_month;              /* use above which the commitment is cheaper */
+	/* The pool's own use, from the run: slot_hours_per_month[k] is how long,
+	 * projected to a 730-h month, at least k + 1 instances were billed at
+	 * once (mean over replications): the use of its (k+1)-th instance. */
+	double *slot_hours_per_month;        /* n_slots entries (owned) */
+	size_t n_slots;
+	int worth_committing;                /* slots used more than hours_per_month */
 };
 
 /* One pool's money and use, each per replication then a CI (whole horizon). */
