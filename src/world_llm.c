@@ -103,9 +103,11 @@ static size_t candidates(struct fs_world *w, int pinned_pool)
 		c->outstanding = in->outstanding;
 		c->kv_frac = (double)in->kv_used /
 		             (double)w->pools[in->pool].cfg->llm->sched.kv_blocks;
-		/* Only the cost-aware router reads the price (a per-arrival cost). */
-		c->price_usd_per_h = w->fleet->router == FS_ROUTER_COST_AWARE ?
-		                     fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns) : 0;
+		/* Only the cost-aware router reads the price (a per-arrival cost);
+		 * an overflow instance costs its overflow price (MODEL: B6). */
+		c->price_usd_per_h = w->fleet->router != FS_ROUTER_COST_AWARE ? 0 :
+		                     in->overflow ? w->pools[in->pool].cfg->overflow_usd_per_h :
+		                     fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns);
 		c->max_num_seqs = w->pools[in->pool].cfg->llm->sched.max_num_seqs;
 	}
 	return n;
