@@ -214,7 +214,7 @@ void fs__sc_note_open_pricing(struct fs__sc *sc, const cJSON *root,
 
 bool fs__sc_pricing_open(const struct fs__sc *sc, size_t pool)
 {
-	return pool < 64 && (sc->open_pricing >> pool & 1) != 0;
+	return pool < 64 && ((sc->open_pricing >> pool) & 1) != 0;
 }
 
 char *fs__sc_spot_only_text(const cJSON *node)
@@ -224,12 +224,16 @@ char *fs__sc_spot_only_text(const cJSON *node)
 	char *text, *copy;
 	size_t i;
 
+	if (kept == NULL) {
+		fprintf(stderr, "fleetsim: out of memory copying a pool's spot keys\n");
+		abort();
+	}
 	for (i = 0; fs__sc_spot_only_keys[i] != NULL; i++) {
 		v = fs__sc_get(node, fs__sc_spot_only_keys[i]);
 		if (v == NULL)
 			continue;
 		dup = cJSON_Duplicate(v, 1);
-		if (dup == NULL || kept == NULL) {
+		if (dup == NULL) {
 			fprintf(stderr, "fleetsim: out of memory copying a pool's spot keys\n");
 			abort();
 		}
