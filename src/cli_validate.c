@@ -2,7 +2,8 @@
  * cli_validate.c — `fleetsim validate SCENARIO`: load with every check, then
  * print the resolved scenario (defaults filled in) as JSON on stdout,
  * followed by `//` comment lines with what the load derived (a vllm
- * engine's memory plan), so the output still loads as a scenario.
+ * engine's memory plan, a pool's unused spot keys), so the output still
+ * loads as a scenario.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,8 @@ static const char validate_help[] =
 	"\n"
 	"Load SCENARIO with every check the simulator applies and print it resolved,\n"
 	"with every default filled in, as JSON, then derived figures (an LLM\n"
-	"engine's memory plan) as // comments.  On bad input print\n"
+	"engine's memory plan) and notes (a pool's spot settings that are unused\n"
+	"because it is not spot here) as // comments.  On bad input print\n"
 	"FILE:LINE:COL: JSON.PATH: MESSAGE on stderr and exit with status 2.\n"
 	"\n"
 	"  --variant NAME   the scenario's variant NAME (its \"variants\" list)\n"

@@ -5,8 +5,9 @@
  * and "simulation" sections here and the others in scenario_*.c, "catalog"
  * before "engine", "fleet" after it, "sweep" and "objective" last.  A
  * variant or command-line sets patch the tree first (scenario_variant.c).
- * A load builds into a fresh struct fs_scenario and frees it on any error,
- * so a failing load has no side effects.
+ * A load builds into a fresh struct fs_scenario and frees it on any error
+ * (also one a reader reported that its caller did not pass on), so a
+ * failing load has no side effects.
  */
 #include "fleetsim/scenario.h"
 
@@ -272,13 +273,16 @@ static struct fs_scenario *load_text(const char *text, size_t text_len,
 	sc.err = err;
 	sc.set_texts = sets;
 	sc.n_set_texts = n_sets;
+	fs__sc_note_open_pricing(&sc, root, sets, n_sets);
 	if (fs__sc_apply_variant(&sc, root, pos, variant, sets, n_sets) == 0) {
 		s = fs_xcalloc(1, sizeof *s);
 		s->path = fs_xstrdup(name_for_errors);
 		s->variant = fs_xstrdup(variant);
 		fs__sha256_hex(text, text_len, s->sha256_hex);
 		sc.catalog = &s->catalog;
-		if (load_root(&sc, root, s) != 0) {
+		/* A reader's error that its caller dropped must still fail the
+		 * load: no bad value runs as a default. */
+		if (load_root(&sc, root, s) != 0 || sc.n_failures > 0) {
 			fs_scenario_free(s);
 			s = NULL;
 		}

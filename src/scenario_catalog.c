@@ -584,7 +584,7 @@ struct fs_catalog_file *fs_catalog_file_load(const char *path, struct fs_error *
 		sc.err = err;
 		cf = fs_xcalloc(1, sizeof *cf);
 		sc.catalog = cf;
-		if (fs__sc_load_catalog(&sc, root, cf) != 0) {
+		if (fs__sc_load_catalog(&sc, root, cf) != 0 || sc.n_failures > 0) {
 			fs_catalog_file_free(cf);
 			cf = NULL;
 		}

@@ -2,9 +2,10 @@
  * scenario_pool.c — one "fleet.pools[i]": GPU and TP (each pool gets its own
  * llm config, built like the engine's, so the V17 scheduler defaults, the
  * memory plan and the does-not-fit check apply per pool), pricing, counts,
- * zones, the cold-start model, prices (catalogue x TP by default), billing
- * and the spot interruption model.  A pool owns its llm, zone indices and
- * price steps (fs__sc_pool_fini).
+ * zones, the cold-start model, prices (catalogue x TP by default) and
+ * billing; the spot interruption model and the spot-only keys of a pool
+ * that is not spot here are in scenario_spot.c.  A pool owns its llm, zone
+ * indices, price steps and unused spot keys (fs__sc_pool_fini).
  */
 #include "scenario_walk.h"
 
@@ -30,10 +31,6 @@ static const char *const POOL_KEYS[] = {
 static const char *const DELAY_KEYS[] = { "dist", "mean", "min", "max", "cv", NULL };
 static const char *const BILLING_KEYS[] = { "granularity", "minimum", NULL };
 static const char *const PRICE_STEP_KEYS[] = { "at", "price_per_h", "usd_per_h", NULL };
-static const char *const SPOT_KEYS[] = {
-	"interruption_rate_per_month", "interruption_band", "zone_reclaims_per_day",
-	"zone_outage", "notice", "in_flight", "relaunch_retry", NULL
-};
 static const char *const PRICING_NAMES[] = {
 	"on_demand", "spot", "daily", "weekly", "monthly", "yearly", NULL
 };
@@ -63,11 +60,6 @@ static const enum fs_delay_kind DELAYS[] = {
 	FS_DELAY_FIXED, FS_DELAY_UNIFORM, FS_DELAY_EXPONENTIAL, FS_DELAY_LOGNORMAL
 };
 static const char *const GRANULARITY_NAMES[] = { "second", "hour", NULL };
-static const char *const BAND_NAMES[] = { "<5%", "5-10%", "10-15%", "15-20%", ">20%", NULL };
-static const char *const INFLIGHT_NAMES[] = { "drain", "requeue", "fail", NULL };
-static const enum fs_inflight_action INFLIGHTS[] = {
-	FS_INFLIGHT_DRAIN, FS_INFLIGHT_REQUEUE, FS_INFLIGHT_FAIL
-};
 
 /* ---- defaults ---------------------------------------------------------------------- */
 
@@ -149,41 +141,6 @@ static int load_billing(struct fs__sc *sc, const cJSON *node, struct fs_billing_
 	    fs__sc_duration(sc, node, "minimum", 0, &b->minimum_ns) < 0)
 		return -1;
 	b->granularity = g == 0 ? FS_BILL_PER_SECOND : FS_BILL_PER_HOUR;
-	return 0;
-}
-
-static double rate_from_month(double p, double unused)
-{
-	(void)unused;
-	return -log1p(-p) / FS_HOURS_PER_MONTH;      /* MODEL: C6 */
-}
-
-static int load_spot(struct fs__sc *sc, const cJSON *node, struct fs_spot_cfg *sp)
-{
-	double p = 0, per_day = 0;
-	int band = 0, act = 1;
-
-	if (fs__sc_check_object(sc, node, SPOT_KEYS) != 0)
-		return -1;
-	if (fs__sc_get(node, "interruption_rate_per_month") != NULL &&
-	    fs__sc_forbid(sc, node, "interruption_band", "together with "
-	                  "\"interruption_rate_per_month\"") != 0)
-		return -1;
-	if (fs__sc_number(sc, node, "interruption_rate_per_month", 0, false, 1, true,
-	                  &p) > 0)
-		sp->interrupt_rate_per_h = rate_from_month(p, 0);
-	if (fs__sc_enum(sc, node, "interruption_band", "interruption band", BAND_NAMES,
-	                &band) > 0)
-		sp->interrupt_rate_per_h = fs_spot_band_rate_per_h(BAND_NAMES[band]);
-	if (fs__sc_number(sc, node, "zone_reclaims_per_day", 0, false, 1e6, false,
-	                  &per_day) > 0)
-		sp->zone_reclaim_rate_per_h = per_day / 24.0;
-	if (fs__sc_duration(sc, node, "zone_outage", 0, &sp->zone_outage_ns) < 0 ||
-	    fs__sc_duration(sc, node, "notice", 0, &sp->notice_ns) < 0 ||
-	    fs__sc_enum(sc, node, "in_flight", "in-flight action", INFLIGHT_NAMES, &act) < 0 ||
-	    fs__sc_duration(sc, node, "relaunch_retry", 1, &sp->relaunch_retry_ns) < 0)
-		return -1;
-	sp->in_flight = INFLIGHTS[act];
 	return 0;
 }
 
@@ -438,18 +395,23 @@ static int check_price_keys(struct fs__sc *sc, const cJSON *node, const struct f
 	return 0;
 }
 
-/* Keys that only some pricing modes or strategies allow. */
+/* Keys that only some pricing modes or strategies allow.  The spot-only
+ * keys are also allowed on pool i when its pricing is open (a sweep axis, a
+ * variant or a --set names it): they are checked and kept, not used. */
 static int check_mode_keys(struct fs__sc *sc, const cJSON *node,
-                           const struct fs_scenario *s, const struct fs_pool_cfg *p)
+                           const struct fs_scenario *s, const struct fs_pool_cfg *p,
+                           size_t i)
 {
 	const struct fs_fleet_cfg *fleet = &s->fleet;
+	char reason[160];
+	size_t k;
 
-	if (p->pricing != FS_PRICING_SPOT &&
-	    (fs__sc_forbid(sc, node, "spot", "unless pricing is \"spot\"") != 0 ||
-	     fs__sc_forbid(sc, node, "overprovision", "unless pricing is \"spot\"") != 0 ||
-	     fs__sc_forbid(sc, node, "price_schedule", "unless pricing is \"spot\"") != 0 ||
-	     fs__sc_forbid(sc, node, "fallback_pool", "unless pricing is \"spot\"") != 0))
-		return -1;
+	snprintf(reason, sizeof reason, "unless pricing is \"spot\" (or a sweep axis, "
+	         "a variant or --set sets fleet.pools[%zu].pricing)", i);
+	for (k = 0; p->pricing != FS_PRICING_SPOT && !fs__sc_pricing_open(sc, i) &&
+	     fs__sc_spot_only_keys[k] != NULL; k++)
+		if (fs__sc_forbid(sc, node, fs__sc_spot_only_keys[k], reason) != 0)
+			return -1;
 	if (check_price_keys(sc, node, s, p) != 0)
 		return -1;
 	if (fleet->strategy != FS_STRATEGY_FALLBACK &&
@@ -461,6 +423,35 @@ static int check_mode_keys(struct fs__sc *sc, const cJSON *node,
 		return fs__sc_fail_at(sc, node, "missing required key \"fallback_pool\" "
 		                      "(a spot pool needs one when fleet.strategy is "
 		                      "\"fallback\")");
+	return 0;
+}
+
+/* A pool that is not spot here may carry spot-only keys only when its
+ * pricing is open (check_mode_keys): check "price_schedule" and "spot" as a
+ * spot pool would (fallback_pool in fs__sc_resolve_fallbacks), keep the
+ * keys as written to print back, and use none of them. */
+static int keep_unused_spot(struct fs__sc *sc, const cJSON *node, const struct fs_scenario *s,
+                            struct fs_pool_cfg *p)
+{
+	struct fs_pool_cfg scratch;
+	size_t saved;
+	int rc = 0;
+
+	memset(&scratch, 0, sizeof scratch);
+	scratch.spot = p->spot;
+	if (fs__sc_get(node, "price_schedule") != NULL) {
+		saved = fs__sc_push_key(sc, "price_schedule");
+		rc = load_price_schedule(sc, fs__sc_get(node, "price_schedule"), usd(s),
+		                         &scratch);
+		free(scratch.price_steps);
+		if (rc != 0)
+			return -1;
+		fs__sc_pop(sc, saved);
+	}
+	if (fs__sc_get(node, "spot") != NULL)
+		SUB(sc, node, "spot", fs__sc_load_spot(sc, sub_, &scratch.spot));
+	p->overprovision = 0;
+	p->unused_spot_json = fs__sc_spot_only_text(node);
 	return 0;
 }
 
@@ -497,6 +488,7 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
                      struct fs_pool_cfg *p)
 {
 	const struct fs_fleet_cfg *fleet = &s->fleet;
+	size_t i = (size_t)(p - fleet->pools);      /* p is fleet->pools[i] */
 	const char *name = NULL;
 	double gbps;
 	int pricing = 0;
@@ -510,7 +502,7 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
 	if (fs__sc_enum(sc, node, "pricing", "pricing", PRICING_NAMES, &pricing) < 0)
 		return -1;
 	p->pricing = PRICINGS[pricing];
-	if (check_mode_keys(sc, node, s, p) != 0 ||
+	if (check_mode_keys(sc, node, s, p, i) != 0 ||
 	    load_counts(sc, node, p) != 0 ||
 	    load_llm(sc, node, p) != 0 ||
 	    load_zones_key(sc, node, fleet, p) != 0)
@@ -532,12 +524,14 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
 	if (fs__sc_duration(sc, node, "engine_start", 0, &p->engine_start_ns) < 0 ||
 	    load_prices(sc, node, s, p) != 0)
 		return -1;
-	if (fs__sc_get(node, "price_schedule") != NULL)
+	if (p->pricing == FS_PRICING_SPOT && fs__sc_get(node, "price_schedule") != NULL)
 		SUB(sc, node, "price_schedule", load_price_schedule(sc, sub_, usd(s), p));
 	if (fs__sc_get(node, "billing") != NULL)
 		SUB(sc, node, "billing", load_billing(sc, sub_, &p->billing));
+	if (p->pricing != FS_PRICING_SPOT)
+		return keep_unused_spot(sc, node, s, p);
 	if (fs__sc_get(node, "spot") != NULL)
-		SUB(sc, node, "spot", load_spot(sc, sub_, &p->spot));
+		SUB(sc, node, "spot", fs__sc_load_spot(sc, sub_, &p->spot));
 	return 0;
 }
 
@@ -564,7 +558,9 @@ int fs__sc_resolve_fallbacks(struct fs__sc *sc, const cJSON *pools_node,
 				                        fs_pricing_name(fleet->pools[idx].pricing));
 			if (rc != 0)
 				break;
-			fleet->pools[i].fallback_pool = idx;
+			/* checked on any pool; used by a spot pool only */
+			if (fleet->pools[i].pricing == FS_PRICING_SPOT)
+				fleet->pools[i].fallback_pool = idx;
 			fs__sc_pop(sc, saved_i);
 		}
 		i++;
@@ -580,6 +576,8 @@ void fs__sc_pool_fini(struct fs_pool_cfg *p)
 	free(p->name);
 	free(p->zones);
 	free(p->price_steps);
+	free(p->unused_spot_json);
+	p->unused_spot_json = NULL;
 	p->llm = NULL;
 	p->name = NULL;
 	p->zones = NULL;
@@ -592,34 +590,6 @@ static double times_1e9(double x, double unused)
 {
 	(void)unused;
 	return x * 1e9;
-}
-
-static double per_24(double x, double unused)
-{
-	(void)unused;
-	return x / 24.0;
-}
-
-static void print_spot(cJSON *pool, const struct fs_spot_cfg *sp)
-{
-	cJSON *o = cJSON_AddObjectToObject(pool, "spot");
-	size_t i;
-
-	for (i = 0; BAND_NAMES[i] != NULL; i++)
-		if (fs_spot_band_rate_per_h(BAND_NAMES[i]) == sp->interrupt_rate_per_h)
-			break;
-	if (BAND_NAMES[i] != NULL)
-		cJSON_AddStringToObject(o, "interruption_band", BAND_NAMES[i]);
-	else
-		fs__sc_print_inverse(o, "interruption_rate_per_month", sp->interrupt_rate_per_h,
-		                     -expm1(-sp->interrupt_rate_per_h * FS_HOURS_PER_MONTH),
-		                     rate_from_month, 0);
-	fs__sc_print_inverse(o, "zone_reclaims_per_day", sp->zone_reclaim_rate_per_h,
-	                     sp->zone_reclaim_rate_per_h * 24.0, per_24, 0);
-	fs__sc_print_duration(o, "zone_outage", sp->zone_outage_ns);
-	fs__sc_print_duration(o, "notice", sp->notice_ns);
-	cJSON_AddStringToObject(o, "in_flight", INFLIGHT_NAMES[sp->in_flight]);
-	fs__sc_print_duration(o, "relaunch_retry", sp->relaunch_retry_ns);
 }
 
 cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *p)
@@ -676,7 +646,9 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 	cJSON_AddStringToObject(b, "granularity", GRANULARITY_NAMES[p->billing.granularity]);
 	fs__sc_print_duration(b, "minimum", p->billing.minimum_ns);
 	if (p->pricing == FS_PRICING_SPOT)
-		print_spot(o, &p->spot);
+		fs__sc_print_spot(o, &p->spot);
+	else
+		fs__sc_print_unused_spot(s, p, o);
 	if (p->fallback_pool >= 0)
 		cJSON_AddStringToObject(o, "fallback_pool", fleet->pools[p->fallback_pool].name);
 	return o;

@@ -222,7 +222,8 @@ int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out)
 			if (fprintf(out, "// pool %s (%s, tp %d):\n", sc->fleet.pools[i].name,
 			            sc->fleet.pools[i].llm->perf.gpu->id,
 			            sc->fleet.pools[i].llm->perf.tp) < 0 ||
-			    fs__sc_print_vllm_notes(sc->fleet.pools[i].llm, out) != 0)
+			    fs__sc_print_vllm_notes(sc->fleet.pools[i].llm, out) != 0 ||
+			    fs__sc_print_unused_spot_note(sc, &sc->fleet.pools[i], out) != 0)
 				return -1;
 		return 0;
 	case FS_ENGINE_QUEUE:

@@ -72,6 +72,25 @@ static int parse_path(const char *path, struct step *steps, size_t *n)
 	return *n > 0 ? 0 : -1;
 }
 
+long fs__sc_pool_key_index(const char *path, size_t path_len, const char *key)
+{
+	struct step steps[MAX_STEPS];
+	char buf[256];
+	size_t n;
+
+	if (path_len >= sizeof buf)
+		return -1;
+	memcpy(buf, path, path_len);
+	buf[path_len] = '\0';
+	if (parse_path(buf, steps, &n) != 0 || n != 4 ||
+	    steps[0].index >= 0 || strcmp(steps[0].key, "fleet") != 0 ||
+	    steps[1].index >= 0 || strcmp(steps[1].key, "pools") != 0 ||
+	    steps[2].index < 0 ||
+	    steps[3].index >= 0 || strcmp(steps[3].key, key) != 0)
+		return -1;
+	return steps[2].index;
+}
+
 /* "variants", "sweep" and "objective": root keys that only the base
  * document's walk reads (a variant or a set drops them). */
 static const char *const BASE_ONLY_KEYS[] = { "variants", "sweep", "objective", NULL };

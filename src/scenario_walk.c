@@ -77,6 +77,7 @@ static int vfail_off(struct fs__sc *sc, size_t off, const char *fmt, va_list ap)
 	char msg[sizeof sc->err->msg];
 	int line = 0, col = 0;
 
+	sc->n_failures++;
 	if (sc->err == NULL)
 		return -1;
 	vsnprintf(msg, sizeof msg, fmt, ap);

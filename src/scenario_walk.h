@@ -24,6 +24,7 @@ struct fs_scenario;
 struct fs_fleet_cfg;
 struct fs_objective_cfg;
 struct fs_pool_cfg;
+struct fs_spot_cfg;
 struct fs_sweep_cfg;
 struct fs_gpu_spec;
 struct fs_model_spec;
@@ -48,6 +49,11 @@ struct fs__sc {
 	const char *const *set_texts;/* command-line sets ("path=json"), whose nodes
 	                              * sit at FS__JPOS_SET_BASE + i (borrowed) */
 	size_t n_set_texts;
+	uint64_t open_pricing;       /* bit i: a sweep axis, a variant or a set of
+	                              * this load names fleet.pools[i].pricing
+	                              * (fs__sc_note_open_pricing) */
+	unsigned n_failures;         /* errors reported so far: a walk that returns
+	                              * success after one is a bug, and fails */
 };
 
 /* A copy of the current path, to report at another path and come back. */
@@ -263,6 +269,41 @@ cJSON *fs__sc_base_copy(const cJSON *root);
  * variant's message ("no key \"pols\" at fleet; did you mean ...") in msg. */
 int fs__sc_try_set(cJSON *doc, struct fs__jpos *pos, const char *path,
                    const cJSON *value, char *msg, size_t msg_len);
+
+/* N when path[0..path_len) is "fleet.pools[N].KEY" (any spelling the set
+ * syntax reads as that), else -1. */
+long fs__sc_pool_key_index(const char *path, size_t path_len, const char *key);
+
+/* ---- spot (scenario_spot.c) ------------------------------------------------- */
+
+/* A pool's "spot" object (`node`; the path names it): every key checked;
+ * *sp (the pool's defaults) is updated only when all are valid. */
+int fs__sc_load_spot(struct fs__sc *sc, const cJSON *node, struct fs_spot_cfg *sp);
+/* pool["spot"] = sp, every key written (a band when the rate is one). */
+void fs__sc_print_spot(cJSON *pool, const struct fs_spot_cfg *sp);
+
+/* The pool keys only a spot pool uses: "spot", "overprovision",
+ * "price_schedule", "fallback_pool" (NULL-terminated). */
+extern const char *const fs__sc_spot_only_keys[];
+/* Record in sc->open_pricing the pools whose pricing the root's sweep axes,
+ * its variants' sets or the command-line `sets` name; call on the parsed
+ * root before a variant or the sets are applied (they drop "sweep" and
+ * "variants").  A pool with open pricing may carry its spot-only keys
+ * where it is not spot (checked, unused). */
+void fs__sc_note_open_pricing(struct fs__sc *sc, const cJSON *root,
+                              const char *const *sets, size_t n_sets);
+bool fs__sc_pricing_open(const struct fs__sc *sc, size_t pool);
+/* The spot-only keys of pool object `node` as written, as the text of one
+ * JSON object (heap, caller frees), or NULL when it has none. */
+char *fs__sc_spot_only_text(const cJSON *node);
+/* Add p's unused spot-only keys to its printed object `pool` when the
+ * scenario's sweep sets its pricing (so the printed sweep runs as the
+ * file's); nothing otherwise. */
+void fs__sc_print_unused_spot(const struct fs_scenario *s, const struct fs_pool_cfg *p,
+                              cJSON *pool);
+/* A `//` line naming p's unused spot-only keys, if any; 0 or -1 (write). */
+int fs__sc_print_unused_spot_note(const struct fs_scenario *s, const struct fs_pool_cfg *p,
+                                  FILE *out);
 
 /* The root "sweep" (scenario_sweep.c) and "objective" (scenario_objective.c)
  * sections; `node` is the section (the path names it).  The sweep's axis

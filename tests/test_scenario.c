@@ -1365,10 +1365,14 @@ static void assert_pools_equal(const struct fs_pool_cfg *a, const struct fs_pool
 	for (i = 0; i < a->n_price_steps; i++)
 		assert_memory_equal(&a->price_steps[i], &b->price_steps[i],
 		                    sizeof a->price_steps[i]);
+	assert_int_equal(a->unused_spot_json == NULL, b->unused_spot_json == NULL);
+	if (a->unused_spot_json != NULL)
+		assert_string_equal(a->unused_spot_json, b->unused_spot_json);
 	x.name = y.name = NULL;
 	x.llm = y.llm = NULL;
 	x.zones = y.zones = NULL;
 	x.price_steps = y.price_steps = NULL;
+	x.unused_spot_json = y.unused_spot_json = NULL;
 	assert_memory_equal(&x, &y, sizeof x);
 }
 

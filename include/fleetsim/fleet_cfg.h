@@ -142,6 +142,12 @@ struct fs_pool_cfg {
 	struct fs_billing_cfg billing;
 	struct fs_spot_cfg spot;         /* SPOT pools */
 	int fallback_pool;               /* FALLBACK: on-demand pool for stand-ins, -1 none */
+	char *unused_spot_json;          /* not spot in this load, though a sweep axis,
+	                                  * a variant or a --set names its pricing: its
+	                                  * spot-only keys (spot, overprovision,
+	                                  * price_schedule, fallback_pool) as written,
+	                                  * checked and unused, as one JSON object's
+	                                  * text (owned); NULL when none */
 };
 
 enum fs_router_kind {
