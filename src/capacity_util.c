@@ -86,8 +86,10 @@ static void mix_build(struct mix *m, const struct fs_scenario *sc, size_t pool)
 			w = expected_arrivals(&cl->arrivals, &sc->sim);
 		else
 			w = cl->share > 0 ? shared * cl->share / share_sum : 0;
+		if (w > 0 && isfinite(w))
+			total += w;
 		m->cls[m->n] = c;
-		m->cum[m->n++] = total += w > 0 && isfinite(w) ? w : 0;
+		m->cum[m->n++] = total;
 	}
 	if (m->n == 0) {
 		for (c = 0; c < wl->n_classes; c++)

@@ -1,9 +1,9 @@
 /*
  * summary_fleet.c — the fleet's figures across replications: cost (total,
- * per hour, per 1M output tokens, per 1k requests, idle, lost to spot
- * reclaims, by pricing mode, projected monthly) and per-pool use (busy
- * fraction, KV use, achieved MFU/MBU, launches, reclaims).  Each figure is
- * computed per replication from its fleet result, then given a Student-t CI.
+ * per hour, per 1M output tokens, per 1k requests, idle, lost to reclaims,
+ * by pricing mode, monthly, unused capacity, idle episodes) and per-pool use
+ * (busy fraction, KV use, MFU/MBU, capacity utilisation, launches, reclaims).
+ * Each figure is computed per replication, then given a Student-t CI.
  */
 #include <math.h>
 

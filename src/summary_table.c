@@ -168,8 +168,7 @@ static void engine_block(FILE *out, const struct fs_summary *s)
 	/* MODEL: S17 */
 	fprintf(out, "%-16s", "capacity util");
 	cell(out, &s->capacity_util, 18);
-	fprintf(out, "   (share of saturation throughput in use; busy fraction is the "
-	        "share of time an iteration is in flight, as nvidia-smi shows)\n");
+	fprintf(out, "   (share of saturation throughput in use)\n");
 }
 
 void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,

@@ -136,7 +136,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 /* DIR/timeseries.csv: per grid bin, mean over replications with 95%
  * intervals of the time-averaged queue length and busy servers (instances
  * with an iteration in flight), the arrival rate, and with a fleet the KV
- * use, spot reclaims and serving instances of each pool. */
+ * use, spot reclaims and serving instances of each pool, and capacity
+ * utilisation of the fleet and of each pool (MODEL: S17). */
 int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
                             const struct fs_scenario *sc, const char *path,
                             struct fs_error *err);
