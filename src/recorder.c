@@ -44,6 +44,8 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	r->bin_bytes = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_bytes);
 	r->bin_bytes_cap = fs_xcalloc(r->queue_len.n_bins, sizeof *r->bin_bytes_cap);
 	r->pool_serving = fs_xcalloc(n_pools + 1, sizeof *r->pool_serving);
+	r->bin_pool_output_tokens = fs_xcalloc(n_pools * r->queue_len.n_bins + 1,
+	                                       sizeof *r->bin_pool_output_tokens);
 	for (c = 0; c < n_pools; c++)
 		fs_tseries_init(&r->pool_serving[c], sc->sim.sample_interval_ns,
 		                sc->sim.horizon_ns);
@@ -104,6 +106,17 @@ void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
 {
 	if (t_ns < rec->sc->sim.horizon_ns)
 		fs_tseries_set(&rec->result->pool_serving[pool], t_ns, (double)serving);
+}
+
+void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
+                              int64_t tokens)
+{
+	struct fs_rep_result *r = rec->result;
+
+	r->fleet.pools[pool].output_tokens += (double)tokens;
+	if (t_ns < rec->sc->sim.horizon_ns)
+		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_of(r, t_ns)] +=
+			(double)tokens;
 }
 
 void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req)
@@ -302,6 +315,7 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_fini(&r->pool_serving[c]);
 	free(r->pool_serving);
+	free(r->bin_pool_output_tokens);
 	fs_hist_fini(&r->itl_hist);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		free(r->fleet.pools[c].level_ns);

@@ -36,6 +36,11 @@ void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns);
 /* LLM: pool `pool` has `serving` serving instances from t_ns on. */
 void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int serving);
 
+/* LLM: an iteration of pool `pool` that began at t_ns sampled `tokens`
+ * output tokens (capacity utilisation, MODEL: S17). */
+void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
+                              int64_t tokens);
+
 /* A request completed: it was first scheduled at start_ns, its first token
  * came at first_token_ns, and it ended at end_ns having produced
  * output_tokens tokens. */

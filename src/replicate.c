@@ -9,6 +9,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
+#include "fleetsim/capacity_util.h"
 #include "fleetsim/world.h"
 
 struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,
@@ -16,6 +17,8 @@ struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,
 {
 	int n_reps = opts->replications;
 	struct fs_rep_result **results = fs_xcalloc((size_t)n_reps, sizeof *results);
+	/* MODEL: S16 — each pool's saturation throughput, once per run. */
+	struct fs_saturation *sat = fs_capacity_util_saturate_fleet(sc);
 	int r;
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(opts->threads)
@@ -28,6 +31,8 @@ struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,
 		results[r] = fs_world_take_result(w);
 		fs_world_free(w);
 	}
+	fs_capacity_util_stamp(results, n_reps, sat, sc->fleet.n_pools);
+	free(sat);
 	return results;
 }
 

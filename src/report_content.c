@@ -383,6 +383,16 @@ static void spot_exposure(struct fs__report *r, const cJSON *s)
 	if (!isnan(fs__jnum(s, "cost.idle_usd.value")))
 		fs__doc_item(r, "Idle spend: USD %s of the bill paid for instances with nothing "
 		             "to do.", ci_text(a, sizeof a, fs__jci(s, "cost.idle_usd")));
+	/* MODEL: S17-S19 */
+	if (!isnan(fs__jnum(s, "utilization.capacity_utilization.value")) &&
+	    !isnan(fs__jnum(s, "cost.unused_capacity.value")))
+		fs__doc_item(r, "Unused capacity: the fleet used %.1f%% of its saturation "
+		             "throughput; USD %s of the bill paid for capacity not used; %g idle "
+		             "episode(s) (under 10%% for 30 minutes or more) cost USD %s.",
+		             100 * fs__jnum(s, "utilization.capacity_utilization.value"),
+		             ci_text(a, sizeof a, fs__jci(s, "cost.unused_capacity")),
+		             fs__jnum(s, "cost.idle_episodes.count.value"),
+		             ci_text(b, sizeof b, fs__jci(s, "cost.idle_episodes.cost")));
 	if (fs__jnum(s, "verdict.unstable_replications") > 0)
 		fs__doc_item(r, "%g replication(s) were unstable (the queue grew without bound).",
 		             fs__jnum(s, "verdict.unstable_replications"));

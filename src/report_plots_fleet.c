@@ -1,7 +1,8 @@
 /*
  * report_plots_fleet.c — the plots of one configuration's fleet: the
  * timeline (instances per pool, spot reclaims, arrival rate, queue length),
- * utilization (busy fraction and KV-cache use with their 95% bands) from
+ * utilization (busy fraction, KV-cache use and capacity utilisation with
+ * their 95% bands, the healthy 80-95% band shaded) from
  * timeseries.csv, and the stacked cost breakdown from summary.json (one bar
  * for a run, one per variant).  Pool and variant names reach gnuplot only as
  * escaped titles and tick labels; the .dat files hold numbers.
@@ -177,13 +178,13 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 {
 	const struct fs__csv *ts = r->timeseries;
-	int cols[FS__MAX_SERIES + 8], pc[FS__MAX_SERIES];
+	int cols[FS__MAX_SERIES + 12], pc[FS__MAX_SERIES];
 	const char *pools[FS__MAX_SERIES];
 	struct fs_sbuf dat, b;
 	const char *unit;
 	size_t n_pools, k, i, n = 0;
 	double scale;
-	int rc, has_kv, has_mfu;
+	int rc, has_kv, has_mfu, has_cap;
 
 	if (!ts || fs__csv_col(ts, "busy_servers") < 0 || ts->n_rows == 0) {
 		fs__plot_skip(r, "utilization", "no timeseries.csv with busy servers");
@@ -204,9 +205,14 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 	has_mfu = fs__csv_col(ts, "mfu") >= 0 && fs__csv_col(ts, "mbu") >= 0;
 	cols[n++] = fs__csv_col(ts, "mfu");      /* column 8 + n_pools */
 	cols[n++] = fs__csv_col(ts, "mbu");      /* column 9 + n_pools */
+	/* MODEL: S17 — capacity utilisation, columns 10-12 + n_pools. */
+	has_cap = fs__csv_col(ts, "capacity_util") >= 0;
+	cols[n++] = fs__csv_col(ts, "capacity_util");
+	cols[n++] = fs__csv_col(ts, "capacity_util_ci_lo");
+	cols[n++] = fs__csv_col(ts, "capacity_util_ci_hi");
 	fs_sbuf_init(&dat);
 	fs_sbuf_puts(&dat, "# t busy busy_lo busy_hi kv_use kv_lo kv_hi instances(per pool) "
-	             "mfu mbu\n");
+	             "mfu mbu capacity_util capacity_util_lo capacity_util_hi\n");
 	ts_data(&dat, ts, cols, n, scale);
 	rc = fs__plot_write(r, "utilization", "dat", &dat, err);
 	fs_sbuf_fini(&dat);
@@ -228,10 +234,14 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		fs_sbuf_puts(&inst, ")");
 		fs_sbuf_printf(&b, "inst(x) = x > 0 ? x : NaN\n"
 		               "set ylabel 'share (%%)' noenhanced\nset yrange [0:105]\n"
-		               "plot 'utilization.dat' using 1:(100*$3/inst%s):(100*$4/inst%s) "
+		               "plot %s'utilization.dat' using 1:(100*$3/inst%s):(100*$4/inst%s) "
 		               "with filledcurves lc rgb '#1f77b4' notitle, \\\n"
 		               "     '' using 1:(100*$2/inst%s) with lines lw 2 lc rgb '#1f77b4' "
 		               "title 'busy fraction (busy instances / running)'",
+		               has_cap ? "'utilization.dat' using 1:(80):(95) with filledcurves "
+		                         "fc rgb '#2ca02c' fs transparent solid 0.12 noborder "
+		                         "title 'healthy capacity utilisation (80-95%)', \\\n     "
+		                       : "",
 		               fs_sbuf_str(&inst), fs_sbuf_str(&inst), fs_sbuf_str(&inst));
 		fs_sbuf_fini(&inst);
 	} else {
@@ -254,11 +264,20 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		               "     '' using 1:(100*$%zu) with lines lw 2 dt 2 lc rgb '#9467bd' "
 		               "title 'achieved MBU (modelled HBM bytes / bandwidth)'",
 		               8 + n_pools, 9 + n_pools);
+	if (has_cap && n_pools)
+		fs_sbuf_printf(&b, ", \\\n     '' using 1:(100*$%zu):(100*$%zu) with filledcurves "
+		               "lc rgb '#d62728' notitle, \\\n"
+		               "     '' using 1:(100*$%zu) with lines lw 3 lc rgb '#d62728' "
+		               "title 'capacity utilisation (share of saturation throughput)'",
+		               11 + n_pools, 12 + n_pools, 10 + n_pools);
 	fs_sbuf_puts(&b, "\n");
 	rc = fs__plot_finish(r, "utilization", fs_sbuf_str(&b),
-	                     "Busy fraction of the running instances (an iteration in flight), "
-	                     "the share of KV-cache blocks in use, and the achieved MFU and MBU "
-	                     "of the iterations over time, with 95% confidence bands.",
+	                     "Busy fraction of the running instances (an iteration in flight, "
+	                     "what nvidia-smi shows), the share of KV-cache blocks in use, the "
+	                     "achieved MFU and MBU of the iterations, and the capacity "
+	                     "utilisation (the share of the instances' saturation throughput "
+	                     "in use; 80-95% shaded as the healthy band) over time, with 95% "
+	                     "confidence bands.",
 	                     err);
 	fs_sbuf_fini(&b);
 	return rc;

@@ -1,14 +1,15 @@
 /*
  * summary_fleet.c — the fleet's figures across replications: cost (total,
- * per hour, per 1M output tokens, per 1k requests, idle, lost to spot
- * reclaims, by pricing mode, projected monthly) and per-pool use (busy
- * fraction, KV use, achieved MFU/MBU, launches, reclaims).  Each figure is
- * computed per replication from its fleet result, then given a Student-t CI.
+ * per hour, per 1M output tokens, per 1k requests, idle, lost to reclaims,
+ * by pricing mode, monthly, unused capacity, idle episodes) and per-pool use
+ * (busy fraction, KV use, MFU/MBU, capacity utilisation, launches, reclaims).
+ * Each figure is computed per replication, then given a Student-t CI.
  */
 #include <math.h>
 #include <string.h>
 
 #include "fleetsim/billing.h"
+#include "fleetsim/capacity_util.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/summary.h"
 
@@ -102,6 +103,56 @@ static void slot_use(struct fs_break_even *be, struct fs_rep_result *const *resu
 		be->worth_committing += be->slot_hours_per_month[k] > be->hours_per_month;
 }
 
+/* MODEL: S18 — the bill times the share of saturation throughput not used
+ * (none when the pool ran at or above its measured saturation). */
+static double unused_usd(const struct fs_rep_result *res, size_t p)
+{
+	double u = fs_capacity_util_pool(res, p), usd = res->fleet.pools[p].usd;
+
+	if (!(res->fleet.pools[p].serving_ns > 0))
+		return usd;                  /* paid for, never served */
+	if (isnan(u))
+		return NAN;
+	return usd * fmax(0.0, 1.0 - u);
+}
+
+/* Idle episodes of pool p in replication r: what = 0 count, 1 hours, 2 USD. */
+static double idle_part(const struct fs_rep_result *res, size_t p, int what)
+{
+	struct fs_idle_episodes ep;
+
+	fs_capacity_util_idle(res, p, &ep);
+	return what == 0 ? ep.count : what == 1 ? ep.hours : ep.usd;
+}
+
+/* Capacity utilisation, unused capacity and idle episodes of pool p. */
+static void build_pool_capacity(struct fs_pool_summary *ps, struct fs_rep_result *const *results,
+                                int n_reps, size_t p, double *buf)
+{
+	int r;
+
+	ps->saturation_rps = n_reps > 0 ? results[0]->fleet.pools[p].sat_requests_per_s : NAN;
+	ps->saturation_output_tokens_per_s =
+		n_reps > 0 ? results[0]->fleet.pools[p].sat_output_tokens_per_s : NAN;
+	PER_REP(ps->capacity_util, fs_capacity_util_pool(results[r], p));
+	PER_REP(ps->unused_capacity_usd, unused_usd(results[r], p));
+	PER_REP(ps->idle_episodes, idle_part(results[r], p, 0));
+	PER_REP(ps->idle_episode_hours, idle_part(results[r], p, 1));
+	PER_REP(ps->idle_episode_usd, idle_part(results[r], p, 2));
+}
+
+/* Σ over pools of an idle-episode part (what as in idle_part) or, for
+ * what = 3, of the unused-capacity cost. */
+static double capacity_sum(const struct fs_rep_result *res, int what)
+{
+	double sum = 0;
+	size_t p;
+
+	for (p = 0; p < res->fleet.n_pools; p++)
+		sum += what == 3 ? unused_usd(res, p) : idle_part(res, p, what);
+	return sum;
+}
+
 static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
                         struct fs_rep_result *const *results, int n_reps, double *buf)
 {
@@ -135,6 +186,7 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		PER_REP(ps->launches, (double)f->pools[p].launches);
 		PER_REP(ps->failed_launches, (double)f->pools[p].failed_launches);
 		PER_REP(ps->reclaims, (double)f->pools[p].reclaims);
+		build_pool_capacity(ps, results, n_reps, p, buf);
 	}
 }
 
@@ -199,4 +251,9 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		PER_REP(c->by_pricing_usd[k], usd_by_pricing(sc, f, (enum fs_pricing)k));
 	PER_REP(c->requeued, (double)f->requeued);
+	PER_REP(s->capacity_util, fs_capacity_util_fleet(results[r]));
+	PER_REP(c->unused_capacity_usd, capacity_sum(results[r], 3));
+	PER_REP(c->idle_episodes, capacity_sum(results[r], 0));
+	PER_REP(c->idle_episode_hours, capacity_sum(results[r], 1));
+	PER_REP(c->idle_episode_usd, capacity_sum(results[r], 2));
 }

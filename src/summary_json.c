@@ -113,6 +113,18 @@ static cJSON *break_even_json(const struct fs_break_even *be)
 	return o;
 }
 
+/* Idle episodes (MODEL: S19): count, hours and cost, each a CI. */
+static cJSON *idle_episodes_json(const struct fs_ci *count, const struct fs_ci *hours,
+                                 const struct fs_ci *cost)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "count", ci_json(count));
+	cJSON_AddItemToObject(o, "hours", ci_json(hours));
+	cJSON_AddItemToObject(o, "cost", ci_json(cost));
+	return o;
+}
+
 static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
 	const struct fs_cost_summary *c = &s->cost;
@@ -130,6 +142,9 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 	cJSON_AddItemToObject(o, "idle_usd", ci_json(&c->idle_usd));
 	cJSON_AddItemToObject(o, "preemption_lost_usd", ci_json(&c->lost_usd));
 	cJSON_AddItemToObject(o, "requeued_requests", ci_json(&c->requeued));
+	cJSON_AddItemToObject(o, "unused_capacity", ci_json(&c->unused_capacity_usd));
+	cJSON_AddItemToObject(o, "idle_episodes", idle_episodes_json(&c->idle_episodes,
+	                      &c->idle_episode_hours, &c->idle_episode_usd));
 	by_pricing = cJSON_AddObjectToObject(o, "by_pricing");
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		cJSON_AddItemToObject(by_pricing, fs_pricing_name((enum fs_pricing)k),
@@ -156,6 +171,9 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 		cJSON_AddItemToObject(po, "launches", ci_json(&ps->launches));
 		cJSON_AddItemToObject(po, "failed_launches", ci_json(&ps->failed_launches));
 		cJSON_AddItemToObject(po, "reclaims", ci_json(&ps->reclaims));
+		cJSON_AddItemToObject(po, "unused_capacity", ci_json(&ps->unused_capacity_usd));
+		cJSON_AddItemToObject(po, "idle_episodes", idle_episodes_json(&ps->idle_episodes,
+		                      &ps->idle_episode_hours, &ps->idle_episode_usd));
 		cJSON_AddItemToObject(pools, ps->name, po);
 	}
 	return o;
@@ -170,6 +188,7 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
 	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
 	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->kv_use));
+	cJSON_AddItemToObject(o, "capacity_utilization", ci_json(&s->capacity_util));
 	pools = cJSON_AddObjectToObject(o, "pools");
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_summary *ps = &s->pools[p];
@@ -181,6 +200,10 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 		cJSON_AddItemToObject(po, "kv_use", ci_json(&ps->kv_use));
 		cJSON_AddItemToObject(po, "mfu", ci_json(&ps->mfu));
 		cJSON_AddItemToObject(po, "mbu", ci_json(&ps->mbu));
+		cJSON_AddItemToObject(po, "capacity_utilization", ci_json(&ps->capacity_util));
+		cJSON_AddItemToObject(po, "saturation_rps", number(ps->saturation_rps));
+		cJSON_AddItemToObject(po, "saturation_output_tokens_per_s",
+		                      number(ps->saturation_output_tokens_per_s));
 		cJSON_AddItemToObject(pools, ps->name, po);
 	}
 	return o;

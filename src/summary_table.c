@@ -147,6 +147,18 @@ static void pair_row(FILE *out, const char *l1, const struct fs_ci *c1, const ch
 	fputc('\n', out);
 }
 
+/* A pool's capacity utilisation, unused-capacity cost and idle episodes. */
+static void pool_capacity_row(FILE *out, const struct fs_pool_summary *ps)
+{
+	fprintf(out, "  %-14s", "capacity util");
+	cell(out, &ps->capacity_util, 18);
+	fprintf(out, "   %-16s", "unused capacity");
+	cell(out, &ps->unused_capacity_usd, 14);
+	fprintf(out, "   %-9s", "idle ep.");
+	cell(out, &ps->idle_episodes, 10);
+	fputc('\n', out);
+}
+
 /* The use of each instance slot in this run, and how many a commitment
  * would pay off for (at most 8 slots are listed). */
 static void slot_line(FILE *out, const struct fs_break_even *be)
@@ -206,6 +218,11 @@ static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_sc
 	pair_row(out, "per 1M out tok", &c->usd_per_1m_output_tokens, "per 1k requests",
 	         &c->usd_per_1k_requests);
 	pair_row(out, "idle", &c->idle_usd, "lost (reclaims)", &c->lost_usd);
+	/* MODEL: S18, S19 */
+	pair_row(out, "unused capacity", &c->unused_capacity_usd, "idle episodes",
+	         &c->idle_episodes);
+	pair_row(out, "idle ep. hours", &c->idle_episode_hours, "idle ep. cost",
+	         &c->idle_episode_usd);
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_summary *ps = &s->pools[p];
 		const struct fs_pool_cfg *pc = &sc->fleet.pools[p];
@@ -226,6 +243,7 @@ static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_sc
 			pair_row(out, "  reclaims", &ps->reclaims, "failed launches",
 			         &ps->failed_launches);
 		}
+		pool_capacity_row(out, ps);
 	}
 	fprintf(out, "\nprojected month (730 h): the per-hour cost above x 730 h, %s\n", cur);
 	fprintf(out, "%-16s", "per month");
@@ -239,6 +257,10 @@ static void engine_block(FILE *out, const struct fs_summary *s)
 	pair_row(out, "KV use", &s->kv_use, "mean batch", &s->batch_size);
 	pair_row(out, "tokens/s", &s->tokens_per_s, "preemptions", &s->preemptions);
 	pair_row(out, "achieved MFU", &s->mfu, "achieved MBU", &s->mbu);
+	/* MODEL: S17 */
+	fprintf(out, "%-16s", "capacity util");
+	cell(out, &s->capacity_util, 18);
+	fprintf(out, "   (share of saturation throughput in use)\n");
 }
 
 void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario *sc,

@@ -3,8 +3,9 @@
  * across replications (and 95% Student-t interval) of each per-bin figure:
  * time-averaged queue length and busy servers (instances with an iteration
  * in flight), arrival rate, and with a fleet the KV use, spot reclaims,
- * achieved MFU and MBU of the iterations starting in the bin, and each
- * pool's serving instances.  Written atomically.
+ * achieved MFU and MBU of the iterations starting in the bin, each
+ * pool's serving instances, and capacity utilisation (fleet, then each
+ * pool; MODEL: S17).  Written atomically.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/capacity_util.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/summary.h"
 
@@ -38,6 +40,23 @@ static void pool_column(FILE *f, const char *name)
 
 		fputc((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		      c == '_' || c == '-' ? c : '_', f);
+	}
+}
+
+/* ",capacity_util_<name>" plus its _ci_lo and _ci_hi columns, the name
+ * cleaned as in pool_column. */
+static void capacity_columns(FILE *f, const char *name)
+{
+	static const char *const suffix[3] = { "", "_ci_lo", "_ci_hi" };
+	const char *c;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		fputs(",capacity_util_", f);
+		for (c = name; *c != '\0'; c++)
+			fputc((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' ? *c : '_', f);
+		fputs(suffix[k], f);
 	}
 }
 
@@ -69,6 +88,10 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 			pool_column(o.f, sc->fleet.pools[p].name);
 			fputs("_ci_hi", o.f);
 		}
+		/* MODEL: S17 — capacity utilisation, fleet then per pool. */
+		fprintf(o.f, ",capacity_util,capacity_util_ci_lo,capacity_util_ci_hi");
+		for (p = 0; p < n_pools; p++)
+			capacity_columns(o.f, sc->fleet.pools[p].name);
 	}
 	fputc('\n', o.f);
 	for (bin = 0; bin < first->n_bins; bin++) {
@@ -101,6 +124,9 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 			       results[r]->bin_bytes[bin] / results[r]->bin_bytes_cap[bin] : NAN);
 			for (p = 0; p < n_pools; p++)
 				COLUMN(fs_tseries_mean(&results[r]->pool_serving[p], bin));
+			COLUMN(fs_capacity_util_bin(results[r], SIZE_MAX, bin));
+			for (p = 0; p < n_pools; p++)
+				COLUMN(fs_capacity_util_bin(results[r], p, bin));
 		}
 #undef COLUMN
 		fputc('\n', o.f);

@@ -210,6 +210,8 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	                  rep->n_preempted, c->flops, c->bytes,
 	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
 	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
+	/* MODEL: S17 — work for capacity utilisation: output tokens sampled. */
+	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
 }
 
 void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)

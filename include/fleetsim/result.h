@@ -84,6 +84,11 @@ struct fs_pool_result {
 	uint64_t failed_launches;           /* launch attempts that found no spot capacity */
 	uint64_t reclaims;                  /* spot instances reclaimed */
 	uint64_t peak_alive;                /* most instances alive at once */
+	double output_tokens;               /* output tokens its iterations sampled */
+	double sat_output_tokens_per_s;     /* saturation throughput of one instance
+	                                     * (MODEL: S16), stamped after the run; 0
+	                                     * when unknown */
+	double sat_requests_per_s;          /* the same in completed requests/s */
 };
 
 struct fs_fleet_result {
@@ -109,6 +114,9 @@ struct fs_rep_result {
 	                                     * peak FLOP/s (for achieved MFU) */
 	double *bin_bytes, *bin_bytes_cap;  /* the same for HBM bytes (MBU) */
 	struct fs_tseries *pool_serving;    /* LLM: serving instances of each pool */
+	double *bin_pool_output_tokens;     /* LLM: output tokens sampled by iterations
+	                                     * starting in each bin, per pool:
+	                                     * [pool * n_bins + bin] */
 	int servers;                        /* queue engine capacity, for busy fraction */
 	bool llm;                           /* LLM engine: token metrics exist */
 	struct fs_hist itl_hist;            /* LLM: inter-token latency, ns */

@@ -80,6 +80,14 @@ struct fs_pool_summary {
 	struct fs_ci kv_use;                 /* mean fraction of KV blocks in use while serving */
 	struct fs_ci mfu, mbu;               /* achieved, over iteration time */
 	struct fs_ci launches, failed_launches, reclaims;
+	struct fs_ci capacity_util;          /* share of saturation throughput in use
+	                                      * over serving time (MODEL: S17) */
+	struct fs_ci unused_capacity_usd;    /* usd x (1 - capacity_util) (MODEL: S18) */
+	struct fs_ci idle_episodes;          /* count per replication (MODEL: S19) */
+	struct fs_ci idle_episode_hours;     /* their length, hours */
+	struct fs_ci idle_episode_usd;       /* their cost */
+	double saturation_rps;               /* one instance, requests/s (MODEL: S16) */
+	double saturation_output_tokens_per_s;
 };
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
@@ -93,6 +101,10 @@ struct fs_cost_summary {
 	struct fs_ci lost_usd;
 	struct fs_ci by_pricing_usd[FS_PRICING__COUNT];  /* by plan (enum fs_pricing) */
 	struct fs_ci requeued;               /* requests moved off reclaimed instances */
+	struct fs_ci unused_capacity_usd;    /* Σ pools (MODEL: S18) */
+	struct fs_ci idle_episodes;          /* Σ pools (MODEL: S19) */
+	struct fs_ci idle_episode_hours;
+	struct fs_ci idle_episode_usd;
 };
 
 struct fs_summary {
@@ -110,6 +122,7 @@ struct fs_summary {
 	struct fs_ci prefill_tokens_per_s;   /* prompt (and recomputed) tokens per second */
 	struct fs_ci mfu;                    /* modelled FLOPs / (busy time x TP x peak) */
 	struct fs_ci mbu;                    /* modelled bytes / (busy time x TP x bandwidth) */
+	struct fs_ci capacity_util;          /* fleet: saturated work / serving time (S17) */
 	size_t n_pools;
 	struct fs_pool_summary *pools;       /* n_pools */
 	struct fs_cost_summary cost;
@@ -150,7 +163,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 /* DIR/timeseries.csv: per grid bin, mean over replications with 95%
  * intervals of the time-averaged queue length and busy servers (instances
  * with an iteration in flight), the arrival rate, and with a fleet the KV
- * use, spot reclaims and serving instances of each pool. */
+ * use, spot reclaims and serving instances of each pool, and capacity
+ * utilisation of the fleet and of each pool (MODEL: S17). */
 int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
                             const struct fs_scenario *sc, const char *path,
                             struct fs_error *err);

@@ -1,0 +1,270 @@
+/*
+ * test_capacity_util.c — capacity utilisation (MODEL: S16-S19) from whole
+ * simulated runs: it tracks offered load / the saturation throughput
+ * measured on an overloaded fleet from 10% to 90% load; an over-sized
+ * quickstart fleet (8 L40S instead of 2) shows a quarter of the use and an
+ * unused-capacity cost that is most of its bill while its busy fraction
+ * stays near 1; an hour without traffic is one idle episode costing what a
+ * hand computation says; the saturation figure does not depend on the seed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/capacity_util.h"
+#include "fleetsim/replicate.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
+#include "util_test.h"
+
+/* Llama-3.1-8B on `replicas` L40S, chat traffic from the "arrivals" object
+ * `arrivals_json`, one class, `horizon` long, `reps` replications. */
+static struct fs_scenario *chat_scenario(const char *arrivals_json, const char *horizon,
+                                         const char *warmup, int reps,
+                                         const char *fleet_json)
+{
+	char text[8192];
+	struct fs_error err;
+	struct fs_scenario *sc;
+
+	snprintf(text, sizeof text,
+	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"%s\", "
+	         "\"sample_interval\": \"1m\", \"replications\": %d, \"seed\": 11},\n"
+	         " \"workload\": {\"arrivals\": %s,\n"
+	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
+	         "   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, "
+	         "\"sigma\": 0.8, \"max\": 8000},\n"
+	         "   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, "
+	         "\"sigma\": 0.8, \"max\": 2000}}]},\n"
+	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	         "\"gpu\": \"l40s\"%s}%s%s}\n",
+	         horizon, warmup, reps, arrivals_json, fleet_json ? "" : ", \"replicas\": 2",
+	         fleet_json ? ",\n \"fleet\": " : "", fleet_json ? fleet_json : "");
+	sc = fs_scenario_load_text(text, strlen(text), "test.json", ".", &err);
+	if (sc == NULL)
+		fs_error_print(&err);
+	assert_non_null(sc);
+	return sc;
+}
+
+static struct fs_scenario *poisson_scenario(double rate_per_s, const char *horizon,
+                                            const char *warmup, int reps)
+{
+	char arrivals[128];
+
+	snprintf(arrivals, sizeof arrivals, "{\"process\": \"poisson\", \"rate_per_s\": %.9g}",
+	         rate_per_s);
+	return chat_scenario(arrivals, horizon, warmup, reps, NULL);
+}
+
+static struct fs_rep_result **run(const struct fs_scenario *sc, bool rows)
+{
+	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, rows };
+
+	return fs_replicate_run(sc, &opts);
+}
+
+/* Completed requests per second of an overloaded 2-instance fleet, counted
+ * over [warm-up, horizon) from replication 0's per-request rows. */
+static double measured_saturation_rps(void)
+{
+	struct fs_scenario *sc = poisson_scenario(60, "10m", "3m", 1);
+	struct fs_rep_result **res = run(sc, true);
+	const struct fs_rep_result *r = res[0];
+	double n = 0;
+	size_t i;
+
+	assert_non_null(r->rows);
+	for (i = 0; i < r->n_rows; i++)
+		if (r->rows[i].completed && r->rows[i].end_ns >= sc->sim.warmup_ns &&
+		    r->rows[i].end_ns < sc->sim.horizon_ns)
+			n++;
+	/* Overloaded: far more arrived than completed. */
+	assert_true(r->cls[r->n_classes].in_flight > 1000);
+	n /= (double)(sc->sim.horizon_ns - sc->sim.warmup_ns) * 1e-9;
+	fs_replicate_free(res, sc->sim.replications);
+	fs_scenario_free(sc);
+	return n;
+}
+
+static void test_capacity_util_tracks_offered_load_over_measured_saturation(void **state)
+{
+	static const double loads[] = { 0.1, 0.3, 0.5, 0.7, 0.9 };
+	double x_meas = measured_saturation_rps();
+	size_t k;
+
+	(void)state;
+	assert_true(x_meas > 2 && x_meas < 100);
+	for (k = 0; k < sizeof loads / sizeof loads[0]; k++) {
+		struct fs_scenario *sc = poisson_scenario(loads[k] * x_meas, "20m", "0s", 2);
+		struct fs_rep_result **res = run(sc, false);
+		struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
+
+		/* The closed-loop saturation agrees with the overloaded fleet. */
+		assert_near(2 * s->pools[0].saturation_rps, x_meas, 0, 0.05);
+		printf("load %.1f: capacity utilisation %.4f, busy fraction %.4f (saturation "
+		       "measured %.3f req/s, closed loop %.3f)\n", loads[k],
+		       s->pools[0].capacity_util.value, s->pools[0].busy_fraction.value, x_meas,
+		       2 * s->pools[0].saturation_rps);
+		assert_near(s->pools[0].capacity_util.value, loads[k], 0, 0.10);
+		assert_near(s->capacity_util.value, s->pools[0].capacity_util.value, 1e-12, 0);
+		fs_summary_free(s);
+		fs_replicate_free(res, 2);
+		fs_scenario_free(sc);
+	}
+}
+
+/* The quickstart with `replicas` replicas, 3 replications. */
+static struct fs_summary *quickstart(const char *replicas_set, struct fs_scenario **sc_out)
+{
+	const char *sets[2] = { replicas_set, "simulation.replications=3" };
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load_variant("scenarios/quickstart.json", NULL,
+	                                                  sets, 2, &err);
+	struct fs_rep_result **res;
+	struct fs_summary *s;
+
+	if (sc == NULL)
+		fs_error_print(&err);
+	assert_non_null(sc);
+	res = run(sc, false);
+	s = fs_summary_build(sc, res, 3, sc->sim.seed);
+	fs_replicate_free(res, 3);
+	*sc_out = sc;
+	return s;
+}
+
+static void test_capacity_util_oversized_quickstart_shows_a_quarter_and_unused_cost(void **state)
+{
+	struct fs_scenario *sc2, *sc8;
+	struct fs_summary *s2 = quickstart("engine.replicas=2", &sc2);
+	struct fs_summary *s8 = quickstart("engine.replicas=8", &sc8);
+	double price = sc8->fleet.pools[0].price_usd_per_h;
+	double hours = (double)sc8->sim.horizon_ns / 3600e9;
+
+	(void)state;
+	printf("2 x L40S: capacity utilisation %.4f, busy %.4f; 8 x L40S: %.4f, busy %.4f, "
+	       "unused %.3f of %.3f USD\n", s2->capacity_util.value, s2->busy_fraction.value,
+	       s8->capacity_util.value, s8->busy_fraction.value,
+	       s8->cost.unused_capacity_usd.value, s8->cost.total_usd.value);
+	/* Same traffic over four times the instances: a quarter of the use. */
+	assert_near(s8->capacity_util.value, s2->capacity_util.value / 4, 0, 0.15);
+	/* ... while every instance still has an iteration in flight nearly always. */
+	assert_true(s8->busy_fraction.value > 0.9);
+	assert_true(s8->capacity_util.value < 0.2);
+	/* The bill by hand: 8 instances x price x 1 h; unused = bill x (1 - use),
+	 * most of the bill. */
+	assert_near(s8->cost.total_usd.value, 8 * price * hours, 1e-9, 0);
+	assert_near(s8->cost.unused_capacity_usd.value,
+	            8 * price * hours * (1 - s8->capacity_util.value), 1e-9, 1e-9);
+	assert_near(s8->pools[0].unused_capacity_usd.value, s8->cost.unused_capacity_usd.value,
+	            1e-12, 0);
+	assert_true(s8->cost.unused_capacity_usd.value > 0.75 * s8->cost.total_usd.value);
+	/* The idle part of the bill (no iteration in flight) misses nearly all of it. */
+	assert_true(s8->cost.idle_usd.value < 0.05 * s8->cost.unused_capacity_usd.value);
+	fs_summary_free(s2);
+	fs_summary_free(s8);
+	fs_scenario_free(sc2);
+	fs_scenario_free(sc8);
+}
+
+static void test_capacity_util_hour_without_traffic_is_one_idle_episode(void **state)
+{
+	/* 4 requests/s, none from 1 h to 2 h, 4 again to 3 h; 2 warm on-demand
+	 * L40S at 2 USD/h, billed per second. */
+	struct fs_scenario *sc = chat_scenario(
+		"{\"process\": \"poisson\", \"schedule\": {\"steps\": [{\"at\": \"0s\", "
+		"\"rate_per_s\": 4}, {\"at\": \"1h\", \"rate_per_s\": 0}, {\"at\": \"2h\", "
+		"\"rate_per_s\": 4}]}}", "3h", "0s", 2,
+		"{\"pools\": [{\"name\": \"base\", \"count\": 2, \"price_usd_per_h\": 2.0}]}");
+	struct fs_rep_result **res = run(sc, false);
+	struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
+	char *dir = fs_test_tmpdir(), path[512], *csv;
+	struct fs_error err;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		struct fs_idle_episodes ep;
+
+		fs_capacity_util_idle(res[r], 0, &ep);
+		printf("replication %d: %g episode(s), %g h, %g instance-h, %g USD\n", r,
+		       ep.count, ep.hours, ep.instance_hours, ep.usd);
+		/* By hand: the bins of the quiet hour, [60 min, 120 min), are idle
+		 * (what was in flight at 1 h ends within the first minute); both
+		 * instances serve throughout, so 1 h, 2 instance-hours, and at the
+		 * pool's bill per instance-hour (12 USD / 6 h = 2 USD/h) 4 USD. */
+		assert_near(ep.count, 1, 0, 0);
+		assert_near(ep.hours, 1.0, 1e-9, 0);
+		assert_near(ep.instance_hours, 2.0, 1e-9, 0);
+		assert_near(ep.usd, 4.0, 1e-9, 0);
+		assert_true(fs_capacity_util_bin(res[r], 0, 90) == 0);
+		assert_true(fs_capacity_util_bin(res[r], SIZE_MAX, 30) > FS_IDLE_UTIL_BELOW);
+		assert_true(fs_capacity_util_bin(res[r], SIZE_MAX, 150) > FS_IDLE_UTIL_BELOW);
+	}
+	assert_near(s->cost.total_usd.value, 12.0, 1e-9, 0);
+	assert_near(s->pools[0].idle_episodes.value, 1, 0, 0);
+	assert_near(s->cost.idle_episode_hours.value, 1.0, 1e-9, 0);
+	assert_near(s->cost.idle_episode_usd.value, 4.0, 1e-9, 0);
+	/* The whole horizon: two busy hours out of three. */
+	assert_true(s->capacity_util.value > 0.1 && s->capacity_util.value < 0.5);
+
+	/* The outputs carry the figures. */
+	snprintf(path, sizeof path, "%s/timeseries.csv", dir);
+	assert_int_equal(fs_timeseries_write_csv(res, 2, sc, path, &err), 0);
+	csv = fs_test_read_file(path, NULL);
+	assert_non_null(strstr(csv, ",capacity_util,capacity_util_ci_lo,capacity_util_ci_hi,"
+	                            "capacity_util_base,"));
+	free(csv);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	assert_int_equal(fs_summary_write_json(s, sc, path, &err), 0);
+	csv = fs_test_read_file(path, NULL);
+	assert_non_null(strstr(csv, "\"capacity_utilization\""));
+	assert_non_null(strstr(csv, "\"unused_capacity\""));
+	assert_non_null(strstr(csv, "\"idle_episodes\""));
+	free(csv);
+	fs_test_tmpdir_free(dir);
+	fs_summary_free(s);
+	fs_replicate_free(res, 2);
+	fs_scenario_free(sc);
+}
+
+static void test_capacity_util_saturation_is_deterministic_and_seed_free(void **state)
+{
+	struct fs_scenario *a = poisson_scenario(4, "10m", "0s", 1);
+	struct fs_scenario *b = poisson_scenario(4, "10m", "0s", 1);
+	struct fs_saturation sa, sb, sc2;
+
+	(void)state;
+	b->sim.seed = 999;
+	assert_int_equal(fs_capacity_util_saturation(a, 0, &sa), 0);
+	assert_int_equal(fs_capacity_util_saturation(b, 0, &sb), 0);
+	assert_int_equal(fs_capacity_util_saturation(a, 0, &sc2), 0);
+	assert_true(sa.output_tokens_per_s == sb.output_tokens_per_s);
+	assert_true(sa.output_tokens_per_s == sc2.output_tokens_per_s);
+	assert_true(sa.completed >= 2000);
+	/* Tokens per request at saturation: the mix's mean output, about
+	 * 150 x exp(0.8^2 / 2) = 207 for this lognormal (clamp at 2000 aside). */
+	assert_near(sa.output_tokens_per_s / sa.requests_per_s, 207, 0, 0.08);
+	fs_scenario_free(a);
+	fs_scenario_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_capacity_util_tracks_offered_load_over_measured_saturation),
+		cmocka_unit_test(test_capacity_util_oversized_quickstart_shows_a_quarter_and_unused_cost),
+		cmocka_unit_test(test_capacity_util_hour_without_traffic_is_one_idle_episode),
+		cmocka_unit_test(test_capacity_util_saturation_is_deterministic_and_seed_free),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
