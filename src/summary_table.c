@@ -119,15 +119,17 @@ static void pair_row(FILE *out, const char *l1, const struct fs_ci *c1, const ch
 	fputc('\n', out);
 }
 
-static void cost_block(FILE *out, const struct fs_summary *s)
+/* Figures over the simulated horizon only (per-month projections have a
+ * block of their own). */
+static void cost_block(FILE *out, const struct fs_summary *s, const char *horizon)
 {
 	const struct fs_cost_summary *c = &s->cost;
 	size_t p;
 
-	fprintf(out, "\ncost (whole horizon)\n");
+	fprintf(out, "\ncost over the simulated horizon (%s)\n", horizon);
 	pair_row(out, "total USD", &c->total_usd, "USD/hour", &c->usd_per_hour);
-	pair_row(out, "USD/month (proj)", &c->monthly_usd, "USD/1M out tok",
-	         &c->usd_per_1m_output_tokens);
+	pair_row(out, "USD/1M out tok", &c->usd_per_1m_output_tokens, "USD/1k requests",
+	         &c->usd_per_1k_requests);
 	pair_row(out, "idle USD", &c->idle_usd, "lost (reclaims)", &c->lost_usd);
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_summary *ps = &s->pools[p];
@@ -139,7 +141,54 @@ static void cost_block(FILE *out, const struct fs_summary *s)
 		fprintf(out, "   %-9s", "reclaims");
 		cell(out, &ps->reclaims, 10);
 		fputc('\n', out);
+		if (!isnan(ps->expected_reclaims))
+			pair_row(out, "  req re-queued", &ps->reclaim_requeued,
+			         "req failed", &ps->reclaim_failed);
 	}
+}
+
+/* Per-month projections (MODEL: F14, F15): USD and outage minutes of a
+ * 730-hour month at the simulated traffic. */
+static void month_block(FILE *out, const struct fs_summary *s)
+{
+	size_t p;
+
+	fprintf(out, "\nprojected to a 730-hour month (from the simulated span)\n");
+	pair_row(out, "USD/month", &s->cost.monthly_usd, "outage min/month",
+	         &s->avail.outage_min_per_month);
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+
+		fprintf(out, "pool %-11s", ps->name);
+		fprintf(out, "%18s", "");
+		fprintf(out, "   %-16s", "outage min/month");
+		cell(out, &ps->avail.outage_min_per_month, 14);
+		fprintf(out, "   %-9s", "total");
+		cell(out, &ps->avail.down_min_per_month, 10);
+		fputc('\n', out);
+	}
+}
+
+/* Availability (MODEL: F15-F18): shares of the window from start-up (after
+ * the warm-up) to the end, and the "too short" warnings. */
+static void avail_block(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	char text[512];
+	size_t p;
+
+	fprintf(out, "\navailability (share of time with the serving instances wanted, "
+	        "from start-up after the warm-up)\n");
+	pair_row(out, "fleet", &s->avail.availability, "min serving", &s->avail.min_serving);
+	for (p = 0; p < s->n_pools; p++) {
+		char label[64];
+
+		snprintf(label, sizeof label, "pool %s", s->pools[p].name);
+		pair_row(out, label, &s->pools[p].avail.availability, "min serving",
+		         &s->pools[p].avail.min_serving);
+	}
+	for (p = 0; p < s->n_pools; p++)
+		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
+			fprintf(out, "warning: %s\n", text);
 }
 
 static void engine_block(FILE *out, const struct fs_summary *s)
@@ -182,6 +231,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fputc('\n', out);
 	if (s->llm) {
 		engine_block(out, s);
-		cost_block(out, s);
+		cost_block(out, s, horizon);
+		month_block(out, s);
+		avail_block(out, s, sc);
 	}
 }
