@@ -253,6 +253,16 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	if (rc == 0 && table && !a->quiet)
 		printf("\nwrote %s/summary.json, timeseries.csv, latency_cdf.csv%s\n", out_dir,
 		       a->requests_csv ? ", requests.csv" : "");
+	if (!table && !a->quiet) {
+		/* Without its table a variant's spot-risk warnings go to stderr. */
+		char text[512];
+		size_t p;
+
+		for (p = 0; p < summary->n_pools; p++)
+			if (fs_summary_pool_warning(summary, sc, p, text, sizeof text))
+				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
+				        variant != NULL ? variant : "base", text);
+	}
 	if (row != NULL)
 		fs_compare_row_fill(row, variant != NULL ? variant : "base", summary);
 	fs_summary_free(summary);

@@ -1,7 +1,8 @@
 /*
- * compare.c — variant comparison rows, their table and files (see
- * compare.h).  The reclaims figure is the sum of the pools' mean reclaims,
- * without an interval (the per-replication totals are not kept here).
+ * compare.c — variant comparison rows, their tables (horizon figures, then
+ * per-month projections and availability apart) and files (see compare.h).
+ * The reclaims figure is the sum of the pools' mean reclaims, without an
+ * interval (the per-replication totals are not kept here).
  */
 #include "fleetsim/compare.h"
 

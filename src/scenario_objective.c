@@ -2,10 +2,8 @@
  * scenario_objective.c — the root "objective" section: what a sweep
  * minimises, the SLO, availability and redundancy constraints a point must
  * meet in a share `confidence` of its replications, the Pareto axis, and the
- * replication stopping rule.  Class names resolve to indices into
- * workload.classes (-1: all traffic), pool names to fleet.pools (-1: fleet);
- * latency bounds are read as durations and kept in ms.  The cfg owns its
- * constraint array.
+ * stopping rule.  Class and pool names resolve to indices (-1: all traffic,
+ * the fleet); latency bounds are kept in ms.  The cfg owns its constraints.
  */
 #include "scenario_walk.h"
 

@@ -1,7 +1,9 @@
 /*
  * summary_table.c — the console summary: one block per class ("all" first),
  * latency quantiles as "mean ± half-width" of the 95% interval across
- * replications, then counts, throughput and SLO attainment.
+ * replications, then counts, throughput and SLO attainment; with a fleet,
+ * cost over the horizon, per-month projections (a block of their own),
+ * availability and the spot-risk warnings.
  */
 #include <math.h>
 #include <stdio.h>
