@@ -23,6 +23,11 @@ static const char run_help[] =
 	"\n"
 	"Simulate SCENARIO for R independent replications and report every figure\n"
 	"as the mean across replications with a 95% Student-t confidence interval.\n"
+	"Costs are given over the simulated horizon, and apart from them projected\n"
+	"to a 730-hour month with the outage minutes of each pool; availability is\n"
+	"the share of time a pool had the serving instances it wanted.  A spot pool\n"
+	"expecting fewer than 3 reclaims per replication is flagged \"too short to\n"
+	"see spot risk\" (table, summary.json \"warnings\", report).\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        output directory (default: out/<scenario file stem>);\n"
@@ -39,9 +44,9 @@ static const char run_help[] =
 	"                          same seed, each into DIR/<variant>/, and prints\n"
 	"                          and writes DIR/comparison.csv and .json\n"
 	"      --ci-target F       stopping rule: add replications (in batches of R)\n"
-	"                          until the 95%% CI half-width of the objective (the\n"
+	"                          until the 95% CI half-width of the objective (the\n"
 	"                          scenario's, else total USD, else mean E2E) is\n"
-	"                          below F of its mean, e.g. 2%%\n"
+	"                          below F of its mean, e.g. 2%\n"
 	"      --max-replications N  cap for the stopping rule (default 10 x R)\n"
 	"      --set PATH=JSON     set one scenario value, e.g.\n"
 	"                          --set 'fleet.pools[0].count=4' (repeatable)\n"
@@ -248,6 +253,16 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	if (rc == 0 && table && !a->quiet)
 		printf("\nwrote %s/summary.json, timeseries.csv, latency_cdf.csv%s\n", out_dir,
 		       a->requests_csv ? ", requests.csv" : "");
+	if (!table && !a->quiet) {
+		/* Without its table a variant's spot-risk warnings go to stderr. */
+		char text[512];
+		size_t p;
+
+		for (p = 0; p < summary->n_pools; p++)
+			if (fs_summary_pool_warning(summary, sc, p, text, sizeof text))
+				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
+				        variant != NULL ? variant : "base", text);
+	}
 	if (row != NULL)
 		fs_compare_row_fill(row, variant != NULL ? variant : "base", summary);
 	fs_summary_free(summary);

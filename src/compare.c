@@ -1,7 +1,8 @@
 /*
- * compare.c — variant comparison rows, their table and files (see
- * compare.h).  The reclaims figure is the sum of the pools' mean reclaims,
- * without an interval (the per-replication totals are not kept here).
+ * compare.c — variant comparison rows, their tables (horizon figures, then
+ * per-month projections and availability apart) and files (see compare.h).
+ * The reclaims figure is the sum of the pools' mean reclaims, without an
+ * interval (the per-replication totals are not kept here).
  */
 #include "fleetsim/compare.h"
 
@@ -33,6 +34,10 @@ void fs_compare_row_fill(struct fs_compare_row *row, const char *variant,
 	row->tpot_p99_ms = s->llm ? all->lat_ms[FS_LAT_TPOT][FS_QTY_P99] : none;
 	row->e2e_p99_ms = all->lat_ms[FS_LAT_E2E][FS_QTY_P99];
 	row->failed = all->failed;
+	row->lost_usd_monthly = s->llm ? s->cost.lost_usd_monthly : none;
+	row->availability = s->llm ? s->avail.availability : none;
+	row->outage_min_per_month = s->llm ? s->avail.outage_min_per_month : none;
+	row->min_serving = s->llm ? s->avail.min_serving : none;
 	row->reclaims = none;
 	if (s->llm) {
 		row->reclaims.value = 0;
@@ -72,6 +77,7 @@ void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
 
 	fprintf(out, "\nvariants compared on the same traffic (same seed); mean ± "
 	        "95%% CI half-width\n");
+	fprintf(out, "over the simulated horizon (USD and reclaims of the whole run)\n");
 	fprintf(out, "%-24s %18s %16s %18s %16s %14s %10s %8s\n", "variant", "total USD",
 	        "USD/1M tok", "SLO attainment", "TTFT p99 ms", "lost USD", "reclaims",
 	        "stable");
@@ -86,6 +92,22 @@ void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
 		cell(out, &r->lost_usd, 15, 2);
 		cell(out, &r->reclaims, 11, 1);
 		fprintf(out, " %8s\n", r->stable ? "yes" : "NO");
+	}
+	/* Per-month projections in a table of their own (never beside horizon
+	 * totals), with the fleet's availability (MODEL: F15, F16). */
+	fprintf(out, "\nprojected to a 730-hour month, and availability of the fleet\n");
+	fprintf(out, "%-24s %18s %16s %18s %16s %14s\n", "variant", "USD/month",
+	        "lost USD/month", "outage min/month", "availability", "min serving");
+	for (i = 0; i < n; i++) {
+		const struct fs_compare_row *r = &rows[i];
+
+		fprintf(out, "%-24s ", r->variant);
+		cell(out, &r->monthly_usd, 18, 0);
+		cell(out, &r->lost_usd_monthly, 17, 2);
+		cell(out, &r->outage_min_per_month, 19, 1);
+		cell(out, &r->availability, 17, 4);
+		cell(out, &r->min_serving, 15, 2);
+		fputc('\n', out);
 	}
 }
 
@@ -106,6 +128,10 @@ static const struct column COLUMNS[] = {
 	{ "e2e_p99_ms", offsetof(struct fs_compare_row, e2e_p99_ms) },
 	{ "reclaims", offsetof(struct fs_compare_row, reclaims) },
 	{ "failed", offsetof(struct fs_compare_row, failed) },
+	{ "preemption_lost_usd_monthly", offsetof(struct fs_compare_row, lost_usd_monthly) },
+	{ "availability", offsetof(struct fs_compare_row, availability) },
+	{ "outage_minutes_per_month", offsetof(struct fs_compare_row, outage_min_per_month) },
+	{ "min_serving", offsetof(struct fs_compare_row, min_serving) },
 };
 #define N_COLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 

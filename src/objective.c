@@ -76,27 +76,60 @@ double fs_rep_attainment(const struct fs_rep_result *r, int class_idx)
 	return n > 0 ? (double)cr->slo_met / (double)n : NAN;
 }
 
-/* MODEL: S11 — a replication meets the objective's constraints when each
- * holds in it (a figure with no data fails). */
+/* The availability record of pool_idx (-1: the fleet), NULL when the
+ * replication has no such pool. */
+static const struct fs_availability *avail_of(const struct fs_rep_result *r, int pool_idx)
+{
+	if (r->fleet.n_pools == 0)
+		return NULL;
+	if (pool_idx < 0)
+		return &r->fleet.avail;
+	return (size_t)pool_idx < r->fleet.n_pools ? &r->fleet.pools[pool_idx].avail : NULL;
+}
+
+double fs_rep_availability(const struct fs_rep_result *r, int pool_idx)
+{
+	const struct fs_availability *a = avail_of(r, pool_idx);
+
+	return a != NULL && a->window_ns > 0 ? 1.0 - a->short_ns / a->window_ns : NAN;
+}
+
+double fs_rep_min_serving(const struct fs_rep_result *r, int pool_idx)
+{
+	const struct fs_availability *a = avail_of(r, pool_idx);
+
+	return a != NULL && a->min_serving >= 0 ? (double)a->min_serving : NAN;
+}
+
+/* One constraint's figure in replication r. */
+static double constraint_figure(const struct fs_constraint *c, const struct fs_rep_result *r)
+{
+	switch (c->kind) {
+	case FS_CONSTRAINT_LATENCY:
+		return fs_rep_latency_ms(r, c->class_idx, (enum fs_latency)c->latency,
+		                         (enum fs_quantity)c->quantity);
+	case FS_CONSTRAINT_ATTAINMENT:
+		return fs_rep_attainment(r, c->class_idx);
+	case FS_CONSTRAINT_AVAILABILITY:
+		return fs_rep_availability(r, c->pool_idx);
+	case FS_CONSTRAINT_MIN_SERVING:
+		return fs_rep_min_serving(r, c->pool_idx);
+	}
+	return NAN;
+}
+
+/* MODEL: S11, S20 — a replication meets the objective's constraints when
+ * each holds in it (a figure with no data fails). */
 bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r)
 {
 	size_t i;
 
 	for (i = 0; i < obj->n_constraints; i++) {
 		const struct fs_constraint *c = &obj->constraints[i];
+		double v = constraint_figure(c, r);
 
-		if (c->kind == FS_CONSTRAINT_LATENCY) {
-			double v = fs_rep_latency_ms(r, c->class_idx, (enum fs_latency)c->latency,
-			                             (enum fs_quantity)c->quantity);
-
-			if (!(v <= c->max_ms))
-				return false;
-		} else {
-			double a = fs_rep_attainment(r, c->class_idx);
-
-			if (!(a >= c->min))
-				return false;
-		}
+		if (c->kind == FS_CONSTRAINT_LATENCY ? !(v <= c->max_ms) : !(v >= c->min))
+			return false;
 	}
 	return true;
 }

@@ -189,12 +189,40 @@ static void section_question(struct fs__report *r)
 
 /* ---- 2. the recommendation ---- */
 
+/* Per-month projections, in a table of their own (never beside horizon
+ * totals): cost and the fleet's outage minutes of a 730-hour month. */
+static void month_figures(struct fs__report *r, const cJSON *s)
+{
+	char a[96];
+	struct fs__block *t = fs__doc_table(r, 2);
+	static const char *const rows[][2] = {
+		{ "cost (USD per month)", "cost.monthly_usd_projected" },
+		{ "outage (minutes per month, fewer serving than wanted)",
+		  "availability.fleet.outage_minutes_per_month" },
+		{ "total outage (minutes per month, none serving)",
+		  "availability.fleet.total_outage_minutes_per_month" },
+	};
+	const char *head[2] = { "projected to a 730-hour month (95% CI)", "value [low, high]" };
+	const char *cells[2];
+	size_t i;
+
+	fs__doc_row(t, head);
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct fs__ci ci = fs__jci(s, rows[i][1]);
+
+		if (isnan(ci.value))
+			continue;
+		cells[0] = rows[i][0];
+		cells[1] = ci_text(a, sizeof a, ci);
+		fs__doc_row(t, cells);
+	}
+}
+
 static void run_figures(struct fs__report *r, const cJSON *s)
 {
 	char a[96];
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
-		{ "projected cost (USD per month)", "cost.monthly_usd_projected" },
 		{ "cost over the horizon (USD)", "cost.total_usd" },
 		{ "USD per 1M output tokens", "cost.usd_per_1m_output_tokens" },
 		{ "USD per 1k requests", "cost.usd_per_1k_requests" },
@@ -203,7 +231,8 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 		{ "E2E p99 (ms)", "metrics.all.e2e_ms.p99" },
 		{ "throughput (requests/s)", "metrics.all.throughput_rps" },
 	};
-	const char *head[2] = { "figure (95% CI)", "value [low, high]" };
+	const char *head[2] = { "figure over the simulated horizon (95% CI)",
+	                        "value [low, high]" };
 	const char *cells[2];
 	size_t i;
 
@@ -223,6 +252,12 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 	cells[0] = "P(SLO met) (share of replications, Wilson CI)";
 	cells[1] = pct_ci(a, sizeof a, fs__jci(s, "metrics.all.p_slo_met"));
 	fs__doc_row(t, cells);
+	if (!isnan(fs__jnum(s, "availability.fleet.availability.value"))) {
+		cells[0] = "availability (share of time with the instances wanted serving)";
+		cells[1] = pct_ci(a, sizeof a, fs__jci(s, "availability.fleet.availability"));
+		fs__doc_row(t, cells);
+	}
+	month_figures(r, s);
 }
 
 static void section_recommendation(struct fs__report *r)
@@ -326,27 +361,29 @@ static void section_alternatives(struct fs__report *r)
 		return;
 	}
 	{
-		const char *head[7] = { "variant", "USD/month (95% CI)", "TTFT p99 (ms)",
-		                        "SLO attainment", "P(SLO met)", "lost to reclaims (USD)",
+		const char *head[8] = { "variant", "USD/month (95% CI)",
+		                        "lost to reclaims (USD/month)", "outage (min/month)",
+		                        "TTFT p99 (ms)", "SLO attainment", "P(SLO met)",
 		                        "meets target" };
-		struct fs__block *t = fs__doc_table(r, 7);
+		struct fs__block *t = fs__doc_table(r, 8);
 		const struct fs__variant *rec = &r->variants[r->rec];
 
 		fs__doc_row(t, head);
 		for (i = 0; i < r->n_variants; i++) {
 			const struct fs__variant *v = &r->variants[i];
-			char e[96], name[300];
-			const char *cells[7];
+			char e[96], f[96], name[300];
+			const char *cells[8];
 
 			snprintf(name, sizeof name, "%s%s", v->name,
 			         r->have_rec && i == r->rec ? " (recommended)" : "");
 			cells[0] = name;
 			cells[1] = ci_text(a, sizeof a, v->monthly_usd);
-			cells[2] = ci_text(b, sizeof b, v->ttft_p99_ms);
-			cells[3] = pct_ci(c, sizeof c, v->slo_attainment);
-			cells[4] = pct_ci(d, sizeof d, v->p_slo_met);
-			cells[5] = ci_text(e, sizeof e, fs__jci(v->row, "preemption_lost_usd"));
-			cells[6] = v->meets ? "yes" : (v->stable ? "no" : "no (unstable)");
+			cells[2] = ci_text(e, sizeof e, fs__jci(v->row, "preemption_lost_usd_monthly"));
+			cells[3] = ci_text(f, sizeof f, fs__jci(v->row, "outage_minutes_per_month"));
+			cells[4] = ci_text(b, sizeof b, v->ttft_p99_ms);
+			cells[5] = pct_ci(c, sizeof c, v->slo_attainment);
+			cells[6] = pct_ci(d, sizeof d, v->p_slo_met);
+			cells[7] = v->meets ? "yes" : (v->stable ? "no" : "no (unstable)");
 			fs__doc_row(t, cells);
 		}
 		if (r->have_rec && r->rec != r->base)
@@ -398,6 +435,28 @@ static void spot_exposure(struct fs__report *r, const cJSON *s)
 		             fs__jnum(s, "verdict.unstable_replications"));
 }
 
+/* Availability of the fleet, and every "too short to see spot risk"
+ * warning of summary.json (MODEL: F15-F18). */
+static void spot_availability(struct fs__report *r, const cJSON *s)
+{
+	char a[96], b[96], c[96];
+	const cJSON *w;
+
+	if (!isnan(fs__jnum(s, "availability.fleet.availability.value")))
+		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted "
+		             "%s of the time (from start-up, after the warm-up); outage %s "
+		             "minutes and total outage (none serving) %s minutes per 730-hour "
+		             "month, projected.",
+		             pct_ci(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
+		             ci_text(b, sizeof b,
+		                     fs__jci(s, "availability.fleet.outage_minutes_per_month")),
+		             ci_text(c, sizeof c,
+		                     fs__jci(s, "availability.fleet.total_outage_minutes_per_month")));
+	cJSON_ArrayForEach(w, fs__jget(s, "warnings"))
+		if (cJSON_IsString(w))
+			fs__doc_item(r, "Warning: %s.", w->valuestring);
+}
+
 static void section_risk(struct fs__report *r)
 {
 	char a[96];
@@ -447,6 +506,7 @@ static void section_risk(struct fs__report *r)
 	             "(95%% Wilson interval).",
 	             pct_ci(a, sizeof a, fs__jci(r->summary, "metrics.all.p_slo_met")));
 	spot_exposure(r, r->summary);
+	spot_availability(r, r->summary);
 	fs__doc_item(r, "The worst single replication is not kept in a run directory (only "
 	             "means with intervals); a sweep keeps per-replication figures.");
 }

@@ -1,10 +1,9 @@
 /*
  * scenario_objective.c — the root "objective" section: what a sweep
- * minimises, the SLO constraints a point must meet in a share `confidence`
- * of its replications, the Pareto axis, and the replication stopping rule.
- * Class names resolve to indices into workload.classes (-1: all traffic);
- * latency bounds are read as durations and kept in ms.  The cfg owns its
- * constraint array.
+ * minimises, the SLO, availability and redundancy constraints a point must
+ * meet in a share `confidence` of its replications, the Pareto axis, and the
+ * stopping rule.  Class and pool names resolve to indices (-1: all traffic,
+ * the fleet); latency bounds are kept in ms.  The cfg owns its constraints.
  */
 #include "scenario_walk.h"
 
@@ -26,7 +25,7 @@ static const char *const OBJECTIVE_KEYS[] = {
 	"max_replications", NULL
 };
 static const char *const CONSTRAINT_KEYS[] = {
-	"metric", "quantile", "max", "min", "class", NULL
+	"metric", "quantile", "max", "min", "class", "pool", NULL
 };
 static const char *const PARETO_KEYS[] = { "metric", "quantile", "class", NULL };
 
@@ -37,7 +36,8 @@ static const char *const MINIMIZE_NAMES[] = {
 /* The latency metrics, then (constraints only) the attainment one; LATENCY
  * maps a name's index to its enum fs_latency. */
 static const char *const METRIC_NAMES[] = {
-	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "slo_attainment", NULL
+	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "slo_attainment", "availability",
+	"min_serving", NULL
 };
 static const char *const LATENCY_NAMES[] = {
 	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", NULL
@@ -46,6 +46,9 @@ static const enum fs_latency LATENCY[] = {
 	FS_LAT_TTFT, FS_LAT_TPOT, FS_LAT_E2E, FS_LAT_QUEUE
 };
 #define METRIC_ATTAINMENT 4
+#define METRIC_AVAILABILITY 5
+#define METRIC_MIN_SERVING 6
+#define MAX_SERVING_FLOOR 10000          /* a pool's largest count */
 /* enum fs_quantity order */
 static const char *const QUANTITY_NAMES[] = { "mean", "p50", "p90", "p95", "p99", NULL };
 
@@ -91,6 +94,53 @@ static int load_latency(struct fs__sc *sc, const cJSON *obj, const char *const *
 	return 0;
 }
 
+/* obj["pool"] as a pool index (absent: -1 stays). */
+static int load_pool(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
+                     int *pool_idx)
+{
+	const char **names;
+	size_t i, n = s->fleet.n_pools;
+	int rc;
+
+	if (fs__sc_get(obj, "pool") == NULL)
+		return 0;
+	names = fs_xcalloc(n + 1, sizeof *names);
+	for (i = 0; i < n; i++)
+		names[i] = s->fleet.pools[i].name;
+	rc = fs__sc_find_name(sc, obj, "pool", "pool", names, n, pool_idx);
+	free(names);
+	return rc;
+}
+
+/* MODEL: S20 — availability and redundancy floors, of one pool ("pool") or
+ * of the fleet. */
+static int load_fleet_constraint(struct fs__sc *sc, const cJSON *node,
+                                 const struct fs_scenario *s, int m,
+                                 struct fs_constraint *c)
+{
+	char reason[128];
+	int64_t floor = 0;
+
+	snprintf(reason, sizeof reason, "with metric \"%s\" (it takes \"min\" and "
+	         "optionally \"pool\")", METRIC_NAMES[m]);
+	if (fs__sc_forbid(sc, node, "max", reason) != 0 ||
+	    fs__sc_forbid(sc, node, "quantile", reason) != 0 ||
+	    fs__sc_forbid(sc, node, "class", reason) != 0 ||
+	    fs__sc_require(sc, node, "min") != 0 ||
+	    load_pool(sc, node, s, &c->pool_idx) != 0)
+		return -1;
+	if (m == METRIC_AVAILABILITY) {
+		c->kind = FS_CONSTRAINT_AVAILABILITY;
+		return fs__sc_number(sc, node, "min", 0.0, false, 1.0, false, &c->min) < 0
+		       ? -1 : 0;
+	}
+	c->kind = FS_CONSTRAINT_MIN_SERVING;
+	if (fs__sc_int(sc, node, "min", 0, MAX_SERVING_FLOOR, &floor) < 0)
+		return -1;
+	c->min = (double)floor;
+	return 0;
+}
+
 static int load_constraint(struct fs__sc *sc, const cJSON *node,
                            const struct fs_scenario *s, struct fs_constraint *c)
 {
@@ -99,15 +149,21 @@ static int load_constraint(struct fs__sc *sc, const cJSON *node,
 	int m = 0;
 
 	c->class_idx = -1;
+	c->pool_idx = -1;
 	c->latency = -1;
 	c->quantity = FS_QTY_P99;
 	if (fs__sc_check_object(sc, node, CONSTRAINT_KEYS) != 0 ||
 	    fs__sc_require(sc, node, "metric") != 0 ||
-	    fs__sc_enum(sc, node, "metric", "constraint metric", METRIC_NAMES, &m) < 0 ||
-	    load_class(sc, node, s, &c->class_idx) != 0)
+	    fs__sc_enum(sc, node, "metric", "constraint metric", METRIC_NAMES, &m) < 0)
+		return -1;
+	if (m == METRIC_AVAILABILITY || m == METRIC_MIN_SERVING)
+		return load_fleet_constraint(sc, node, s, m, c);
+	if (load_class(sc, node, s, &c->class_idx) != 0)
 		return -1;
 	snprintf(reason, sizeof reason, "with metric \"%s\" (%s)", METRIC_NAMES[m],
 	         m == METRIC_ATTAINMENT ? "it takes \"min\"" : "a latency takes \"max\"");
+	if (fs__sc_forbid(sc, node, "pool", reason) != 0)
+		return -1;
 	if (m == METRIC_ATTAINMENT) {
 		c->kind = FS_CONSTRAINT_ATTAINMENT;
 		return fs__sc_forbid(sc, node, "max", reason) != 0 ||
@@ -241,6 +297,15 @@ cJSON *fs__sc_print_objective(const struct fs_scenario *s)
 		case FS_CONSTRAINT_ATTAINMENT:
 			cJSON_AddStringToObject(c, "metric", METRIC_NAMES[METRIC_ATTAINMENT]);
 			fs__sc_print_number(c, "min", k->min);
+			break;
+		case FS_CONSTRAINT_AVAILABILITY:
+		case FS_CONSTRAINT_MIN_SERVING:
+			cJSON_AddStringToObject(c, "metric", METRIC_NAMES[
+				k->kind == FS_CONSTRAINT_AVAILABILITY ? METRIC_AVAILABILITY
+				                                      : METRIC_MIN_SERVING]);
+			fs__sc_print_number(c, "min", k->min);
+			if (k->pool_idx >= 0 && (size_t)k->pool_idx < s->fleet.n_pools)
+				cJSON_AddStringToObject(c, "pool", s->fleet.pools[k->pool_idx].name);
 			break;
 		}
 		add_class(c, s, k->class_idx);

@@ -209,6 +209,59 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 	return o;
 }
 
+static void avail_fields(cJSON *o, const struct fs_avail_summary *a)
+{
+	cJSON_AddItemToObject(o, "availability", ci_json(&a->availability));
+	cJSON_AddItemToObject(o, "outage_minutes_per_month",
+	                      ci_json(&a->outage_min_per_month));
+	cJSON_AddItemToObject(o, "total_outage_minutes_per_month",
+	                      ci_json(&a->down_min_per_month));
+	cJSON_AddItemToObject(o, "min_serving", ci_json(&a->min_serving));
+}
+
+/* Availability of the fleet and of each pool (MODEL: F15-F18). */
+static cJSON *availability_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	cJSON *o = cJSON_CreateObject(), *fleet, *pools;
+	char text[512];
+	size_t p;
+
+	fleet = cJSON_AddObjectToObject(o, "fleet");
+	avail_fields(fleet, &s->avail);
+	pools = cJSON_AddObjectToObject(o, "pools");
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+		cJSON *po = cJSON_CreateObject();
+
+		avail_fields(po, &ps->avail);
+		cJSON_AddItemToObject(po, "requests_requeued_by_reclaims",
+		                      ci_json(&ps->reclaim_requeued));
+		cJSON_AddItemToObject(po, "requests_failed_by_reclaims",
+		                      ci_json(&ps->reclaim_failed));
+		if (sc->fleet.pools[p].pricing == FS_PRICING_SPOT) {
+			cJSON_AddItemToObject(po, "expected_reclaims_per_replication",
+			                      number(ps->expected_reclaims));
+			cJSON_AddBoolToObject(po, "too_short_for_spot_risk",
+			                      fs_summary_pool_warning(s, sc, p, text, sizeof text));
+		}
+		cJSON_AddItemToObject(pools, ps->name, po);
+	}
+	return o;
+}
+
+/* Every pool's "too short to see spot risk" warning. */
+static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	cJSON *a = cJSON_CreateArray();
+	char text[512];
+	size_t p;
+
+	for (p = 0; p < s->n_pools; p++)
+		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
+			cJSON_AddItemToArray(a, cJSON_CreateString(text));
+	return a;
+}
+
 static cJSON *provenance_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -258,6 +311,8 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 		cJSON_AddItemToObject(root, "engine", engine_json(s, sc));
 		cJSON_AddItemToObject(root, "cost", cost_json(s, sc));
 		cJSON_AddItemToObject(root, "utilization", utilization_json(s, sc));
+		cJSON_AddItemToObject(root, "availability", availability_json(s, sc));
+		cJSON_AddItemToObject(root, "warnings", warnings_json(s, sc));
 	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);

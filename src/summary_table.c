@@ -245,11 +245,55 @@ static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_sc
 		}
 		pool_capacity_row(out, ps);
 	}
-	fprintf(out, "\nprojected month (730 h): the per-hour cost above x 730 h, %s\n", cur);
-	fprintf(out, "%-16s", "per month");
-	cell(out, &c->monthly_usd, 18);
-	fputc('\n', out);
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+
+		if (!isnan(ps->expected_reclaims))
+			pair_row(out, "  req re-queued", &ps->reclaim_requeued,
+			         "req failed", &ps->reclaim_failed);
+	}
+}
+
+/* Per-month projections, apart from the per-horizon figures (MODEL: F14). */
+static void month_block(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	size_t p;
+
+	fprintf(out, "\nprojected to a 730-hour month (per-hour figures of the simulated "
+	        "span x 730 h), %s\n", sc->fleet.currency);
+	pair_row(out, "cost per month", &s->cost.monthly_usd, "outage min/month",
+	         &s->avail.outage_min_per_month);
+	pair_row(out, "lost (reclaims)", &s->cost.lost_usd_monthly, "total outage min",
+	         &s->avail.down_min_per_month);
+	for (p = 0; p < s->n_pools; p++) {
+		const struct fs_pool_summary *ps = &s->pools[p];
+		char label[64];
+
+		snprintf(label, sizeof label, "pool %s", ps->name);
+		pair_row(out, label, &ps->avail.outage_min_per_month, "total outage min",
+		         &ps->avail.down_min_per_month);
+	}
 	break_even_lines(out, s, sc);
+}
+
+static void avail_block(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	char text[512];
+	size_t p;
+
+	fprintf(out, "\navailability (share of time with the serving instances wanted, "
+	        "from start-up after the warm-up)\n");
+	pair_row(out, "fleet", &s->avail.availability, "min serving", &s->avail.min_serving);
+	for (p = 0; p < s->n_pools; p++) {
+		char label[64];
+
+		snprintf(label, sizeof label, "pool %s", s->pools[p].name);
+		pair_row(out, label, &s->pools[p].avail.availability, "min serving",
+		         &s->pools[p].avail.min_serving);
+	}
+	for (p = 0; p < s->n_pools; p++)
+		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
+			fprintf(out, "warning: %s\n", text);
 }
 
 static void engine_block(FILE *out, const struct fs_summary *s)
@@ -297,5 +341,7 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	if (s->llm) {
 		engine_block(out, s);
 		cost_block(out, s, sc);
+		month_block(out, s, sc);
+		avail_block(out, s, sc);
 	}
 }

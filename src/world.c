@@ -171,7 +171,9 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	FS__WORLD_CHECK(w, in_flight == w->in_system, "request slots out of step");
 	FS__WORLD_CHECK(w, w->arrivals == w->completions + w->failures + in_flight,
 	                "requests not conserved");
-	if (w->fleet != NULL)
+	if (w->fleet != NULL) {
 		fs__world_fleet_finish(w, w->now_ns);
+		fs__world_avail_finish(w, w->now_ns);
+	}
 	return fs__recorder_finish(&w->rec, w->now_ns);
 }

@@ -191,6 +191,7 @@ static void note_pool(struct fs_world *w, uint32_t p)
 	for (i = 0; i < w->n_insts; i++)
 		n += w->insts[i].pool == p && w->insts[i].state == FS__INST_SERVING;
 	fs__recorder_pool_serving(&w->rec, p, w->now_ns, n);
+	fs__world_avail_note(w);
 }
 
 static void start_serving(struct fs_world *w, uint32_t ii)
@@ -604,6 +605,8 @@ static void on_autoscale(struct fs_world *w)
 	in.metric = pool_metric(w, p, ac->metric, &in.busy);
 	desired = fs_autoscale_decide(ac, pool_cfg(w, p), &w->pools[p].scale, &in);
 	w->pools[p].target = desired;
+	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
+	fs__world_avail_note(w);
 	if (desired > w->pools[p].alive)
 		fill(w, p);
 	while (w->pools[p].alive > desired)
@@ -633,8 +636,11 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 		pool->perf = &f->pools[p].llm->perf;
 		pool->target = pool->cfg->count +
 		               (pool->cfg->pricing == FS_PRICING_SPOT ? pool->cfg->overprovision : 0);
+		/* MODEL: F15 — over-provisioned spares serve but are not wanted. */
+		pool->avail.wanted = pool->cfg->count;
 		fs_autoscale_state_init(&pool->scale);
 	}
+	fs__world_avail_init(w);
 	for (p = 0; p < f->n_pools; p++)
 		for (k = 0; k < w->pools[p].target; k++)
 			launch(w, (uint32_t)p, w->pools[p].cfg->warm_start &&

@@ -286,6 +286,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		in->outstanding--;
 		s->routed = false;
 		if (fail) {
+			w->rec.result->fleet.pools[in->pool].reclaim_failed++;   /* MODEL: F17 */
 			fail_request(w, slot);           /* MODEL: F7 */
 			continue;
 		}
@@ -299,6 +300,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		}
 		s->carried_tokens += ev[i].generated;
 		w->rec.result->fleet.requeued++;
+		w->rec.result->fleet.pools[in->pool].reclaim_requeued++; /* MODEL: F17 */
 		route_or_wait(w, slot);
 	}
 	FS__WORLD_CHECK(w, in->outstanding == 0, "requests left on an evacuated instance");

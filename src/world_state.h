@@ -70,6 +70,15 @@ struct fs__instance {
 	int64_t waiting, kv_used;    /* last readings (world totals) */
 };
 
+/* Availability bookkeeping of a pool or of the fleet (MODEL: F15): the
+ * serving and wanted counts in force since last_ns. */
+struct fs__avail_track {
+	int wanted;                  /* count, or the autoscaler's desired count */
+	int serving;                 /* serving instances (stand-ins included) */
+	bool reached;                /* serving >= wanted has happened */
+	fs_ns last_ns;               /* time accounted up to */
+};
+
 /* Runtime state of one pool. */
 struct fs__pool {
 	const struct fs_pool_cfg *cfg;
@@ -85,6 +94,7 @@ struct fs__pool {
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */
 	struct fs_autoscale_state scale;
+	struct fs__avail_track avail;
 };
 
 /* Runtime state of one zone. */
@@ -120,6 +130,7 @@ struct fs_world {
 	uint64_t waiting_llm;        /* Σ waiting over instances + unrouted */
 	int64_t kv_used_llm;         /* Σ KV blocks in use */
 	int64_t kv_total_llm;        /* Σ KV blocks of serving instances */
+	struct fs__avail_track fleet_avail;  /* the fleet as one pool */
 	/* requests */
 	struct fs__slot *slots;
 	size_t n_slots, cap_slots;
@@ -177,5 +188,14 @@ void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns);
 /* Levels changed: push queue length, busy instances and KV use to the
  * recorder. */
 void fs__world_llm_note_levels(struct fs_world *w);
+
+/* Availability (world_avail.c, MODEL: F15).  Start tracking with every
+ * pool's wanted count set (after the t = 0 launches). */
+void fs__world_avail_init(struct fs_world *w);
+/* Serving or wanted counts may have changed now: account the time since the
+ * last change with the old counts, then take the new ones. */
+void fs__world_avail_note(struct fs_world *w);
+/* Close the accounts at end_ns into the pool and fleet results. */
+void fs__world_avail_finish(struct fs_world *w, fs_ns end_ns);
 
 #endif

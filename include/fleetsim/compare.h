@@ -31,6 +31,10 @@ struct fs_compare_row {
 	struct fs_ci e2e_p99_ms;
 	struct fs_ci reclaims;       /* all pools */
 	struct fs_ci failed;
+	struct fs_ci lost_usd_monthly;       /* lost_usd projected to 730 h */
+	struct fs_ci availability;           /* the fleet's (MODEL: F15) */
+	struct fs_ci outage_min_per_month;   /* the fleet's (MODEL: F16) */
+	struct fs_ci min_serving;            /* the fleet's fewest serving instances */
 };
 
 /* Fill a row from a summary (copying the variant name). */

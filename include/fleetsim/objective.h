@@ -29,6 +29,15 @@ double fs_rep_latency_ms(const struct fs_rep_result *r, int class_idx,
 /* SLO attainment of one replication (met / (completed + in flight + failed)). */
 double fs_rep_attainment(const struct fs_rep_result *r, int class_idx);
 
+/* Availability of one replication (MODEL: F15): the share of the
+ * availability window in which pool pool_idx (-1: the fleet) had the serving
+ * instances it wanted; NAN with an empty window or no such pool. */
+double fs_rep_availability(const struct fs_rep_result *r, int pool_idx);
+
+/* Fewest serving instances of pool pool_idx (-1: the fleet) over the
+ * availability window of one replication; NAN with no data. */
+double fs_rep_min_serving(const struct fs_rep_result *r, int pool_idx);
+
 /* True when replication r meets every constraint of the objective. */
 bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r);
 

@@ -62,6 +62,17 @@ struct fs_engine_totals {
 	double bytes;                       /* Σ modelled HBM bytes */
 };
 
+/* Availability of a pool or of the whole fleet (MODEL: F15, F16): the
+ * window runs from the later of the warm-up and the first time the serving
+ * instances reached the wanted count, to the end of the run (all the
+ * measured span when that count was never reached). */
+struct fs_availability {
+	double window_ns;                   /* length of the window */
+	double short_ns;                    /* of it, fewer serving than wanted */
+	double down_ns;                     /* of it, none serving while wanted > 0 */
+	int64_t min_serving;                /* fewest serving over it (-1: empty window) */
+};
+
 /* Money and capacity of one pool over the whole horizon (LLM engine). */
 struct fs_pool_result {
 	double usd;                         /* billed: usage, or commitment + overflow */
@@ -89,6 +100,11 @@ struct fs_pool_result {
 	                                     * (MODEL: S16), stamped after the run; 0
 	                                     * when unknown */
 	double sat_requests_per_s;          /* the same in completed requests/s */
+	struct fs_availability avail;       /* serving vs wanted (stand-ins count for
+	                                     * the spot pool they stand in for) */
+	uint64_t reclaim_requeued;          /* requests moved off this pool's reclaimed
+	                                     * instances (delayed), whole horizon */
+	uint64_t reclaim_failed;            /* requests failed by its reclaims */
 };
 
 struct fs_fleet_result {
@@ -98,6 +114,7 @@ struct fs_fleet_result {
 	int64_t recomputed_tokens;          /* tokens computed again because of that */
 	uint64_t all_completed;             /* completions over the whole horizon */
 	int64_t all_output_tokens;          /* their output tokens */
+	struct fs_availability avail;       /* the fleet as one pool: Σ serving vs Σ wanted */
 };
 
 struct fs_rep_result {

@@ -65,6 +65,20 @@ struct fs_break_even {
 	int worth_committing;                /* slots used more than hours_per_month */
 };
 
+/* Availability of a pool or of the fleet (MODEL: F15, F16), each per
+ * replication then a CI.  Shares are of the availability window; outage
+ * minutes are that share projected to a 730-hour month. */
+struct fs_avail_summary {
+	struct fs_ci availability;           /* share with serving >= wanted */
+	struct fs_ci outage_min_per_month;   /* serving < wanted */
+	struct fs_ci down_min_per_month;     /* total outage: none serving, wanted > 0 */
+	struct fs_ci min_serving;            /* fewest serving instances in the window */
+};
+
+/* A spot pool expecting fewer reclaims than this per replication is flagged
+ * "too short to see spot risk" (MODEL: F18). */
+#define FS_SPOT_MIN_EXPECTED_RECLAIMS 3.0
+
 /* One pool's money and use, each per replication then a CI (whole horizon). */
 struct fs_pool_summary {
 	const char *name;                    /* borrowed from the scenario */
@@ -88,6 +102,11 @@ struct fs_pool_summary {
 	struct fs_ci idle_episode_usd;       /* their cost */
 	double saturation_rps;               /* one instance, requests/s (MODEL: S16) */
 	double saturation_output_tokens_per_s;
+	struct fs_avail_summary avail;       /* stand-ins count for their spot pool */
+	struct fs_ci reclaim_requeued;       /* requests delayed by its reclaims (horizon) */
+	struct fs_ci reclaim_failed;         /* requests failed by its reclaims (horizon) */
+	double expected_reclaims;            /* per replication from the scenario's rates
+	                                      * and traces (MODEL: F18); NAN: not spot */
 };
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
@@ -105,6 +124,7 @@ struct fs_cost_summary {
 	struct fs_ci idle_episodes;          /* Σ pools (MODEL: S19) */
 	struct fs_ci idle_episode_hours;
 	struct fs_ci idle_episode_usd;
+	struct fs_ci lost_usd_monthly;       /* lost_usd / horizon hours x 730: a projection */
 };
 
 struct fs_summary {
@@ -130,6 +150,7 @@ struct fs_summary {
 	int unstable_replications;           /* stopped early or backlog growing */
 	uint64_t seed;
 	uint64_t events;                     /* over all replications */
+	struct fs_avail_summary avail;       /* the fleet as one pool (LLM engine) */
 };
 
 /* Aggregate R results (in replication order).  Caller frees with
@@ -146,6 +167,20 @@ struct fs_break_even fs_summary_break_even(const struct fs_scenario *sc,
 /* Internal to summary*.c: the fleet part of fs_summary_build. */
 void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
                              struct fs_rep_result *const *results, int n_reps, double *buf);
+
+/* Reclaim events pool `pool` of sc should expect in one replication
+ * (MODEL: F18): per-instance rate x instances x horizon, plus the zone
+ * reclaim rates of the zones it occupies x horizon, plus the drops of their
+ * capacity traces below its instances within the horizon.  NAN for a pool
+ * that is not spot. */
+double fs_summary_expected_reclaims(const struct fs_scenario *sc, size_t pool);
+
+/* The "too short to see spot risk" warning of pool `pool`, written to buf
+ * (len bytes): true when the pool is spot and expects fewer than
+ * FS_SPOT_MIN_EXPECTED_RECLAIMS reclaims per replication, else false and
+ * buf is empty. */
+bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenario *sc,
+                             size_t pool, char *buf, size_t len);
 
 /* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
  * "tpot_ms", "e2e_ms". */

@@ -2,8 +2,8 @@
  * sweep_cfg.h — a scenario's "sweep" and "objective" sections, resolved.
  * A sweep is axes over scenario paths; each point of the sweep is the base
  * scenario with one value per axis set (exactly like a variant's "set").
- * The objective says what to minimise and which SLO constraints a point must
- * meet, with what confidence.  Owned by struct fs_scenario.
+ * The objective says what to minimise and which constraints (SLO,
+ * availability, redundancy) a point must meet, with what confidence.  Owned by struct fs_scenario.
  */
 #ifndef FLEETSIM_SWEEP_CFG_H
 #define FLEETSIM_SWEEP_CFG_H
@@ -44,7 +44,11 @@ enum fs_objective_metric {
 
 enum fs_constraint_kind {
 	FS_CONSTRAINT_LATENCY,       /* latency quantile <= max_ms */
-	FS_CONSTRAINT_ATTAINMENT     /* SLO attainment >= min */
+	FS_CONSTRAINT_ATTAINMENT,    /* SLO attainment >= min */
+	FS_CONSTRAINT_AVAILABILITY,  /* availability of a pool or the fleet >= min
+	                              * (MODEL: F15, S20) */
+	FS_CONSTRAINT_MIN_SERVING    /* fewest serving instances of a pool or the
+	                              * fleet over the availability window >= min */
 };
 
 /* One constraint, checked in every replication. */
@@ -54,7 +58,10 @@ struct fs_constraint {
 	int latency;                 /* enum fs_latency (LATENCY) */
 	int quantity;                /* enum fs_quantity (LATENCY) */
 	double max_ms;               /* LATENCY */
-	double min;                  /* ATTAINMENT, 0..1 */
+	double min;                  /* ATTAINMENT, AVAILABILITY: 0..1;
+	                              * MIN_SERVING: instances */
+	int pool_idx;                /* AVAILABILITY, MIN_SERVING: a pool of the base
+	                              * document by position, -1: the fleet */
 };
 
 struct fs_objective_cfg {
