@@ -269,7 +269,7 @@ static void month_block(FILE *out, const struct fs_summary *s, const struct fs_s
 		const struct fs_pool_summary *ps = &s->pools[p];
 		char label[64];
 
-		snprintf(label, sizeof label, "pool %s", ps->name);
+		snprintf(label, sizeof label, "%s outage min", ps->name);
 		pair_row(out, label, &ps->avail.outage_min_per_month, "total outage min",
 		         &ps->avail.down_min_per_month);
 	}
