@@ -151,24 +151,6 @@ static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
 	return ii;
 }
 
-/* MODEL: B8 — the time pool p spent with each count of billed instances, up
- * to t_ns; then the count changes by delta.  O(1) amortised. */
-static void note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns)
-{
-	struct fs__pool *pool = &w->pools[p];
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
-	size_t k = (size_t)pool->billed, cap = pr->n_levels;
-
-	if (k >= pr->n_levels) {
-		fs_xgrow((void **)&pr->level_ns, &cap, k + 1, sizeof *pr->level_ns);
-		while (pr->n_levels <= k)
-			pr->level_ns[pr->n_levels++] = 0;
-	}
-	pr->level_ns[k] += (double)(t_ns - pool->billed_since_ns);
-	pool->billed += delta;
-	pool->billed_since_ns = t_ns;
-}
-
 static void schedule_interruption(struct fs_world *w, uint32_t ii)
 {
 	const struct fs_spot_cfg *sp = &pool_cfg(w, w->insts[ii].pool)->spot;
@@ -244,7 +226,7 @@ static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
 	}
 	if (warm) {
 		in->billed_from_ns = w->now_ns;
-		note_billed(w, p, 1, w->now_ns);
+		fs__world_note_billed(w, p, 1, w->now_ns);
 		start_serving(w, ii);
 		schedule_interruption(w, ii);
 		return true;
@@ -291,7 +273,7 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 	else if (counted)
 		w->pools[in->pool].alive--;
 	if (in->billed_from_ns >= 0)
-		note_billed(w, in->pool, -1, w->now_ns);
+		fs__world_note_billed(w, in->pool, -1, w->now_ns);
 	in->state = FS__INST_GONE;
 	in->gone_ns = w->now_ns;
 	w->pools[in->pool].live--;
@@ -374,7 +356,7 @@ static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
 		/* MODEL: F2 — billing starts when the machine runs. */
 		in->state = FS__INST_STARTING;
 		in->billed_from_ns = w->now_ns;
-		note_billed(w, in->pool, 1, w->now_ns);
+		fs__world_note_billed(w, in->pool, 1, w->now_ns);
 		in->life_ev = fs_eventq_push(w->q, w->now_ns + cold_start_ns(pc),
 		                             FS_EV_INSTANCE_UP, ii, 1);
 		return;
@@ -717,70 +699,4 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 		fs__world_fail(w, "not a fleet event", __FILE__, __LINE__);
 	}
 	fs__world_llm_note_levels(w);
-}
-
-/* MODEL: F13 — the bill of one instance, and which part of it was idle or
- * lost to spot reclaims.  A committed pool's committed instances are paid by
- * the pool's commitment (below); only its overflow instances are billed
- * here (MODEL: B6). */
-static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_ns end_ns,
-                          double *commit_busy_ns)
-{
-	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
-	fs_ns until_ns = in->gone_ns >= 0 ? in->gone_ns : end_ns;
-	double alive_ns, usd, cold_ns;
-
-	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
-		return;
-	alive_ns = (double)(until_ns - in->billed_from_ns);
-	pr->alive_ns += alive_ns;
-	if (in->serving_from_ns >= 0)
-		pr->serving_ns += (double)(until_ns - in->serving_from_ns);
-	if (fs_pricing_committed(pc->pricing) && !in->overflow) {
-		commit_busy_ns[in->pool] += in->busy_ns;
-		return;                              /* billed per pool below */
-	}
-	usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
-	pr->usd += usd;
-	if (in->overflow) {
-		pr->overflow_usd += usd;
-		pr->overflow_ns += alive_ns;
-	}
-	pr->idle_usd += usd * fmax(0.0, 1.0 - in->busy_ns / alive_ns);
-	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
-	                   in->billed_from_ns);
-	if (in->replacement)
-		pr->lost_usd += usd * cold_ns / alive_ns;
-	if (in->tokens_lost > 0 && in->tokens_processed > 0)
-		pr->lost_usd += usd * (in->busy_ns / alive_ns) *
-		                fmin(1.0, in->tokens_lost / in->tokens_processed);
-}
-
-void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
-{
-	struct fs_fleet_result *fr = &w->rec.result->fleet;
-	double *commit_busy_ns = fs_xcalloc(w->fleet->n_pools, sizeof *commit_busy_ns);
-	size_t i, p;
-
-	for (i = 0; i < w->n_insts; i++)
-		bill_instance(w, &w->insts[i], end_ns, commit_busy_ns);
-	for (p = 0; p < w->fleet->n_pools; p++) {
-		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
-		struct fs_pool_result *pr = &fr->pools[p];
-
-		pr->kv_blocks_per_instance = pc->llm->sched.kv_blocks;
-		note_billed(w, (uint32_t)p, 0, end_ns);
-		if (fs_pricing_committed(pc->pricing)) {
-			/* MODEL: B4 — the commitment is paid whether used or not. */
-			double fee = fs_billing_commit_usd(pc, end_ns);
-			double capacity_ns = (double)end_ns * pc->count;
-
-			pr->commit_usd = fee;
-			pr->usd += fee;
-			if (capacity_ns > 0)
-				pr->idle_usd += fee * fmax(0.0, 1.0 - commit_busy_ns[p] / capacity_ns);
-		}
-	}
-	free(commit_busy_ns);
 }

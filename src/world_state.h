@@ -1,8 +1,10 @@
 /*
  * world_state.h — the state of one world, shared by world.c (lifecycle and
- * the event loop), world_slots.c (request slots) and the engine drivers
- * world_queue.c and world_llm.c, which hold the handlers of their event kinds.  Only these
- * files touch the event queue.  Requests live in a slot pool (index + free
+ * the event loop), world_slots.c (request slots), the engine drivers
+ * world_queue.c and world_llm.c, and the fleet's world_fleet.c (lifecycle,
+ * spot, autoscaling), world_bill.c (the bill) and world_avail.c
+ * (availability).  The drivers and world_fleet.c hold the handlers of their
+ * event kinds; only world*.c files touch the event queue.  Requests live in a slot pool (index + free
  * list); engines see slot numbers only.
  */
 #ifndef FLEETSIM_WORLD_STATE_H
@@ -183,7 +185,9 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 /* After an iteration of instance inst: a draining instance that became
  * empty is gone. */
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
-/* Bill and close the fleet at end_ns into the result. */
+/* The bill (world_bill.c).  Pool p's billed instances change by delta at
+ * t_ns (MODEL: B8); bill and close the fleet at end_ns into the result. */
+void fs__world_note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns);
 void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns);
 /* Levels changed: push queue length, busy instances and KV use to the
  * recorder. */
