@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
 #include "fleetsim/scenario.h"
 #include "suggest.h"
@@ -99,8 +100,9 @@ static void print_gpus(const struct fs_catalog_file *cf, FILE *f)
 	}
 	free(list);
 	fputs("TFLOPS dense.  Prices: dated examples, USD per GPU (\"-\": no anchor);\n"
-	      "$/month derived from on-demand.  Sources and caveats: --json or "
-	      "docs/CATALOG.md.\n", f);
+	      "$/month derived from on-demand; daily, weekly and yearly plans too\n"
+	      "(--json \"price_plans_usd\"; docs/MODEL.md B7).  Sources and caveats:\n"
+	      "--json or docs/CATALOG.md.\n", f);
 }
 
 static void print_models(const struct fs_catalog_file *cf, FILE *f)
@@ -165,7 +167,8 @@ static cJSON *alias_array(const char *aliases)
 
 static cJSON *gpu_json(const struct fs_gpu_spec *g)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *plans;
+	int k;
 
 	add_str(o, "id", g->id);
 	cJSON_AddItemToObject(o, "aliases", alias_array(g->aliases));
@@ -187,6 +190,11 @@ static cJSON *gpu_json(const struct fs_gpu_spec *g)
 	add_num(o, "price_on_demand_usd_per_h", g->price_on_demand_usd_per_h);
 	add_num(o, "price_spot_usd_per_h", g->price_spot_usd_per_h);
 	add_num(o, "price_monthly_usd", g->price_monthly_usd);
+	/* MODEL: B7 — every plan's fee per period, per GPU */
+	plans = cJSON_AddObjectToObject(o, "price_plans_usd");
+	for (k = 0; k < FS_PRICING__COUNT; k++)
+		add_num(plans, fs_pricing_name((enum fs_pricing)k),
+		        fs_billing_catalog_fee(g, (enum fs_pricing)k));
 	add_str(o, "price_date", g->price_date);
 	add_str(o, "price_source", g->price_source);
 	add_str(o, "spec_source", g->spec_source);
