@@ -2,10 +2,13 @@
  * sweep_out.c — the sweep's four outputs, computed from the point records
  * alone (so a resumed sweep writes the same bytes): sweep.csv and sweep.json
  * (every evaluated point with its figures, P(SLO met) with a Wilson
- * interval, the objective with a Student-t interval and its paired
- * difference against the baseline point), pareto.csv (the points no other
- * point beats on both the objective and the chosen latency), and best.json
- * (the cheapest feasible point and why).  All written atomically.
+ * interval and the decision taken on it — feasible, infeasible or undecided
+ * with the replications that would decide it — the objective with a
+ * Student-t interval and its paired differences against the baseline point
+ * and against the recommended one), pareto.csv (the points no other point
+ * beats on both the objective and the chosen latency), and best.json (the
+ * cheapest proven-feasible point, why, and the undecided points).  All
+ * written atomically.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -28,8 +31,12 @@ struct point {
 	double *obj;                 /* per replication */
 	double *pareto;
 	int met;                     /* replications meeting every constraint */
-	bool feasible, stable;
+	bool feasible, stable;       /* feasible: proven (verdict MET) */
+	enum fs_share_verdict verdict;
+	size_t needed;               /* replications that would decide an undecided
+	                              * point at its observed share; 0: none would */
 	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
+	struct fs_ci diff_best;      /* paired, against the recommended point */
 };
 
 static const char *const FIGURES[] = {
@@ -50,7 +57,37 @@ static double *rep_array(const cJSON *rec, const char *key, int n)
 	return x;
 }
 
-static void parse_point(struct point *p, size_t index, const char *text)
+/* "feasible", "infeasible", "undecided". */
+static const char *decision_name(enum fs_share_verdict v)
+{
+	switch (v) {
+	case FS_SHARE_MET:       return "feasible";
+	case FS_SHARE_NOT_MET:   return "infeasible";
+	case FS_SHARE_UNDECIDED: break;
+	}
+	return "undecided";
+}
+
+/* MODEL: S12, M7 — decided on the Wilson interval of the share of
+ * replications meeting every constraint, from the record's per-replication
+ * outcomes (no constraint: feasible outright). */
+static void decide(struct point *p, const struct fs_objective_cfg *obj)
+{
+	p->needed = 0;
+	if (!obj->present || obj->n_constraints == 0) {
+		p->verdict = FS_SHARE_MET;
+	} else {
+		p->verdict = fs_stats_share_verdict((size_t)p->met, (size_t)p->n_reps,
+		                                    obj->confidence, 0.95);
+		if (p->verdict == FS_SHARE_UNDECIDED)
+			p->needed = fs_stats_share_trials_needed((size_t)p->met, (size_t)p->n_reps,
+			                                         obj->confidence, 0.95);
+	}
+	p->feasible = p->verdict == FS_SHARE_MET;
+}
+
+static void parse_point(struct point *p, size_t index, const char *text,
+                        const struct fs_objective_cfg *obj)
 {
 	const cJSON *met, *v;
 
@@ -68,10 +105,11 @@ static void parse_point(struct point *p, size_t index, const char *text)
 	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
 	cJSON_ArrayForEach(v, met)
 		p->met += v->valuedouble > 0.5;
-	p->feasible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "feasible"));
+	decide(p, obj);
 	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
-	p->obj_ci = fs_stats_mean_ci(p->obj, (size_t)p->n_reps, 0.95);
-	p->pareto_ci = fs_stats_mean_ci(p->pareto, (size_t)p->n_reps, 0.95);
+	/* MODEL: M6 — costs and latencies cannot be negative. */
+	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
+	p->pareto_ci = fs_stats_mean_ci_nonneg(p->pareto, (size_t)p->n_reps, 0.95);
 	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
 }
 
@@ -152,6 +190,8 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 	        "pareto_latency_ms,pareto_lo,pareto_hi");
 	for (k = 0; FIGURES[k] != NULL; k++)
 		fprintf(o.f, ",%s,%s_lo,%s_hi", FIGURES[k], FIGURES[k], FIGURES[k]);
+	fprintf(o.f, ",decision,replications_needed,diff_vs_best,diff_vs_best_lo,"
+	        "diff_vs_best_hi");
 	fputc('\n', o.f);
 	for (i = 0; i < n; i++) {
 		const struct point *p = &pts[i];
@@ -177,6 +217,9 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 		csv_ci(o.f, &p->pareto_ci);
 		for (k = 0; FIGURES[k] != NULL; k++)
 			csv_fig(o.f, p->rec, FIGURES[k]);
+		fprintf(o.f, ",%s", decision_name(p->verdict));
+		csv_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
+		csv_ci(o.f, &p->diff_best);
 		fputc('\n', o.f);
 	}
 	free(sets);
@@ -200,6 +243,8 @@ static cJSON *jci(const struct fs_ci *ci)
 	cJSON_AddItemToObject(o, "value", jnum(ci->value));
 	cJSON_AddItemToObject(o, "ci_lo", jnum(ci->ci_lo));
 	cJSON_AddItemToObject(o, "ci_hi", jnum(ci->ci_hi));
+	if (fs_stats_ci_exact(ci))
+		cJSON_AddTrueToObject(o, "exact");
 	return o;
 }
 
@@ -225,10 +270,14 @@ static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
 	cJSON_AddItemToObject(o, "set", set);
 	cJSON_AddNumberToObject(o, "replications", p->n_reps);
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	cJSON_AddStringToObject(o, "decision", decision_name(p->verdict));
+	cJSON_AddItemToObject(o, "replications_needed",
+	                      jnum(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddBoolToObject(o, "stable", p->stable);
 	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
 	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
 	cJSON_AddItemToObject(o, "diff_vs_baseline", jci(&p->diff_ci));
+	cJSON_AddItemToObject(o, "diff_vs_best", jci(&p->diff_best));
 	cJSON_AddItemToObject(o, "pareto_latency_ms", jci(&p->pareto_ci));
 	figs = cJSON_AddObjectToObject(o, "figures");
 	for (k = 0; FIGURES[k] != NULL; k++) {
@@ -350,59 +399,162 @@ static int write_cdf(const struct point *pts, size_t n, const char *path,
 	return fs_outfile_commit(&o, err);
 }
 
-static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
-                        size_t n_points)
+/* The cheapest and next cheapest proven-feasible points by mean objective
+ * (SIZE_MAX when none); returns how many are proven feasible. */
+static size_t find_best(const struct point *pts, size_t n, size_t *best, size_t *second)
 {
-	const struct fs_objective_cfg *obj = &base->objective;
-	cJSON *o = cJSON_CreateObject();
-	size_t i, best = SIZE_MAX, second = SIZE_MAX, n_feasible = 0;
-	char why[1024];
+	size_t i, n_feasible = 0;
 
+	*best = *second = SIZE_MAX;
 	for (i = 0; i < n; i++) {
 		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
 			continue;
 		n_feasible++;
-		if (best == SIZE_MAX || pts[i].obj_ci.value < pts[best].obj_ci.value) {
-			second = best;
-			best = i;
-		} else if (second == SIZE_MAX || pts[i].obj_ci.value < pts[second].obj_ci.value) {
-			second = i;
+		if (*best == SIZE_MAX || pts[i].obj_ci.value < pts[*best].obj_ci.value) {
+			*second = *best;
+			*best = i;
+		} else if (*second == SIZE_MAX ||
+		           pts[i].obj_ci.value < pts[*second].obj_ci.value) {
+			*second = i;
 		}
 	}
+	return n_feasible;
+}
+
+/* A signed paired difference in words: "costs 12.3 more [4.5, 20.1]",
+ * "costs 3.2 less [...]", with a note when the interval holds 0. */
+static void diff_words(char *buf, size_t len, const struct fs_ci *d)
+{
+	const char *way = d->value > 0 ? "more" : d->value < 0 ? "less" : "the same";
+	double mag = fabs(d->value);
+
+	if (!isfinite(d->value)) {
+		snprintf(buf, len, "costs an unknown amount more or less");
+		return;
+	}
+	if (d->value == 0)
+		snprintf(buf, len, "costs the same");
+	else
+		snprintf(buf, len, "costs %.4g %s", mag, way);
+	if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, " (paired 95%% CI of the difference [%.4g, "
+		         "%.4g]%s)", d->ci_lo, d->ci_hi, d->ci_lo <= 0 && d->ci_hi >= 0 ?
+		         ": not distinguishable at these replications" : "");
+	}
+}
+
+/* An undecided point's object in best.json's "undecided" list. */
+static cJSON *undecided_json(const struct point *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "point", (double)p->index);
+	cJSON_AddStringToObject(o, "label", p->label);
+	cJSON_AddNumberToObject(o, "replications", p->n_reps);
+	cJSON_AddItemToObject(o, "replications_needed",
+	                      jnum(p->needed > 0 ? (double)p->needed : NAN));
+	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
+	return o;
+}
+
+/* "; 2 cheaper points are undecided: LABEL (P(SLO met) ..., 35 replications
+ * would decide it; 8 run), ..." appended to why (at most 3 named). */
+static void undecided_words(char *why, size_t len, const struct point *pts, size_t n,
+                            double below)
+{
+	size_t i, k = 0, used;
+
+	for (i = 0; i < n; i++)
+		k += pts[i].verdict == FS_SHARE_UNDECIDED && pts[i].obj_ci.value < below;
+	if (k == 0)
+		return;
+	used = strlen(why);
+	snprintf(why + used, len - used, "; %zu %s point%s %s undecided (P(SLO met)'s "
+	         "interval straddles the confidence) and might be feasible:", k,
+	         isfinite(below) ? "cheaper" : "evaluated", k == 1 ? "" : "s",
+	         k == 1 ? "is" : "are");
+	for (i = 0, k = 0; i < n && k < 3; i++) {
+		const struct point *p = &pts[i];
+
+		if (p->verdict != FS_SHARE_UNDECIDED || !(p->obj_ci.value < below))
+			continue;
+		used = strlen(why);
+		if (p->needed > 0)
+			snprintf(why + used, len - used, "%s %s (P(SLO met) %.3g [%.3g, %.3g] "
+			         "over %d replications; %zu would decide it if the share held)",
+			         k ? "," : "", p->label, p->p_met.value, p->p_met.ci_lo,
+			         p->p_met.ci_hi, p->n_reps, p->needed);
+		else
+			snprintf(why + used, len - used, "%s %s (P(SLO met) %.3g [%.3g, %.3g] "
+			         "over %d replications: no number decides it at this share)",
+			         k ? "," : "", p->label, p->p_met.value, p->p_met.ci_lo,
+			         p->p_met.ci_hi, p->n_reps);
+		k++;
+	}
+}
+
+/* MODEL: S12 — only a proven-feasible point is recommended; undecided ones
+ * are listed with the replications that would decide them. */
+static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
+                        size_t n_points)
+{
+	const struct fs_objective_cfg *obj = &base->objective;
+	cJSON *o = cJSON_CreateObject(), *und;
+	size_t i, best, second, n_feasible, n_undecided = 0;
+	char why[4096], a[512];
+
+	n_feasible = find_best(pts, n, &best, &second);
 	cJSON_AddStringToObject(o, "objective", fs_objective_name(obj->minimize));
 	cJSON_AddNumberToObject(o, "confidence", obj->present ? obj->confidence : 1.0);
 	cJSON_AddNumberToObject(o, "points_evaluated", (double)n);
 	cJSON_AddNumberToObject(o, "points_in_grid", (double)n_points);
 	cJSON_AddNumberToObject(o, "points_feasible", (double)n_feasible);
+	und = cJSON_CreateArray();
+	for (i = 0; i < n; i++)
+		if (pts[i].verdict == FS_SHARE_UNDECIDED) {
+			cJSON_AddItemToArray(und, undecided_json(&pts[i]));
+			n_undecided++;
+		}
+	cJSON_AddNumberToObject(o, "points_undecided", (double)n_undecided);
 	if (best == SIZE_MAX) {
 		cJSON_AddNullToObject(o, "best");
-		snprintf(why, sizeof why, "no evaluated point met every constraint in at least "
-		         "%.0f%% of its replications", 100 * (obj->present ? obj->confidence : 1));
+		snprintf(why, sizeof why, "no evaluated point is proven feasible: none has the "
+		         "lower end of the 95%% Wilson interval of its share of replications "
+		         "meeting every constraint at or above %.3g",
+		         obj->present ? obj->confidence : 1.0);
+		undecided_words(why, sizeof why, pts, n, INFINITY);
 		cJSON_AddStringToObject(o, "why", why);
+		cJSON_AddItemToObject(o, "undecided", und);
 		return o;
 	}
 	cJSON_AddItemToObject(o, "best", point_json(base, &pts[best]));
 	if (second != SIZE_MAX) {
 		struct fs_ci d = paired_diff(&pts[second], &pts[best]);
 
-		snprintf(why, sizeof why, "cheapest of %zu feasible points (%zu evaluated of "
-		         "%zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]; the "
-		         "next cheapest feasible point (%s) costs %.4g more [%.4g, %.4g] "
-		         "(paired, same traffic)", n_feasible, n, n_points,
-		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
-		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
-		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi, pts[second].label,
-		         d.value, d.ci_lo, d.ci_hi);
+		diff_words(a, sizeof a, &d);
+		snprintf(why, sizeof why, "cheapest of %zu proven-feasible points (%zu evaluated "
+		         "of %zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g], whose "
+		         "lower end reaches %.3g; the next cheapest feasible point (%s) %s",
+		         n_feasible, n, n_points, fs_objective_name(obj->minimize),
+		         pts[best].obj_ci.value, pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi,
+		         pts[best].p_met.value, pts[best].p_met.ci_lo, pts[best].p_met.ci_hi,
+		         obj->present ? obj->confidence : 1.0, pts[second].label, a);
 		cJSON_AddItemToObject(o, "runner_up", point_json(base, &pts[second]));
 		cJSON_AddItemToObject(o, "runner_up_costs_more", jci(&d));
 	} else {
-		snprintf(why, sizeof why, "the only feasible point of %zu evaluated (of %zu): "
-		         "%s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]", n, n_points,
-		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
-		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
-		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi);
+		snprintf(why, sizeof why, "the only proven-feasible point of %zu evaluated (of "
+		         "%zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g], whose "
+		         "lower end reaches %.3g", n, n_points, fs_objective_name(obj->minimize),
+		         pts[best].obj_ci.value, pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi,
+		         pts[best].p_met.value, pts[best].p_met.ci_lo, pts[best].p_met.ci_hi,
+		         obj->present ? obj->confidence : 1.0);
 	}
+	undecided_words(why, sizeof why, pts, n, pts[best].obj_ci.value);
 	cJSON_AddStringToObject(o, "why", why);
+	cJSON_AddItemToObject(o, "undecided", und);
 	return o;
 }
 
@@ -436,21 +588,44 @@ static void short_label(const struct fs_scenario *base, size_t index, char *buf,
 
 static void print_table(const struct fs_scenario *base, const struct point *pts, size_t n)
 {
-	size_t i;
+	size_t i, n_undecided = 0;
 
-	printf("%-6s %-40s %5s %24s %20s %9s\n", "point", "configuration", "reps",
+	printf("%-6s %-40s %5s %24s %20s  %s\n", "point", "configuration", "reps",
 	       fs_objective_name(base->objective.minimize), "P(SLO met)", "feasible");
 	for (i = 0; i < n; i++) {
 		const struct point *p = &pts[i];
-		char obj[64], pm[64], label[256];
+		char obj[96], pm[64], label[256], dec[64];
+		int pm_extra = 0;            /* "±" is two bytes, one column */
 
 		short_label(base, p->index, label, sizeof label);
-		snprintf(obj, sizeof obj, "%.1f ± %.1f", p->obj_ci.value, p->obj_ci.half_width);
+		if (fs_stats_ci_exact(&p->obj_ci)) {
+			snprintf(obj, sizeof obj, "%.1f (exact)", p->obj_ci.value);
+		} else if (fs_stats_ci_clipped(&p->obj_ci)) {
+			snprintf(obj, sizeof obj, "%.1f [%.1f, %.1f]", p->obj_ci.value,
+			         p->obj_ci.ci_lo, p->obj_ci.ci_hi);
+		} else {
+			snprintf(obj, sizeof obj, "%.1f ± %.1f", p->obj_ci.value,
+			         p->obj_ci.half_width);
+			pm_extra = 1;
+		}
 		snprintf(pm, sizeof pm, "%.2f [%.2f, %.2f]", p->p_met.value, p->p_met.ci_lo,
 		         p->p_met.ci_hi);
-		printf("%-6zu %-40.40s %5d %25s %20s %9s\n", p->index, label, p->n_reps, obj,
-		       pm, p->feasible ? "yes" : "no");
+		if (p->verdict != FS_SHARE_UNDECIDED)
+			snprintf(dec, sizeof dec, "%s", p->feasible ? "yes" : "no");
+		else if (p->needed > 0)
+			snprintf(dec, sizeof dec, "undecided: %zu reps would decide", p->needed);
+		else
+			snprintf(dec, sizeof dec, "undecided");
+		n_undecided += p->verdict == FS_SHARE_UNDECIDED;
+		printf("%-6zu %-40.40s %5d %*s %20s  %s\n", p->index, label, p->n_reps,
+		       24 + pm_extra, obj, pm, dec);
 	}
+	if (n_undecided > 0)
+		printf("\nundecided: the 95%% interval of P(SLO met) straddles the confidence "
+		       "%.3g, so the point is neither proven feasible nor proven infeasible; "
+		       "\"reps\" is how many replications would decide it if the observed "
+		       "share held (a sweep runs them itself when objective.max_replications "
+		       "allows)\n", base->objective.confidence);
 }
 
 int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
@@ -464,16 +639,20 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	cJSON *root, *list;
 	int rc = 0;
 
+	size_t best, second;
+
 	for (i = 0; i < n_points; i++)
 		if (records[i] != NULL)
-			parse_point(&pts[n++], i, records[i]);
+			parse_point(&pts[n++], i, records[i], &base->objective);
 	for (i = 0; i < n; i++)
 		if (pts[i].index == base->sweep.baseline)
 			baseline = &pts[i];
+	find_best(pts, n, &best, &second);
 	for (i = 0; i < n; i++) {
 		struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
 
 		pts[i].diff_ci = baseline != NULL ? paired_diff(&pts[i], baseline) : none;
+		pts[i].diff_best = best != SIZE_MAX ? paired_diff(&pts[i], &pts[best]) : none;
 	}
 	snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
 	if (write_csv(base, pts, n, path, &err) != 0)

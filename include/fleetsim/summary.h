@@ -41,9 +41,14 @@ struct fs_group_summary {
 	                              * the target (all: every class's), Wilson 95% */
 	bool has_slo;
 	double slo_target;           /* attainment target (NAN for "all") */
+	int p_slo_met_verdict;       /* enum fs_share_verdict of p_slo_met against the
+	                              * summary's p_slo_target (MODEL: M7) */
+	size_t p_slo_met_needed;     /* replications that would decide it if the
+	                              * observed share held; 0: none would */
 };
 
-/* One pool's money and use, each per replication then a CI (whole horizon). */
+/* One pool's money and use, each per replication then a CI (over the
+ * simulated span: the horizon, or up to a stop at max_in_system). */
 struct fs_pool_summary {
 	const char *name;                    /* borrowed from the scenario */
 	struct fs_ci usd;
@@ -58,8 +63,8 @@ struct fs_pool_summary {
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
 struct fs_cost_summary {
-	struct fs_ci total_usd;              /* over the whole horizon */
-	struct fs_ci usd_per_hour;
+	struct fs_ci total_usd;              /* over the simulated span (MODEL: F14) */
+	struct fs_ci usd_per_hour;           /* total / simulated span in hours */
 	struct fs_ci monthly_usd;            /* usd_per_hour x 730: a projection */
 	struct fs_ci usd_per_1m_output_tokens;
 	struct fs_ci usd_per_1k_requests;
@@ -67,6 +72,8 @@ struct fs_cost_summary {
 	struct fs_ci lost_usd;
 	struct fs_ci by_pricing_usd[3];      /* on-demand, spot, monthly */
 	struct fs_ci requeued;               /* requests moved off reclaimed instances */
+	double *total_usd_per_rep;           /* replications entries, replication
+	                                      * order (owned by the summary) */
 };
 
 struct fs_summary {
@@ -91,6 +98,12 @@ struct fs_summary {
 	int unstable_replications;           /* stopped early or backlog growing */
 	uint64_t seed;
 	uint64_t events;                     /* over all replications */
+	double p_slo_target;                 /* the share P(SLO met) is decided against:
+	                                      * objective.confidence, else 0.9 */
+	int stopped_early;                   /* replications cut at max_in_system (S3) */
+	double *stopped_at_s;                /* replications entries: simulated time a
+	                                      * replication stopped, NAN if it ran to
+	                                      * the horizon (owned) */
 };
 
 /* Aggregate R results (in replication order).  Caller frees with
