@@ -6,9 +6,8 @@
  * with the replications that would decide it — the objective with a
  * Student-t interval and its paired differences against the baseline point
  * and against the recommended one), pareto.csv (the points no other point
- * beats on both the objective and the chosen latency), and best.json (the
- * cheapest proven-feasible point, why, and the undecided points).  All
- * written atomically.
+ * beats on both the objective and the chosen latency), and best.json (built
+ * in sweep_best.c).  All written atomically.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -21,23 +20,7 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/sweep.h"
-
-/* One evaluated point, parsed back from its record. */
-struct point {
-	size_t index;
-	cJSON *rec;
-	const char *label;
-	int n_reps;
-	double *obj;                 /* per replication */
-	double *pareto;
-	int met;                     /* replications meeting every constraint */
-	bool feasible, stable;       /* feasible: proven (verdict MET) */
-	enum fs_share_verdict verdict;
-	size_t needed;               /* replications that would decide an undecided
-	                              * point at its observed share; 0: none would */
-	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
-	struct fs_ci diff_best;      /* paired, against the recommended point */
-};
+#include "sweep_internal.h"
 
 static const char *const FIGURES[] = {
 	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", "preemption_lost_usd",
@@ -57,21 +40,10 @@ static double *rep_array(const cJSON *rec, const char *key, int n)
 	return x;
 }
 
-/* "feasible", "infeasible", "undecided". */
-static const char *decision_name(enum fs_share_verdict v)
-{
-	switch (v) {
-	case FS_SHARE_MET:       return "feasible";
-	case FS_SHARE_NOT_MET:   return "infeasible";
-	case FS_SHARE_UNDECIDED: break;
-	}
-	return "undecided";
-}
-
 /* MODEL: S12, M7 — decided on the Wilson interval of the share of
  * replications meeting every constraint, from the record's per-replication
  * outcomes (no constraint: feasible outright). */
-static void decide(struct point *p, const struct fs_objective_cfg *obj)
+static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
 {
 	p->needed = 0;
 	if (!obj->present || obj->n_constraints == 0) {
@@ -86,7 +58,7 @@ static void decide(struct point *p, const struct fs_objective_cfg *obj)
 	p->feasible = p->verdict == FS_SHARE_MET;
 }
 
-static void parse_point(struct point *p, size_t index, const char *text,
+static void parse_point(struct fs__sweep_pt *p, size_t index, const char *text,
                         const struct fs_objective_cfg *obj)
 {
 	const cJSON *met, *v;
@@ -115,7 +87,8 @@ static void parse_point(struct point *p, size_t index, const char *text,
 
 /* MODEL: S14 — paired difference: replication r of both points saw the same
  * traffic and spot draws, so obj_p[r] - obj_base[r] has a tight interval. */
-static struct fs_ci paired_diff(const struct point *p, const struct point *base)
+struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
+                                   const struct fs__sweep_pt *base)
 {
 	int n = p->n_reps < base->n_reps ? p->n_reps : base->n_reps;
 	double *d = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *d);
@@ -168,8 +141,8 @@ static void csv_fig(FILE *f, const cJSON *rec, const char *key)
 	}
 }
 
-static int write_csv(const struct fs_scenario *base, const struct point *pts, size_t n,
-                     const char *path, struct fs_error *err)
+static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
+                     size_t n, const char *path, struct fs_error *err)
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	struct fs_outfile o;
@@ -194,7 +167,7 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 	        "diff_vs_best_hi");
 	fputc('\n', o.f);
 	for (i = 0; i < n; i++) {
-		const struct point *p = &pts[i];
+		const struct fs__sweep_pt *p = &pts[i];
 
 		fprintf(o.f, "%zu,", p->index);
 		csv_field(o.f, p->label);
@@ -217,7 +190,7 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 		csv_ci(o.f, &p->pareto_ci);
 		for (k = 0; FIGURES[k] != NULL; k++)
 			csv_fig(o.f, p->rec, FIGURES[k]);
-		fprintf(o.f, ",%s", decision_name(p->verdict));
+		fprintf(o.f, ",%s", fs__sweep_decision_name(p->verdict));
 		csv_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
 		csv_ci(o.f, &p->diff_best);
 		fputc('\n', o.f);
@@ -226,7 +199,8 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 	return fs_outfile_commit(&o, err);
 }
 
-static cJSON *jnum(double x)
+/* See sweep_internal.h: 9 significant digits, so the files read cleanly. */
+cJSON *fs__sweep_jnum(double x)
 {
 	char buf[40];
 
@@ -236,19 +210,21 @@ static cJSON *jnum(double x)
 	return cJSON_CreateNumber(strtod(buf, NULL));
 }
 
-static cJSON *jci(const struct fs_ci *ci)
+/* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
+cJSON *fs__sweep_jci(const struct fs_ci *ci)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(o, "value", jnum(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", jnum(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", jnum(ci->ci_hi));
+	cJSON_AddItemToObject(o, "value", fs__sweep_jnum(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", fs__sweep_jnum(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", fs__sweep_jnum(ci->ci_hi));
 	if (fs_stats_ci_exact(ci))
 		cJSON_AddTrueToObject(o, "exact");
 	return o;
 }
 
-static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
+/* A point as sweep.json and best.json show it (caller owns the object). */
+cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p)
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject(), *figs;
@@ -270,15 +246,15 @@ static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
 	cJSON_AddItemToObject(o, "set", set);
 	cJSON_AddNumberToObject(o, "replications", p->n_reps);
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
-	cJSON_AddStringToObject(o, "decision", decision_name(p->verdict));
+	cJSON_AddStringToObject(o, "decision", fs__sweep_decision_name(p->verdict));
 	cJSON_AddItemToObject(o, "replications_needed",
-	                      jnum(p->needed > 0 ? (double)p->needed : NAN));
+	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddBoolToObject(o, "stable", p->stable);
-	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
-	cJSON_AddItemToObject(o, "diff_vs_baseline", jci(&p->diff_ci));
-	cJSON_AddItemToObject(o, "diff_vs_best", jci(&p->diff_best));
-	cJSON_AddItemToObject(o, "pareto_latency_ms", jci(&p->pareto_ci));
+	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
+	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
+	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
+	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
 	figs = cJSON_AddObjectToObject(o, "figures");
 	for (k = 0; FIGURES[k] != NULL; k++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
@@ -290,7 +266,7 @@ static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
 		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
 		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
 		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
-		cJSON_AddItemToObject(figs, FIGURES[k], jci(&ci));
+		cJSON_AddItemToObject(figs, FIGURES[k], fs__sweep_jci(&ci));
 	}
 	return o;
 }
@@ -316,7 +292,7 @@ static int write_json(cJSON *root, const char *path, struct fs_error *err)
 
 /* MODEL: S15 — the Pareto front: evaluated points that no other point beats
  * on both mean objective and mean Pareto latency (lower is better on both). */
-static bool dominated(const struct point *pts, size_t n, size_t i)
+static bool dominated(const struct fs__sweep_pt *pts, size_t n, size_t i)
 {
 	size_t j;
 
@@ -332,7 +308,7 @@ static bool dominated(const struct point *pts, size_t n, size_t i)
 	return false;
 }
 
-static int write_pareto(const struct point *pts, size_t n, const char *path,
+static int write_pareto(const struct fs__sweep_pt *pts, size_t n, const char *path,
                         struct fs_error *err)
 {
 	struct fs_outfile o;
@@ -358,7 +334,7 @@ static int write_pareto(const struct point *pts, size_t n, const char *path,
 	fprintf(o.f, "point,label,feasible,objective,objective_lo,objective_hi,"
 	        "latency_ms,latency_lo,latency_hi,p_slo_met\n");
 	for (i = 0; i < m; i++) {
-		const struct point *p = &pts[order[i]];
+		const struct fs__sweep_pt *p = &pts[order[i]];
 
 		fprintf(o.f, "%zu,", p->index);
 		csv_field(o.f, p->label);
@@ -373,7 +349,7 @@ static int write_pareto(const struct point *pts, size_t n, const char *path,
 }
 
 /* sweep_cdf.csv: each evaluated point's pooled CDF of the Pareto latency. */
-static int write_cdf(const struct point *pts, size_t n, const char *path,
+static int write_cdf(const struct fs__sweep_pt *pts, size_t n, const char *path,
                      struct fs_error *err)
 {
 	struct fs_outfile o;
@@ -397,165 +373,6 @@ static int write_cdf(const struct point *pts, size_t n, const char *path,
 		}
 	}
 	return fs_outfile_commit(&o, err);
-}
-
-/* The cheapest and next cheapest proven-feasible points by mean objective
- * (SIZE_MAX when none); returns how many are proven feasible. */
-static size_t find_best(const struct point *pts, size_t n, size_t *best, size_t *second)
-{
-	size_t i, n_feasible = 0;
-
-	*best = *second = SIZE_MAX;
-	for (i = 0; i < n; i++) {
-		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
-			continue;
-		n_feasible++;
-		if (*best == SIZE_MAX || pts[i].obj_ci.value < pts[*best].obj_ci.value) {
-			*second = *best;
-			*best = i;
-		} else if (*second == SIZE_MAX ||
-		           pts[i].obj_ci.value < pts[*second].obj_ci.value) {
-			*second = i;
-		}
-	}
-	return n_feasible;
-}
-
-/* A signed paired difference in words: "costs 12.3 more [4.5, 20.1]",
- * "costs 3.2 less [...]", with a note when the interval holds 0. */
-static void diff_words(char *buf, size_t len, const struct fs_ci *d)
-{
-	const char *way = d->value > 0 ? "more" : d->value < 0 ? "less" : "the same";
-	double mag = fabs(d->value);
-
-	if (!isfinite(d->value)) {
-		snprintf(buf, len, "costs an unknown amount more or less");
-		return;
-	}
-	if (d->value == 0)
-		snprintf(buf, len, "costs the same");
-	else
-		snprintf(buf, len, "costs %.4g %s", mag, way);
-	if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
-		size_t used = strlen(buf);
-
-		snprintf(buf + used, len - used, " (paired 95%% CI of the difference [%.4g, "
-		         "%.4g]%s)", d->ci_lo, d->ci_hi, d->ci_lo <= 0 && d->ci_hi >= 0 ?
-		         ": not distinguishable at these replications" : "");
-	}
-}
-
-/* An undecided point's object in best.json's "undecided" list. */
-static cJSON *undecided_json(const struct point *p)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "point", (double)p->index);
-	cJSON_AddStringToObject(o, "label", p->label);
-	cJSON_AddNumberToObject(o, "replications", p->n_reps);
-	cJSON_AddItemToObject(o, "replications_needed",
-	                      jnum(p->needed > 0 ? (double)p->needed : NAN));
-	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
-	return o;
-}
-
-/* "; 2 cheaper points are undecided: LABEL (P(SLO met) ..., 35 replications
- * would decide it; 8 run), ..." appended to why (at most 3 named). */
-static void undecided_words(char *why, size_t len, const struct point *pts, size_t n,
-                            double below)
-{
-	size_t i, k = 0, used;
-
-	for (i = 0; i < n; i++)
-		k += pts[i].verdict == FS_SHARE_UNDECIDED && pts[i].obj_ci.value < below;
-	if (k == 0)
-		return;
-	used = strlen(why);
-	snprintf(why + used, len - used, "; %zu %s point%s %s undecided (P(SLO met)'s "
-	         "interval straddles the confidence) and might be feasible:", k,
-	         isfinite(below) ? "cheaper" : "evaluated", k == 1 ? "" : "s",
-	         k == 1 ? "is" : "are");
-	for (i = 0, k = 0; i < n && k < 3; i++) {
-		const struct point *p = &pts[i];
-
-		if (p->verdict != FS_SHARE_UNDECIDED || !(p->obj_ci.value < below))
-			continue;
-		used = strlen(why);
-		if (p->needed > 0)
-			snprintf(why + used, len - used, "%s %s (P(SLO met) %.3g [%.3g, %.3g] "
-			         "over %d replications; %zu would decide it if the share held)",
-			         k ? "," : "", p->label, p->p_met.value, p->p_met.ci_lo,
-			         p->p_met.ci_hi, p->n_reps, p->needed);
-		else
-			snprintf(why + used, len - used, "%s %s (P(SLO met) %.3g [%.3g, %.3g] "
-			         "over %d replications: no number decides it at this share)",
-			         k ? "," : "", p->label, p->p_met.value, p->p_met.ci_lo,
-			         p->p_met.ci_hi, p->n_reps);
-		k++;
-	}
-}
-
-/* MODEL: S12 — only a proven-feasible point is recommended; undecided ones
- * are listed with the replications that would decide them. */
-static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
-                        size_t n_points)
-{
-	const struct fs_objective_cfg *obj = &base->objective;
-	cJSON *o = cJSON_CreateObject(), *und;
-	size_t i, best, second, n_feasible, n_undecided = 0;
-	char why[4096], a[512];
-
-	n_feasible = find_best(pts, n, &best, &second);
-	cJSON_AddStringToObject(o, "objective", fs_objective_name(obj->minimize));
-	cJSON_AddNumberToObject(o, "confidence", obj->present ? obj->confidence : 1.0);
-	cJSON_AddNumberToObject(o, "points_evaluated", (double)n);
-	cJSON_AddNumberToObject(o, "points_in_grid", (double)n_points);
-	cJSON_AddNumberToObject(o, "points_feasible", (double)n_feasible);
-	und = cJSON_CreateArray();
-	for (i = 0; i < n; i++)
-		if (pts[i].verdict == FS_SHARE_UNDECIDED) {
-			cJSON_AddItemToArray(und, undecided_json(&pts[i]));
-			n_undecided++;
-		}
-	cJSON_AddNumberToObject(o, "points_undecided", (double)n_undecided);
-	if (best == SIZE_MAX) {
-		cJSON_AddNullToObject(o, "best");
-		snprintf(why, sizeof why, "no evaluated point is proven feasible: none has the "
-		         "lower end of the 95%% Wilson interval of its share of replications "
-		         "meeting every constraint at or above %.3g",
-		         obj->present ? obj->confidence : 1.0);
-		undecided_words(why, sizeof why, pts, n, INFINITY);
-		cJSON_AddStringToObject(o, "why", why);
-		cJSON_AddItemToObject(o, "undecided", und);
-		return o;
-	}
-	cJSON_AddItemToObject(o, "best", point_json(base, &pts[best]));
-	if (second != SIZE_MAX) {
-		struct fs_ci d = paired_diff(&pts[second], &pts[best]);
-
-		diff_words(a, sizeof a, &d);
-		snprintf(why, sizeof why, "cheapest of %zu proven-feasible points (%zu evaluated "
-		         "of %zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g], whose "
-		         "lower end reaches %.3g; the next cheapest feasible point (%s) %s",
-		         n_feasible, n, n_points, fs_objective_name(obj->minimize),
-		         pts[best].obj_ci.value, pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi,
-		         pts[best].p_met.value, pts[best].p_met.ci_lo, pts[best].p_met.ci_hi,
-		         obj->present ? obj->confidence : 1.0, pts[second].label, a);
-		cJSON_AddItemToObject(o, "runner_up", point_json(base, &pts[second]));
-		cJSON_AddItemToObject(o, "runner_up_costs_more", jci(&d));
-	} else {
-		snprintf(why, sizeof why, "the only proven-feasible point of %zu evaluated (of "
-		         "%zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g], whose "
-		         "lower end reaches %.3g", n, n_points, fs_objective_name(obj->minimize),
-		         pts[best].obj_ci.value, pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi,
-		         pts[best].p_met.value, pts[best].p_met.ci_lo, pts[best].p_met.ci_hi,
-		         obj->present ? obj->confidence : 1.0);
-	}
-	undecided_words(why, sizeof why, pts, n, pts[best].obj_ci.value);
-	cJSON_AddStringToObject(o, "why", why);
-	cJSON_AddItemToObject(o, "undecided", und);
-	return o;
 }
 
 /* "count=2 pricing=spot": each axis's last key and its value, unquoted. */
@@ -586,14 +403,15 @@ static void short_label(const struct fs_scenario *base, size_t index, char *buf,
 	free(sets);
 }
 
-static void print_table(const struct fs_scenario *base, const struct point *pts, size_t n)
+static void print_table(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
+                        size_t n)
 {
 	size_t i, n_undecided = 0;
 
 	printf("%-6s %-40s %5s %24s %20s  %s\n", "point", "configuration", "reps",
 	       fs_objective_name(base->objective.minimize), "P(SLO met)", "feasible");
 	for (i = 0; i < n; i++) {
-		const struct point *p = &pts[i];
+		const struct fs__sweep_pt *p = &pts[i];
 		char obj[96], pm[64], label[256], dec[64];
 		int pm_extra = 0;            /* "±" is two bytes, one column */
 
@@ -631,8 +449,8 @@ static void print_table(const struct fs_scenario *base, const struct point *pts,
 int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                             char *const *records, size_t n_points)
 {
-	struct point *pts = fs_xcalloc(n_points + 1, sizeof *pts);
-	const struct point *baseline = NULL;
+	struct fs__sweep_pt *pts = fs_xcalloc(n_points + 1, sizeof *pts);
+	const struct fs__sweep_pt *baseline = NULL;
 	struct fs_error err;
 	char path[4096];
 	size_t n = 0, i;
@@ -647,12 +465,12 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	for (i = 0; i < n; i++)
 		if (pts[i].index == base->sweep.baseline)
 			baseline = &pts[i];
-	find_best(pts, n, &best, &second);
+	fs__sweep_find_best(pts, n, &best, &second);
 	for (i = 0; i < n; i++) {
 		struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
 
-		pts[i].diff_ci = baseline != NULL ? paired_diff(&pts[i], baseline) : none;
-		pts[i].diff_best = best != SIZE_MAX ? paired_diff(&pts[i], &pts[best]) : none;
+		pts[i].diff_ci = baseline != NULL ? fs__sweep_paired_diff(&pts[i], baseline) : none;
+		pts[i].diff_best = best != SIZE_MAX ? fs__sweep_paired_diff(&pts[i], &pts[best]) : none;
 	}
 	snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
 	if (write_csv(base, pts, n, path, &err) != 0)
@@ -666,7 +484,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	cJSON_AddNumberToObject(root, "baseline", (double)base->sweep.baseline);
 	list = cJSON_AddArrayToObject(root, "points");
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(list, point_json(base, &pts[i]));
+		cJSON_AddItemToArray(list, fs__sweep_point_json(base, &pts[i]));
 	snprintf(path, sizeof path, "%s/sweep.json", o->out_dir);
 	if (rc == 0 && write_json(root, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
@@ -677,7 +495,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	if (rc == 0 && write_cdf(pts, n, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	snprintf(path, sizeof path, "%s/best.json", o->out_dir);
-	if (rc == 0 && write_json(best_json(base, pts, n, n_points), path, &err) != 0)
+	if (rc == 0 && write_json(fs__sweep_best_json(base, pts, n, n_points), path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	if (rc != 0)
 		fs_error_print(&err);

@@ -20,6 +20,7 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
 #include "fleetsim/sweep.h"
+#include "sweep_internal.h"
 
 static cJSON *num(double x)
 {
@@ -90,8 +91,8 @@ static void add_cdf(cJSON *rec, const struct fs_objective_cfg *obj,
 	fs_hist_fini(&h);
 }
 
-static int count_met(const struct fs_objective_cfg *obj, struct fs_rep_result *const *results,
-                     int n_reps)
+static int count_met(const struct fs_objective_cfg *obj,
+                     struct fs_rep_result *const *results, int n_reps)
 {
 	int r, met = 0;
 
@@ -146,17 +147,6 @@ static struct fs_rep_result **settle(const struct fs_scenario *sc,
 		met += count_met(obj, results + *n_reps, more.replications);
 		*n_reps += more.replications;
 	}
-}
-
-/* "feasible", "infeasible", "undecided". */
-static const char *decision_name(enum fs_share_verdict v)
-{
-	switch (v) {
-	case FS_SHARE_MET:       return "feasible";
-	case FS_SHARE_NOT_MET:   return "infeasible";
-	case FS_SHARE_UNDECIDED: break;
-	}
-	return "undecided";
 }
 
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
@@ -235,7 +225,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	*feasible = verdict == FS_SHARE_MET;
 	add_cdf(rec, obj, results, n_reps);
 	cJSON_AddBoolToObject(rec, "feasible", *feasible);
-	cJSON_AddStringToObject(rec, "decision", decision_name(verdict));
+	cJSON_AddStringToObject(rec, "decision", fs__sweep_decision_name(verdict));
 	if (verdict == FS_SHARE_UNDECIDED && needed > 0)
 		cJSON_AddNumberToObject(rec, "replications_needed", (double)needed);
 	else
