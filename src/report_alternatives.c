@@ -66,8 +66,12 @@ static void alternatives_sweep(struct fs__report *r)
 		             str_or(fs__jstr(r->best, "objective"), "the objective"),
 		             fs__ci_text(b, sizeof b, diff));
 	}
-	fs__doc_para(r, "Every evaluated point, with its difference from the recommended one "
-	             "(paired: the same seeds, so the same traffic):");
+	if (best_point >= 0)
+		fs__doc_para(r, "Every evaluated point, with its difference from the recommended "
+		             "one (paired: the same seeds, so the same traffic):");
+	else
+		fs__doc_para(r, "Every evaluated point (none is recommended, so there is nothing "
+		             "to compare them with):");
 	t = fs__doc_table(r, 6);
 	fs__doc_row(t, head);
 	cJSON_ArrayForEach(p, fs__jget(r->sweep, "points")) {
@@ -228,8 +232,9 @@ void fs__report_risk(struct fs__report *r)
 		if (!best || cJSON_IsNull(best)) {
 			if (fs__jnum(r->best, "points_undecided") > 0)
 				fs__doc_para(r, "No configuration is proven feasible: the risk of missing "
-				             "the SLO is unknown for the %g undecided points and high "
-				             "for the others.", fs__jnum(r->best, "points_undecided"));
+				             "the SLO is unknown for the %g undecided point%s and high "
+				             "for the others.", fs__jnum(r->best, "points_undecided"),
+				             fs__jnum(r->best, "points_undecided") == 1 ? "" : "s");
 			else
 				fs__doc_para(r, "No feasible configuration: the risk of missing the SLO "
 				             "is high for every evaluated point.");

@@ -182,7 +182,7 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
 		{ "projected cost (USD per month)", "cost.monthly_usd_projected" },
-		{ "cost over the horizon (USD)", "cost.total_usd" },
+		{ "cost over the simulated span (USD)", "cost.total_usd" },
 		{ "USD per 1M output tokens", "cost.usd_per_1m_output_tokens" },
 		{ "USD per 1k requests", "cost.usd_per_1k_requests" },
 		{ "TTFT p99 (ms)", "metrics.all.ttft_ms.p99" },
@@ -229,12 +229,13 @@ static void section_recommendation(struct fs__report *r)
 			if (fs__jnum(r->best, "points_undecided") > 0)
 				fs__doc_para(r, "No configuration is proven feasible: none of the %g "
 				             "evaluated points has the lower end of its P(SLO met) interval "
-				             "at or above %.0f%%, and %g are undecided (their interval "
+				             "at or above %.0f%%, and %g %s undecided (the interval "
 				             "straddles it). More replications decide them; the undecided "
 				             "points and how many each needs are listed under the "
 				             "alternatives.", fs__jnum(r->best, "points_evaluated"),
 				             100 * fs__jnum(r->best, "confidence"),
-				             fs__jnum(r->best, "points_undecided"));
+				             fs__jnum(r->best, "points_undecided"),
+				             fs__jnum(r->best, "points_undecided") == 1 ? "is" : "are");
 			else
 				fs__doc_para(r, "No configuration met the objective: none of the %g "
 				             "evaluated points is feasible. Widen the sweep (more or "

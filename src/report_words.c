@@ -3,9 +3,9 @@
  * suited to their size, intervals as "value [low, high]" (or "value (same in
  * every replication)" when the interval has zero width), shares in percent,
  * whether a share reaches its target (yes, no, or undecided with the
- * replications that would decide it) and signed cost differences ("costs X
- * more" / "costs X less", never a negative saving).  Each writes into the
- * caller's buffer and returns it.
+ * replications that would decide it, also as summary.json states it) and
+ * signed cost differences ("costs X more" / "costs X less", never a
+ * negative saving).  Each writes into the caller's buffer and returns it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -102,7 +102,7 @@ const char *fs__diff_text(char *buf, size_t len, double diff, const char *unit)
 
 /* MODEL: M7 — summary.json's verdict on P(SLO met) in words ("yes", "no",
  * "undecided: 35 replications would decide it") and its label ("P(SLO met)
- * at least 90% (95% confidence)?"); 0 when the file has none. */
+ * at least 90%? (decided on its 95% interval)"); 0 when the file has none. */
 int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, size_t llen)
 {
 	const cJSON *v = fs__jget(s, "metrics.all.p_slo_met_verdict");
@@ -115,7 +115,7 @@ int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, s
 	verdict = strcmp(name, "met") == 0 ? FS_SHARE_MET :
 	          strcmp(name, "not_met") == 0 ? FS_SHARE_NOT_MET : FS_SHARE_UNDECIDED;
 	fs__verdict_text(words, len, verdict, isnan(needed) ? 0 : (size_t)needed);
-	snprintf(label, llen, "P(SLO met) at least %.0f%% (lower end of its interval)?",
+	snprintf(label, llen, "P(SLO met) at least %.0f%%? (decided on its 95%% interval)",
 	         100 * fs__jnum(v, "target"));
 	return 1;
 }

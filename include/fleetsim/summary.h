@@ -2,7 +2,7 @@
  * summary.h — figures across replications and their output.  Every figure is
  * the mean over replications of a per-replication value (a latency quantile of
  * that replication, a count, a rate) with a 95% Student-t interval: the
- * replication/deletion method (MODEL: S4).  Writers produce summary.json
+ * replication/deletion method (MODEL: S4), cut at 0 (shares also at 1: M6).  Writers produce summary.json
  * (cJSON; atomically through a temporary file and rename), the console table
  * and the per-request CSV.  A summary borrows the scenario's class names.
  */
