@@ -53,10 +53,12 @@ void fs_compare_row_fini(struct fs_compare_row *row)
 }
 
 /* "value ± half" with `digits` decimals (none from 10,000 up), right-aligned
- * in width columns, always preceded by at least one space. */
+ * in width columns, always preceded by at least one space; "value [lo, hi]"
+ * when an end was cut at a bound, "value (exact)" when every replication
+ * gave the same value. */
 static void cell(FILE *out, const struct fs_ci *ci, int width, int digits)
 {
-	char buf[96];
+	char buf[160];
 	int d = fabs(ci->value) >= 1e4 ? 0 : digits;
 	int extra = 0;
 
@@ -64,6 +66,11 @@ static void cell(FILE *out, const struct fs_ci *ci, int width, int digits)
 		snprintf(buf, sizeof buf, "-");
 	} else if (!isfinite(ci->half_width)) {
 		snprintf(buf, sizeof buf, "%.*f", d, ci->value);
+	} else if (fs_stats_ci_exact(ci)) {
+		snprintf(buf, sizeof buf, "%.*f (exact)", d, ci->value);
+	} else if (fs_stats_ci_clipped(ci)) {
+		snprintf(buf, sizeof buf, "%.*f [%.*f, %.*f]", d, ci->value, d, ci->ci_lo, d,
+		         ci->ci_hi);
 	} else {
 		snprintf(buf, sizeof buf, "%.*f ± %.*f", d, ci->value, d, ci->half_width);
 		extra = 1;                   /* "±" is two bytes, one column */
@@ -76,7 +83,8 @@ void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
 	size_t i;
 
 	fprintf(out, "\nvariants compared on the same traffic (same seed); mean ± "
-	        "95%% CI half-width\n");
+	        "95%% CI half-width ([lo, hi] when cut at 0 or 1; exact: the same in "
+	        "every replication)\n");
 	fprintf(out, "over the simulated horizon (USD and reclaims of the whole run)\n");
 	fprintf(out, "%-24s %18s %16s %18s %16s %14s %10s %8s\n", "variant", "total USD",
 	        "USD/1M tok", "SLO attainment", "TTFT p99 ms", "lost USD", "reclaims",

@@ -24,7 +24,9 @@ static double total_usd(const struct fs_rep_result *r)
 double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *sc,
                           const struct fs_rep_result *r)
 {
-	double hours = (double)sc->sim.horizon_ns / 3600e9;
+	/* MODEL: F14 — per hour of the span simulated (shorter when stopped early). */
+	double hours = (double)(r->end_ns < sc->sim.horizon_ns ? r->end_ns
+	                                                       : sc->sim.horizon_ns) / 3600e9;
 
 	if (r->fleet.n_pools == 0)
 		return NAN;
@@ -32,7 +34,7 @@ double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *
 	case FS_OBJ_TOTAL_USD:
 		return total_usd(r);
 	case FS_OBJ_MONTHLY_USD:
-		return total_usd(r) / hours * FS_HOURS_PER_MONTH;
+		return hours > 0 ? total_usd(r) / hours * FS_HOURS_PER_MONTH : NAN;
 	case FS_OBJ_USD_PER_1M_TOKENS:
 		return r->fleet.all_output_tokens > 0 ?
 		       total_usd(r) / ((double)r->fleet.all_output_tokens / 1e6) : NAN;

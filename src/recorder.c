@@ -272,6 +272,10 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_finish(&r->pool_serving[c], close_ns);
 	r->end_ns = end_ns;
+	/* MODEL: S3, S6 — a replication stopped early measured up to its stop. */
+	if (close_ns < rec->sc->sim.horizon_ns)
+		r->measured_ns = close_ns > rec->sc->sim.warmup_ns ?
+		                 close_ns - rec->sc->sim.warmup_ns : 0;
 	for (c = 0; c < r->n_classes; c++) {
 		const struct fs_class_result *cr = &r->cls[c];
 

@@ -1,9 +1,10 @@
 /*
  * report_content.c — what the report says, section by section: the
- * question, the recommendation, the alternatives, the risk, the
- * assumptions, the plots and the provenance.  It reads the loaded directory
- * (report_data.c) and the catalogue, and fills the document model; it
- * writes nothing and escapes nothing (the renderers do).
+ * question, the recommendation, the assumptions, the plots and the
+ * provenance (the alternatives and the risk are in report_alternatives.c).
+ * It reads the loaded directory (report_data.c) and the catalogue, and fills
+ * the document model; it writes nothing and escapes nothing (the renderers
+ * do).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,44 +13,6 @@
 
 #include "fleetsim/catalog.h"
 #include "report_internal.h"
-
-/* "1153 [1153, 1153]" with a precision suited to the magnitude. */
-static const char *num(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "n/a");
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 1)
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-	return buf;
-}
-
-static const char *ci_text(char *buf, size_t len, struct fs__ci ci)
-{
-	char a[32], b[32], c[32];
-
-	if (isnan(ci.value))
-		snprintf(buf, len, "n/a");
-	else if (isnan(ci.lo) || isnan(ci.hi))
-		snprintf(buf, len, "%s", num(a, sizeof a, ci.value));
-	else
-		snprintf(buf, len, "%s [%s, %s]", num(a, sizeof a, ci.value),
-		         num(b, sizeof b, ci.lo), num(c, sizeof c, ci.hi));
-	return buf;
-}
-
-static const char *pct_ci(char *buf, size_t len, struct fs__ci ci)
-{
-	if (isnan(ci.value))
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%.1f%% [%.1f%%, %.1f%%]", 100 * ci.value,
-		         100 * (ci.lo < 0 ? 0 : ci.lo), 100 * (ci.hi > 1 ? 1 : ci.hi));
-	return buf;
-}
 
 static const char *str_or(const char *s, const char *dflt)
 {
@@ -62,14 +25,15 @@ static void dist_text(char *buf, size_t len, const cJSON *d)
 	char a[32], b[32];
 
 	if (!isnan(fs__jnum(d, "median")))
-		snprintf(buf, len, "%s, median %s", kind, num(a, sizeof a, fs__jnum(d, "median")));
+		snprintf(buf, len, "%s, median %s", kind,
+		         fs__num_text(a, sizeof a, fs__jnum(d, "median")));
 	else if (!isnan(fs__jnum(d, "mean")))
-		snprintf(buf, len, "%s, mean %s", kind, num(a, sizeof a, fs__jnum(d, "mean")));
+		snprintf(buf, len, "%s, mean %s", kind, fs__num_text(a, sizeof a, fs__jnum(d, "mean")));
 	else if (!isnan(fs__jnum(d, "value")))
-		snprintf(buf, len, "%s %s", kind, num(a, sizeof a, fs__jnum(d, "value")));
+		snprintf(buf, len, "%s %s", kind, fs__num_text(a, sizeof a, fs__jnum(d, "value")));
 	else if (!isnan(fs__jnum(d, "min")) && !isnan(fs__jnum(d, "max")))
-		snprintf(buf, len, "%s %s to %s", kind, num(a, sizeof a, fs__jnum(d, "min")),
-		         num(b, sizeof b, fs__jnum(d, "max")));
+		snprintf(buf, len, "%s %s to %s", kind, fs__num_text(a, sizeof a, fs__jnum(d, "min")),
+		         fs__num_text(b, sizeof b, fs__jnum(d, "max")));
 	else
 		snprintf(buf, len, "%s", kind);
 }
@@ -124,7 +88,7 @@ static void section_question(struct fs__report *r)
 	if (!isnan(fs__jnum(p, "rate_per_s")))
 		fs__doc_item(r, "Traffic: %s arrivals at %s requests/s on average.",
 		             str_or(fs__jstr(p, "process"), "?"),
-		             num(a, sizeof a, fs__jnum(p, "rate_per_s")));
+		             fs__num_text(a, sizeof a, fs__jnum(p, "rate_per_s")));
 	else
 		fs__doc_item(r, "Traffic: %s arrivals.", str_or(fs__jstr(p, "process"), "?"));
 	cJSON_ArrayForEach(c, fs__jget(sc, "workload.classes")) {
@@ -148,7 +112,7 @@ static void section_question(struct fs__report *r)
 		             "%s%s.", str_or(fs__jstr(p, "name"), "?"), fs__jnum(p, "count"),
 		             str_or(fs__jstr(p, "gpu"), "?"), fs__jnum(p, "tp"),
 		             str_or(fs__jstr(p, "pricing"), "?"),
-		             num(a, sizeof a, fs__jnum(p, "price_usd_per_h")),
+		             fs__num_text(a, sizeof a, fs__jnum(p, "price_usd_per_h")),
 		             fs__jnum(p, "min") != fs__jnum(p, "max") ? ", autoscaled " : "",
 		             fs__jnum(p, "min") != fs__jnum(p, "max")
 		             ? (snprintf(b, sizeof b, "%g to %g", fs__jnum(p, "min"),
@@ -183,7 +147,8 @@ static void section_question(struct fs__report *r)
 	             str_or(fs__jstr(p, "warmup"), "?"),
 	             r->summary && !isnan(fs__jnum(r->summary, "provenance.replications"))
 	             ? fs__jnum(r->summary, "provenance.replications")
-	             : (r->best ? fs__jnum(r->best, "best.replications") : fs__jnum(p, "replications")),
+	             : (r->best ? fs__jnum(r->best, "best.replications")
+	                        : fs__jnum(p, "replications")),
 	             r->kind == FS_REPORT_SWEEP ? " (at least)" : "");
 }
 
@@ -213,17 +178,39 @@ static void month_figures(struct fs__report *r, const cJSON *s)
 		if (isnan(ci.value))
 			continue;
 		cells[0] = rows[i][0];
-		cells[1] = ci_text(a, sizeof a, ci);
+		cells[1] = fs__ci_text(a, sizeof a, ci);
 		fs__doc_row(t, cells);
 	}
 }
 
+/* MODEL: S3 — replications the guard stopped, and the span they cover. */
+static void stopped_note(struct fs__report *r, const cJSON *s)
+{
+	const cJSON *at = fs__jget(s, "verdict.stopped_at_s"), *v;
+	double lo = INFINITY, hi = -INFINITY;
+	char a[32], b[32];
+
+	cJSON_ArrayForEach(v, at)
+		if (cJSON_IsNumber(v)) {
+			lo = fmin(lo, v->valuedouble);
+			hi = fmax(hi, v->valuedouble);
+		}
+	if (!(lo <= hi))
+		return;
+	fs__doc_para(r, "%g of %g replications stopped early: more requests were in the system "
+	             "than simulation.max_in_system allows, after %s%s%s simulated seconds. "
+	             "Their costs, per-hour figures and rates cover the span they simulated, "
+	             "not the whole horizon.", fs__jnum(s, "verdict.stopped_early_replications"),
+	             fs__jnum(s, "provenance.replications"), fs__num_text(a, sizeof a, lo),
+	             lo < hi ? " to " : "", lo < hi ? fs__num_text(b, sizeof b, hi) : "");
+}
+
 static void run_figures(struct fs__report *r, const cJSON *s)
 {
-	char a[96];
+	char a[96], lab[96];
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
-		{ "cost over the horizon (USD)", "cost.total_usd" },
+		{ "cost over the simulated span (USD)", "cost.total_usd" },
 		{ "USD per 1M output tokens", "cost.usd_per_1m_output_tokens" },
 		{ "USD per 1k requests", "cost.usd_per_1k_requests" },
 		{ "TTFT p99 (ms)", "metrics.all.ttft_ms.p99" },
@@ -243,18 +230,23 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 		if (isnan(ci.value))
 			continue;
 		cells[0] = rows[i][0];
-		cells[1] = ci_text(a, sizeof a, ci);
+		cells[1] = fs__ci_text(a, sizeof a, ci);
 		fs__doc_row(t, cells);
 	}
 	cells[0] = "SLO attainment (share of requests)";
-	cells[1] = pct_ci(a, sizeof a, fs__jci(s, "metrics.all.slo_attainment"));
+	cells[1] = fs__pct_ci_text(a, sizeof a, fs__jci(s, "metrics.all.slo_attainment"));
 	fs__doc_row(t, cells);
 	cells[0] = "P(SLO met) (share of replications, Wilson CI)";
-	cells[1] = pct_ci(a, sizeof a, fs__jci(s, "metrics.all.p_slo_met"));
+	cells[1] = fs__pct_ci_text(a, sizeof a, fs__jci(s, "metrics.all.p_slo_met"));
 	fs__doc_row(t, cells);
+	if (fs__slo_verdict_text(s, a, sizeof a, lab, sizeof lab)) {
+		cells[0] = lab;
+		cells[1] = a;
+		fs__doc_row(t, cells);
+	}
 	if (!isnan(fs__jnum(s, "availability.fleet.availability.value"))) {
 		cells[0] = "availability (share of time with the instances wanted serving)";
-		cells[1] = pct_ci(a, sizeof a, fs__jci(s, "availability.fleet.availability"));
+		cells[1] = fs__pct_ci_text(a, sizeof a, fs__jci(s, "availability.fleet.availability"));
 		fs__doc_row(t, cells);
 	}
 	month_figures(r, s);
@@ -269,43 +261,71 @@ static void section_recommendation(struct fs__report *r)
 		const cJSON *best = fs__jget(r->best, "best");
 
 		if (!best || cJSON_IsNull(best)) {
-			fs__doc_para(r, "No configuration met the objective: none of the %g evaluated "
-			             "points is feasible. Widen the sweep (more or larger GPUs) or "
-			             "relax the constraints.", fs__jnum(r->best, "points_evaluated"));
+			if (fs__jnum(r->best, "points_undecided") > 0)
+				fs__doc_para(r, "No configuration is proven feasible: none of the %g "
+				             "evaluated points has the lower end of its P(SLO met) interval "
+				             "at or above %.0f%%, and %g %s undecided (the interval "
+				             "straddles it). More replications decide them; the undecided "
+				             "points and how many each needs are listed under the "
+				             "alternatives.", fs__jnum(r->best, "points_evaluated"),
+				             100 * fs__jnum(r->best, "confidence"),
+				             fs__jnum(r->best, "points_undecided"),
+				             fs__jnum(r->best, "points_undecided") == 1 ? "is" : "are");
+			else
+				fs__doc_para(r, "No configuration met the objective: none of the %g "
+				             "evaluated points is feasible. Widen the sweep (more or "
+				             "larger GPUs) or relax the constraints.",
+				             fs__jnum(r->best, "points_evaluated"));
+			if (fs__jstr(r->best, "why"))
+				fs__doc_para(r, "Why: %s.", fs__jstr(r->best, "why"));
 			return;
 		}
 		fs__short_label(fs__jget(best, "set"), lab, sizeof lab);
 		fs__doc_para(r, "Recommended: %s (sweep point %g: %s).", lab,
 		             fs__jnum(best, "point"), str_or(fs__jstr(best, "label"), ""));
-		fs__doc_item(r, "Objective %s: %s (95%% CI).",
+		fs__doc_item(r, "Objective %s (mean, 95%% CI): %s.",
 		             str_or(fs__jstr(r->best, "objective"), "?"),
-		             ci_text(a, sizeof a, fs__jci(best, "objective")));
+		             fs__ci_text(a, sizeof a, fs__jci(best, "objective")));
 		fs__doc_item(r, "Projected monthly cost: USD %s.",
-		             ci_text(b, sizeof b, fs__jci(best, "figures.monthly_usd")));
-		fs__doc_item(r, "P(SLO met): %s of replications met every constraint (Wilson CI); "
-		             "a point is feasible at %.0f%%.",
-		             pct_ci(c, sizeof c, fs__jci(best, "p_slo_met")),
+		             fs__ci_text(b, sizeof b, fs__jci(best, "figures.monthly_usd")));
+		fs__doc_item(r, "P(SLO met): %s of replications met every constraint (95%% Wilson "
+		             "interval); a point is feasible when the lower end of that interval "
+		             "reaches %.0f%%.",
+		             fs__pct_ci_text(c, sizeof c, fs__jci(best, "p_slo_met")),
 		             100 * fs__jnum(r->best, "confidence"));
 		fs__doc_item(r, "Latency on the Pareto axis: %s ms; SLO attainment %s.",
-		             ci_text(a, sizeof a, fs__jci(best, "pareto_latency_ms")),
-		             pct_ci(b, sizeof b, fs__jci(best, "figures.slo_attainment")));
+		             fs__ci_text(a, sizeof a, fs__jci(best, "pareto_latency_ms")),
+		             fs__pct_ci_text(b, sizeof b, fs__jci(best, "figures.slo_attainment")));
 		if (fs__jstr(r->best, "why"))
 			fs__doc_para(r, "Why: %s.", fs__jstr(r->best, "why"));
 	} else if (r->kind == FS_REPORT_VARIANTS) {
 		const struct fs__variant *v = &r->variants[r->rec];
 
-		if (!r->have_rec)
-			fs__doc_para(r, "No variant meets its SLO target (stable, with P(SLO met) at "
-			             "least %.0f%%). The figures below are the base variant's.",
-			             100 * r->p_target);
+		if (r->have_rec)
+			fs__doc_para(r, "Recommended: variant %s, the cheapest variant proven to meet its "
+			             "SLO target (stable, with the lower end of the 95%% interval of "
+			             "P(SLO met) at least %.0f%%): USD %s per month (95%% CI), P(SLO "
+			             "met) %s.", v->name, 100 * r->p_target,
+			             fs__ci_text(a, sizeof a, v->monthly_usd),
+			             fs__pct_ci_text(b, sizeof b, v->p_slo_met));
+		else if (r->rec_undecided)
+			fs__doc_para(r, "No variant is proven to meet its SLO target (stable, with the "
+			             "lower end of the 95%% interval of P(SLO met) at least %.0f%%). The "
+			             "cheapest that might (its observed share reaches the target, its "
+			             "interval straddles it) is %s: USD %s per month (95%% CI), P(SLO "
+			             "met) %s; %s. It is not a recommendation until more replications "
+			             "decide it; the figures below are its own.", 100 * r->p_target,
+			             v->name, fs__ci_text(a, sizeof a, v->monthly_usd),
+			             fs__pct_ci_text(b, sizeof b, v->p_slo_met),
+			             fs__verdict_text(c, sizeof c, v->verdict, v->needed));
 		else
-			fs__doc_para(r, "Recommended: variant %s, the cheapest variant that meets its "
-			             "SLO target (stable, P(SLO met) at least %.0f%%): USD %s per month "
-			             "(95%% CI), P(SLO met) %s.", v->name, 100 * r->p_target,
-			             ci_text(a, sizeof a, v->monthly_usd),
-			             pct_ci(b, sizeof b, v->p_slo_met));
-		if (v->summary)
+			fs__doc_para(r, "No variant meets its SLO target (stable, with the lower end "
+			             "of the 95%% interval of P(SLO met) at least %.0f%%). The figures "
+			             "below are the base variant's.", 100 * r->p_target);
+		if (v->summary) {
 			run_figures(r, v->summary);
+			stopped_note(r, v->summary);
+		}
 	} else {
 		fs__doc_para(r, "A single configuration was simulated; its figures, each the mean "
 		             "over replications with a 95%% confidence interval:");
@@ -313,202 +333,8 @@ static void section_recommendation(struct fs__report *r)
 		fs__doc_para(r, "Verdict: %s.", cJSON_IsTrue(fs__jget(r->summary, "verdict.stable"))
 		             ? "stable (the queue does not grow without bound)"
 		             : "UNSTABLE: the fleet cannot keep up with the traffic");
+		stopped_note(r, r->summary);
 	}
-}
-
-/* ---- 3. alternatives ---- */
-
-static void section_alternatives(struct fs__report *r)
-{
-	char a[96], b[96], c[96], d[96], lab[512];
-	size_t i;
-
-	fs__doc_heading(r, 2, "3. The alternatives");
-	if (r->kind == FS_REPORT_RUN) {
-		fs__doc_para(r, "No alternatives were evaluated in this run. Add \"variants\" "
-		             "or a \"sweep\" to the scenario to compare configurations.");
-		return;
-	}
-	if (r->kind == FS_REPORT_SWEEP) {
-		const cJSON *p, *ru = fs__jget(r->best, "runner_up");
-		const char *head[6] = { "configuration", "objective (95% CI)",
-		                        "vs baseline (paired CI)", "P(SLO met)",
-		                        "Pareto latency (ms)", "feasible" };
-		struct fs__block *t;
-
-		if (ru && !cJSON_IsNull(ru)) {
-			fs__short_label(fs__jget(ru, "set"), lab, sizeof lab);
-			fs__doc_para(r, "The next cheapest feasible configuration, %s, costs %s more "
-			             "(paired difference on the same traffic, 95%% CI).", lab,
-			             ci_text(a, sizeof a, fs__jci(r->best, "runner_up_costs_more")));
-		}
-		fs__doc_para(r, "Every evaluated point (baseline: point %g; differences are paired, "
-		             "same seeds):", fs__jnum(r->sweep, "baseline"));
-		t = fs__doc_table(r, 6);
-		fs__doc_row(t, head);
-		cJSON_ArrayForEach(p, fs__jget(r->sweep, "points")) {
-			const char *cells[6];
-
-			fs__short_label(fs__jget(p, "set"), lab, sizeof lab);
-			cells[0] = lab;
-			cells[1] = ci_text(a, sizeof a, fs__jci(p, "objective"));
-			cells[2] = ci_text(b, sizeof b, fs__jci(p, "diff_vs_baseline"));
-			cells[3] = pct_ci(c, sizeof c, fs__jci(p, "p_slo_met"));
-			cells[4] = ci_text(d, sizeof d, fs__jci(p, "pareto_latency_ms"));
-			cells[5] = cJSON_IsTrue(fs__jget(p, "feasible")) ? "yes" : "no";
-			fs__doc_row(t, cells);
-		}
-		return;
-	}
-	{
-		const char *head[8] = { "variant", "USD/month (95% CI)",
-		                        "lost to reclaims (USD/month)", "outage (min/month)",
-		                        "TTFT p99 (ms)", "SLO attainment", "P(SLO met)",
-		                        "meets target" };
-		struct fs__block *t = fs__doc_table(r, 8);
-		const struct fs__variant *rec = &r->variants[r->rec];
-
-		fs__doc_row(t, head);
-		for (i = 0; i < r->n_variants; i++) {
-			const struct fs__variant *v = &r->variants[i];
-			char e[96], f[96], name[300];
-			const char *cells[8];
-
-			snprintf(name, sizeof name, "%s%s", v->name,
-			         r->have_rec && i == r->rec ? " (recommended)" : "");
-			cells[0] = name;
-			cells[1] = ci_text(a, sizeof a, v->monthly_usd);
-			cells[2] = ci_text(e, sizeof e, fs__jci(v->row, "preemption_lost_usd_monthly"));
-			cells[3] = ci_text(f, sizeof f, fs__jci(v->row, "outage_minutes_per_month"));
-			cells[4] = ci_text(b, sizeof b, v->ttft_p99_ms);
-			cells[5] = pct_ci(c, sizeof c, v->slo_attainment);
-			cells[6] = pct_ci(d, sizeof d, v->p_slo_met);
-			cells[7] = v->meets ? "yes" : (v->stable ? "no" : "no (unstable)");
-			fs__doc_row(t, cells);
-		}
-		if (r->have_rec && r->rec != r->base)
-			fs__doc_para(r, "Against the base configuration the recommended variant saves "
-			             "USD %s per month (difference of the means; every variant saw the "
-			             "same arrivals and spot draws).",
-			             num(a, sizeof a, r->variants[r->base].monthly_usd.value -
-			                 rec->monthly_usd.value));
-		fs__doc_para(r, "Intervals come from few replications when R is small; a CI reaching "
-		             "below zero or above 100%% means more replications are needed.");
-	}
-}
-
-/* ---- 4. risk ---- */
-
-static void spot_exposure(struct fs__report *r, const cJSON *s)
-{
-	char a[96], b[96];
-	double total = fs__jnum(s, "cost.total_usd.value");
-	double spot = fs__jnum(s, "cost.by_pricing.spot.value");
-	double reclaims = 0;
-	const cJSON *p;
-
-	if (isnan(total))
-		return;
-	cJSON_ArrayForEach(p, fs__jget(s, "cost.pools"))
-		if (!isnan(fs__jnum(p, "reclaims.value")))
-			reclaims += fs__jnum(p, "reclaims.value");
-	fs__doc_item(r, "Spot exposure: %.1f%% of the cost is on spot capacity; %s spot "
-	             "reclaims per run on average; USD %s lost to reclaims (95%% CI).",
-	             total > 0 && !isnan(spot) ? 100 * spot / total : 0.0,
-	             num(a, sizeof a, reclaims),
-	             ci_text(b, sizeof b, fs__jci(s, "cost.preemption_lost_usd")));
-	if (!isnan(fs__jnum(s, "cost.idle_usd.value")))
-		fs__doc_item(r, "Idle spend: USD %s of the bill paid for instances with nothing "
-		             "to do.", ci_text(a, sizeof a, fs__jci(s, "cost.idle_usd")));
-	/* MODEL: S17-S19 */
-	if (!isnan(fs__jnum(s, "utilization.capacity_utilization.value")) &&
-	    !isnan(fs__jnum(s, "cost.unused_capacity.value")))
-		fs__doc_item(r, "Unused capacity: the fleet used %.1f%% of its saturation "
-		             "throughput; USD %s of the bill paid for capacity not used; %g idle "
-		             "episode(s) (under 10%% for 30 minutes or more) cost USD %s.",
-		             100 * fs__jnum(s, "utilization.capacity_utilization.value"),
-		             ci_text(a, sizeof a, fs__jci(s, "cost.unused_capacity")),
-		             fs__jnum(s, "cost.idle_episodes.count.value"),
-		             ci_text(b, sizeof b, fs__jci(s, "cost.idle_episodes.cost")));
-	if (fs__jnum(s, "verdict.unstable_replications") > 0)
-		fs__doc_item(r, "%g replication(s) were unstable (the queue grew without bound).",
-		             fs__jnum(s, "verdict.unstable_replications"));
-}
-
-/* Availability of the fleet, and every "too short to see spot risk"
- * warning of summary.json (MODEL: F15-F18). */
-static void spot_availability(struct fs__report *r, const cJSON *s)
-{
-	char a[96], b[96], c[96];
-	const cJSON *w;
-
-	if (!isnan(fs__jnum(s, "availability.fleet.availability.value")))
-		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted "
-		             "%s of the time (from start-up, after the warm-up); outage %s "
-		             "minutes and total outage (none serving) %s minutes per 730-hour "
-		             "month, projected.",
-		             pct_ci(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
-		             ci_text(b, sizeof b,
-		                     fs__jci(s, "availability.fleet.outage_minutes_per_month")),
-		             ci_text(c, sizeof c,
-		                     fs__jci(s, "availability.fleet.total_outage_minutes_per_month")));
-	cJSON_ArrayForEach(w, fs__jget(s, "warnings"))
-		if (cJSON_IsString(w))
-			fs__doc_item(r, "Warning: %s.", w->valuestring);
-}
-
-static void section_risk(struct fs__report *r)
-{
-	char a[96];
-
-	fs__doc_heading(r, 2, "4. The risk");
-	if (r->kind == FS_REPORT_SWEEP) {
-		const cJSON *bp = r->best_point, *v;
-		const cJSON *best = fs__jget(r->best, "best");
-		double worst_obj = -INFINITY, worst_lat = -INFINITY;
-		int n = 0, missed = 0;
-
-		if (!best || cJSON_IsNull(best)) {
-			fs__doc_para(r, "No feasible configuration: the risk of missing the SLO is "
-			             "high for every evaluated point.");
-			return;
-		}
-		fs__doc_item(r, "P(SLO met): %s (share of replications meeting every constraint, "
-		             "95%% Wilson interval).", pct_ci(a, sizeof a, fs__jci(best, "p_slo_met")));
-		fs__doc_item(r, "Cost lost to spot reclaims: USD %s over the horizon.",
-		             ci_text(a, sizeof a, fs__jci(best, "figures.preemption_lost_usd")));
-		cJSON_ArrayForEach(v, fs__jget(bp, "objective_per_rep"))
-			if (cJSON_IsNumber(v) && v->valuedouble > worst_obj)
-				worst_obj = v->valuedouble;
-		cJSON_ArrayForEach(v, fs__jget(bp, "met_per_rep")) {
-			n++;
-			missed += cJSON_IsNumber(v) && v->valuedouble == 0;
-		}
-		cJSON_ArrayForEach(v, fs__jget(bp, "pareto_per_rep"))
-			if (cJSON_IsNumber(v) && v->valuedouble > worst_lat)
-				worst_lat = v->valuedouble;
-		if (bp && n)
-			fs__doc_item(r, "Worst replication of the recommended point: objective %s, "
-			             "Pareto latency %.0f ms; %d of %d replications missed a constraint.",
-			             num(a, sizeof a, worst_obj), worst_lat, missed, n);
-		else
-			fs__doc_item(r, "Per-replication figures (points/<point>.json) are not in the "
-			             "directory; the worst replication is not known.");
-		fs__doc_item(r, "Spot share of cost and reclaim counts are not kept per sweep point; "
-		             "run the recommended configuration with fleetsim run to see them.");
-		return;
-	}
-	if (!r->summary) {
-		fs__doc_para(r, "No summary.json for the recommended configuration.");
-		return;
-	}
-	fs__doc_item(r, "P(SLO met): %s of replications met every class's SLO target "
-	             "(95%% Wilson interval).",
-	             pct_ci(a, sizeof a, fs__jci(r->summary, "metrics.all.p_slo_met")));
-	spot_exposure(r, r->summary);
-	spot_availability(r, r->summary);
-	fs__doc_item(r, "The worst single replication is not kept in a run directory (only "
-	             "means with intervals); a sweep keeps per-replication figures.");
 }
 
 /* ---- 5. assumptions ---- */
@@ -560,9 +386,9 @@ static void section_assumptions(struct fs__report *r)
 		}
 		fs__doc_item(r, "%s (%s): on-demand USD %s/h, spot USD %s/h, monthly USD %s per "
 		             "GPU, as of %s; prices: %s; specs: %s.%s%s", g->display_name, g->id,
-		             num(a, sizeof a, g->price_on_demand_usd_per_h),
-		             num(b, sizeof b, g->price_spot_usd_per_h),
-		             num(c, sizeof c, g->price_monthly_usd), g->price_date,
+		             fs__num_text(a, sizeof a, g->price_on_demand_usd_per_h),
+		             fs__num_text(b, sizeof b, g->price_spot_usd_per_h),
+		             fs__num_text(c, sizeof c, g->price_monthly_usd), g->price_date,
 		             g->price_source, g->spec_source, *g->notes ? " Notes: " : "",
 		             g->notes);
 	}
@@ -656,8 +482,8 @@ void fs__report_content(struct fs__report *r)
 	             "the risk, and every assumption (%s).", kind[r->kind]);
 	section_question(r);
 	section_recommendation(r);
-	section_alternatives(r);
-	section_risk(r);
+	fs__report_alternatives(r);
+	fs__report_risk(r);
 	section_assumptions(r);
 	section_plots(r);
 	section_provenance(r);

@@ -2,8 +2,11 @@
  * report_data.c — reading an output directory for the report: which kind it
  * is, its JSON files (cJSON trees kept whole and read through dotted paths),
  * its CSV files (a minimal RFC 4180 reader: quoted fields, "" for a quote),
- * and, for a variants directory, which variant is recommended.  Nothing here
- * writes.  Everything loaded is owned by struct fs__report.
+ * and, for a variants directory, which variant is recommended: the cheapest
+ * stable one whose P(SLO met) is proven to reach the target (the lower end
+ * of its Wilson interval does), else the cheapest undecided one whose
+ * observed share reaches the target, shown as such.  Nothing here writes.
+ * Everything loaded is owned by struct fs__report.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
 #include "report_internal.h"
 
 static char *path_join(const char *a, const char *b)
@@ -284,6 +288,27 @@ static struct fs__csv *load_csv_opt(const char *dir, const char *name)
 	return c;
 }
 
+/*
+ * MODEL: M7 — a variant's P(SLO met) against the target, decided on its
+ * Wilson interval: the share k / n is rebuilt from the value and the
+ * replication count of its summary.json (exact, as value = k / n).
+ */
+static void decide_variant(struct fs__variant *v, double target)
+{
+	double n = fs__jnum(v->summary, "provenance.replications");
+	size_t trials, met;
+
+	v->verdict = FS_SHARE_UNDECIDED;
+	v->needed = 0;
+	if (isnan(v->p_slo_met.value) || !(n >= 1))
+		return;
+	trials = (size_t)n;
+	met = (size_t)lround(v->p_slo_met.value * n);
+	v->verdict = (int)fs_stats_share_verdict(met, trials, target, 0.95);
+	if (v->verdict == FS_SHARE_UNDECIDED)
+		v->needed = fs_stats_share_trials_needed(met, trials, target, 0.95);
+}
+
 static int load_variants(struct fs__report *r, struct fs_error *err)
 {
 	cJSON *arr = fs__jget(r->comparison, "variants");
@@ -326,15 +351,26 @@ static int load_variants(struct fs__report *r, struct fs_error *err)
 	for (i = 0; i < r->n_variants; i++) {
 		struct fs__variant *v = &r->variants[i];
 
-		v->meets = v->stable && !isnan(v->p_slo_met.value) &&
-		           v->p_slo_met.value >= r->p_target - 1e-12;
+		decide_variant(v, r->p_target);
+		v->meets = v->stable && v->verdict == FS_SHARE_MET;
 		if (v->meets && v->monthly_usd.value < best) {
 			best = v->monthly_usd.value;
 			r->rec = i;
 			r->have_rec = true;
 		}
 	}
-	if (!r->have_rec)
+	for (i = 0; !r->have_rec && i < r->n_variants; i++) {
+		const struct fs__variant *v = &r->variants[i];
+
+		/* Undecided, but its observed share is on the feasible side. */
+		if (v->stable && v->verdict == FS_SHARE_UNDECIDED &&
+		    v->p_slo_met.value >= r->p_target &&
+		    (!r->rec_undecided || v->monthly_usd.value < r->variants[r->rec].monthly_usd.value)) {
+			r->rec = i;
+			r->rec_undecided = true;
+		}
+	}
+	if (!r->have_rec && !r->rec_undecided)
 		r->rec = r->base;
 	r->summary = r->variants[r->rec].summary;
 	r->timeseries = load_csv_opt(r->variants[r->rec].dir, "timeseries.csv");

@@ -42,7 +42,9 @@ struct fs__variant {
 	struct fs__ci slo_attainment;
 	struct fs__ci p_slo_met;     /* from its summary.json */
 	bool stable;
-	bool meets;                  /* stable and p_slo_met >= the target */
+	bool meets;                  /* stable and P(SLO met) proven >= the target */
+	int verdict;                 /* enum fs_share_verdict of P(SLO met) (M7) */
+	size_t needed;               /* replications that would decide it; 0: none */
 };
 
 enum fs__block_kind { FS__BLK_HEADING, FS__BLK_PARA, FS__BLK_ITEM, FS__BLK_TABLE,
@@ -82,7 +84,9 @@ struct fs__report {
 	struct fs__variant *variants;
 	size_t n_variants;
 	size_t rec;                  /* recommended variant (variants dir) */
-	bool have_rec;               /* some variant meets its SLO target */
+	bool have_rec;               /* some variant is proven to meet its SLO target */
+	bool rec_undecided;          /* none is: rec is the cheapest undecided one
+	                              * whose observed P(SLO met) reaches the target */
 	size_t base;                 /* the "base" variant's index (or 0) */
 	double p_target;             /* P(SLO met) a variant needs */
 	struct fs__plot plots[16];
@@ -147,6 +151,9 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 int fs__plot_utilization(struct fs__report *r, struct fs_error *err);
 int fs__plot_cost(struct fs__report *r, struct fs_error *err);
 
+/* report_plots_reps.c: the total cost of every replication (run dir, variants). */
+int fs__plot_cost_per_rep(struct fs__report *r, struct fs_error *err);
+
 /* report.c: the document blocks. */
 void fs__doc_heading(struct fs__report *r, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -159,6 +166,25 @@ void fs__doc_image(struct fs__report *r, const char *name, const char *caption);
  * strings each, copied). */
 struct fs__block *fs__doc_table(struct fs__report *r, size_t n_cols);
 void fs__doc_row(struct fs__block *t, const char *const *cells);
+
+/* report_words.c: figures in words, written into buf (returned). */
+const char *fs__num_text(char *buf, size_t len, double v);
+/* "1153 [1100, 1200]", "2.80 (same in every replication)", "n/a". */
+const char *fs__ci_text(char *buf, size_t len, struct fs__ci ci);
+/* The same in percent of a share. */
+const char *fs__pct_ci_text(char *buf, size_t len, struct fs__ci ci);
+/* enum fs_share_verdict in words, with the replications needed when undecided. */
+const char *fs__verdict_text(char *buf, size_t len, int verdict, size_t needed);
+/* A signed difference: "costs USD 12.30 more" / "... less" / "costs the same". */
+const char *fs__diff_text(char *buf, size_t len, double diff, const char *unit);
+
+/* summary.json's verdict on P(SLO met) in words ("yes", "no", "undecided:
+ * 35 replications would decide it") and its label; 0 when it has none. */
+int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, size_t llen);
+
+/* report_alternatives.c: sections 3 (the alternatives) and 4 (the risk). */
+void fs__report_alternatives(struct fs__report *r);
+void fs__report_risk(struct fs__report *r);
 
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);

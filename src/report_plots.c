@@ -508,7 +508,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 	case FS_REPORT_SWEEP:
 		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err))
 			return -1;
-		fs__plot_skip(r, "timeline, utilization, cost_breakdown",
+		fs__plot_skip(r, "timeline, utilization, cost_breakdown, cost_per_rep",
 		     "a sweep keeps no per-point time series or cost split; run the "
 		     "recommended configuration with fleetsim run for them");
 		return 0;
@@ -526,6 +526,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		                          "confidence intervals; circled variants meet their "
 		                          "SLO target.", err) ||
 		    plot_cdf_variants(r, err) || fs__plot_cost(r, err) ||
+		    fs__plot_cost_per_rep(r, err) ||
 		    fs__plot_timeline(r, r->timeseries, "timeline", r->variants[r->rec].name, err) ||
 		    fs__plot_utilization(r, err))
 			return -1;
@@ -549,6 +550,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		fs__plot_skip(r, "pareto, spot_strategies", "a single configuration has no "
 		     "alternatives to compare; run a sweep or variants for them");
 		if (plot_cdf_run(r, err) || fs__plot_cost(r, err) ||
+		    fs__plot_cost_per_rep(r, err) ||
 		    fs__plot_timeline(r, r->timeseries, "timeline", NULL, err) ||
 		    fs__plot_utilization(r, err))
 			return -1;

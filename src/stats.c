@@ -1,6 +1,6 @@
 /*
  * stats.c — confidence intervals across replications (see stats.h; MODEL:
- * M4, M5).  Values are taken in the caller's (replication) order and summed
+ * M4-M7).  Values are taken in the caller's (replication) order and summed
  * in that order by GSL, so results do not depend on thread count.  The
  * functions are pure; the only allocation is a scratch copy freed before
  * returning.
@@ -104,4 +104,115 @@ struct fs_ci fs_stats_wilson(size_t successes, size_t trials, double level)
 	ci.ci_lo = fmax(centre - ci.half_width, 0.0);
 	ci.ci_hi = fmin(centre + ci.half_width, 1.0);
 	return ci;
+}
+
+/*
+ * The interval cut to the range [min_v, max_v] the quantity cannot leave
+ * (MODEL: M6).  The true mean lies in that range, so an interval that held
+ * it still holds it after the cut: coverage is unchanged, the interval only
+ * stops claiming impossible values.  value and half_width are kept.
+ */
+struct fs_ci fs_stats_ci_clip(struct fs_ci ci, double min_v, double max_v)
+{
+	if (!isnan(ci.ci_lo) && ci.ci_lo < min_v)
+		ci.ci_lo = min_v;
+	if (!isnan(ci.ci_hi) && ci.ci_hi > max_v)
+		ci.ci_hi = max_v;
+	return ci;
+}
+
+/* The t interval sets its ends to value ∓ half_width exactly (same
+ * operations), so any other end was cut. */
+bool fs_stats_ci_clipped(const struct fs_ci *ci)
+{
+	if (!isfinite(ci->half_width) || !isfinite(ci->ci_lo) || !isfinite(ci->ci_hi))
+		return false;
+	return ci->ci_lo != ci->value - ci->half_width ||
+	       ci->ci_hi != ci->value + ci->half_width;
+}
+
+struct fs_ci fs_stats_mean_ci_nonneg(const double *x, size_t n, double level)
+{
+	return fs_stats_ci_clip(fs_stats_mean_ci(x, n, level), 0.0, INFINITY);
+}
+
+bool fs_stats_ci_exact(const struct fs_ci *ci)
+{
+	return ci->n >= 2 && ci->half_width == 0.0 && isfinite(ci->value);
+}
+
+/* Wilson bounds for a real-valued share p over n trials (n > 0). */
+static void wilson_bounds(double p, double n, double z, double *lo, double *hi)
+{
+	double z2 = z * z, denom = 1.0 + z2 / n;
+	double centre = (p + z2 / (2.0 * n)) / denom;
+	double half = z / denom * sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+
+	*lo = fmax(centre - half, 0.0);
+	*hi = fmin(centre + half, 1.0);
+}
+
+/* MODEL: M7 — met when the Wilson lower end reaches the threshold, not met
+ * when its upper end is below it. */
+enum fs_share_verdict fs_stats_share_verdict(size_t successes, size_t trials,
+                                             double threshold, double level)
+{
+	struct fs_ci ci;
+
+	if (trials == 0 || successes > trials || !level_ok(level))
+		return FS_SHARE_UNDECIDED;
+	ci = fs_stats_wilson(successes, trials, level);
+	if (ci.ci_lo >= threshold)
+		return FS_SHARE_MET;
+	if (ci.ci_hi < threshold)
+		return FS_SHARE_NOT_MET;
+	return FS_SHARE_UNDECIDED;
+}
+
+/* Whether n trials at share p would decide against the threshold. */
+static bool decides(double p, double n, double z, double threshold)
+{
+	double lo, hi;
+
+	wilson_bounds(p, n, z, &lo, &hi);
+	return p > threshold ? lo >= threshold : hi < threshold;
+}
+
+/*
+ * MODEL: M7 — the fewest trials that decide the verdict at the observed
+ * share p.  For a fixed share the Wilson interval narrows as n grows (its
+ * ends move monotonically towards p), so the first deciding n is found by
+ * doubling and then bisection.  p = threshold never decides.
+ */
+size_t fs_stats_share_trials_needed(size_t successes, size_t trials, double threshold,
+                                    double level)
+{
+	const double limit = 1e9;
+	double p, z, lo, hi;
+
+	if (trials == 0 || successes > trials || !level_ok(level))
+		return 0;
+	if (fs_stats_share_verdict(successes, trials, threshold, level) != FS_SHARE_UNDECIDED)
+		return trials;
+	p = (double)successes / (double)trials;
+	if (p == threshold)
+		return 0;
+	z = gsl_cdf_ugaussian_Pinv(0.5 + level / 2.0);
+	lo = (double)trials;                 /* does not decide */
+	hi = 2.0 * lo;
+	while (!decides(p, hi, z, threshold)) {
+		if (hi >= limit)
+			return 0;
+		lo = hi;
+		hi = fmin(2.0 * hi, limit);
+	}
+	while (hi - lo > 1.0) {              /* lo does not decide, hi does */
+		double mid = floor((lo + hi) / 2.0);
+
+		if (decides(p, mid, z, threshold))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return (size_t)hi;
 }

@@ -1,8 +1,11 @@
 /*
  * summary.c — aggregation across replications (see summary.h).  For every
  * figure it collects one value per replication, in replication order, and
- * hands the array to fs_stats_mean_ci.  A replication with no completed
- * request contributes NAN to latency figures (skipped by the CI).
+ * hands the array to fs_stats_mean_ci_nonneg (every figure here is a
+ * latency, count, rate or share, so no interval goes below 0; shares are also
+ * cut at 1).  A replication with no completed request contributes NAN to
+ * latency figures (skipped by the CI).  Rates divide by the span simulated
+ * after the warm-up, which is shorter for a replication stopped early.
  */
 #include "fleetsim/summary.h"
 
@@ -72,8 +75,8 @@ static void build_group(struct fs_group_summary *g, struct fs_rep_result *const 
 			for (r = 0; r < n_reps; r++)
 				buf[r] = latency_value(&results[r]->cls[idx],
 				                       (enum fs_latency)k, (enum fs_quantity)q);
-			/* MODEL: S4 */
-			g->lat_ms[k][q] = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95);
+			/* MODEL: S4, M6 */
+			g->lat_ms[k][q] = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95);
 		}
 	}
 #define PER_REP(field, expr) \
@@ -84,20 +87,22 @@ static void build_group(struct fs_group_summary *g, struct fs_rep_result *const 
 			(void)rr; (void)cr; \
 			buf[r] = (expr); \
 		} \
-		g->field = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95); \
+		g->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
 	} while (0)
 	PER_REP(arrived, (double)cr->arrived);
 	PER_REP(completed, (double)cr->completed);
 	PER_REP(in_flight, (double)cr->in_flight);
 	PER_REP(failed, (double)cr->failed);
-	PER_REP(output_tokens_per_s, (double)cr->output_tokens * (double)FS_NS_PER_S /
-	                             (double)rr->measured_ns);
-	PER_REP(throughput_rps, (double)cr->completed * (double)FS_NS_PER_S /
-	                        (double)rr->measured_ns);
+	/* MODEL: S6 — over the measured span, cut short by a stop (S3). */
+	PER_REP(output_tokens_per_s, rr->measured_ns <= 0 ? NAN :
+	        (double)cr->output_tokens * (double)FS_NS_PER_S / (double)rr->measured_ns);
+	PER_REP(throughput_rps, rr->measured_ns <= 0 ? NAN :
+	        (double)cr->completed * (double)FS_NS_PER_S / (double)rr->measured_ns);
 	/* MODEL: S2 — in flight and failed requests count as misses. */
 	PER_REP(slo_attainment, cr->completed + cr->in_flight + cr->failed == 0 ? NAN :
 	        (double)cr->slo_met /
 	        (double)(cr->completed + cr->in_flight + cr->failed));
+	g->slo_attainment = fs_stats_ci_clip(g->slo_attainment, 0.0, 1.0);
 #undef PER_REP
 }
 
@@ -116,7 +121,8 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 	for (q = 0; q < FS_QTY__COUNT; q++) {
 		for (r = 0; r < n_reps; r++)
 			buf[r] = itl_value(results[r], (enum fs_quantity)q);
-		s->groups[s->n_classes].itl_ms[q] = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95);
+		s->groups[s->n_classes].itl_ms[q] = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps,
+		                                                            0.95);
 	}
 #define PER_REP(field, expr) \
 	do { \
@@ -127,7 +133,7 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 			(void)t; (void)span_s; \
 			buf[r] = (expr); \
 		} \
-		s->field = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95); \
+		s->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
 	} while (0)
 	/* MODEL: S7 */
 	PER_REP(kv_use, rr->end_ns > sc->sim.warmup_ns ?
@@ -139,6 +145,7 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(preemptions, (double)t->preemptions);
 	PER_REP(tokens_per_s, span_s > 0 ? (double)t->tokens_generated / span_s : NAN);
 	PER_REP(prefill_tokens_per_s, span_s > 0 ? (double)t->prefill_tokens / span_s : NAN);
+	s->kv_use = fs_stats_ci_clip(s->kv_use, 0.0, 1.0);
 #undef PER_REP
 	fs__summary_build_fleet(s, sc, results, n_reps, buf);
 }
@@ -153,18 +160,29 @@ static bool rep_meets(const struct fs_scenario *sc, const struct fs_rep_result *
 	return n > 0 && (double)cr->slo_met / (double)n >= sc->workload.classes[c].slo.attainment;
 }
 
+/* MODEL: M7 — P(SLO met) reaches the target only when its Wilson lower end
+ * does; below it only when the upper end is; otherwise undecided, with the
+ * replications that would decide it if the observed share held. */
+static void set_p_slo_met(struct fs_group_summary *g, size_t met, int n_reps, double target)
+{
+	g->p_slo_met = fs_stats_wilson(met, (size_t)n_reps, 0.95);
+	g->p_slo_met_verdict = (int)fs_stats_share_verdict(met, (size_t)n_reps, target, 0.95);
+	g->p_slo_met_needed = fs_stats_share_trials_needed(met, (size_t)n_reps, target, 0.95);
+}
+
 static void build_p_slo_met(struct fs_summary *s, const struct fs_scenario *sc,
                             struct fs_rep_result *const *results, int n_reps)
 {
 	size_t c, met_all = 0;
 	int r;
 
+	s->p_slo_target = sc->objective.present ? sc->objective.confidence : 0.9;
 	for (c = 0; c < s->n_classes; c++) {
 		size_t met = 0;
 
 		for (r = 0; r < n_reps; r++)
 			met += rep_meets(sc, results[r], c);
-		s->groups[c].p_slo_met = fs_stats_wilson(met, (size_t)n_reps, 0.95);
+		set_p_slo_met(&s->groups[c], met, n_reps, s->p_slo_target);
 	}
 	for (r = 0; r < n_reps; r++) {
 		bool all = true;
@@ -174,7 +192,7 @@ static void build_p_slo_met(struct fs_summary *s, const struct fs_scenario *sc,
 				all = false;
 		met_all += all;
 	}
-	s->groups[s->n_classes].p_slo_met = fs_stats_wilson(met_all, (size_t)n_reps, 0.95);
+	set_p_slo_met(&s->groups[s->n_classes], met_all, n_reps, s->p_slo_target);
 }
 
 struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
@@ -216,6 +234,7 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 		}
 	}
 	build_p_slo_met(s, sc, results, replications);
+	s->stopped_at_s = fs_xmalloc((size_t)replications * sizeof *s->stopped_at_s);
 	for (r = 0; r < replications; r++) {
 		const struct fs_rep_result *rr = results[r];
 		fs_ns from_ns = sc->sim.warmup_ns;
@@ -228,10 +247,15 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 		s->events += rr->events;
 		if (rep_unstable(rr))
 			s->unstable_replications++;
+		/* MODEL: S3 — a replication stopped at the guard covers [0, end). */
+		s->stopped_at_s[r] = rr->stopped_early ? (double)rr->end_ns / (double)FS_NS_PER_S
+		                                       : NAN;
+		s->stopped_early += rr->stopped_early;
 	}
 	if (sc->engine.kind == FS_ENGINE_QUEUE)
-		s->busy_fraction = fs_stats_mean_ci(buf, (size_t)replications, 0.95);
-	s->queue_len = fs_stats_mean_ci(buf2, (size_t)replications, 0.95);
+		s->busy_fraction = fs_stats_ci_clip(fs_stats_mean_ci(buf, (size_t)replications,
+		                                                     0.95), 0.0, 1.0);
+	s->queue_len = fs_stats_mean_ci_nonneg(buf2, (size_t)replications, 0.95);
 	s->llm = sc->engine.kind == FS_ENGINE_VLLM;
 	if (s->llm)
 		build_engine(s, sc, results, replications, buf);
@@ -247,6 +271,8 @@ void fs_summary_free(struct fs_summary *s)
 	free((void *)s->class_names);
 	for (size_t p = 0; s->pools != NULL && p < s->n_pools; p++)
 		free(s->pools[p].break_even.slot_hours_per_month);
+	free(s->cost.total_usd_per_rep);
+	free(s->stopped_at_s);
 	free(s->pools);
 	free(s->groups);
 	free(s);

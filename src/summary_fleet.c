@@ -6,7 +6,9 @@
  * capacity utilisation, launches, reclaims), the break-even of commitments,
  * availability of each pool and of the fleet, and the reclaims a spot pool
  * should expect.  Each figure is computed per replication from its fleet
- * result, then given a Student-t CI.
+ * result, then given a Student-t CI cut at 0 (shares also at 1).  Per-hour
+ * figures divide by the span each replication simulated, shorter than the
+ * horizon when it was stopped early.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +49,7 @@ static void pool_peaks(const struct fs_pool_cfg *pc, double *flops_per_s, double
 			(void)f; \
 			buf[r] = (expr); \
 		} \
-		(dst) = fs_stats_mean_ci(buf, (size_t)n_reps, 0.95); \
+		(dst) = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
 	} while (0)
 
 /* MODEL: B8 — a committed pool compares its fee with its overflow price; a
@@ -219,8 +221,10 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		PER_REP(ps->lost_usd, f->pools[p].lost_usd);
 		PER_REP(ps->instance_hours, f->pools[p].alive_ns / 3600e9);
 		PER_REP(ps->busy_fraction, ratio(f->pools[p].busy_ns, f->pools[p].serving_ns));
+		ps->busy_fraction = fs_stats_ci_clip(ps->busy_fraction, 0.0, 1.0);
 		PER_REP(ps->kv_use, ratio(f->pools[p].kv_block_ns, f->pools[p].serving_ns *
 		                          (double)f->pools[p].kv_blocks_per_instance));
+		ps->kv_use = fs_stats_ci_clip(ps->kv_use, 0.0, 1.0);
 		/* MODEL: S8 — achieved MFU/MBU: modelled work over iteration time. */
 		PER_REP(ps->mfu, ratio(f->pools[p].flops, f->pools[p].busy_ns * 1e-9 * peak_flops));
 		PER_REP(ps->mbu, ratio(f->pools[p].bytes, f->pools[p].busy_ns * 1e-9 * peak_bytes));
@@ -359,29 +363,44 @@ static double usd_by_pricing(const struct fs_scenario *sc, const struct fs_fleet
 	return usd;
 }
 
+/* MODEL: S3, F14 — hours simulated by replication r: the horizon, or up to
+ * the stop at max_in_system (billing stopped there too). */
+static double span_h(const struct fs_scenario *sc, const struct fs_rep_result *r)
+{
+	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns ? r->end_ns : sc->sim.horizon_ns;
+
+	return (double)end_ns / 3600e9;
+}
+
 void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
                              struct fs_rep_result *const *results, int n_reps, double *buf)
 {
 	struct fs_cost_summary *c = &s->cost;
-	double hours = (double)sc->sim.horizon_ns / 3600e9;
 	int r, k;
 
 	build_pools(s, sc, results, n_reps, buf);
 	build_avail(&s->avail, results, n_reps, buf, s->n_pools);
 	PER_REP(s->busy_fraction, ratio(fleet_sum(sc, f, 0), fleet_sum(sc, f, 1)));
+	s->busy_fraction = fs_stats_ci_clip(s->busy_fraction, 0.0, 1.0);
 	PER_REP(s->mfu, ratio(fleet_sum(sc, f, 2), fleet_sum(sc, f, 3)));
 	PER_REP(s->mbu, ratio(fleet_sum(sc, f, 4), fleet_sum(sc, f, 5)));
-	/* MODEL: F14 — cost figures cover the whole horizon, warm-up included,
-	 * and so do their denominators (all completions and their tokens). */
+	/* MODEL: F14 — cost figures cover the simulated span, warm-up included,
+	 * and so do their denominators (all completions and their tokens, the
+	 * hours simulated). */
 	PER_REP(c->total_usd, total_usd(f));
-	PER_REP(c->usd_per_hour, total_usd(f) / hours);
-	PER_REP(c->monthly_usd, total_usd(f) / hours * FS_HOURS_PER_MONTH);
+	c->total_usd_per_rep = fs_xmalloc((size_t)n_reps * sizeof *c->total_usd_per_rep);
+	for (r = 0; r < n_reps; r++)
+		c->total_usd_per_rep[r] = total_usd(&results[r]->fleet);
+	PER_REP(c->usd_per_hour, ratio(total_usd(f), span_h(sc, results[r])));
+	PER_REP(c->monthly_usd, ratio(total_usd(f), span_h(sc, results[r])) *
+	                        FS_HOURS_PER_MONTH);
 	PER_REP(c->usd_per_1m_output_tokens,
 	        ratio(total_usd(f), (double)f->all_output_tokens / 1e6));
 	PER_REP(c->usd_per_1k_requests, ratio(total_usd(f), (double)f->all_completed / 1e3));
 	PER_REP(c->idle_usd, fleet_sum(sc, f, 6));
 	PER_REP(c->lost_usd, fleet_sum(sc, f, 7));
-	PER_REP(c->lost_usd_monthly, fleet_sum(sc, f, 7) / hours * FS_HOURS_PER_MONTH);
+	PER_REP(c->lost_usd_monthly, ratio(fleet_sum(sc, f, 7), span_h(sc, results[r])) *
+	                             FS_HOURS_PER_MONTH);
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		PER_REP(c->by_pricing_usd[k], usd_by_pricing(sc, f, (enum fs_pricing)k));
 	PER_REP(c->requeued, (double)f->requeued);

@@ -1,8 +1,9 @@
 /*
  * summary_json.c — summary.json (see summary.h for the contract).  Figures
  * are rounded to 9 significant digits so the file reads cleanly; NAN (no
- * data, or a CI from a single replication) is written as null.  The file is
- * written atomically.
+ * data, or a CI from a single replication) is written as null; a zero-width
+ * interval (the same value in every replication) carries "exact": true.  The
+ * file is written atomically.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -31,6 +32,23 @@ static cJSON *ci_json(const struct fs_ci *ci)
 	cJSON_AddItemToObject(o, "value", number(ci->value));
 	cJSON_AddItemToObject(o, "ci_lo", number(ci->ci_lo));
 	cJSON_AddItemToObject(o, "ci_hi", number(ci->ci_hi));
+	if (fs_stats_ci_exact(ci))
+		cJSON_AddTrueToObject(o, "exact");
+	return o;
+}
+
+/* MODEL: M7 — whether P(SLO met) reaches the target, on its interval. */
+static cJSON *verdict_json(const struct fs_group_summary *g, double target)
+{
+	static const char *const names[] = { "met", "not_met", "undecided" };
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "target", number(target));
+	cJSON_AddStringToObject(o, "verdict", names[g->p_slo_met_verdict]);
+	if (g->p_slo_met_verdict == FS_SHARE_UNDECIDED && g->p_slo_met_needed > 0)
+		cJSON_AddNumberToObject(o, "replications_needed", (double)g->p_slo_met_needed);
+	else
+		cJSON_AddNullToObject(o, "replications_needed");
 	return o;
 }
 
@@ -46,7 +64,8 @@ static cJSON *quantities_json(const struct fs_ci *by_qty)
 }
 
 /* `llm`: token metrics (tpot_ms, itl_ms for "all") exist. */
-static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all)
+static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all,
+                         double p_target)
 {
 	cJSON *o = cJSON_CreateObject();
 	int k;
@@ -69,6 +88,7 @@ static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all
 		cJSON_AddItemToObject(o, "slo_attainment", ci_json(&g->slo_attainment));
 		cJSON_AddItemToObject(o, "p_slo_met", ci_json(&g->p_slo_met));
 		cJSON_AddItemToObject(o, "slo_target", number(g->slo_target));
+		cJSON_AddItemToObject(o, "p_slo_met_verdict", verdict_json(g, p_target));
 	}
 	return o;
 }
@@ -145,6 +165,13 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 	cJSON_AddItemToObject(o, "unused_capacity", ci_json(&c->unused_capacity_usd));
 	cJSON_AddItemToObject(o, "idle_episodes", idle_episodes_json(&c->idle_episodes,
 	                      &c->idle_episode_hours, &c->idle_episode_usd));
+	{
+		cJSON *per_rep = cJSON_AddArrayToObject(o, "cost_per_rep");
+		int r;
+
+		for (r = 0; c->total_usd_per_rep != NULL && r < s->replications; r++)
+			cJSON_AddItemToArray(per_rep, number(c->total_usd_per_rep[r]));
+	}
 	by_pricing = cJSON_AddObjectToObject(o, "by_pricing");
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		cJSON_AddItemToObject(by_pricing, fs_pricing_name((enum fs_pricing)k),
@@ -296,12 +323,24 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddItemToObject(root, "provenance", provenance_json(s, sc));
 	cJSON_AddBoolToObject(verdict, "stable", s->unstable_replications == 0);
 	cJSON_AddNumberToObject(verdict, "unstable_replications", s->unstable_replications);
+	{
+		/* MODEL: S3 — which replications the guard stopped, and when. */
+		cJSON *at = cJSON_CreateArray();
+		int r;
+
+		cJSON_AddNumberToObject(verdict, "stopped_early_replications", s->stopped_early);
+		for (r = 0; s->stopped_at_s != NULL && r < s->replications; r++)
+			if (!isnan(s->stopped_at_s[r]))
+				cJSON_AddItemToArray(at, number(s->stopped_at_s[r]));
+		cJSON_AddItemToObject(verdict, "stopped_at_s", at);
+	}
 	cJSON_AddItemToObject(root, "verdict", verdict);
 	cJSON_AddItemToObject(metrics, "all",
-	                      group_json(&s->groups[s->n_classes], s->llm, true));
+	                      group_json(&s->groups[s->n_classes], s->llm, true,
+	                                 s->p_slo_target));
 	for (c = 0; c < s->n_classes; c++)
 		cJSON_AddItemToObject(classes, s->class_names[c],
-		                      group_json(&s->groups[c], s->llm, false));
+		                      group_json(&s->groups[c], s->llm, false, s->p_slo_target));
 	cJSON_AddItemToObject(metrics, "classes", classes);
 	cJSON_AddItemToObject(root, "metrics", metrics);
 	cJSON_AddItemToObject(system, "busy_fraction", ci_json(&s->busy_fraction));

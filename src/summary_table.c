@@ -1,7 +1,9 @@
 /*
  * summary_table.c — the console summary: one block per class ("all" first),
  * latency quantiles as "mean ± half-width" of the 95% interval across
- * replications, then counts, throughput and SLO attainment.
+ * replications ("mean [lo, hi]" when an end was cut at 0 or 1, "mean
+ * (exact)" when every replication gave the same value), then counts,
+ * throughput, SLO attainment and whether P(SLO met) reaches its target.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,20 +23,30 @@ static void num(char *buf, size_t len, double x, int digits)
 
 static void cell(FILE *out, const struct fs_ci *ci, int width)
 {
-	char buf[96], v[40], h[40];
+	char buf[160], v[40], h[40], l[40];
+	int pm = 0;                  /* "±" is two bytes in UTF-8 but one column wide */
 
 	if (!isfinite(ci->value)) {
 		snprintf(buf, sizeof buf, "-");
 	} else if (!isfinite(ci->half_width)) {
 		num(v, sizeof v, ci->value, 4);
 		snprintf(buf, sizeof buf, "%s", v);
+	} else if (fs_stats_ci_exact(ci)) {
+		num(v, sizeof v, ci->value, 4);
+		snprintf(buf, sizeof buf, "%s (exact)", v);
+	} else if (fs_stats_ci_clipped(ci)) {
+		/* MODEL: M6 — an end cut at the quantity's bound: not symmetric. */
+		num(v, sizeof v, ci->value, 4);
+		num(l, sizeof l, ci->ci_lo, 2);
+		num(h, sizeof h, ci->ci_hi, 2);
+		snprintf(buf, sizeof buf, "%s [%s, %s]", v, l, h);
 	} else {
 		num(v, sizeof v, ci->value, 4);
 		num(h, sizeof h, ci->half_width, 2);
 		snprintf(buf, sizeof buf, "%s ± %s", v, h);
+		pm = 1;
 	}
-	/* "±" is two bytes in UTF-8 but one column wide. */
-	fprintf(out, "%*s", width + (isfinite(ci->half_width) && isfinite(ci->value)), buf);
+	fprintf(out, "%*s", width + pm, buf);
 }
 
 static void latency_row(FILE *out, const char *name, const struct fs_ci *by_qty)
@@ -47,8 +59,36 @@ static void latency_row(FILE *out, const char *name, const struct fs_ci *by_qty)
 	fputc('\n', out);
 }
 
+/* MODEL: M7 — P(SLO met) against its target, decided on the interval. */
+static void verdict_line(FILE *out, const struct fs_group_summary *g, double target,
+                         int n_reps)
+{
+	char label[32];
+
+	snprintf(label, sizeof label, "at least %.3g?", target);
+	fprintf(out, "\n%-16s ", label);
+	switch ((enum fs_share_verdict)g->p_slo_met_verdict) {
+	case FS_SHARE_MET:
+		fprintf(out, "yes: the interval's lower end %.3g reaches %.3g",
+		        g->p_slo_met.ci_lo, target);
+		break;
+	case FS_SHARE_NOT_MET:
+		fprintf(out, "no: the interval's upper end %.3g is below %.3g",
+		        g->p_slo_met.ci_hi, target);
+		break;
+	case FS_SHARE_UNDECIDED:
+		fprintf(out, "undecided: the interval straddles %.3g; ", target);
+		if (g->p_slo_met_needed > 0)
+			fprintf(out, "%zu replications would decide it if the share held "
+			        "(%d run)", g->p_slo_met_needed, n_reps);
+		else
+			fprintf(out, "no number of replications decides it at this share");
+		break;
+	}
+}
+
 static void group_block(FILE *out, const char *name, const struct fs_group_summary *g,
-                        bool llm, bool is_all)
+                        bool llm, bool is_all, const struct fs_summary *s)
 {
 	int k, q;
 
@@ -83,6 +123,7 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 		fprintf(out, "\n%-16s %17.3g [%.3g, %.3g]  (share of replications meeting "
 		        "the target; Wilson 95%%)", "P(SLO met)", g->p_slo_met.value,
 		        g->p_slo_met.ci_lo, g->p_slo_met.ci_hi);
+		verdict_line(out, g, s->p_slo_target, s->replications);
 	}
 	fputc('\n', out);
 }
@@ -121,6 +162,39 @@ static void pool_line(FILE *out, const struct fs_scenario *sc, const struct fs_p
 	}
 	fprintf(out, "; KV %lld blocks of %lld tokens each\n",
 	        (long long)pc->llm->sched.kv_blocks, (long long)pc->llm->sched.block_tokens);
+}
+
+/* A simulated time in seconds, minutes or hours, 3 significant digits. */
+static void span_text(char *buf, size_t len, double t_s)
+{
+	if (t_s < 120)
+		snprintf(buf, len, "%.3g s", t_s);
+	else if (t_s < 7200)
+		snprintf(buf, len, "%.3g min", t_s / 60);
+	else
+		snprintf(buf, len, "%.3g h", t_s / 3600);
+}
+
+/* MODEL: S3 — replications the guard stopped, and the span they cover. */
+static void stopped_line(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	double lo_s = INFINITY, hi_s = -INFINITY;
+	char a[32], b[32];
+	int r;
+
+	for (r = 0; r < s->replications; r++) {
+		if (isnan(s->stopped_at_s[r]))
+			continue;
+		lo_s = fmin(lo_s, s->stopped_at_s[r]);
+		hi_s = fmax(hi_s, s->stopped_at_s[r]);
+	}
+	span_text(a, sizeof a, lo_s);
+	span_text(b, sizeof b, hi_s);
+	fprintf(out, "stopped early: %d of %d replications had more than %lld requests in "
+	        "the system (simulation.max_in_system) after %s%s%s simulated; their "
+	        "rates and costs cover that span\n", s->stopped_early, s->replications,
+	        (long long)sc->sim.max_in_system, a, lo_s < hi_s ? " to " : "",
+	        lo_s < hi_s ? b : "");
 }
 
 static void engine_header(FILE *out, const struct fs_summary *s,
@@ -213,7 +287,13 @@ static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_sc
 
 	fs_duration_format(sc->sim.horizon_ns, horizon, sizeof horizon);
 	/* MODEL: F14 */
-	fprintf(out, "\ncost over the simulated %s (warm-up included), %s\n", horizon, cur);
+	if (s->stopped_early > 0)
+		fprintf(out, "\ncost over the span simulated (%d replication%s stopped early, "
+		        "see verdict), %s\n", s->stopped_early, s->stopped_early == 1 ? "" : "s",
+		        cur);
+	else
+		fprintf(out, "\ncost over the simulated %s (warm-up included), %s\n", horizon,
+		        cur);
 	pair_row(out, "total", &c->total_usd, "per hour", &c->usd_per_hour);
 	pair_row(out, "per 1M out tok", &c->usd_per_1m_output_tokens, "per 1k requests",
 	         &c->usd_per_1k_requests);
@@ -320,19 +400,22 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	        s->replications == 1 ? "" : "s", (unsigned long long)s->seed,
 	        horizon, warmup);
 	fprintf(out, "figures: mean over replications ± half-width of the 95%% "
-	        "Student-t interval; latencies in ms\n");
+	        "Student-t interval ([lo, hi] when cut at 0; \"exact\": the same in "
+	        "every replication); latencies in ms\n");
 	if (s->unstable_replications > 0)
 		fprintf(out, "verdict: UNSTABLE in %d of %d replications (backlog grows: "
 		        "offered load exceeds capacity)\n", s->unstable_replications,
 		        s->replications);
 	else
 		fprintf(out, "verdict: stable\n");
+	if (s->stopped_early > 0)
+		stopped_line(out, s, sc);
 	if (s->llm)
 		engine_header(out, s, sc);
-	group_block(out, "all", &s->groups[s->n_classes], s->llm, true);
+	group_block(out, "all", &s->groups[s->n_classes], s->llm, true, s);
 	if (s->n_classes > 1)
 		for (c = 0; c < s->n_classes; c++)
-			group_block(out, s->class_names[c], &s->groups[c], s->llm, false);
+			group_block(out, s->class_names[c], &s->groups[c], s->llm, false, s);
 	fprintf(out, "\n%-16s", "busy fraction");
 	cell(out, &s->busy_fraction, 18);
 	fprintf(out, "   %-16s", "mean queue len");

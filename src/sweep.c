@@ -44,7 +44,8 @@ static void record_path(const struct sweep_run *s, size_t point, char *buf, size
 }
 
 /* A stored record is reused only when it is this scenario's, seed's and
- * point's. */
+ * point's, and carries a decision (records from before feasibility was
+ * decided on the interval are run again). */
 static char *load_record(const struct sweep_run *s, size_t point)
 {
 	char path[4096], label[1024];
@@ -74,7 +75,8 @@ static char *load_record(const struct sweep_run *s, size_t point)
 
 		ok = cJSON_IsString(sha) && strcmp(sha->valuestring, s->base->sha256_hex) == 0 &&
 		     cJSON_IsString(lab) && strcmp(lab->valuestring, label) == 0 &&
-		     cJSON_IsNumber(pt) && pt->valuedouble == (double)point;
+		     cJSON_IsNumber(pt) && pt->valuedouble == (double)point &&
+		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision"));
 		cJSON_Delete(rec);
 	}
 	if (!ok) {
@@ -141,7 +143,9 @@ static int eval(struct sweep_run *s, size_t point)
 
 /* MODEL: S13 — search: within one combination of the other axes, the
  * smallest search value that is feasible, by bisection (feasibility is
- * assumed monotone in it), evaluating the largest value first. */
+ * assumed monotone in it), evaluating the largest value first.  Only a
+ * proven-feasible point counts as feasible here: an undecided one sends the
+ * bisection up, so the search ends on a point it can recommend (S12). */
 static void search_combo(struct sweep_run *s, const size_t *coords_base, size_t axis)
 {
 	const struct fs_sweep_cfg *sw = &s->base->sweep;

@@ -2,10 +2,12 @@
  * sweep_out.c — the sweep's four outputs, computed from the point records
  * alone (so a resumed sweep writes the same bytes): sweep.csv and sweep.json
  * (every evaluated point with its figures, P(SLO met) with a Wilson
- * interval, the objective with a Student-t interval and its paired
- * difference against the baseline point), pareto.csv (the points no other
- * point beats on both the objective and the chosen latency), and best.json
- * (the cheapest feasible point and why).  All written atomically.
+ * interval and the decision taken on it — feasible, infeasible or undecided
+ * with the replications that would decide it — the objective with a
+ * Student-t interval and its paired differences against the baseline point
+ * and against the recommended one), pareto.csv (the points no other point
+ * beats on both the objective and the chosen latency), and best.json (built
+ * in sweep_best.c).  All written atomically.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -18,19 +20,7 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/sweep.h"
-
-/* One evaluated point, parsed back from its record. */
-struct point {
-	size_t index;
-	cJSON *rec;
-	const char *label;
-	int n_reps;
-	double *obj;                 /* per replication */
-	double *pareto;
-	int met;                     /* replications meeting every constraint */
-	bool feasible, stable;
-	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
-};
+#include "sweep_internal.h"
 
 static const char *const FIGURES[] = {
 	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", "preemption_lost_usd",
@@ -50,7 +40,26 @@ static double *rep_array(const cJSON *rec, const char *key, int n)
 	return x;
 }
 
-static void parse_point(struct point *p, size_t index, const char *text)
+/* MODEL: S12, M7 — decided on the Wilson interval of the share of
+ * replications meeting every constraint, from the record's per-replication
+ * outcomes (no constraint: feasible outright). */
+static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
+{
+	p->needed = 0;
+	if (!obj->present || obj->n_constraints == 0) {
+		p->verdict = FS_SHARE_MET;
+	} else {
+		p->verdict = fs_stats_share_verdict((size_t)p->met, (size_t)p->n_reps,
+		                                    obj->confidence, 0.95);
+		if (p->verdict == FS_SHARE_UNDECIDED)
+			p->needed = fs_stats_share_trials_needed((size_t)p->met, (size_t)p->n_reps,
+			                                         obj->confidence, 0.95);
+	}
+	p->feasible = p->verdict == FS_SHARE_MET;
+}
+
+static void parse_point(struct fs__sweep_pt *p, size_t index, const char *text,
+                        const struct fs_objective_cfg *obj)
 {
 	const cJSON *met, *v;
 
@@ -68,16 +77,18 @@ static void parse_point(struct point *p, size_t index, const char *text)
 	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
 	cJSON_ArrayForEach(v, met)
 		p->met += v->valuedouble > 0.5;
-	p->feasible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "feasible"));
+	decide(p, obj);
 	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
-	p->obj_ci = fs_stats_mean_ci(p->obj, (size_t)p->n_reps, 0.95);
-	p->pareto_ci = fs_stats_mean_ci(p->pareto, (size_t)p->n_reps, 0.95);
+	/* MODEL: M6 — costs and latencies cannot be negative. */
+	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
+	p->pareto_ci = fs_stats_mean_ci_nonneg(p->pareto, (size_t)p->n_reps, 0.95);
 	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
 }
 
 /* MODEL: S14 — paired difference: replication r of both points saw the same
  * traffic and spot draws, so obj_p[r] - obj_base[r] has a tight interval. */
-static struct fs_ci paired_diff(const struct point *p, const struct point *base)
+struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
+                                   const struct fs__sweep_pt *base)
 {
 	int n = p->n_reps < base->n_reps ? p->n_reps : base->n_reps;
 	double *d = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *d);
@@ -130,8 +141,8 @@ static void csv_fig(FILE *f, const cJSON *rec, const char *key)
 	}
 }
 
-static int write_csv(const struct fs_scenario *base, const struct point *pts, size_t n,
-                     const char *path, struct fs_error *err)
+static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
+                     size_t n, const char *path, struct fs_error *err)
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	struct fs_outfile o;
@@ -152,9 +163,11 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 	        "pareto_latency_ms,pareto_lo,pareto_hi");
 	for (k = 0; FIGURES[k] != NULL; k++)
 		fprintf(o.f, ",%s,%s_lo,%s_hi", FIGURES[k], FIGURES[k], FIGURES[k]);
+	fprintf(o.f, ",decision,replications_needed,diff_vs_best,diff_vs_best_lo,"
+	        "diff_vs_best_hi");
 	fputc('\n', o.f);
 	for (i = 0; i < n; i++) {
-		const struct point *p = &pts[i];
+		const struct fs__sweep_pt *p = &pts[i];
 
 		fprintf(o.f, "%zu,", p->index);
 		csv_field(o.f, p->label);
@@ -177,13 +190,17 @@ static int write_csv(const struct fs_scenario *base, const struct point *pts, si
 		csv_ci(o.f, &p->pareto_ci);
 		for (k = 0; FIGURES[k] != NULL; k++)
 			csv_fig(o.f, p->rec, FIGURES[k]);
+		fprintf(o.f, ",%s", fs__sweep_decision_name(p->verdict));
+		csv_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
+		csv_ci(o.f, &p->diff_best);
 		fputc('\n', o.f);
 	}
 	free(sets);
 	return fs_outfile_commit(&o, err);
 }
 
-static cJSON *jnum(double x)
+/* See sweep_internal.h: 9 significant digits, so the files read cleanly. */
+cJSON *fs__sweep_jnum(double x)
 {
 	char buf[40];
 
@@ -193,17 +210,21 @@ static cJSON *jnum(double x)
 	return cJSON_CreateNumber(strtod(buf, NULL));
 }
 
-static cJSON *jci(const struct fs_ci *ci)
+/* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
+cJSON *fs__sweep_jci(const struct fs_ci *ci)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(o, "value", jnum(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", jnum(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", jnum(ci->ci_hi));
+	cJSON_AddItemToObject(o, "value", fs__sweep_jnum(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", fs__sweep_jnum(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", fs__sweep_jnum(ci->ci_hi));
+	if (fs_stats_ci_exact(ci))
+		cJSON_AddTrueToObject(o, "exact");
 	return o;
 }
 
-static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
+/* A point as sweep.json and best.json show it (caller owns the object). */
+cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p)
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject(), *figs;
@@ -225,11 +246,15 @@ static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
 	cJSON_AddItemToObject(o, "set", set);
 	cJSON_AddNumberToObject(o, "replications", p->n_reps);
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	cJSON_AddStringToObject(o, "decision", fs__sweep_decision_name(p->verdict));
+	cJSON_AddItemToObject(o, "replications_needed",
+	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddBoolToObject(o, "stable", p->stable);
-	cJSON_AddItemToObject(o, "p_slo_met", jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", jci(&p->obj_ci));
-	cJSON_AddItemToObject(o, "diff_vs_baseline", jci(&p->diff_ci));
-	cJSON_AddItemToObject(o, "pareto_latency_ms", jci(&p->pareto_ci));
+	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
+	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
+	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
+	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
 	figs = cJSON_AddObjectToObject(o, "figures");
 	for (k = 0; FIGURES[k] != NULL; k++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
@@ -241,7 +266,7 @@ static cJSON *point_json(const struct fs_scenario *base, const struct point *p)
 		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
 		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
 		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
-		cJSON_AddItemToObject(figs, FIGURES[k], jci(&ci));
+		cJSON_AddItemToObject(figs, FIGURES[k], fs__sweep_jci(&ci));
 	}
 	return o;
 }
@@ -267,7 +292,7 @@ static int write_json(cJSON *root, const char *path, struct fs_error *err)
 
 /* MODEL: S15 — the Pareto front: evaluated points that no other point beats
  * on both mean objective and mean Pareto latency (lower is better on both). */
-static bool dominated(const struct point *pts, size_t n, size_t i)
+static bool dominated(const struct fs__sweep_pt *pts, size_t n, size_t i)
 {
 	size_t j;
 
@@ -283,7 +308,7 @@ static bool dominated(const struct point *pts, size_t n, size_t i)
 	return false;
 }
 
-static int write_pareto(const struct point *pts, size_t n, const char *path,
+static int write_pareto(const struct fs__sweep_pt *pts, size_t n, const char *path,
                         struct fs_error *err)
 {
 	struct fs_outfile o;
@@ -309,7 +334,7 @@ static int write_pareto(const struct point *pts, size_t n, const char *path,
 	fprintf(o.f, "point,label,feasible,objective,objective_lo,objective_hi,"
 	        "latency_ms,latency_lo,latency_hi,p_slo_met\n");
 	for (i = 0; i < m; i++) {
-		const struct point *p = &pts[order[i]];
+		const struct fs__sweep_pt *p = &pts[order[i]];
 
 		fprintf(o.f, "%zu,", p->index);
 		csv_field(o.f, p->label);
@@ -324,7 +349,7 @@ static int write_pareto(const struct point *pts, size_t n, const char *path,
 }
 
 /* sweep_cdf.csv: each evaluated point's pooled CDF of the Pareto latency. */
-static int write_cdf(const struct point *pts, size_t n, const char *path,
+static int write_cdf(const struct fs__sweep_pt *pts, size_t n, const char *path,
                      struct fs_error *err)
 {
 	struct fs_outfile o;
@@ -348,62 +373,6 @@ static int write_cdf(const struct point *pts, size_t n, const char *path,
 		}
 	}
 	return fs_outfile_commit(&o, err);
-}
-
-static cJSON *best_json(const struct fs_scenario *base, const struct point *pts, size_t n,
-                        size_t n_points)
-{
-	const struct fs_objective_cfg *obj = &base->objective;
-	cJSON *o = cJSON_CreateObject();
-	size_t i, best = SIZE_MAX, second = SIZE_MAX, n_feasible = 0;
-	char why[1024];
-
-	for (i = 0; i < n; i++) {
-		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
-			continue;
-		n_feasible++;
-		if (best == SIZE_MAX || pts[i].obj_ci.value < pts[best].obj_ci.value) {
-			second = best;
-			best = i;
-		} else if (second == SIZE_MAX || pts[i].obj_ci.value < pts[second].obj_ci.value) {
-			second = i;
-		}
-	}
-	cJSON_AddStringToObject(o, "objective", fs_objective_name(obj->minimize));
-	cJSON_AddNumberToObject(o, "confidence", obj->present ? obj->confidence : 1.0);
-	cJSON_AddNumberToObject(o, "points_evaluated", (double)n);
-	cJSON_AddNumberToObject(o, "points_in_grid", (double)n_points);
-	cJSON_AddNumberToObject(o, "points_feasible", (double)n_feasible);
-	if (best == SIZE_MAX) {
-		cJSON_AddNullToObject(o, "best");
-		snprintf(why, sizeof why, "no evaluated point met every constraint in at least "
-		         "%.0f%% of its replications", 100 * (obj->present ? obj->confidence : 1));
-		cJSON_AddStringToObject(o, "why", why);
-		return o;
-	}
-	cJSON_AddItemToObject(o, "best", point_json(base, &pts[best]));
-	if (second != SIZE_MAX) {
-		struct fs_ci d = paired_diff(&pts[second], &pts[best]);
-
-		snprintf(why, sizeof why, "cheapest of %zu feasible points (%zu evaluated of "
-		         "%zu): %s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]; the "
-		         "next cheapest feasible point (%s) costs %.4g more [%.4g, %.4g] "
-		         "(paired, same traffic)", n_feasible, n, n_points,
-		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
-		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
-		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi, pts[second].label,
-		         d.value, d.ci_lo, d.ci_hi);
-		cJSON_AddItemToObject(o, "runner_up", point_json(base, &pts[second]));
-		cJSON_AddItemToObject(o, "runner_up_costs_more", jci(&d));
-	} else {
-		snprintf(why, sizeof why, "the only feasible point of %zu evaluated (of %zu): "
-		         "%s %.4g [%.4g, %.4g] with P(SLO met) %.3g [%.3g, %.3g]", n, n_points,
-		         fs_objective_name(obj->minimize), pts[best].obj_ci.value,
-		         pts[best].obj_ci.ci_lo, pts[best].obj_ci.ci_hi, pts[best].p_met.value,
-		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi);
-	}
-	cJSON_AddStringToObject(o, "why", why);
-	return o;
 }
 
 /* "count=2 pricing=spot": each axis's last key and its value, unquoted. */
@@ -434,46 +403,74 @@ static void short_label(const struct fs_scenario *base, size_t index, char *buf,
 	free(sets);
 }
 
-static void print_table(const struct fs_scenario *base, const struct point *pts, size_t n)
+static void print_table(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
+                        size_t n)
 {
-	size_t i;
+	size_t i, n_undecided = 0;
 
-	printf("%-6s %-40s %5s %24s %20s %9s\n", "point", "configuration", "reps",
+	printf("%-6s %-40s %5s %24s %20s  %s\n", "point", "configuration", "reps",
 	       fs_objective_name(base->objective.minimize), "P(SLO met)", "feasible");
 	for (i = 0; i < n; i++) {
-		const struct point *p = &pts[i];
-		char obj[64], pm[64], label[256];
+		const struct fs__sweep_pt *p = &pts[i];
+		char obj[96], pm[64], label[256], dec[64];
+		int pm_extra = 0;            /* "±" is two bytes, one column */
 
 		short_label(base, p->index, label, sizeof label);
-		snprintf(obj, sizeof obj, "%.1f ± %.1f", p->obj_ci.value, p->obj_ci.half_width);
+		if (fs_stats_ci_exact(&p->obj_ci)) {
+			snprintf(obj, sizeof obj, "%.1f (exact)", p->obj_ci.value);
+		} else if (fs_stats_ci_clipped(&p->obj_ci)) {
+			snprintf(obj, sizeof obj, "%.1f [%.1f, %.1f]", p->obj_ci.value,
+			         p->obj_ci.ci_lo, p->obj_ci.ci_hi);
+		} else {
+			snprintf(obj, sizeof obj, "%.1f ± %.1f", p->obj_ci.value,
+			         p->obj_ci.half_width);
+			pm_extra = 1;
+		}
 		snprintf(pm, sizeof pm, "%.2f [%.2f, %.2f]", p->p_met.value, p->p_met.ci_lo,
 		         p->p_met.ci_hi);
-		printf("%-6zu %-40.40s %5d %25s %20s %9s\n", p->index, label, p->n_reps, obj,
-		       pm, p->feasible ? "yes" : "no");
+		if (p->verdict != FS_SHARE_UNDECIDED)
+			snprintf(dec, sizeof dec, "%s", p->feasible ? "yes" : "no");
+		else if (p->needed > 0)
+			snprintf(dec, sizeof dec, "undecided: %zu reps would decide", p->needed);
+		else
+			snprintf(dec, sizeof dec, "undecided");
+		n_undecided += p->verdict == FS_SHARE_UNDECIDED;
+		printf("%-6zu %-40.40s %5d %*s %20s  %s\n", p->index, label, p->n_reps,
+		       24 + pm_extra, obj, pm, dec);
 	}
+	if (n_undecided > 0)
+		printf("\nundecided: the 95%% interval of P(SLO met) straddles the confidence "
+		       "%.3g, so the point is neither proven feasible nor proven infeasible; "
+		       "\"reps\" is how many replications would decide it if the observed "
+		       "share held (a sweep runs them itself when objective.max_replications "
+		       "allows)\n", base->objective.confidence);
 }
 
 int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                             char *const *records, size_t n_points)
 {
-	struct point *pts = fs_xcalloc(n_points + 1, sizeof *pts);
-	const struct point *baseline = NULL;
+	struct fs__sweep_pt *pts = fs_xcalloc(n_points + 1, sizeof *pts);
+	const struct fs__sweep_pt *baseline = NULL;
 	struct fs_error err;
 	char path[4096];
 	size_t n = 0, i;
 	cJSON *root, *list;
 	int rc = 0;
 
+	size_t best, second;
+
 	for (i = 0; i < n_points; i++)
 		if (records[i] != NULL)
-			parse_point(&pts[n++], i, records[i]);
+			parse_point(&pts[n++], i, records[i], &base->objective);
 	for (i = 0; i < n; i++)
 		if (pts[i].index == base->sweep.baseline)
 			baseline = &pts[i];
+	fs__sweep_find_best(pts, n, &best, &second);
 	for (i = 0; i < n; i++) {
 		struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
 
-		pts[i].diff_ci = baseline != NULL ? paired_diff(&pts[i], baseline) : none;
+		pts[i].diff_ci = baseline != NULL ? fs__sweep_paired_diff(&pts[i], baseline) : none;
+		pts[i].diff_best = best != SIZE_MAX ? fs__sweep_paired_diff(&pts[i], &pts[best]) : none;
 	}
 	snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
 	if (write_csv(base, pts, n, path, &err) != 0)
@@ -487,7 +484,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	cJSON_AddNumberToObject(root, "baseline", (double)base->sweep.baseline);
 	list = cJSON_AddArrayToObject(root, "points");
 	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(list, point_json(base, &pts[i]));
+		cJSON_AddItemToArray(list, fs__sweep_point_json(base, &pts[i]));
 	snprintf(path, sizeof path, "%s/sweep.json", o->out_dir);
 	if (rc == 0 && write_json(root, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
@@ -498,7 +495,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	if (rc == 0 && write_cdf(pts, n, path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	snprintf(path, sizeof path, "%s/best.json", o->out_dir);
-	if (rc == 0 && write_json(best_json(base, pts, n, n_points), path, &err) != 0)
+	if (rc == 0 && write_json(fs__sweep_best_json(base, pts, n, n_points), path, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	if (rc != 0)
 		fs_error_print(&err);

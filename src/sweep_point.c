@@ -1,7 +1,8 @@
 /*
  * sweep_point.c — one sweep point: load the base scenario with the point's
- * sets, run its replications (with the stopping rule when one is set), and
- * describe the result as a JSON record holding what the outputs need:
+ * sets, run its replications (with the stopping rule when one is set, and
+ * more while its feasibility is undecided and the cap allows deciding it),
+ * and describe the result as a JSON record holding what the outputs need:
  * per-replication objective, constraint outcome and Pareto latency (so
  * intervals and paired differences are computed later from records alone),
  * and the headline figures with their intervals.  Numbers are written so
@@ -19,6 +20,7 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
 #include "fleetsim/sweep.h"
+#include "sweep_internal.h"
 
 static cJSON *num(double x)
 {
@@ -89,6 +91,64 @@ static void add_cdf(cJSON *rec, const struct fs_objective_cfg *obj,
 	fs_hist_fini(&h);
 }
 
+static int count_met(const struct fs_objective_cfg *obj,
+                     struct fs_rep_result *const *results, int n_reps)
+{
+	int r, met = 0;
+
+	for (r = 0; r < n_reps; r++)
+		met += !obj->present || fs_objective_met(obj, results[r]);
+	return met;
+}
+
+/*
+ * MODEL: S12, M7 — the point's verdict on the Wilson interval of its share
+ * of replications meeting every constraint.  While undecided, and while the
+ * replications that would decide it at the observed share fit under the
+ * cap, run up to that many (indices continue, so earlier ones never change
+ * and every point still sees the same traffic).  Deterministic: how many run
+ * depends only on earlier results.  No constraint: feasible outright.  obj
+ * is the base document's (a point's own scenario has none).
+ */
+static struct fs_rep_result **settle(const struct fs_scenario *sc,
+                                     const struct fs_objective_cfg *obj,
+                                     const struct fs_run_opts *opts,
+                                     struct fs_rep_result **results, int *n_reps, int cap,
+                                     enum fs_share_verdict *verdict, size_t *needed)
+{
+	int met = count_met(obj, results, *n_reps);
+
+	*needed = 0;
+	if (!obj->present || obj->n_constraints == 0) {
+		*verdict = FS_SHARE_MET;
+		return results;
+	}
+	for (;;) {
+		struct fs_run_opts more = *opts;
+		struct fs_rep_result **extra;
+		int i;
+
+		*verdict = fs_stats_share_verdict((size_t)met, (size_t)*n_reps,
+		                                  obj->confidence, 0.95);
+		*needed = fs_stats_share_trials_needed((size_t)met, (size_t)*n_reps,
+		                                       obj->confidence, 0.95);
+		if (*verdict != FS_SHARE_UNDECIDED || *needed == 0 || *needed > (size_t)cap)
+			return results;
+		more.first_replication = opts->first_replication + *n_reps;
+		more.replications = (int)*needed - *n_reps;
+		if (more.threads > more.replications)
+			more.threads = more.replications;
+		more.record_first = false;
+		extra = fs_replicate_run(sc, &more);
+		results = fs_xrealloc(results, *needed * sizeof *results);
+		for (i = 0; i < more.replications; i++)
+			results[*n_reps + i] = extra[i];
+		free(extra);
+		met += count_met(obj, results + *n_reps, more.replications);
+		*n_reps += more.replications;
+	}
+}
+
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                            size_t point, bool *feasible)
 {
@@ -104,8 +164,10 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	struct fs_summary *s;
 	cJSON *rec, *arr_obj, *arr_met, *arr_par;
 	char label[1024], *text;
-	int n_reps, r, met = 0;
+	int n_reps, r, cap;
 	double ci_target;
+	enum fs_share_verdict verdict;
+	size_t needed;
 
 	fs_sweep_point_sets(sw, point, point_sets);
 	for (i = 0; i < o->n_sets; i++)
@@ -131,9 +193,12 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 		opts.threads = opts.replications;
 	opts.record_first = false;
 	ci_target = o->ci_target > 0 ? o->ci_target : obj->present ? obj->ci_target : 0;
-	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target,
-	                           obj->present && obj->max_replications > 0 ?
-	                           obj->max_replications : 10 * opts.replications, &n_reps);
+	cap = obj->present && obj->max_replications > 0 ? obj->max_replications
+	                                                 : 10 * opts.replications;
+	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target, cap,
+	                           &n_reps);
+	results = settle(sc, obj, &opts, results, &n_reps, cap > n_reps ? cap : n_reps, &verdict,
+	                 &needed);
 	s = fs_summary_build(sc, results, n_reps, opts.seed);
 
 	rec = cJSON_CreateObject();
@@ -154,13 +219,17 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 		cJSON_AddItemToArray(arr_met, cJSON_CreateNumber(ok ? 1 : 0));
 		cJSON_AddItemToArray(arr_par, num(obj->present ? pareto_value(obj, results[r]) :
 			fs_rep_latency_ms(results[r], -1, FS_LAT_TTFT, FS_QTY_P99)));
-		met += ok;
 	}
-	/* MODEL: S12 — feasible when the share of replications meeting every
-	 * constraint reaches the objective's confidence. */
-	*feasible = (double)met >= (obj->present ? obj->confidence : 1.0) * n_reps;
+	/* MODEL: S12 — feasible only when proven (the Wilson lower end of the
+	 * share meeting every constraint reaches the confidence). */
+	*feasible = verdict == FS_SHARE_MET;
 	add_cdf(rec, obj, results, n_reps);
 	cJSON_AddBoolToObject(rec, "feasible", *feasible);
+	cJSON_AddStringToObject(rec, "decision", fs__sweep_decision_name(verdict));
+	if (verdict == FS_SHARE_UNDECIDED && needed > 0)
+		cJSON_AddNumberToObject(rec, "replications_needed", (double)needed);
+	else
+		cJSON_AddNullToObject(rec, "replications_needed");
 	add_figures(rec, s);
 	text = cJSON_PrintUnformatted(rec);
 	cJSON_Delete(rec);

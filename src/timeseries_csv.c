@@ -1,11 +1,13 @@
 /*
  * timeseries_csv.c — timeseries.csv: one row per grid bin with the mean
- * across replications (and 95% Student-t interval) of each per-bin figure:
+ * across replications (and 95% Student-t interval, cut at 0: every figure
+ * is a count, rate or share) of each per-bin figure:
  * time-averaged queue length and busy servers (instances with an iteration
  * in flight), arrival rate, and with a fleet the KV use, spot reclaims,
  * achieved MFU and MBU of the iterations starting in the bin, each
  * pool's serving instances, and capacity utilisation (fleet, then each
- * pool; MODEL: S17).  Written atomically.
+ * pool; MODEL: S17).  A replication stopped early contributes nothing to
+ * the bins after its stop.  Written atomically.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -60,6 +62,14 @@ static void capacity_columns(FILE *f, const char *name)
 	}
 }
 
+/* Seconds of [start_ns, end_ns) that replication r simulated. */
+static double covered_s(const struct fs_rep_result *r, fs_ns start_ns, fs_ns end_ns)
+{
+	fs_ns to_ns = r->end_ns < end_ns ? r->end_ns : end_ns;
+
+	return to_ns > start_ns ? (double)(to_ns - start_ns) / (double)FS_NS_PER_S : 0.0;
+}
+
 int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replications,
                             const struct fs_scenario *sc, const char *path,
                             struct fs_error *err)
@@ -97,27 +107,28 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 	for (bin = 0; bin < first->n_bins; bin++) {
 		fs_ns start_ns = (fs_ns)bin * first->interval_ns;
 		fs_ns end_ns = start_ns + first->interval_ns;
-		double secs;
 		struct fs_ci ci;
 
 		if (end_ns > first->horizon_ns)
 			end_ns = first->horizon_ns;
-		secs = (double)(end_ns - start_ns) / (double)FS_NS_PER_S;
 		fprintf(o.f, "%.9g,%.9g", (double)start_ns / (double)FS_NS_PER_S,
 		        (double)end_ns / (double)FS_NS_PER_S);
 #define COLUMN(expr) \
 		do { \
 			for (r = 0; r < replications; r++) \
 				x[r] = (expr); \
-			ci = fs_stats_mean_ci(x, (size_t)replications, 0.95); \
+			ci = fs_stats_mean_ci_nonneg(x, (size_t)replications, 0.95); /* MODEL: M6 */ \
 			ci_fields(o.f, &ci); \
 		} while (0)
 		COLUMN(fs_tseries_mean(&results[r]->queue_len, bin));
 		COLUMN(fs_tseries_mean(&results[r]->busy, bin));
-		COLUMN(results[r]->bin_arrivals[bin] / secs);
+		/* MODEL: S3 — per second of the bin simulated (none after a stop). */
+		COLUMN(covered_s(results[r], start_ns, end_ns) > 0 ?
+		       results[r]->bin_arrivals[bin] / covered_s(results[r], start_ns, end_ns) : NAN);
 		if (llm) {
 			COLUMN(fs_tseries_mean(&results[r]->kv_used, bin));
-			COLUMN(results[r]->bin_reclaims[bin]);
+			COLUMN(covered_s(results[r], start_ns, end_ns) > 0 ?
+			       results[r]->bin_reclaims[bin] : NAN);
 			COLUMN(results[r]->bin_flops_cap[bin] > 0 ?
 			       results[r]->bin_flops[bin] / results[r]->bin_flops_cap[bin] : NAN);
 			COLUMN(results[r]->bin_bytes_cap[bin] > 0 ?

@@ -1,7 +1,9 @@
 /*
  * test_cli_run.c — `fleetsim run` end to end: byte-identical summary.json for
- * -j 1 and -j 2, the summary.json contract, the per-request CSV, seeds, and
- * command-line errors (exit 2, nothing written).  Runs ./fleetsim.
+ * -j 1 and -j 2, the summary.json contract (with cost_per_rep and "exact"
+ * zero-width intervals), figures of runs stopped at max_in_system, the
+ * per-request CSV, seeds, and command-line errors (exit 2, nothing
+ * written).  Runs ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +149,133 @@ static void test_cli_run_summary_follows_the_contract(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* Run fleetsim with args (exit 0 expected); returns DIR/summary.json parsed
+ * and, when out is not NULL, the console output (heap). */
+static cJSON *run_json(const char *const *args, const char *dir, char **out)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char *path = path_in(dir, "summary.json");
+	char *text;
+	cJSON *root;
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	if (out != NULL) {
+		*out = r.out;
+		r.out = NULL;
+	}
+	fs_test_run_free(&r);
+	text = fs_test_read_file(path, NULL);
+	assert_non_null(text);
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	free(text);
+	free(path);
+	return root;
+}
+
+/* cost.cost_per_rep holds one total per replication, in replication order;
+ * their mean is cost.total_usd's value (a fleet whose cost varies: the
+ * relaunch variant of tests/data/scenario_fleet.json, with spot reclaims and
+ * an autoscaler). */
+static void test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	const char *args[] = { "run", "tests/data/scenario_fleet.json", "--variant", "relaunch",
+	                       "-r", "4", "-o", dir, "-q", NULL };
+	cJSON *root = run_json(args, dir, NULL);
+	const cJSON *cost = get(root, "cost"), *per_rep = get(cost, "cost_per_rep"), *v;
+	double sum = 0, lo = INFINITY, hi = -INFINITY;
+
+	(void)state;
+	assert_true(cJSON_IsArray(per_rep));
+	assert_int_equal(cJSON_GetArraySize(per_rep), 4);
+	cJSON_ArrayForEach(v, per_rep) {
+		assert_true(cJSON_IsNumber(v));
+		sum += v->valuedouble;
+		lo = fmin(lo, v->valuedouble);
+		hi = fmax(hi, v->valuedouble);
+	}
+	assert_near(sum / 4, get(get(cost, "total_usd"), "value")->valuedouble, 0.0, 1e-8);
+	assert_true(lo < hi);
+	assert_null(cJSON_GetObjectItemCaseSensitive(get(cost, "total_usd"), "exact"));
+	cJSON_Delete(root);
+	fs_test_tmpdir_free(dir);
+}
+
+/* A fixed fleet (quickstart: 2 on-demand L40S at $1.40/h for 1 h) costs
+ * 2 x 1.40 x 1 = $2.80 in every replication: the zero-width interval is
+ * marked "exact" in summary.json and explained on the console, not printed
+ * as "2.8 ± 0"; a figure that varies keeps its interval, never below 0. */
+static void test_cli_run_zero_width_interval_is_marked_exact(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	const char *args[] = { "run", SCENARIO, "-r", "4", "-o", dir, NULL };
+	char *out = NULL;
+	cJSON *root = run_json(args, dir, &out);
+	const cJSON *total = get(get(root, "cost"), "total_usd"), *v;
+	const cJSON *idle = get(get(root, "cost"), "idle_usd");
+
+	(void)state;
+	assert_near(get(total, "value")->valuedouble, 2.80, 1e-9, 0.0);
+	assert_true(cJSON_IsTrue(get(total, "exact")));
+	cJSON_ArrayForEach(v, get(get(root, "cost"), "cost_per_rep"))
+		assert_near(v->valuedouble, 2.80, 1e-9, 0.0);
+	assert_null(cJSON_GetObjectItemCaseSensitive(idle, "exact"));
+	assert_true(get(idle, "ci_lo")->valuedouble >= 0.0);
+	assert_non_null(strstr(out, "2.8 (exact)"));
+	assert_null(strstr(out, "± 0\n"));
+	assert_null(strstr(out, "± 0 "));
+	assert_non_null(strstr(out, "\"exact\": the same in every replication"));
+	free(out);
+	cJSON_Delete(root);
+	fs_test_tmpdir_free(dir);
+}
+
+/*
+ * tests/data/overload_guard.json: 2 on-demand L40S at $1.40/h offered more
+ * than they serve for a day; simulation.max_in_system stops every
+ * replication after T_r simulated seconds (a quarter of an hour).  Billing
+ * stops there too: per-second billing of both instances from 0 to T_r is
+ * 2 x 1.40 x ceil(T_r) / 3600 USD.  Per hour of the span simulated that is
+ * $2.80 (up to the rounding to whole seconds, < 0.2% here), not the $0.03
+ * that dividing by the 24 h horizon would give; throughput likewise counts
+ * over the span simulated.
+ */
+static void test_cli_run_guard_stop_reports_over_the_span_simulated(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	const char *args[] = { "run", "tests/data/overload_guard.json", "-o", dir, NULL };
+	char *out = NULL;
+	cJSON *root = run_json(args, dir, &out);
+	const cJSON *verdict = get(root, "verdict"), *cost = get(root, "cost");
+	const cJSON *at = get(verdict, "stopped_at_s");
+	double per_h = get(get(cost, "usd_per_hour"), "value")->valuedouble;
+	int r;
+
+	(void)state;
+	assert_int_equal(get(verdict, "stopped_early_replications")->valuedouble, 3);
+	assert_int_equal(cJSON_GetArraySize(at), 3);
+	for (r = 0; r < 3; r++) {
+		double t_s = cJSON_GetArrayItem(at, r)->valuedouble;
+		double usd = cJSON_GetArrayItem(get(cost, "cost_per_rep"), r)->valuedouble;
+
+		assert_true(t_s > 60 && t_s < 86400);
+		assert_near(usd, 2 * 1.40 * ceil(t_s) / 3600, 1e-6, 0.0);
+	}
+	assert_true(per_h >= 2.80 && per_h < 2.80 * 1.002);
+	assert_near(get(get(cost, "monthly_usd_projected"), "value")->valuedouble,
+	            2.80 * 730, 0.0, 0.002);
+	assert_true(get(get(get(get(root, "metrics"), "all"), "throughput_rps"),
+	                "value")->valuedouble > 5);
+	assert_non_null(strstr(out, "stopped early: 3 of 3 replications"));
+	assert_non_null(strstr(out, "2.802"));
+	free(out);
+	cJSON_Delete(root);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 {
 	char *dir = fs_test_tmpdir();
@@ -241,6 +371,9 @@ int main(void)
 		cmocka_unit_test(test_cli_run_thread_count_gives_identical_bytes),
 		cmocka_unit_test(test_cli_run_different_seed_changes_results),
 		cmocka_unit_test(test_cli_run_summary_follows_the_contract),
+		cmocka_unit_test(test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean),
+		cmocka_unit_test(test_cli_run_zero_width_interval_is_marked_exact),
+		cmocka_unit_test(test_cli_run_guard_stop_reports_over_the_span_simulated),
 		cmocka_unit_test(test_cli_run_requests_csv_has_a_row_per_request),
 		cmocka_unit_test(test_cli_run_bad_options_exit_2_and_write_nothing),
 		cmocka_unit_test(test_cli_help_lists_commands),

@@ -339,11 +339,12 @@ static char *sweep_best(const char *constraint)
 
 	snprintf(doc, sizeof doc,
 	         "{\"name\": \"redundancy\", \"simulation\": {\"horizon\": \"10m\", "
-	         "\"warmup\": \"1m\", \"replications\": 2, \"seed\": 3},\n" WORKLOAD
+	         "\"warmup\": \"1m\", \"replications\": 5, \"seed\": 3},\n" WORKLOAD
 	         "\"fleet\": {\"pools\": [{\"name\": \"p\", \"count\": 1}]},\n"
 	         "\"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"fleet.pools[0].count\", "
 	         "\"range\": {\"from\": 1, \"to\": 3}}]},\n"
-	         "\"objective\": {\"minimize\": \"monthly_usd\", \"constraints\": ["
+	         "\"objective\": {\"minimize\": \"monthly_usd\", \"confidence\": 0.5, "
+	         "\"constraints\": ["
 	         "{\"metric\": \"ttft_ms\", \"quantile\": \"p99\", \"max\": \"5s\"}%s]}}\n",
 	         constraint);
 	write_file(dir, "sweep.json", doc);
@@ -359,6 +360,8 @@ static char *sweep_best(const char *constraint)
 	assert_non_null(text);
 	best = cJSON_Parse(text);
 	assert_non_null(best);
+	/* 5 of 5 at confidence 0.5 is decided (Wilson lower end 0.57) */
+	assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(best, "best")));
 	label = fs_xstrdup(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(best, "best"), "label")->valuestring);
 	cJSON_Delete(best);

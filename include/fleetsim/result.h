@@ -140,7 +140,8 @@ struct fs_rep_result {
 	struct fs_moments itl_moments;
 	struct fs_engine_totals engine;
 	struct fs_fleet_result fleet;       /* LLM engine: cost and capacity per pool */
-	fs_ns measured_ns;                  /* horizon - warm-up */
+	fs_ns measured_ns;                  /* horizon - warm-up, or stop - warm-up
+	                                     * (0 at least) when stopped early */
 	fs_ns end_ns;                       /* time the world stopped */
 	bool stopped_early;                 /* max_in_system exceeded */
 	uint64_t events;                    /* events processed */

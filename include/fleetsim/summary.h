@@ -2,7 +2,7 @@
  * summary.h — figures across replications and their output.  Every figure is
  * the mean over replications of a per-replication value (a latency quantile of
  * that replication, a count, a rate) with a 95% Student-t interval: the
- * replication/deletion method (MODEL: S4).  Writers produce summary.json
+ * replication/deletion method (MODEL: S4), cut at 0 (shares also at 1: M6).  Writers produce summary.json
  * (cJSON; atomically through a temporary file and rename), the console table
  * and the per-request CSV.  A summary borrows the scenario's class names.
  */
@@ -42,6 +42,10 @@ struct fs_group_summary {
 	                              * the target (all: every class's), Wilson 95% */
 	bool has_slo;
 	double slo_target;           /* attainment target (NAN for "all") */
+	int p_slo_met_verdict;       /* enum fs_share_verdict of p_slo_met against the
+	                              * summary's p_slo_target (MODEL: M7) */
+	size_t p_slo_met_needed;     /* replications that would decide it if the
+	                              * observed share held; 0: none would */
 };
 
 /*
@@ -79,7 +83,8 @@ struct fs_avail_summary {
  * "too short to see spot risk" (MODEL: F18). */
 #define FS_SPOT_MIN_EXPECTED_RECLAIMS 3.0
 
-/* One pool's money and use, each per replication then a CI (whole horizon). */
+/* One pool's money and use, each per replication then a CI (over the
+ * simulated span: the horizon, or up to a stop at max_in_system). */
 struct fs_pool_summary {
 	const char *name;                    /* borrowed from the scenario */
 	struct fs_ci usd;                    /* the pool's whole bill */
@@ -111,8 +116,8 @@ struct fs_pool_summary {
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
 struct fs_cost_summary {
-	struct fs_ci total_usd;              /* over the whole horizon */
-	struct fs_ci usd_per_hour;
+	struct fs_ci total_usd;              /* over the simulated span (MODEL: F14) */
+	struct fs_ci usd_per_hour;           /* total / simulated span in hours */
 	struct fs_ci monthly_usd;            /* usd_per_hour x 730: a projection */
 	struct fs_ci usd_per_1m_output_tokens;
 	struct fs_ci usd_per_1k_requests;
@@ -125,6 +130,8 @@ struct fs_cost_summary {
 	struct fs_ci idle_episode_hours;
 	struct fs_ci idle_episode_usd;
 	struct fs_ci lost_usd_monthly;       /* lost_usd / horizon hours x 730: a projection */
+	double *total_usd_per_rep;           /* replications entries, replication
+	                                      * order (owned by the summary) */
 };
 
 struct fs_summary {
@@ -151,6 +158,12 @@ struct fs_summary {
 	uint64_t seed;
 	uint64_t events;                     /* over all replications */
 	struct fs_avail_summary avail;       /* the fleet as one pool (LLM engine) */
+	double p_slo_target;                 /* the share P(SLO met) is decided against:
+	                                      * objective.confidence, else 0.9 */
+	int stopped_early;                   /* replications cut at max_in_system (S3) */
+	double *stopped_at_s;                /* replications entries: simulated time a
+	                                      * replication stopped, NAN if it ran to
+	                                      * the horizon (owned) */
 };
 
 /* Aggregate R results (in replication order).  Caller frees with

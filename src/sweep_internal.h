@@ -1,0 +1,60 @@
+/*
+ * sweep_internal.h — shared by sweep_out.c and sweep_best.c: an evaluated
+ * sweep point parsed back from its record, and the helpers both need to
+ * turn points into JSON.  A point owns its parsed record and arrays
+ * (sweep_out.c frees them).
+ */
+#ifndef FLEETSIM_SWEEP_INTERNAL_H
+#define FLEETSIM_SWEEP_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleetsim/stats.h"
+
+struct fs_scenario;
+
+/* One evaluated point, parsed back from its record. */
+struct fs__sweep_pt {
+	size_t index;
+	cJSON *rec;
+	const char *label;
+	int n_reps;
+	double *obj;                 /* per replication */
+	double *pareto;
+	int met;                     /* replications meeting every constraint */
+	bool feasible, stable;       /* feasible: proven (verdict MET) */
+	enum fs_share_verdict verdict;
+	size_t needed;               /* replications that would decide an undecided
+	                              * point at its observed share; 0: none would */
+	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
+	struct fs_ci diff_best;      /* paired, against the recommended point */
+};
+
+/* "feasible", "infeasible", "undecided". */
+const char *fs__sweep_decision_name(enum fs_share_verdict v);
+
+/* MODEL: S14 — the t interval of obj_p[r] - obj_base[r] over the
+ * replications both ran. */
+struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
+                                   const struct fs__sweep_pt *base);
+
+/* A number rounded to 9 significant digits (null when not finite), and
+ * {value, ci_lo, ci_hi[, exact]}. */
+cJSON *fs__sweep_jnum(double x);
+cJSON *fs__sweep_jci(const struct fs_ci *ci);
+
+/* A point's object in sweep.json and best.json. */
+cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p);
+
+/* The cheapest and next cheapest proven-feasible points by mean objective
+ * (SIZE_MAX when none); returns how many are proven feasible. */
+size_t fs__sweep_find_best(const struct fs__sweep_pt *pts, size_t n, size_t *best,
+                           size_t *second);
+
+/* best.json's object (caller frees). */
+cJSON *fs__sweep_best_json(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
+                           size_t n, size_t n_points);
+
+#endif

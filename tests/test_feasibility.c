@@ -1,0 +1,159 @@
+/*
+ * test_feasibility.c — a sweep point is feasible only when the lower end of
+ * the 95% Wilson interval of its share of replications meeting every
+ * constraint reaches the confidence (MODEL: S12, M7), on
+ * tests/data/feasibility*.json (one or two L40S, confidence 0.9).  Checked
+ * by hand from the closed form (z = 1.959964, z^2 = 3.841459):
+ *   8 of 8 met:  [8 / (8 + z^2), 1] = [0.675592, 1]: straddles 0.9, undecided;
+ *                n / (n + z^2) >= 0.9 needs n >= 9 z^2 = 34.57, so 35;
+ *   35 of 35:    lower end 35 / 38.841459 = 0.901099 >= 0.9: feasible;
+ *   1 of 8:      centre (1/8 + z^2/16) / (1 + z^2/8) = 0.246653, half width
+ *                0.224235: [0.022417, 0.470888], upper end < 0.9: infeasible,
+ *                and no extra replications.
+ * Runs ./fleetsim.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util_test.h"
+
+#define Z2 3.841458820694124
+
+static cJSON *sweep_file(const char *scenario, const char *dir, const char *file)
+{
+	const char *args[] = { "sweep", scenario, "-o", dir, "-q", "-j", "2", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char path[4096], *text;
+	cJSON *j;
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	text = fs_test_read_file(path, NULL);
+	assert_non_null(text);
+	j = cJSON_Parse(text);
+	free(text);
+	assert_non_null(j);
+	return j;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		print_error("missing key \"%s\"\n", key);
+	assert_non_null(v);
+	return v;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = get(o, key);
+
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+/* The sweep.json point with fleet.pools[0].count = count. */
+static const cJSON *point(const cJSON *sweep, int count)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, get(sweep, "points"))
+		if (num(get(p, "set"), "fleet.pools[0].count") == count)
+			return p;
+	fail_msg("no point with count %d", count);
+	return NULL;
+}
+
+/* 8 of 8 replications meeting the constraint is 100% [67.6%, 100%]: not
+ * feasible at 0.9, undecided, 35 replications needed; the capped sweep
+ * recommends nothing and names the undecided point. */
+static void test_feasibility_8_of_8_is_undecided_at_0_9(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	cJSON *sweep = sweep_file("tests/data/feasibility.json", dir, "sweep.json");
+	cJSON *best = sweep_file("tests/data/feasibility.json", dir, "best.json");
+	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *und;
+	char *csv, path[4096];
+
+	(void)state;
+	assert_int_equal(num(two, "replications"), 8);
+	assert_near(num(get(two, "p_slo_met"), "value"), 1.0, 1e-12, 0.0);
+	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
+	assert_false(cJSON_IsTrue(get(two, "feasible")));
+	assert_string_equal(get(two, "decision")->valuestring, "undecided");
+	assert_int_equal(num(two, "replications_needed"), 35);
+	/* 1 of 8: [0.022417, 0.470888], upper end below 0.9. */
+	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
+	assert_int_equal(num(one, "replications"), 8);
+	assert_near(num(get(one, "p_slo_met"), "ci_hi"), 0.470888, 1e-6, 0.0);
+	assert_true(cJSON_IsNull(get(one, "replications_needed")));
+	assert_true(cJSON_IsNull(get(best, "best")));
+	assert_int_equal(num(best, "points_feasible"), 0);
+	assert_int_equal(num(best, "points_undecided"), 1);
+	und = cJSON_GetArrayItem(get(best, "undecided"), 0);
+	assert_int_equal(num(und, "replications_needed"), 35);
+	assert_non_null(strstr(get(best, "why")->valuestring, "35 would decide it"));
+	snprintf(path, sizeof path, "%s/sweep.csv", dir);
+	csv = fs_test_read_file(path, NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, ",decision,replications_needed,diff_vs_best,"));
+	assert_non_null(strstr(csv, ",undecided,35,"));
+	free(csv);
+	cJSON_Delete(sweep);
+	cJSON_Delete(best);
+	fs_test_tmpdir_free(dir);
+}
+
+/* With room for them (max_replications 40) the undecided point runs the 35
+ * replications that decide it and is proven feasible; the infeasible one
+ * runs none extra. */
+static void test_feasibility_undecided_point_runs_the_replications_it_needs(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	cJSON *sweep = sweep_file("tests/data/feasibility_settle.json", dir, "sweep.json");
+	cJSON *best = sweep_file("tests/data/feasibility_settle.json", dir, "best.json");
+	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *b;
+
+	(void)state;
+	assert_int_equal(num(two, "replications"), 35);
+	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 35.0 / (35.0 + Z2), 1e-8, 0.0);
+	assert_true(num(get(two, "p_slo_met"), "ci_lo") >= 0.9);
+	assert_string_equal(get(two, "decision")->valuestring, "feasible");
+	assert_true(cJSON_IsTrue(get(two, "feasible")));
+	assert_int_equal(num(one, "replications"), 8);
+	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
+	b = get(best, "best");
+	assert_int_equal(num(b, "point"), 1);
+	assert_int_equal(num(best, "points_undecided"), 0);
+	/* The fixed fleet costs 2 x $1.40/h x 730 h in every replication. */
+	assert_near(num(get(b, "objective"), "value"), 2 * 1.40 * 730, 1e-6, 0.0);
+	assert_true(cJSON_IsTrue(get(get(b, "objective"), "exact")));
+	/* Compared against the recommendation: the cheaper point costs 1022 less. */
+	assert_near(num(get(one, "diff_vs_best"), "value"), -1.40 * 730, 1e-6, 0.0);
+	cJSON_Delete(sweep);
+	cJSON_Delete(best);
+	fs_test_tmpdir_free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_feasibility_8_of_8_is_undecided_at_0_9),
+		cmocka_unit_test(test_feasibility_undecided_point_runs_the_replications_it_needs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
