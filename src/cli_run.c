@@ -45,7 +45,7 @@ static const char run_help[] =
 	"                          and writes DIR/comparison.csv and .json\n"
 	"      --ci-target F       stopping rule: add replications (in batches of R)\n"
 	"                          until the 95% CI half-width of the objective (the\n"
-	"                          scenario's, else total USD, else mean E2E) is\n"
+	"                          scenario's, else the total cost, else mean E2E) is\n"
 	"                          below F of its mean, e.g. 2%\n"
 	"      --max-replications N  cap for the stopping rule (default 10 x R)\n"
 	"      --set PATH=JSON     set one scenario value, e.g.\n"

@@ -22,6 +22,7 @@ void fs_compare_row_fill(struct fs_compare_row *row, const char *variant,
 
 	memset(row, 0, sizeof *row);
 	row->variant = fs_xstrdup(variant);
+	snprintf(row->currency, sizeof row->currency, "%s", s->currency);
 	row->llm = s->llm;
 	row->stable = s->unstable_replications == 0;
 	row->total_usd = s->llm ? s->cost.total_usd : none;
@@ -80,15 +81,21 @@ static void cell(FILE *out, const struct fs_ci *ci, int width, int digits)
 
 void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
 {
+	const char *cur = n > 0 ? rows[0].currency : "USD";
+	char total[32], per_tok[32], lost[32], month[32], lost_month[32];
 	size_t i;
 
+	snprintf(total, sizeof total, "total %s", cur);
+	snprintf(per_tok, sizeof per_tok, "%s/1M tok", cur);
+	snprintf(lost, sizeof lost, "lost %s", cur);
+	snprintf(month, sizeof month, "%s/month", cur);
+	snprintf(lost_month, sizeof lost_month, "lost %s/month", cur);
 	fprintf(out, "\nvariants compared on the same traffic (same seed); mean ± "
 	        "95%% CI half-width ([lo, hi] when cut at 0 or 1; exact: the same in "
 	        "every replication)\n");
-	fprintf(out, "over the simulated horizon (USD and reclaims of the whole run)\n");
-	fprintf(out, "%-24s %18s %16s %18s %16s %14s %10s %8s\n", "variant", "total USD",
-	        "USD/1M tok", "SLO attainment", "TTFT p99 ms", "lost USD", "reclaims",
-	        "stable");
+	fprintf(out, "over the simulated horizon (%s and reclaims of the whole run)\n", cur);
+	fprintf(out, "%-24s %18s %16s %18s %16s %14s %10s %8s\n", "variant", total,
+	        per_tok, "SLO attainment", "TTFT p99 ms", lost, "reclaims", "stable");
 	for (i = 0; i < n; i++) {
 		const struct fs_compare_row *r = &rows[i];
 
@@ -104,8 +111,8 @@ void fs_compare_print(const struct fs_compare_row *rows, size_t n, FILE *out)
 	/* Per-month projections in a table of their own (never beside horizon
 	 * totals), with the fleet's availability (MODEL: F15, F16). */
 	fprintf(out, "\nprojected to a 730-hour month, and availability of the fleet\n");
-	fprintf(out, "%-24s %18s %16s %18s %16s %14s\n", "variant", "USD/month",
-	        "lost USD/month", "outage min/month", "availability", "min serving");
+	fprintf(out, "%-24s %18s %16s %18s %16s %14s\n", "variant", month, lost_month,
+	        "outage min/month", "availability", "min serving");
 	for (i = 0; i < n; i++) {
 		const struct fs_compare_row *r = &rows[i];
 
@@ -125,18 +132,18 @@ struct column {
 };
 
 static const struct column COLUMNS[] = {
-	{ "total_usd", offsetof(struct fs_compare_row, total_usd) },
-	{ "usd_per_hour", offsetof(struct fs_compare_row, usd_per_hour) },
-	{ "monthly_usd_projected", offsetof(struct fs_compare_row, monthly_usd) },
-	{ "usd_per_1m_output_tokens", offsetof(struct fs_compare_row, usd_per_1m_output_tokens) },
-	{ "preemption_lost_usd", offsetof(struct fs_compare_row, lost_usd) },
+	{ "total_cost", offsetof(struct fs_compare_row, total_usd) },
+	{ "cost_per_hour", offsetof(struct fs_compare_row, usd_per_hour) },
+	{ "monthly_cost_projected", offsetof(struct fs_compare_row, monthly_usd) },
+	{ "cost_per_1m_output_tokens", offsetof(struct fs_compare_row, usd_per_1m_output_tokens) },
+	{ "lost_to_reclaims", offsetof(struct fs_compare_row, lost_usd) },
 	{ "slo_attainment", offsetof(struct fs_compare_row, slo_attainment) },
 	{ "ttft_p99_ms", offsetof(struct fs_compare_row, ttft_p99_ms) },
 	{ "tpot_p99_ms", offsetof(struct fs_compare_row, tpot_p99_ms) },
 	{ "e2e_p99_ms", offsetof(struct fs_compare_row, e2e_p99_ms) },
 	{ "reclaims", offsetof(struct fs_compare_row, reclaims) },
 	{ "failed", offsetof(struct fs_compare_row, failed) },
-	{ "preemption_lost_usd_monthly", offsetof(struct fs_compare_row, lost_usd_monthly) },
+	{ "lost_to_reclaims_monthly", offsetof(struct fs_compare_row, lost_usd_monthly) },
 	{ "availability", offsetof(struct fs_compare_row, availability) },
 	{ "outage_minutes_per_month", offsetof(struct fs_compare_row, outage_min_per_month) },
 	{ "min_serving", offsetof(struct fs_compare_row, min_serving) },
@@ -164,7 +171,7 @@ static int write_csv(const struct fs_compare_row *rows, size_t n, const char *pa
 
 	if (fs_outfile_open(&o, path, err) != 0)
 		return -1;
-	fprintf(o.f, "variant,stable");
+	fprintf(o.f, "variant,currency,stable");
 	for (k = 0; k < N_COLUMNS; k++)
 		fprintf(o.f, ",%s,%s_ci_lo,%s_ci_hi", COLUMNS[k].name, COLUMNS[k].name,
 		        COLUMNS[k].name);
@@ -178,7 +185,7 @@ static int write_csv(const struct fs_compare_row *rows, size_t n, const char *pa
 				fputc('"', o.f);
 			fputc(*c, o.f);
 		}
-		fprintf(o.f, "\",%d", rows[i].stable ? 1 : 0);
+		fprintf(o.f, "\",%s,%d", rows[i].currency, rows[i].stable ? 1 : 0);
 		for (k = 0; k < N_COLUMNS; k++) {
 			csv_number(o.f, col(&rows[i], k)->value);
 			csv_number(o.f, col(&rows[i], k)->ci_lo);
@@ -202,15 +209,18 @@ static cJSON *number(double x)
 static int write_json(const struct fs_compare_row *rows, size_t n, const char *path,
                       struct fs_error *err)
 {
-	cJSON *root = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(root, "variants");
+	cJSON *root = cJSON_CreateObject(), *list;
 	char *text;
 	size_t i, k;
 	int rc;
 
+	cJSON_AddStringToObject(root, "currency", n > 0 ? rows[0].currency : "USD");
+	list = cJSON_AddArrayToObject(root, "variants");
 	for (i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "variant", rows[i].variant);
+		cJSON_AddStringToObject(o, "currency", rows[i].currency);
 		cJSON_AddBoolToObject(o, "stable", rows[i].stable);
 		for (k = 0; k < N_COLUMNS; k++) {
 			cJSON *ci = cJSON_CreateObject();

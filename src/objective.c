@@ -45,9 +45,9 @@ double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *
 const char *fs_objective_name(enum fs_objective_metric m)
 {
 	switch (m) {
-	case FS_OBJ_TOTAL_USD:         return "total_usd";
-	case FS_OBJ_MONTHLY_USD:       return "monthly_usd";
-	case FS_OBJ_USD_PER_1M_TOKENS: return "usd_per_1m_output_tokens";
+	case FS_OBJ_TOTAL_USD:         return "total_cost";
+	case FS_OBJ_MONTHLY_USD:       return "monthly_cost";
+	case FS_OBJ_USD_PER_1M_TOKENS: return "cost_per_1m_output_tokens";
 	}
 	return "?";
 }

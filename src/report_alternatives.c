@@ -102,16 +102,18 @@ static void alternatives_sweep(struct fs__report *r)
 static void alternatives_variants(struct fs__report *r)
 {
 	/* per-month figures only (never beside per-horizon totals) */
-	const char *head[9] = { "variant", "USD/month (95% CI)", "vs recommended (USD/month)",
-	                        "TTFT p99 (ms)", "SLO attainment", "P(SLO met)",
-	                        "lost to reclaims (USD/month)", "outage (min/month)",
-	                        "meets target" };
+	char h1[48], h2[64], h6[64];
+	const char *head[9] = { "variant", h1, h2, "TTFT p99 (ms)", "SLO attainment",
+	                        "P(SLO met)", h6, "outage (min/month)", "meets target" };
 	struct fs__block *t = fs__doc_table(r, 9);
 	const struct fs__variant *rec = &r->variants[r->rec];
 	bool have_ref = r->have_rec || r->rec_undecided;
 	char a[128], b[128], c[128], d[128], e[128], f[128], g[128], h[128];
 	size_t i;
 
+	snprintf(h1, sizeof h1, "%s/month (95%% CI)", r->currency);
+	snprintf(h2, sizeof h2, "vs recommended (%s/month)", r->currency);
+	snprintf(h6, sizeof h6, "lost to reclaims (%s/month)", r->currency);
 	fs__doc_row(t, head);
 	for (i = 0; i < r->n_variants; i++) {
 		const struct fs__variant *v = &r->variants[i];
@@ -124,11 +126,11 @@ static void alternatives_variants(struct fs__report *r)
 		cells[1] = fs__ci_text(a, sizeof a, v->monthly_usd);
 		cells[2] = !have_ref ? "n/a" : i == r->rec ? "-" :
 		           fs__diff_text(b, sizeof b, v->monthly_usd.value - rec->monthly_usd.value,
-		                         "USD");
+		                         r->currency);
 		cells[3] = fs__ci_text(c, sizeof c, v->ttft_p99_ms);
 		cells[4] = fs__pct_ci_text(d, sizeof d, v->slo_attainment);
 		cells[5] = fs__pct_ci_text(e, sizeof e, v->p_slo_met);
-		cells[6] = fs__ci_text(f, sizeof f, fs__jci(v->row, "preemption_lost_usd_monthly"));
+		cells[6] = fs__ci_text(f, sizeof f, fs__jci(v->row, "lost_to_reclaims_monthly"));
 		cells[7] = fs__ci_text(h, sizeof h, fs__jci(v->row, "outage_minutes_per_month"));
 		cells[8] = v->stable ? fs__verdict_text(g, sizeof g, v->verdict, v->needed)
 		                     : "no (unstable)";
@@ -140,7 +142,7 @@ static void alternatives_variants(struct fs__report *r)
 
 		fs__doc_para(r, "The base configuration %s per month than the %s variant "
 		             "(difference of the means; every variant saw the same arrivals and "
-		             "spot draws)%s.", fs__diff_text(a, sizeof a, diff, "USD"),
+		             "spot draws)%s.", fs__diff_text(a, sizeof a, diff, r->currency),
 		             r->have_rec ? "recommended" : "cheapest undecided",
 		             diff < 0 && !base->meets ? ", but it is not proven to meet its SLO "
 		             "target" : "");
@@ -172,7 +174,7 @@ void fs__report_alternatives(struct fs__report *r)
 static void spot_exposure(struct fs__report *r, const cJSON *s)
 {
 	char a[96], b[96];
-	double total = fs__jnum(s, "cost.total_usd.value");
+	double total = fs__jnum(s, "cost.total.value");
 	double spot = fs__jnum(s, "cost.by_pricing.spot.value");
 	double reclaims = 0;
 	const cJSON *p;
@@ -183,22 +185,22 @@ static void spot_exposure(struct fs__report *r, const cJSON *s)
 		if (!isnan(fs__jnum(p, "reclaims.value")))
 			reclaims += fs__jnum(p, "reclaims.value");
 	fs__doc_item(r, "Spot exposure: %.1f%% of the cost is on spot capacity; %s spot "
-	             "reclaims per run on average; USD %s lost to reclaims (95%% CI).",
+	             "reclaims per run on average; %s %s lost to reclaims (95%% CI).",
 	             total > 0 && !isnan(spot) ? 100 * spot / total : 0.0,
-	             fs__num_text(a, sizeof a, reclaims),
-	             fs__ci_text(b, sizeof b, fs__jci(s, "cost.preemption_lost_usd")));
-	if (!isnan(fs__jnum(s, "cost.idle_usd.value")))
-		fs__doc_item(r, "Idle spend: USD %s of the bill paid for instances with nothing "
-		             "to do.", fs__ci_text(a, sizeof a, fs__jci(s, "cost.idle_usd")));
+	             fs__num_text(a, sizeof a, reclaims), r->currency,
+	             fs__ci_text(b, sizeof b, fs__jci(s, "cost.lost_to_reclaims")));
+	if (!isnan(fs__jnum(s, "cost.idle.value")))
+		fs__doc_item(r, "Idle spend: %s %s of the bill paid for instances with nothing "
+		             "to do.", r->currency, fs__ci_text(a, sizeof a, fs__jci(s, "cost.idle")));
 	/* MODEL: S17-S19 */
 	if (!isnan(fs__jnum(s, "utilization.capacity_utilization.value")) &&
 	    !isnan(fs__jnum(s, "cost.unused_capacity.value")))
 		fs__doc_item(r, "Unused capacity: the fleet used %.1f%% of its saturation "
-		             "throughput; USD %s of the bill paid for capacity not used; %g idle "
-		             "episode(s) (under 10%% for 30 minutes or more) cost USD %s.",
+		             "throughput; %s %s of the bill paid for capacity not used; %g idle "
+		             "episode(s) (under 10%% for 30 minutes or more) cost %s %s.",
 		             100 * fs__jnum(s, "utilization.capacity_utilization.value"),
-		             fs__ci_text(a, sizeof a, fs__jci(s, "cost.unused_capacity")),
-		             fs__jnum(s, "cost.idle_episodes.count.value"),
+		             r->currency, fs__ci_text(a, sizeof a, fs__jci(s, "cost.unused_capacity")),
+		             fs__jnum(s, "cost.idle_episodes.count.value"), r->currency,
 		             fs__ci_text(b, sizeof b, fs__jci(s, "cost.idle_episodes.cost")));
 	if (fs__jnum(s, "verdict.unstable_replications") > 0)
 		fs__doc_item(r, "%g replication(s) were unstable (the queue grew without bound).",
@@ -245,12 +247,13 @@ static void cost_spread(struct fs__report *r, const cJSON *s)
 		fs__doc_item(r, "The cost of each replication is not in summary.json; only the "
 		             "mean with its interval is known.");
 	else if (lo == hi)
-		fs__doc_item(r, "Cost per replication: USD %s in every one of the %d replications "
-		             "(a fixed fleet: no spread).", fs__num_text(a, sizeof a, lo), n);
+		fs__doc_item(r, "Cost per replication: %s %s in every one of the %d replications "
+		             "(a fixed fleet: no spread).", r->currency,
+		             fs__num_text(a, sizeof a, lo), n);
 	else
-		fs__doc_item(r, "Cost per replication: from USD %s to USD %s over %d replications "
-		             "(the cost_per_rep plot shows each).", fs__num_text(a, sizeof a, lo),
-		             fs__num_text(b, sizeof b, hi), n);
+		fs__doc_item(r, "Cost per replication: from %s %s to %s over %d replications "
+		             "(the cost_per_rep plot shows each).", r->currency,
+		             fs__num_text(a, sizeof a, lo), fs__num_text(b, sizeof b, hi), n);
 }
 
 void fs__report_risk(struct fs__report *r)
@@ -278,8 +281,8 @@ void fs__report_risk(struct fs__report *r)
 		fs__doc_item(r, "P(SLO met): %s (share of replications meeting every constraint, "
 		             "95%% Wilson interval).",
 		             fs__pct_ci_text(a, sizeof a, fs__jci(best, "p_slo_met")));
-		fs__doc_item(r, "Cost lost to spot reclaims: USD %s over the horizon.",
-		             fs__ci_text(a, sizeof a, fs__jci(best, "figures.preemption_lost_usd")));
+		fs__doc_item(r, "Cost lost to spot reclaims: %s %s over the horizon.", r->currency,
+		             fs__ci_text(a, sizeof a, fs__jci(best, "figures.lost_to_reclaims")));
 		cJSON_ArrayForEach(v, fs__jget(bp, "objective_per_rep"))
 			if (cJSON_IsNumber(v) && v->valuedouble > worst_obj)
 				worst_obj = v->valuedouble;

@@ -69,6 +69,39 @@ static void slo_text(char *buf, size_t len, const cJSON *slo)
 
 /* ---- 1. the question ---- */
 
+/* MODEL: B4-B6 — one pool of the resolved scenario: what it is and the
+ * pricing plan behind its cost, in the scenario's currency. */
+static void pool_item(struct fs__report *r, const cJSON *p)
+{
+	static const char *const fees[][2] = {
+		{ "price_per_h", "per instance-hour" }, { "price_per_day", "per instance-day" },
+		{ "price_per_week", "per instance-week" },
+		{ "price_per_month", "per instance-month, used or not" },
+		{ "price_per_year", "per instance-year, used or not" },
+	};
+	char a[64], b[64], c[96], range[64] = "";
+	const char *unit = "?";
+	double fee = NAN;
+	size_t k;
+
+	for (k = 0; k < sizeof fees / sizeof fees[0] && isnan(fee); k++) {
+		fee = fs__jnum(p, fees[k][0]);
+		unit = fees[k][1];
+	}
+	c[0] = '\0';
+	if (!isnan(fs__jnum(p, "overflow_price_per_h")) && fs__jnum(p, "max") > fs__jnum(p, "count"))
+		snprintf(c, sizeof c, "; instances above %g at %s %s per hour", fs__jnum(p, "count"),
+		         r->currency, fs__num_text(b, sizeof b, fs__jnum(p, "overflow_price_per_h")));
+	if (fs__jnum(p, "min") != fs__jnum(p, "max"))
+		snprintf(range, sizeof range, ", autoscaled %g to %g", fs__jnum(p, "min"),
+		         fs__jnum(p, "max"));
+	fs__doc_item(r, "Pool %s: %g x %s (TP %g), %s pricing at %s %s %s%s%s.",
+	             str_or(fs__jstr(p, "name"), "?"), fs__jnum(p, "count"),
+	             str_or(fs__jstr(p, "gpu"), "?"), fs__jnum(p, "tp"),
+	             str_or(fs__jstr(p, "pricing"), "?"), r->currency,
+	             fs__num_text(a, sizeof a, fee), unit, c, range);
+}
+
 static void section_question(struct fs__report *r)
 {
 	const cJSON *sc = r->scenario, *c, *p;
@@ -107,17 +140,8 @@ static void section_question(struct fs__report *r)
 		             str_or(fs__jstr(p, "kv_dtype"), "?"), fs__jnum(p, "tp"));
 	else
 		fs__doc_item(r, "Engine: %s.", str_or(fs__jstr(p, "type"), "?"));
-	cJSON_ArrayForEach(p, fs__jget(sc, "fleet.pools")) {
-		fs__doc_item(r, "Pool %s: %g x %s (TP %g), %s pricing at USD %s per instance-hour"
-		             "%s%s.", str_or(fs__jstr(p, "name"), "?"), fs__jnum(p, "count"),
-		             str_or(fs__jstr(p, "gpu"), "?"), fs__jnum(p, "tp"),
-		             str_or(fs__jstr(p, "pricing"), "?"),
-		             fs__num_text(a, sizeof a, fs__jnum(p, "price_usd_per_h")),
-		             fs__jnum(p, "min") != fs__jnum(p, "max") ? ", autoscaled " : "",
-		             fs__jnum(p, "min") != fs__jnum(p, "max")
-		             ? (snprintf(b, sizeof b, "%g to %g", fs__jnum(p, "min"),
-		                         fs__jnum(p, "max")), b) : "");
-	}
+	cJSON_ArrayForEach(p, fs__jget(sc, "fleet.pools"))
+		pool_item(r, p);
 	if (fs__jstr(sc, "fleet.strategy"))
 		fs__doc_item(r, "Spot strategy: %s; router: %s.", fs__jstr(sc, "fleet.strategy"),
 		             str_or(fs__jstr(sc, "fleet.router"), "?"));
@@ -161,16 +185,19 @@ static void month_figures(struct fs__report *r, const cJSON *s)
 	char a[96];
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
-		{ "cost (USD per month)", "cost.monthly_usd_projected" },
+		{ "cost per month", "cost.monthly_projected" },
 		{ "outage (minutes per month, fewer serving than wanted)",
 		  "availability.fleet.outage_minutes_per_month" },
 		{ "total outage (minutes per month, none serving)",
 		  "availability.fleet.total_outage_minutes_per_month" },
 	};
-	const char *head[2] = { "projected to a 730-hour month (95% CI)", "value [low, high]" };
+	char h0[96];
+	const char *head[2] = { h0, "value [low, high]" };
 	const char *cells[2];
 	size_t i;
 
+	snprintf(h0, sizeof h0, "projected to a 730-hour month (95%% CI; money in %s)",
+	         r->currency);
 	fs__doc_row(t, head);
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		struct fs__ci ci = fs__jci(s, rows[i][1]);
@@ -210,19 +237,21 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 	char a[96], lab[96];
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
-		{ "cost over the simulated span (USD)", "cost.total_usd" },
-		{ "USD per 1M output tokens", "cost.usd_per_1m_output_tokens" },
-		{ "USD per 1k requests", "cost.usd_per_1k_requests" },
+		{ "cost over the simulated span", "cost.total" },
+		{ "cost per 1M output tokens", "cost.per_1m_output_tokens" },
+		{ "cost per 1k requests", "cost.per_1k_requests" },
 		{ "TTFT p99 (ms)", "metrics.all.ttft_ms.p99" },
 		{ "TPOT p99 (ms)", "metrics.all.tpot_ms.p99" },
 		{ "E2E p99 (ms)", "metrics.all.e2e_ms.p99" },
 		{ "throughput (requests/s)", "metrics.all.throughput_rps" },
 	};
-	const char *head[2] = { "figure over the simulated horizon (95% CI)",
-	                        "value [low, high]" };
+	char h0[96];
+	const char *head[2] = { h0, "value [low, high]" };
 	const char *cells[2];
 	size_t i;
 
+	snprintf(h0, sizeof h0, "figure over the simulated horizon (95%% CI; money in %s)",
+	         r->currency);
 	fs__doc_row(t, head);
 	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		struct fs__ci ci = fs__jci(s, rows[i][1]);
@@ -286,8 +315,9 @@ static void section_recommendation(struct fs__report *r)
 		fs__doc_item(r, "Objective %s (mean, 95%% CI): %s.",
 		             str_or(fs__jstr(r->best, "objective"), "?"),
 		             fs__ci_text(a, sizeof a, fs__jci(best, "objective")));
-		fs__doc_item(r, "Projected monthly cost: USD %s.",
-		             fs__ci_text(b, sizeof b, fs__jci(best, "figures.monthly_usd")));
+		fs__doc_item(r, "Projected monthly cost (the cost per hour of the simulated span x "
+		             "730 h): %s %s.", r->currency,
+		             fs__ci_text(b, sizeof b, fs__jci(best, "figures.monthly_cost")));
 		fs__doc_item(r, "P(SLO met): %s of replications met every constraint (95%% Wilson "
 		             "interval); a point is feasible when the lower end of that interval "
 		             "reaches %.0f%%.",
@@ -304,18 +334,18 @@ static void section_recommendation(struct fs__report *r)
 		if (r->have_rec)
 			fs__doc_para(r, "Recommended: variant %s, the cheapest variant proven to meet its "
 			             "SLO target (stable, with the lower end of the 95%% interval of "
-			             "P(SLO met) at least %.0f%%): USD %s per month (95%% CI), P(SLO "
-			             "met) %s.", v->name, 100 * r->p_target,
+			             "P(SLO met) at least %.0f%%): %s %s per month (95%% CI), P(SLO "
+			             "met) %s.", v->name, 100 * r->p_target, r->currency,
 			             fs__ci_text(a, sizeof a, v->monthly_usd),
 			             fs__pct_ci_text(b, sizeof b, v->p_slo_met));
 		else if (r->rec_undecided)
 			fs__doc_para(r, "No variant is proven to meet its SLO target (stable, with the "
 			             "lower end of the 95%% interval of P(SLO met) at least %.0f%%). The "
 			             "cheapest that might (its observed share reaches the target, its "
-			             "interval straddles it) is %s: USD %s per month (95%% CI), P(SLO "
+			             "interval straddles it) is %s: %s %s per month (95%% CI), P(SLO "
 			             "met) %s; %s. It is not a recommendation until more replications "
 			             "decide it; the figures below are its own.", 100 * r->p_target,
-			             v->name, fs__ci_text(a, sizeof a, v->monthly_usd),
+			             v->name, r->currency, fs__ci_text(a, sizeof a, v->monthly_usd),
 			             fs__pct_ci_text(b, sizeof b, v->p_slo_met),
 			             fs__verdict_text(c, sizeof c, v->verdict, v->needed));
 		else
@@ -371,9 +401,16 @@ static void section_assumptions(struct fs__report *r)
 			cJSON_ArrayForEach(v, fs__jget(p, "values"))
 				add_gpu(gpus, &n, 32, cJSON_IsString(v) ? v->valuestring : NULL);
 	}
-	fs__doc_para(r, "Prices: the scenario's prices are the ones simulated (section 1). "
-	             "The catalogue's example prices for every GPU used, with their dates and "
-	             "sources:");
+	if (strcmp(r->currency, "USD") == 0)
+		fs__doc_para(r, "Prices: the scenario's prices are the ones simulated (section 1), "
+		             "in USD; every cost in this report names the pricing plan of its "
+		             "pool. The catalogue's example prices for every GPU used, with their "
+		             "dates and sources:");
+	else
+		fs__doc_para(r, "Prices: the scenario gives its own prices, in %s (section 1); "
+		             "every cost in this report names the pricing plan of its pool. The "
+		             "catalogue's example prices are in another currency and were not "
+		             "used. The specs of every GPU used and their sources:", r->currency);
 	for (i = 0; i < n; i++) {
 		const struct fs_gpu_spec *g = fs_catalog_find_gpu(gpus[i]);
 
@@ -382,6 +419,11 @@ static void section_assumptions(struct fs__report *r)
 			             "its specs and step-time efficiencies are the scenario's and "
 			             "are uncalibrated.", gpus[i]);
 			outside = 1;
+			continue;
+		}
+		if (strcmp(r->currency, "USD") != 0) {
+			fs__doc_item(r, "%s (%s): specs: %s.%s%s", g->display_name, g->id,
+			             g->spec_source, *g->notes ? " Notes: " : "", g->notes);
 			continue;
 		}
 		fs__doc_item(r, "%s (%s): on-demand USD %s/h, spot USD %s/h, monthly USD %s per "

@@ -334,7 +334,7 @@ static int load_variants(struct fs__report *r, struct fs_error *err)
 		v->row = row;
 		v->dir = path_join(r->dir, name);
 		v->summary = load_json(v->dir, "summary.json", NULL);
-		v->monthly_usd = fs__jci(row, "monthly_usd_projected");
+		v->monthly_usd = fs__jci(row, "monthly_cost_projected");
 		v->ttft_p99_ms = fs__jci(row, "ttft_p99_ms");
 		v->slo_attainment = fs__jci(row, "slo_attainment");
 		v->p_slo_met = fs__jci(v->summary, "metrics.all.p_slo_met");
@@ -377,7 +377,39 @@ static int load_variants(struct fs__report *r, struct fs_error *err)
 	return 0;
 }
 
+/* MODEL: B9 — the currency every money figure of the directory is in: the
+ * resolved scenario's, else the one its outputs name, else USD. */
+static void find_currency(struct fs__report *r)
+{
+	const char *cands[5];
+	size_t i;
+
+	cands[0] = fs__jstr(r->scenario, "currency");
+	cands[1] = fs__jstr(r->summary, "cost.currency");
+	cands[2] = fs__jstr(r->comparison, "currency");
+	cands[3] = fs__jstr(r->sweep, "currency");
+	cands[4] = fs__jstr(r->best, "currency");
+	snprintf(r->currency, sizeof r->currency, "USD");
+	for (i = 0; i < 5; i++)
+		if (cands[i] != NULL && cands[i][0] != '\0' &&
+		    strlen(cands[i]) < sizeof r->currency) {
+			snprintf(r->currency, sizeof r->currency, "%s", cands[i]);
+			return;
+		}
+}
+
+static int load_kind(struct fs__report *r, const char *dir, struct fs_error *err);
+
 int fs__report_load(struct fs__report *r, const char *dir, struct fs_error *err)
+{
+	int rc = load_kind(r, dir, err);
+
+	if (rc == 0)
+		find_currency(r);
+	return rc;
+}
+
+static int load_kind(struct fs__report *r, const char *dir, struct fs_error *err)
 {
 	struct stat st;
 

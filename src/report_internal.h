@@ -72,6 +72,7 @@ struct fs__report {
 	const char *gnuplot;         /* gnuplot executable */
 	char *style;                 /* plots/style.gp text (owned) */
 	char style_from[4200];       /* where it was read, or "built-in" */
+	char currency[16];           /* label of every money figure ("USD") */
 	cJSON *scenario;             /* resolved scenario (run dir / base / sweep) */
 	cJSON *summary;              /* run: summary.json; variants: recommended's */
 	cJSON *comparison;

@@ -21,13 +21,18 @@
 #include "fleetsim/outfile.h"
 #include "report_internal.h"
 
-static const char *objective_words(const char *objective)
+/* The axis label of a sweep's objective, in the directory's currency. */
+static const char *objective_words(const struct fs__report *r, const char *objective,
+                                   char *buf, size_t len)
 {
-	if (objective && strcmp(objective, "total_usd") == 0)
-		return "cost over the simulated horizon (USD)";
-	if (objective && strcmp(objective, "usd_per_1m_output_tokens") == 0)
-		return "cost per 1M output tokens (USD)";
-	return "projected cost (USD per month)";
+	if (objective && strcmp(objective, "total_cost") == 0)
+		snprintf(buf, len, "cost over the simulated horizon (%s)", r->currency);
+	else if (objective && strcmp(objective, "cost_per_1m_output_tokens") == 0)
+		snprintf(buf, len, "cost per 1M output tokens (%s)", r->currency);
+	else
+		snprintf(buf, len, "projected cost (%s per month: cost per hour x 730 h)",
+		         r->currency);
+	return buf;
 }
 
 static double pos_lo(double lo, double floor_v)
@@ -41,6 +46,7 @@ static double pos_lo(double lo, double floor_v)
 
 static int plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
 {
+	char words[96];
 	struct fs_sbuf dat, b;
 	cJSON *p, *pts = fs__jget(r->sweep, "points");
 	struct fs__csv *front = NULL;
@@ -112,7 +118,8 @@ static int plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_puts(&b, "set xlabel ");
 	fs_sbuf_gp(&b, axis);
 	fs_sbuf_printf(&b, " noenhanced\nset ylabel '%s' noenhanced\n",
-	               objective_words(fs__jstr(r->best, "objective")));
+	               objective_words(r, fs__jstr(r->best, "objective"), words,
+	                               sizeof words));
 	if (!isnan(bound) && bound > xmax)
 		xmax = bound;
 	fs__plot_x_latency(&b, xmin, xmax);
@@ -162,7 +169,7 @@ static int plot_variants_scatter(struct fs__report *r, const char *name,
 	int rc;
 
 	fs_sbuf_init(&dat);
-	fs_sbuf_puts(&dat, "# variant x x_lo x_hi monthly_usd lo hi meets\n");
+	fs_sbuf_puts(&dat, "# variant x x_lo x_hi monthly_cost lo hi meets\n");
 	for (i = 0; i < r->n_variants; i++) {
 		const struct fs__variant *v = &r->variants[i];
 		struct fs__ci x = x_is_attainment ? v->slo_attainment : v->ttft_p99_ms;
@@ -201,8 +208,8 @@ static int plot_variants_scatter(struct fs__report *r, const char *name,
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title '%s' noenhanced\nset xlabel '%s' noenhanced\n"
-	               "set ylabel 'projected cost (USD per month)' noenhanced\n",
-	               title, xlabel);
+	               "set ylabel 'projected cost (%s per month: cost per hour x 730 h)' "
+	               "noenhanced\n", title, xlabel, r->currency);
 	if (x_is_attainment) {
 		double lo = xmin - (100 - xmin) * 0.3 - 0.5;
 

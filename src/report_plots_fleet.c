@@ -329,16 +329,16 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 	memset(usd, 0, sizeof usd);
 	for (i = 0; i < n_bars; i++) {
 		const cJSON *pool;
-		double total = fs__jnum(bars[i].summary, "cost.total_usd.value");
-		double month = fs__jnum(bars[i].summary, "cost.monthly_usd_projected.value");
+		double total = fs__jnum(bars[i].summary, "cost.total.value");
+		double month = fs__jnum(bars[i].summary, "cost.monthly_projected.value");
 
 		if (!(total > 0 && month > 0))
 			monthly = 0;
 		cJSON_ArrayForEach(pool, fs__jget(bars[i].summary, "cost.pools")) {
 			size_t p = pool_index(pools, &n_pools, pool->string ? pool->string : "?");
-			double u = fs__jnum(pool, "usd.value");
-			double idle = fs__jnum(pool, "idle_usd.value");
-			double lost = fs__jnum(pool, "preemption_lost_usd.value");
+			double u = fs__jnum(pool, "total.value");
+			double idle = fs__jnum(pool, "idle.value");
+			double lost = fs__jnum(pool, "lost_to_reclaims.value");
 			double serving;
 
 			if (p >= FS__MAX_SERIES || isnan(u))
@@ -358,11 +358,11 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 		return 0;
 	}
 	fs_sbuf_init(&dat);
-	fs_sbuf_printf(&dat, "# bar serving_usd(per pool) idle_usd preemption_lost_usd (%s)\n",
-	               monthly ? "USD per month, projected" : "USD over the horizon");
+	fs_sbuf_printf(&dat, "# bar serving(per pool) idle lost_to_reclaims (%s %s)\n",
+	               r->currency, monthly ? "per month, projected" : "over the horizon");
 	for (i = 0; i < n_bars; i++) {
-		double f = monthly ? fs__jnum(bars[i].summary, "cost.monthly_usd_projected.value") /
-		                     fs__jnum(bars[i].summary, "cost.total_usd.value") : 1;
+		double f = monthly ? fs__jnum(bars[i].summary, "cost.monthly_projected.value") /
+		                     fs__jnum(bars[i].summary, "cost.total.value") : 1;
 		double sum = 0;
 
 		fs_sbuf_printf(&dat, "%zu", i);
@@ -384,12 +384,12 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Where the money goes' noenhanced\n"
-	               "set ylabel '%s' noenhanced\nset yrange [0:%.6g]\n"
+	               "set ylabel '%s (%s%s)' noenhanced\nset yrange [0:%.6g]\n"
 	               "set style data histograms\nset style histogram rowstacked\n"
 	               "set style fill solid 0.85 border lc rgb '#333333'\nset boxwidth 0.6\n"
 	               "set grid noxtics ytics\n",
-	               monthly ? "cost (USD per month, projected)" : "cost over the horizon (USD)",
-	               top * 1.15 + 1e-9);
+	               monthly ? "cost per month, projected" : "cost over the horizon",
+	               r->currency, monthly ? "; cost per hour x 730 h" : "", top * 1.15 + 1e-9);
 	fs_sbuf_printf(&b, "set xtics nomirror %s(", n_bars > 4 ? "rotate by -30 left " : "");
 	for (i = 0; i < n_bars; i++) {
 		fs_sbuf_puts(&b, i ? ", " : "");

@@ -47,7 +47,7 @@ int fs__plot_cost_per_rep(struct fs__report *r, struct fs_error *err)
 	int rc, k;
 
 	fs_sbuf_init(&dat);
-	fs_sbuf_puts(&dat, "# total_usd row (one line per replication)\n");
+	fs_sbuf_printf(&dat, "# total_cost(%s) row (one line per replication)\n", r->currency);
 	for (i = 0; i < n_rows; i++) {
 		k = 0;
 		cJSON_ArrayForEach(v, fs__jget(rows[i].summary, "cost.cost_per_rep")) {
@@ -70,7 +70,7 @@ int fs__plot_cost_per_rep(struct fs__report *r, struct fs_error *err)
 	}
 	fs_sbuf_puts(&dat, "\n\n# mean row ci_lo ci_hi\n");
 	for (i = 0; i < n_rows; i++) {
-		struct fs__ci ci = fs__jci(rows[i].summary, "cost.total_usd");
+		struct fs__ci ci = fs__jci(rows[i].summary, "cost.total");
 
 		if (isnan(ci.value))
 			continue;
@@ -89,11 +89,11 @@ int fs__plot_cost_per_rep(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Cost of each replication' noenhanced\n"
-	               "set xlabel 'cost over the simulated span (USD)' noenhanced\n"
+	               "set xlabel 'cost over the simulated span (%s)' noenhanced\n"
 	               "set xrange [%.10g:%.10g]\nset yrange [-0.6:%.1f]\n"
 	               "set key outside below center horizontal box noenhanced\nset bmargin 6\n"
 	               "set grid xtics noytics\nset ytics nomirror (",
-	               lo - pad, hi + pad, (double)n_rows - 0.4);
+	               r->currency, lo - pad, hi + pad, (double)n_rows - 0.4);
 	for (i = 0; i < n_rows; i++) {
 		fs_sbuf_puts(&b, i ? ", " : "");
 		fs_sbuf_gp(&b, rows[i].name);

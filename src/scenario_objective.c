@@ -29,10 +29,13 @@ static const char *const CONSTRAINT_KEYS[] = {
 };
 static const char *const PARETO_KEYS[] = { "metric", "quantile", "class", NULL };
 
-/* enum fs_objective_metric order */
+/* enum fs_objective_metric order, then the same under their older names
+ * (index modulo N_MINIMIZE). */
 static const char *const MINIMIZE_NAMES[] = {
+	"total_cost", "monthly_cost", "cost_per_1m_output_tokens",
 	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", NULL
 };
+#define N_MINIMIZE 3
 /* The latency metrics, then (constraints only) the attainment one; LATENCY
  * maps a name's index to its enum fs_latency. */
 static const char *const METRIC_NAMES[] = {
@@ -256,7 +259,7 @@ int fs__sc_load_objective(struct fs__sc *sc, const cJSON *node,
 	                  &cfg->ci_target) < 0 ||
 	    fs__sc_int(sc, node, "max_replications", 1, MAX_REPLICATIONS, &max_reps) < 0)
 		return -1;
-	cfg->minimize = (enum fs_objective_metric)minimize;
+	cfg->minimize = (enum fs_objective_metric)(minimize % N_MINIMIZE);
 	cfg->max_replications = (int)max_reps;
 	return 0;
 }

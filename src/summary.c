@@ -213,6 +213,8 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	s->groups = fs_xcalloc(s->n_classes + 1, sizeof *s->groups);
 	s->replications = replications;
 	s->seed = seed;
+	snprintf(s->currency, sizeof s->currency, "%s", sc->fleet.currency[0] != '\0' ?
+	         sc->fleet.currency : "USD");
 	for (c = 0; c <= s->n_classes; c++) {
 		struct fs_group_summary *g = &s->groups[c];
 

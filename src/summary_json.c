@@ -153,14 +153,16 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 	int k;
 
 	cJSON_AddStringToObject(o, "currency", sc->fleet.currency);
-	cJSON_AddItemToObject(o, "total_usd", ci_json(&c->total_usd));
-	cJSON_AddItemToObject(o, "usd_per_hour", ci_json(&c->usd_per_hour));
-	cJSON_AddItemToObject(o, "monthly_usd_projected", ci_json(&c->monthly_usd));
-	cJSON_AddItemToObject(o, "usd_per_1m_output_tokens",
+	cJSON_AddItemToObject(o, "total", ci_json(&c->total_usd));
+	cJSON_AddItemToObject(o, "per_hour", ci_json(&c->usd_per_hour));
+	cJSON_AddItemToObject(o, "monthly_projected", ci_json(&c->monthly_usd));
+	cJSON_AddStringToObject(o, "monthly_projection", "the cost per hour of the simulated "
+	                        "span x 730 h");
+	cJSON_AddItemToObject(o, "per_1m_output_tokens",
 	                      ci_json(&c->usd_per_1m_output_tokens));
-	cJSON_AddItemToObject(o, "usd_per_1k_requests", ci_json(&c->usd_per_1k_requests));
-	cJSON_AddItemToObject(o, "idle_usd", ci_json(&c->idle_usd));
-	cJSON_AddItemToObject(o, "preemption_lost_usd", ci_json(&c->lost_usd));
+	cJSON_AddItemToObject(o, "per_1k_requests", ci_json(&c->usd_per_1k_requests));
+	cJSON_AddItemToObject(o, "idle", ci_json(&c->idle_usd));
+	cJSON_AddItemToObject(o, "lost_to_reclaims", ci_json(&c->lost_usd));
 	cJSON_AddItemToObject(o, "requeued_requests", ci_json(&c->requeued));
 	cJSON_AddItemToObject(o, "unused_capacity", ci_json(&c->unused_capacity_usd));
 	cJSON_AddItemToObject(o, "idle_episodes", idle_episodes_json(&c->idle_episodes,
@@ -184,7 +186,7 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 		cJSON_AddStringToObject(po, "pricing",
 		                        fs_pricing_name(sc->fleet.pools[p].pricing));
 		cJSON_AddStringToObject(po, "plan", fs_pricing_label(sc->fleet.pools[p].pricing));
-		cJSON_AddItemToObject(po, "usd", ci_json(&ps->usd));
+		cJSON_AddItemToObject(po, "total", ci_json(&ps->usd));
 		if (fs_pricing_committed(sc->fleet.pools[p].pricing)) {
 			cJSON_AddItemToObject(po, "commitment", ci_json(&ps->commit_usd));
 			cJSON_AddItemToObject(po, "overflow", ci_json(&ps->overflow_usd));
@@ -192,8 +194,8 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 			                      ci_json(&ps->overflow_hours));
 		}
 		cJSON_AddItemToObject(po, "break_even", break_even_json(&ps->break_even));
-		cJSON_AddItemToObject(po, "idle_usd", ci_json(&ps->idle_usd));
-		cJSON_AddItemToObject(po, "preemption_lost_usd", ci_json(&ps->lost_usd));
+		cJSON_AddItemToObject(po, "idle", ci_json(&ps->idle_usd));
+		cJSON_AddItemToObject(po, "lost_to_reclaims", ci_json(&ps->lost_usd));
 		cJSON_AddItemToObject(po, "instance_hours", ci_json(&ps->instance_hours));
 		cJSON_AddItemToObject(po, "launches", ci_json(&ps->launches));
 		cJSON_AddItemToObject(po, "failed_launches", ci_json(&ps->failed_launches));

@@ -76,7 +76,9 @@ static char *load_record(const struct sweep_run *s, size_t point)
 		ok = cJSON_IsString(sha) && strcmp(sha->valuestring, s->base->sha256_hex) == 0 &&
 		     cJSON_IsString(lab) && strcmp(lab->valuestring, label) == 0 &&
 		     cJSON_IsNumber(pt) && pt->valuedouble == (double)point &&
-		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision"));
+		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision")) &&
+		     cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec,
+		                                      "figures"), "total_cost") != NULL;
 		cJSON_Delete(rec);
 	}
 	if (!ok) {

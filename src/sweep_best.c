@@ -148,6 +148,7 @@ cJSON *fs__sweep_best_json(const struct fs_scenario *base, const struct fs__swee
 
 	n_feasible = fs__sweep_find_best(pts, n, &best, &second);
 	cJSON_AddStringToObject(o, "objective", fs_objective_name(obj->minimize));
+	cJSON_AddStringToObject(o, "currency", base->fleet.currency);
 	cJSON_AddNumberToObject(o, "confidence", obj->present ? obj->confidence : 1.0);
 	cJSON_AddNumberToObject(o, "points_evaluated", (double)n);
 	cJSON_AddNumberToObject(o, "points_in_grid", (double)n_points);

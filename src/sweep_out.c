@@ -23,7 +23,7 @@
 #include "sweep_internal.h"
 
 static const char *const FIGURES[] = {
-	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", "preemption_lost_usd",
+	"total_cost", "monthly_cost", "cost_per_1m_output_tokens", "lost_to_reclaims",
 	"slo_attainment", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms", "throughput_rps", NULL
 };
 
@@ -479,6 +479,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	cJSON_AddStringToObject(root, "scenario", base->name);
 	cJSON_AddStringToObject(root, "scenario_sha256", base->sha256_hex);
 	cJSON_AddStringToObject(root, "objective", fs_objective_name(base->objective.minimize));
+	cJSON_AddStringToObject(root, "currency", base->fleet.currency);
 	cJSON_AddNumberToObject(root, "points_in_grid", (double)n_points);
 	cJSON_AddNumberToObject(root, "points_evaluated", (double)n);
 	cJSON_AddNumberToObject(root, "baseline", (double)base->sweep.baseline);

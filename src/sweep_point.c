@@ -49,11 +49,11 @@ static void add_figures(cJSON *rec, const struct fs_summary *s)
 	cJSON *f = cJSON_AddObjectToObject(rec, "figures");
 	struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
 
-	cJSON_AddItemToObject(f, "total_usd", ci_array(s->llm ? &s->cost.total_usd : &none));
-	cJSON_AddItemToObject(f, "monthly_usd", ci_array(s->llm ? &s->cost.monthly_usd : &none));
-	cJSON_AddItemToObject(f, "usd_per_1m_output_tokens",
+	cJSON_AddItemToObject(f, "total_cost", ci_array(s->llm ? &s->cost.total_usd : &none));
+	cJSON_AddItemToObject(f, "monthly_cost", ci_array(s->llm ? &s->cost.monthly_usd : &none));
+	cJSON_AddItemToObject(f, "cost_per_1m_output_tokens",
 	                      ci_array(s->llm ? &s->cost.usd_per_1m_output_tokens : &none));
-	cJSON_AddItemToObject(f, "preemption_lost_usd",
+	cJSON_AddItemToObject(f, "lost_to_reclaims",
 	                      ci_array(s->llm ? &s->cost.lost_usd : &none));
 	cJSON_AddItemToObject(f, "slo_attainment",
 	                      ci_array(all->has_slo ? &all->slo_attainment : &none));

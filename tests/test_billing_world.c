@@ -4,8 +4,9 @@
  * a minimum, a cold start billed from the moment the machine runs, a spot
  * instance reclaimed at a replayed instant billed to the second, daily and
  * weekly commitments, and a monthly pool that the autoscaler grows above its
- * commitment (commitment + overflow).  Scenarios are JSON text loaded by the
- * real loader; figures are read from the summary a run prints.
+ * commitment (commitment + overflow), the break-even, and a currency other
+ * than USD carried into every output.  Scenarios are JSON text loaded by the
+ * real loader; figures are read from the summary of whole runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -324,6 +326,73 @@ static void test_billing_world_currency_needs_explicit_prices(void **state)
 	fs_scenario_free(sc);
 }
 
+/* No "usd" (any case) in text: nothing says USD when the currency is CNY. */
+static void assert_no_usd(const char *what, const char *text)
+{
+	const char *c;
+
+	assert_non_null(text);
+	for (c = text; *c != '\0'; c++)
+		if (strncasecmp(c, "usd", 3) == 0) {
+			print_error("%s says USD: ...%.60s\n", what, c > text + 30 ? c - 30 : text);
+			fail();
+		}
+}
+
+static void assert_file_in_cny(const char *dir, const char *name)
+{
+	char path[4096], *text;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	text = fs_test_read_file(path, NULL);
+	if (text == NULL)
+		fail_msg("missing %s", path);
+	assert_non_null(strstr(text, "CNY"));
+	assert_no_usd(path, text);
+	free(text);
+}
+
+/* MODEL: B9 — a scenario in CNY (a monthly pool that overflows and a spot
+ * pool, two variants): the console, every summary, the comparison and the
+ * resolved scenarios carry "CNY" and never say USD; so do the report and
+ * its plot scripts when gnuplot is installed. */
+static void test_billing_world_currency_in_every_output(void **state)
+{
+	char *dir = fs_test_tmpdir(), out[4096];
+	const char *run[] = { "run", "tests/data/currency_cny.json", "-o", out, "-j", "2", NULL };
+	const char *report[] = { "report", out, NULL };
+	static const char *const files[] = {
+		"comparison.csv", "comparison.json", "base/summary.json", "base/scenario.json",
+		"two/summary.json", "two/scenario.json",
+	};
+	struct fs_test_run r;
+	size_t i;
+
+	(void)state;
+	snprintf(out, sizeof out, "%s/out", dir);
+	r = fs_test_run_fleetsim(run);
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "total CNY"));
+	assert_no_usd("console", r.out);
+	fs_test_run_free(&r);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++)
+		assert_file_in_cny(out, files[i]);
+	if (!fs_test_have_cmd("gnuplot")) {
+		print_message("gnuplot is not installed: report not checked\n");
+	} else {
+		r = fs_test_run_fleetsim(report);
+		assert_int_equal(r.exit_code, 0);
+		fs_test_run_free(&r);
+		assert_file_in_cny(out, "report.md");
+		assert_file_in_cny(out, "plots/cost_breakdown.gp");
+		assert_file_in_cny(out, "plots/cost_per_rep.gp");
+		assert_file_in_cny(out, "plots/spot_strategies.gp");
+	}
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_billing_world_monthly_pool_scaled_out_pays_overflow),
 		cmocka_unit_test(test_billing_world_break_even),
 		cmocka_unit_test(test_billing_world_currency_needs_explicit_prices),
+		cmocka_unit_test(test_billing_world_currency_in_every_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

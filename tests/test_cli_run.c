@@ -176,7 +176,7 @@ static cJSON *run_json(const char *const *args, const char *dir, char **out)
 }
 
 /* cost.cost_per_rep holds one total per replication, in replication order;
- * their mean is cost.total_usd's value (a fleet whose cost varies: the
+ * their mean is cost.total's value (a fleet whose cost varies: the
  * relaunch variant of tests/data/scenario_fleet.json, with spot reclaims and
  * an autoscaler). */
 static void test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean(void **state)
@@ -197,9 +197,9 @@ static void test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean(void 
 		lo = fmin(lo, v->valuedouble);
 		hi = fmax(hi, v->valuedouble);
 	}
-	assert_near(sum / 4, get(get(cost, "total_usd"), "value")->valuedouble, 0.0, 1e-8);
+	assert_near(sum / 4, get(get(cost, "total"), "value")->valuedouble, 0.0, 1e-8);
 	assert_true(lo < hi);
-	assert_null(cJSON_GetObjectItemCaseSensitive(get(cost, "total_usd"), "exact"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(get(cost, "total"), "exact"));
 	cJSON_Delete(root);
 	fs_test_tmpdir_free(dir);
 }
@@ -214,8 +214,8 @@ static void test_cli_run_zero_width_interval_is_marked_exact(void **state)
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-o", dir, NULL };
 	char *out = NULL;
 	cJSON *root = run_json(args, dir, &out);
-	const cJSON *total = get(get(root, "cost"), "total_usd"), *v;
-	const cJSON *idle = get(get(root, "cost"), "idle_usd");
+	const cJSON *total = get(get(root, "cost"), "total"), *v;
+	const cJSON *idle = get(get(root, "cost"), "idle");
 
 	(void)state;
 	assert_near(get(total, "value")->valuedouble, 2.80, 1e-9, 0.0);
@@ -251,7 +251,7 @@ static void test_cli_run_guard_stop_reports_over_the_span_simulated(void **state
 	cJSON *root = run_json(args, dir, &out);
 	const cJSON *verdict = get(root, "verdict"), *cost = get(root, "cost");
 	const cJSON *at = get(verdict, "stopped_at_s");
-	double per_h = get(get(cost, "usd_per_hour"), "value")->valuedouble;
+	double per_h = get(get(cost, "per_hour"), "value")->valuedouble;
 	int r;
 
 	(void)state;
@@ -265,7 +265,7 @@ static void test_cli_run_guard_stop_reports_over_the_span_simulated(void **state
 		assert_near(usd, 2 * 1.40 * ceil(t_s) / 3600, 1e-6, 0.0);
 	}
 	assert_true(per_h >= 2.80 && per_h < 2.80 * 1.002);
-	assert_near(get(get(cost, "monthly_usd_projected"), "value")->valuedouble,
+	assert_near(get(get(cost, "monthly_projected"), "value")->valuedouble,
 	            2.80 * 730, 0.0, 0.002);
 	assert_true(get(get(get(get(root, "metrics"), "all"), "throughput_rps"),
 	                "value")->valuedouble > 5);

@@ -262,7 +262,7 @@ static double point_lost_usd(const char *dir, int point)
 	assert_non_null(text);
 	root = cJSON_Parse(text);
 	v = cJSON_GetObjectItemCaseSensitive(root, "figures");
-	v = cJSON_GetObjectItemCaseSensitive(v, "preemption_lost_usd");
+	v = cJSON_GetObjectItemCaseSensitive(v, "lost_to_reclaims");
 	assert_true(cJSON_IsArray(v));
 	x = cJSON_GetArrayItem(v, 0)->valuedouble;
 	cJSON_Delete(root);

@@ -18,6 +18,7 @@
 
 struct fs_compare_row {
 	char *variant;               /* "base" for the scenario as written */
+	char currency[FS_CURRENCY_MAX];  /* of the money figures (MODEL: B9) */
 	bool llm;                    /* cost figures exist */
 	bool stable;
 	struct fs_ci total_usd;

@@ -135,6 +135,7 @@ struct fs_cost_summary {
 };
 
 struct fs_summary {
+	char currency[FS_CURRENCY_MAX];      /* of every money figure (MODEL: B9) */
 	size_t n_classes;
 	const char *const *class_names;      /* borrowed: n_classes names */
 	struct fs_group_summary *groups;     /* n_classes + 1, "all" last */

@@ -37,9 +37,9 @@ struct fs_sweep_cfg {
 };
 
 enum fs_objective_metric {
-	FS_OBJ_TOTAL_USD,            /* cost.total_usd */
-	FS_OBJ_MONTHLY_USD,          /* cost.monthly_usd_projected */
-	FS_OBJ_USD_PER_1M_TOKENS     /* cost.usd_per_1m_output_tokens */
+	FS_OBJ_TOTAL_USD,            /* "total_cost": cost.total */
+	FS_OBJ_MONTHLY_USD,          /* "monthly_cost": cost.monthly_projected */
+	FS_OBJ_USD_PER_1M_TOKENS     /* "cost_per_1m_output_tokens": cost.per_1m_output_tokens */
 };
 
 enum fs_constraint_kind {
