@@ -123,10 +123,8 @@ static int variants_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 	return fs__sc_check_variants(sc, cfg, node);
 }
 
-/* "fleet" after the engine (its pools are built from the engine's keys),
- * or the implicit single pool; then "variants", checked against the base. */
-/* MODEL: B9 — "currency": a label of 1-15 letters, digits or symbols without spaces
- * (ISO 4217 codes such as "CNY", or "¥"); default "USD". */
+/* MODEL: B9 — "currency": a label of 1-15 letters, digits or symbols
+ * without spaces (ISO 4217 codes such as "CNY", or "¥"); default "USD". */
 static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
 {
 	const char *cur = "USD", *c;
@@ -149,6 +147,8 @@ static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
 	return 0;
 }
 
+/* "fleet" after the engine (its pools are built from the engine's keys),
+ * or the implicit single pool; then "variants", checked against the base. */
 static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
                                    struct fs_scenario *s)
 {
