@@ -242,6 +242,17 @@ static int read_skypilot(const char *path, const char *display, struct steps *s,
 		free(text);
 		return -1;
 	}
+	{
+		char msg[256];
+		size_t off;
+
+		if (fs__jpos_check_text(text, c.len, &off, msg, sizeof msg) != 0) {
+			fs__jpos_line_col(text, c.len, off, &line, &col);
+			fs_error_at(err, display, line, col, "", "%s", msg);
+			free(text);
+			return -1;
+		}
+	}
 	root = cJSON_ParseWithLengthOpts(text, c.len + 1, &parse_end, 1);
 	if (root == NULL) {
 		char msg[256];

@@ -1,9 +1,10 @@
 /*
  * json_pos.c — comment stripping, syntax diagnosis and the node-position index
- * (see json_pos.h).  One recursive scanner follows cJSON 1.7.15's grammar
- * (whitespace is any byte <= 32, numbers are what strtod takes from a run of
- * [0-9+-.eE], nesting stops at CJSON_NESTING_LIMIT); given a tree it records
- * positions, without one it only looks for the first error.
+ * (see json_pos.h).  One recursive scanner follows strict JSON (RFC 8259:
+ * whitespace is space/tab/newline/CR, numbers without leading zeros, strings
+ * of valid UTF-8 without raw control characters or \u0000), nesting stops at
+ * CJSON_NESTING_LIMIT; given a tree it records positions, without one it
+ * only looks for the first error.
  */
 #include "json_pos.h"
 
@@ -140,14 +141,33 @@ static int fail_found(struct scan *sc, const char *msg)
 	if (n == 0 && sc->off < sc->len && (unsigned char)sc->s[sc->off] > 32 &&
 	    (unsigned char)sc->s[sc->off] < 127)
 		n = 1;
+	if (n == 0 && sc->off < sc->len) {
+		snprintf(buf, sizeof buf, "%s, found byte 0x%02X", msg,
+		         (unsigned)(unsigned char)sc->s[sc->off]);
+		return fail(sc, sc->off, buf);
+	}
 	snprintf(buf, sizeof buf, "%s, found '%.*s'", msg, (int)n, sc->s + sc->off);
 	return fail(sc, sc->off, buf);
 }
 
+/* JSON whitespace: space, tab, newline, carriage return (comments have
+ * been blanked to spaces).  Other control bytes are errors where a value or
+ * a delimiter is expected. */
 static void skip_ws(struct scan *sc)
 {
-	while (sc->off < sc->len && (unsigned char)sc->s[sc->off] <= 32)
+	char buf[96];
+
+	while (sc->off < sc->len && (sc->s[sc->off] == ' ' || sc->s[sc->off] == '\t' ||
+	                             sc->s[sc->off] == '\n' || sc->s[sc->off] == '\r'))
 		sc->off++;
+	/* Whatever is expected next cannot start with a control byte: name it
+	 * (the first error is the one kept). */
+	if (sc->off < sc->len && (unsigned char)sc->s[sc->off] < 0x20) {
+		snprintf(buf, sizeof buf, "control character 0x%02X outside a string "
+		         "(whitespace is space, tab, newline or CR)",
+		         (unsigned)(unsigned char)sc->s[sc->off]);
+		(void)fail(sc, sc->off, buf);
+	}
 }
 
 static bool at(const struct scan *sc, char c)
@@ -161,12 +181,101 @@ static bool is_hex(char c)
 	       (c >= 'A' && c <= 'F');
 }
 
+/* Length of the UTF-8 sequence at s[0..avail), or 0 when it is invalid:
+ * truncated, a bad continuation byte, overlong, a surrogate or above
+ * U+10FFFF (RFC 3629). */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	size_t n, i;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4;
+	else
+		return 0;                    /* 0x80-0xC1 (overlong), 0xF5-0xFF */
+	if (s[0] == 0xE0)
+		lo = 0xA0;                   /* overlong 3-byte form */
+	else if (s[0] == 0xED)
+		hi = 0x9F;                   /* UTF-16 surrogates */
+	else if (s[0] == 0xF0)
+		lo = 0x90;                   /* overlong 4-byte form */
+	else if (s[0] == 0xF4)
+		hi = 0x8F;                   /* above U+10FFFF */
+	if (avail < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return n;
+}
+
+static unsigned hex4(const char *s)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v = v * 16 + (unsigned)(s[i] <= '9' ? s[i] - '0' :
+		                        (s[i] | 0x20) - 'a' + 10);
+	return v;
+}
+
+/* A \uXXXX escape at sc->off (hex digits checked): refuses \u0000 and
+ * unpaired surrogates; advances past it (and its low half). */
+static int scan_u_escape(struct scan *sc)
+{
+	unsigned u = hex4(sc->s + sc->off + 2), lo;
+	size_t at_off = sc->off;
+
+	if (u == 0)
+		return fail(sc, at_off, "\\u0000 is not allowed in a string");
+	sc->off += 6;
+	if (u >= 0xDC00 && u <= 0xDFFF)
+		return fail(sc, at_off, "unpaired UTF-16 surrogate escape in string");
+	if (u < 0xD800 || u > 0xDBFF)
+		return 0;
+	if (sc->off + 6 > sc->len || sc->s[sc->off] != '\\' || sc->s[sc->off + 1] != 'u' ||
+	    !is_hex(sc->s[sc->off + 2]) || !is_hex(sc->s[sc->off + 3]) ||
+	    !is_hex(sc->s[sc->off + 4]) || !is_hex(sc->s[sc->off + 5]))
+		return fail(sc, at_off, "unpaired UTF-16 surrogate escape in string");
+	lo = hex4(sc->s + sc->off + 2);
+	if (lo < 0xDC00 || lo > 0xDFFF)
+		return fail(sc, at_off, "unpaired UTF-16 surrogate escape in string");
+	sc->off += 6;
+	return 0;
+}
+
+/* A string (strict JSON text: valid UTF-8, no raw control characters, no
+ * \u0000).  A string that runs into the end of its line is reported at its
+ * opening quote, where the missing quote belongs. */
 static int scan_string(struct scan *sc)
 {
-	size_t start = sc->off++;
+	size_t start = sc->off++, n;
+	unsigned char c;
 
 	while (sc->off < sc->len && sc->s[sc->off] != '"') {
-		if (sc->s[sc->off] != '\\') {
+		c = (unsigned char)sc->s[sc->off];
+		if (c == '\n' || c == '\r')
+			return fail(sc, start, "unterminated string (a string ends "
+			            "on its line; write a newline as \\n)");
+		if (c < 0x20)
+			return fail(sc, sc->off, "raw control character in string "
+			            "(escape it, e.g. \\t or \\u001f)");
+		if (c >= 0x80) {
+			n = utf8_len((const unsigned char *)sc->s + sc->off,
+			             sc->len - sc->off);
+			if (n == 0)
+				return fail(sc, sc->off, "invalid UTF-8 in string");
+			sc->off += n;
+			continue;
+		}
+		if (c != '\\') {
 			sc->off++;
 			continue;
 		}
@@ -183,7 +292,8 @@ static int scan_string(struct scan *sc)
 			    !is_hex(sc->s[sc->off + 5]))
 				return fail(sc, sc->off, "invalid \\u escape in string "
 				            "(expected 4 hex digits)");
-			sc->off += 6;
+			if (scan_u_escape(sc) != 0)
+				return -1;
 			break;
 		default:
 			return fail(sc, sc->off, "invalid escape in string "
@@ -196,23 +306,43 @@ static int scan_string(struct scan *sc)
 	return 0;
 }
 
+static bool is_digit(const struct scan *sc, size_t off)
+{
+	return off < sc->len && sc->s[off] >= '0' && sc->s[off] <= '9';
+}
+
+/* A number by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
 static int scan_number(struct scan *sc)
 {
-	char buf[64];
-	size_t n = 0;
-	char *end;
+	size_t p = sc->off;
 
-	while (n < sizeof buf - 1 && sc->off + n < sc->len &&
-	       strchr("0123456789+-.eE", sc->s[sc->off + n]) != NULL &&
-	       sc->s[sc->off + n] != '\0') {
-		buf[n] = sc->s[sc->off + n];
-		n++;
+	if (p < sc->len && sc->s[p] == '-')
+		p++;
+	if (!is_digit(sc, p))
+		return fail(sc, sc->off, "invalid number (expected a digit)");
+	if (sc->s[p] == '0' && is_digit(sc, p + 1))
+		return fail(sc, sc->off, "invalid number (leading zeros are not allowed)");
+	while (is_digit(sc, p))
+		p++;
+	if (p < sc->len && sc->s[p] == '.') {
+		p++;
+		if (!is_digit(sc, p))
+			return fail(sc, sc->off, "invalid number (expected a digit "
+			            "after the decimal point)");
+		while (is_digit(sc, p))
+			p++;
 	}
-	buf[n] = '\0';
-	(void)strtod(buf, &end);
-	if (end == buf)
-		return fail(sc, sc->off, "invalid number");
-	sc->off += (size_t)(end - buf);
+	if (p < sc->len && (sc->s[p] == 'e' || sc->s[p] == 'E')) {
+		p++;
+		if (p < sc->len && (sc->s[p] == '+' || sc->s[p] == '-'))
+			p++;
+		if (!is_digit(sc, p))
+			return fail(sc, sc->off, "invalid number (expected a digit "
+			            "in the exponent)");
+		while (is_digit(sc, p))
+			p++;
+	}
+	sc->off = p;
 	return 0;
 }
 
@@ -409,6 +539,18 @@ void fs__jpos_alias(struct fs__jpos *ix, const cJSON *node, const cJSON *src,
 			fs__jpos_alias(ix, c, NULL, k, v);
 		}
 	}
+}
+
+int fs__jpos_check_text(const char *text, size_t len, size_t *err_off,
+                        char *msg, size_t msg_len)
+{
+	struct scan sc = { text, len, 0, NULL, FS__JPOS_NONE, "" };
+
+	if (scan_document(&sc, NULL) == 0)
+		return 0;
+	snprintf(msg, msg_len, "invalid JSON: %s", sc.msg);
+	*err_off = sc.err_off;
+	return -1;
 }
 
 size_t fs__jpos_syntax_error(const char *text, size_t len, size_t cjson_off,

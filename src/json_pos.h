@@ -31,6 +31,17 @@ struct fs__jpos;
 int fs__jpos_strip_comments(char *text, size_t len, size_t *bad_off);
 
 /*
+ * Check text[0..len) (comments already blanked) against strict JSON text
+ * rules, stricter than cJSON: whitespace is space, tab, newline and CR only;
+ * numbers without leading zeros, "1." or ".5"; strings of valid, shortest-form
+ * UTF-8 without raw control characters, \u0000 or unpaired surrogates; an
+ * unterminated string is reported at its opening quote.  Returns 0, or -1
+ * with *err_off the offending byte and "invalid JSON: ..." in msg.
+ */
+int fs__jpos_check_text(const char *text, size_t len, size_t *err_off,
+                        char *msg, size_t msg_len);
+
+/*
  * Diagnose JSON that cJSON rejected.  Scans text[0..len) with cJSON's grammar
  * and returns the offset of the first error, with a message such as
  * "expected ',' or '}' after object member" in msg.  If the scan finds no

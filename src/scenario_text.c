@@ -1,7 +1,8 @@
 /*
  * scenario_text.c — from bytes to a parsed document, for scenarios and
  * catalogue files alike: reading a file whole (at most 64 MiB), stripping
- * comments, parsing with cJSON and indexing node positions, with text-level
+ * comments, checking strict JSON text rules (UTF-8, control characters,
+ * numbers), parsing with cJSON and indexing node positions, with text-level
  * errors (NUL bytes, unterminated comments, syntax) reported at their
  * line:column.  The caller owns the returned tree, buffer and index.
  */
@@ -44,6 +45,10 @@ cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
 	}
 	if (fs__jpos_strip_comments(buf, text_len, &off) != 0) {
 		text_error(text, text_len, file, off, "unterminated /* comment", err);
+		goto fail;
+	}
+	if (fs__jpos_check_text(buf, text_len, &off, msg, sizeof msg) != 0) {
+		text_error(buf, text_len, file, off, msg, err);
 		goto fail;
 	}
 	root = cJSON_ParseWithLengthOpts(buf, text_len + 1, &parse_end, 1);
