@@ -171,7 +171,6 @@ static int load_trace(struct fs__sc *sc, const cJSON *node, struct fs_arrival_cf
 	char *full;
 	int format_idx = 0;
 	enum fs_trace_format format;
-	FILE *f;
 
 	tc->time_scale = 1.0;
 	tc->rate_scale = 1.0;
@@ -193,22 +192,14 @@ static int load_trace(struct fs__sc *sc, const cJSON *node, struct fs_arrival_cf
 		return fs__sc_fail_member(sc, node, "format", "trace format \"%s\" is "
 		                          "not supported by this build",
 		                          FORMAT_NAMES[format_idx]);
-	full = fs__sc_resolve_path(sc, rel);
-	f = fopen(full, "rb");
-	if (f == NULL) {
-		int e = errno;
-
-		free(full);
-		return fs__sc_fail_member(sc, node, "path", "cannot open trace \"%s\": %s",
-		                          rel, strerror(e));
-	}
-	fclose(f);
+	if (fs__sc_open_data(sc, node, "path", rel, "trace", &full) != 0)
+		return -1;
 	/* Messages name the file as it opens from the working directory; the
 	 * trace keeps the path as written, so a printed scenario loads back. */
 	tc->trace = fs_trace_load(full, full, format, sc->err);
 	free(full);
 	if (tc->trace == NULL)
-		return -1;
+		return fs__sc_data_failed(sc, node, "path");
 	free(tc->trace->path);
 	tc->trace->path = fs_xstrdup(rel);
 	return 0;

@@ -65,7 +65,6 @@ static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_z
 	bool loop = true;
 	int format = 0;
 	char *full;
-	FILE *f;
 
 	if (fs__sc_check_object(sc, node, TRACE_KEYS) != 0 ||
 	    fs__sc_require(sc, node, "path") != 0 ||
@@ -76,22 +75,14 @@ static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_z
 	    fs__sc_number(sc, node, "scale", 0, true, 1e6, false, &scale) < 0 ||
 	    fs__sc_bool(sc, node, "loop", &loop) < 0)
 		return -1;
-	full = fs__sc_resolve_path(sc, rel);
-	f = fopen(full, "r");
-	if (f == NULL) {
-		int e = errno;
-
-		free(full);
-		return fs__sc_fail_member(sc, node, "path", "cannot open capacity trace "
-		                          "\"%s\": %s", rel, strerror(e));
-	}
-	fclose(f);
+	if (fs__sc_open_data(sc, node, "path", rel, "capacity trace", &full) != 0)
+		return -1;
 	/* Messages name the file as it opens from the working directory; the
 	 * trace keeps the path as written, so a printed scenario loads back. */
 	z->trace = fs_capacity_trace_load(full, full, FORMATS[format], scale, loop, sc->err);
 	free(full);
 	if (z->trace == NULL)
-		return -1;
+		return fs__sc_data_failed(sc, node, "path");
 	free(z->trace->path);
 	z->trace->path = fs_xstrdup(rel);
 	z->trace->scale = scale;

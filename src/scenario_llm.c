@@ -229,6 +229,41 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	return 0;
 }
 
+/* Whether tp cannot split model's attention or KV heads (MODEL: P3), the
+ * part of the perf check that a "tp" key is to blame for. */
+static bool tp_splits_badly(const struct fs_model_spec *model, int tp)
+{
+	if (model == NULL || tp < 1 || model->heads < 1 || model->kv_heads < 1)
+		return false;
+	return model->heads % tp != 0 ||
+	       (model->kv_heads >= tp ? model->kv_heads % tp != 0
+	                              : tp % model->kv_heads != 0);
+}
+
+/* Report msg at the "tp" that was used: the pool's own (plan_at, at
+ * plan_path) when it has one, else the engine's (node, at the current
+ * path), else where the plan is reported. */
+static int fail_at_tp(struct fs__sc *sc, const cJSON *node, const cJSON *plan_at,
+                      const char *plan_path, const char *msg)
+{
+	struct fs__sc_saved_path saved;
+
+	fs__sc_path_save(sc, &saved);
+	if (plan_at != NULL && fs__sc_get(plan_at, "tp") != NULL) {
+		if (plan_path != NULL)
+			fs__sc_path_set(sc, plan_path);
+		fs__sc_fail_member(sc, plan_at, "tp", "%s", msg);
+	} else if (fs__sc_get(node, "tp") != NULL) {
+		fs__sc_fail_member(sc, node, "tp", "%s", msg);
+	} else {
+		if (plan_path != NULL)
+			fs__sc_path_set(sc, plan_path);
+		fs__sc_fail_at(sc, plan_at != NULL ? plan_at : node, "%s", msg);
+	}
+	fs__sc_path_restore(sc, &saved);
+	return -1;
+}
+
 int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
                      const struct fs_gpu_spec *gpu, const struct fs_model_spec *model,
                      int tp, const cJSON *plan_at, const char *plan_path,
@@ -272,6 +307,8 @@ int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
 	}
 	if (load_step_table(sc, node, llm) != 0)
 		return -1;
+	if (fs_perf_cfg_check(perf, &perr) != 0 && tp_splits_badly(model, tp))
+		return fail_at_tp(sc, node, plan_at, plan_path, perr.msg);
 	if (fs_perf_cfg_check(perf, &perr) != 0 ||
 	    fs_perf_plan_memory(perf, &llm->mem, &perr) != 0) {
 		fs__sc_path_save(sc, &saved_path);

@@ -6,11 +6,13 @@
  */
 #include "scenario_walk.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fleetsim/scenario.h"
 #include "suggest.h"
@@ -507,4 +509,67 @@ int fs__sc_find_name(struct fs__sc *sc, const cJSON *obj, const char *key,
 
 	fs__sc_pop(sc, saved);
 	return rc;
+}
+
+/* ---- data files ------------------------------------------------------------ */
+
+int fs__sc_open_data(struct fs__sc *sc, const cJSON *obj, const char *key,
+                     const char *rel, const char *what, char **full_out)
+{
+	char *full = fs__sc_resolve_path(sc, rel);
+	struct stat st;
+	FILE *f;
+	int e;
+
+	*full_out = NULL;
+	if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(full);
+		return fs__sc_fail_member(sc, obj, key, "cannot open %s \"%s\": it is a "
+		                          "directory; expected a file", what, rel);
+	}
+	f = fopen(full, "rb");
+	if (f == NULL) {
+		e = errno;
+		free(full);
+		return fs__sc_fail_member(sc, obj, key, "cannot open %s \"%s\": %s", what,
+		                          rel, strerror(e));
+	}
+	fclose(f);
+	*full_out = full;
+	return 0;
+}
+
+int fs__sc_data_failed(struct fs__sc *sc, const cJSON *obj, const char *key)
+{
+	const cJSON *node = fs__sc_get(obj, key);
+	size_t off = value_off(sc, node != NULL ? node : obj), saved, n;
+	char named[sizeof sc->err->where + 32];
+	int line = 0, col = 0;
+
+	sc->n_failures++;
+	if (sc->err == NULL)
+		return -1;
+	if (off != FS__JPOS_NONE && off >= FS__JPOS_SET_BASE &&
+	    off - FS__JPOS_SET_BASE < sc->n_set_texts) {
+		snprintf(named, sizeof named, "--set %s",
+		         sc->set_texts[off - FS__JPOS_SET_BASE]);
+	} else {
+		if (off != FS__JPOS_NONE && off <= sc->text_len)
+			fs__jpos_line_col(sc->text, sc->text_len, off, &line, &col);
+		snprintf(named, sizeof named, "%s:%d:%d", sc->file, line, col);
+	}
+	saved = fs__sc_push_key(sc, key);
+	n = strlen(sc->err->msg);
+	if (sc->err->path[0] == '\0') {
+		/* a text file: the scenario key stands where a path would */
+		snprintf(sc->err->path, sizeof sc->err->path, "%s", sc->path);
+		snprintf(sc->err->msg + n, sizeof sc->err->msg - n,
+		         " (in the file named at %s)", named);
+	} else {
+		/* a JSON file: its own path stays; the key goes in the message */
+		snprintf(sc->err->msg + n, sizeof sc->err->msg - n,
+		         " (in the file named by %s at %s)", sc->path, named);
+	}
+	fs__sc_pop(sc, saved);
+	return -1;
 }

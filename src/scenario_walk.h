@@ -159,6 +159,17 @@ int fs__sc_enum(struct fs__sc *sc, const cJSON *obj, const char *key,
 /* `rel` resolved against the scenario's directory (heap; caller frees). */
 char *fs__sc_resolve_path(const struct fs__sc *sc, const char *rel);
 
+/* Check that the data file `rel` (the string obj[key]; `what` names it:
+ * "trace") opens as a file, not a directory.  Returns 0 with *full_out the
+ * resolved path (heap; caller frees), or -1 with the error at obj[key]. */
+int fs__sc_open_data(struct fs__sc *sc, const cJSON *obj, const char *key,
+                     const char *rel, const char *what, char **full_out);
+
+/* After a data-file reader failed with sc->err at the file's own
+ * FILE:LINE:COL: name the scenario key that pointed at the file (obj[key],
+ * the path) and its location in the message.  Returns -1. */
+int fs__sc_data_failed(struct fs__sc *sc, const cJSON *obj, const char *key);
+
 /* ---- sections (one file each) ---------------------------------------------- */
 
 /* Each loader checks `node` (the section's value; the path already names it)

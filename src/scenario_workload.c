@@ -63,28 +63,19 @@ static int load_empirical(struct fs__sc *sc, const cJSON *node, struct fs_length
 {
 	const char *rel = NULL, *column = NULL;
 	char *full;
-	FILE *f;
 	int rc;
 
 	if (fs__sc_require(sc, node, "path") != 0 ||
 	    fs__sc_string(sc, node, "path", false, &rel) < 0 ||
 	    fs__sc_string(sc, node, "column", false, &column) < 0)
 		return -1;
-	full = fs__sc_resolve_path(sc, rel);
-	f = fopen(full, "rb");
-	if (f == NULL) {
-		int e = errno;
-
-		free(full);
-		return fs__sc_fail_member(sc, node, "path", "cannot open empirical file "
-		                          "\"%s\": %s", rel, strerror(e));
-	}
-	fclose(f);
+	if (fs__sc_open_data(sc, node, "path", rel, "empirical file", &full) != 0)
+		return -1;
 	rc = fs_empirical_load(full, full, column, &cfg->empirical, &cfg->n_empirical,
 	                       sc->err);
 	free(full);
 	if (rc != 0)
-		return -1;
+		return fs__sc_data_failed(sc, node, "path");
 	cfg->empirical_path = fs_xstrdup(rel);
 	cfg->empirical_column = fs_xstrdup(column);
 	return 0;

@@ -286,12 +286,15 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 				goto out;
 			}
 			t_ns = (sec - base_sec) * FS_NS_PER_S + (ns - base_ns);
-		} else if (parse_time_units(f[0]->s, f[0]->len, FS_NS_PER_S, &t_ns)) {
+		} else if (parse_time_units(f[0]->s, f[0]->len, FS_NS_PER_S, &t_ns) ||
+		           t_ns < 0) {
 			char found[64];
 
+			/* MODEL: W14 — arrival times are offsets >= 0, as Azure's
+			 * dates are never before the epoch of the trace. */
 			fs__quote(f[0]->s, f[0]->len, found, sizeof found);
 			fs_error_at(ld->err, ld->in.display, ld->in.line_no, f[0]->col, "",
-			            "expected a time in seconds in column %s, found %s",
+			            "expected a time in seconds >= 0 in column %s, found %s",
 			            names[0], found);
 			goto out;
 		}
@@ -376,14 +379,14 @@ static int read_mooncake(struct loader *ld)
 			len[k] = number_len(v[k]);
 			col[k] = (int)(v[k] - ld->in.line) + 1;
 		}
-		if (parse_time_units(v[0], len[0], FS_NS_PER_MS, &t_ns)) {
+		if (parse_time_units(v[0], len[0], FS_NS_PER_MS, &t_ns) || t_ns < 0) {
 			char found[64];
 
 			fs__quote(v[0], len[0] > 0 ? len[0] : strcspn(v[0], ",}"), found,
 			          sizeof found);
 			return fs_error_at(ld->err, ld->in.display, ld->in.line_no, col[0], "",
-			                   "expected a time in milliseconds for \"timestamp\", "
-			                   "found %s", found);
+			                   "expected a time in milliseconds >= 0 for "
+			                   "\"timestamp\", found %s", found);
 		}
 		for (int k = 1; k < 3; k++)
 			if (fs__parse_count(v[k], len[k], &tok[k - 1])) {

@@ -10,17 +10,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 int fs__lines_open(struct fs__lines *r, const char *path, const char *display,
                    struct fs_error *err)
 {
+	struct stat st;
+
 	memset(r, 0, sizeof *r);
 	r->display = display;
 	r->f = fopen(path, "r");
 	if (r->f == NULL)
 		return fs_error_at(err, display, 0, 0, "", "cannot open: %s",
 		                   strerror(errno));
+	if (fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(r->f);
+		r->f = NULL;
+		return fs_error_at(err, display, 0, 0, "", "cannot open: it is a "
+		                   "directory; expected a file");
+	}
 	return 0;
 }
 

@@ -184,9 +184,41 @@ static void test_trace_error_messages(void **state)
 	             "mooncake trace needs timestamp, input_length, output_length)");
 	expect_error(DATA "bad_mooncake_time.jsonl", FS_TRACE_MOONCAKE,
 	             DATA "bad_mooncake_time.jsonl:2:15: expected a time in milliseconds "
-	             "for \"timestamp\", found \"\"x\"\"");
+	             ">= 0 for \"timestamp\", found \"\"x\"\"");
 	expect_error(DATA "vidur_small.csv", FS_TRACE_MOONCAKE,
 	             DATA "vidur_small.csv:1:1: expected a JSON object per line, found 'r'");
+}
+
+/* Vidur and Mooncake times are offsets like Azure's dates: never negative. */
+static void test_trace_negative_times_refused_in_every_format(void **state)
+{
+	(void)state;
+	expect_error(DATA "bad_vidur_negative.csv", FS_TRACE_VIDUR,
+	             DATA "bad_vidur_negative.csv:3:1: expected a time in seconds >= 0 "
+	             "in column arrived_at, found \"-1.25\"");
+	expect_error(DATA "bad_mooncake_negative.jsonl", FS_TRACE_MOONCAKE,
+	             DATA "bad_mooncake_negative.jsonl:2:15: expected a time in "
+	             "milliseconds >= 0 for \"timestamp\", found \"-27\"");
+}
+
+/* A directory is not a trace: refused at open by every reader. */
+static void test_trace_directory_is_refused(void **state)
+{
+	struct fs_error err = {0};
+	int64_t *v = NULL;
+	size_t n = 0;
+	char buf[2048];
+
+	(void)state;
+	expect_error(DATA "a_directory.csv", FS_TRACE_AZURE,
+	             DATA "a_directory.csv: cannot open: it is a directory; expected a file");
+	expect_error(DATA "a_directory.csv", FS_TRACE_MOONCAKE,
+	             DATA "a_directory.csv: cannot open: it is a directory; expected a file");
+	assert_int_equal(fs_empirical_load(DATA "a_directory.csv", "d", NULL, &v, &n, &err),
+	                 -1);
+	fs_error_format(&err, buf, sizeof buf);
+	assert_string_equal(buf, "d: cannot open: it is a directory; expected a file");
+	assert_null(v);
 }
 
 static void test_trace_format_names(void **state)
@@ -266,6 +298,8 @@ int main(void)
 		cmocka_unit_test(test_trace_shipped_azure_code_and_conv),
 		cmocka_unit_test(test_trace_real_mooncake_if_present),
 		cmocka_unit_test(test_trace_error_messages),
+		cmocka_unit_test(test_trace_negative_times_refused_in_every_format),
+		cmocka_unit_test(test_trace_directory_is_refused),
 		cmocka_unit_test(test_trace_format_names),
 		cmocka_unit_test(test_trace_empirical_list_and_column),
 		cmocka_unit_test(test_trace_empirical_errors),
