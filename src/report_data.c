@@ -80,6 +80,65 @@ static cJSON *load_json(const char *dir, const char *name, struct fs_error *err)
 	return j;
 }
 
+/* Line and column of the first non-blank byte of text (where its value
+ * starts), 1-based. */
+static void value_start(const char *text, int *line, int *col)
+{
+	const char *p = text, *line_start = text;
+
+	*line = 1;
+	for (; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++)
+		if (*p == '\n') {
+			(*line)++;
+			line_start = p + 1;
+		}
+	*col = (int)(p - line_start) + 1;
+}
+
+/* Like load_json, for a document that must be an object with member
+ * `need` (NULL: any non-empty object): null, [], {} and the like are
+ * refused with the value's line:col, saying what was expected. */
+static cJSON *load_json_object(const char *dir, const char *name, const char *need,
+                               struct fs_error *err)
+{
+	char *p = path_join(dir, name);
+	char *text = slurp(p, err);
+	const char *found;
+	cJSON *j = NULL;
+	int line, col;
+
+	if (text == NULL)
+		goto out;
+	j = cJSON_Parse(text);
+	if (j == NULL) {
+		fs_error_set(err, p, NULL, "not valid JSON");
+		goto out;
+	}
+	if (cJSON_IsObject(j) && j->child != NULL &&
+	    (need == NULL || cJSON_GetObjectItemCaseSensitive(j, need) != NULL))
+		goto out;
+	found = cJSON_IsObject(j) ? (j->child == NULL ? "an empty object {}" :
+	                             "an object without it") :
+	        cJSON_IsArray(j) ? "an array" : cJSON_IsNull(j) ? "null" :
+	        cJSON_IsString(j) ? "a string" : cJSON_IsNumber(j) ? "a number" :
+	        "a boolean";
+	value_start(text, &line, &col);
+	if (need != NULL)
+		fs_error_at(err, p, line, col, "$", "expected the object fleetsim wrote, "
+		            "with \"%s\", found %s: not an output of fleetsim run or "
+		            "fleetsim sweep", need, found);
+	else
+		fs_error_at(err, p, line, col, "$", "expected the object fleetsim wrote, "
+		            "found %s: not an output of fleetsim run or fleetsim sweep",
+		            found);
+	cJSON_Delete(j);
+	j = NULL;
+out:
+	free(text);
+	free(p);
+	return j;
+}
+
 /* ---- CSV ---- */
 
 /* Parse one record starting at *pp; appends fields to *out.  Returns the
@@ -421,10 +480,10 @@ static int load_kind(struct fs__report *r, const char *dir, struct fs_error *err
 		                    "directory of fleetsim run or fleetsim sweep)");
 	if (exists(dir, "sweep.json")) {
 		r->kind = FS_REPORT_SWEEP;
-		r->sweep = load_json(dir, "sweep.json", err);
+		r->sweep = load_json_object(dir, "sweep.json", NULL, err);
 		if (!r->sweep)
 			return -1;
-		r->best = load_json(dir, "best.json", err);
+		r->best = load_json_object(dir, "best.json", NULL, err);
 		if (!r->best)
 			return -1;
 		r->scenario = load_json(dir, "scenario.json", NULL);
@@ -441,14 +500,14 @@ static int load_kind(struct fs__report *r, const char *dir, struct fs_error *err
 	}
 	if (exists(dir, "comparison.json")) {
 		r->kind = FS_REPORT_VARIANTS;
-		r->comparison = load_json(dir, "comparison.json", err);
+		r->comparison = load_json_object(dir, "comparison.json", "variants", err);
 		if (!r->comparison)
 			return -1;
 		return load_variants(r, err);
 	}
 	if (exists(dir, "summary.json")) {
 		r->kind = FS_REPORT_RUN;
-		r->summary = load_json(dir, "summary.json", err);
+		r->summary = load_json_object(dir, "summary.json", "metrics", err);
 		if (!r->summary)
 			return -1;
 		r->scenario = load_json(dir, "scenario.json", NULL);
