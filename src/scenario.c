@@ -10,6 +10,7 @@
  * failing load has no side effects.
  */
 #include "fleetsim/scenario.h"
+#include "fleetsim/workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -52,6 +53,11 @@ static int load_simulation(struct fs__sc *sc, const cJSON *node, struct fs_sim_c
 	    fs__sc_duration(sc, node, "horizon", 1, &sim->horizon_ns) < 0 ||
 	    fs__sc_duration(sc, node, "warmup", 0, &sim->warmup_ns) < 0)
 		return -1;
+	if (sim->horizon_ns > FS__MAX_HORIZON_NS) {
+		fs__sc_found(sc, fs__sc_get(node, "horizon"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "horizon", "expected a duration <= "
+		                          "3660d (10 years), found %s", found);
+	}
 	fs_duration_format(sim->horizon_ns, horizon, sizeof horizon);
 	if (sim->warmup_ns >= sim->horizon_ns) {
 		fs__sc_found(sc, fs__sc_get(node, "warmup"), found, sizeof found);
@@ -220,6 +226,64 @@ static char *file_stem(const char *path)
 	return stem;
 }
 
+/* Expected arrivals of one process over horizon_ns: its peak rate times
+ * the horizon, or a trace's rows per (scaled) pass times the passes. */
+static double expected_arrivals(const struct fs_arrival_cfg *a, fs_ns horizon_ns)
+{
+	const struct fs_trace *t = a->trace.trace;
+	double horizon_s = (double)horizon_ns / 1e9, period_s, scale;
+
+	if (a->kind != FS_ARRIVAL_TRACE)
+		return fs_arrival_rate_max(a) * horizon_s;
+	if (t == NULL)
+		return 0.0;
+	if (!a->trace.loop)
+		return (double)t->n_rows;
+	scale = a->trace.time_scale / a->trace.rate_scale;
+	period_s = (double)(t->span_ns + (t->loop_gap_ns > 0 ? t->loop_gap_ns : FS_NS_PER_S)) /
+	           1e9 * scale;
+	return (double)t->n_rows * (1.0 + horizon_s / period_s);
+}
+
+/* The work a replication implies, bounded (docs/SCENARIO.md, "Ranges"):
+ * time-series bins, bins x series, and expected arrivals. */
+static int check_work(struct fs__sc *sc, const cJSON *sim_node, const struct fs_scenario *s)
+{
+	const struct fs_sim_cfg *sim = &s->sim;
+	const struct fs_workload_cfg *w = &s->workload;
+	struct fs__sc_saved_path saved;
+	double bins = ceil((double)sim->horizon_ns / (double)sim->sample_interval_ns);
+	double series = (double)s->fleet.n_pools + 1.0, arrivals = 0.0;
+	char found[64];
+	int rc = 0;
+
+	if (w->has_shared_arrivals)
+		arrivals += expected_arrivals(&w->arrivals, sim->horizon_ns);
+	for (size_t c = 0; c < w->n_classes; c++)
+		if (w->classes[c].own_arrivals)
+			arrivals += expected_arrivals(&w->classes[c].arrivals, sim->horizon_ns);
+	fs__sc_path_save(sc, &saved);
+	fs__sc_path_set(sc, "simulation");
+	fs__sc_found(sc, fs__sc_get(sim_node, "sample_interval"), found, sizeof found);
+	if (bins > FS__MAX_BINS)
+		rc = fs__sc_fail_member(sc, sim_node, "sample_interval", "expected at most "
+		                        "%.0f time-series bins (horizon / sample_interval), "
+		                        "found %.0f with %s; use a longer sample_interval",
+		                        FS__MAX_BINS, bins, found);
+	else if (bins * series > FS__MAX_BIN_CELLS)
+		rc = fs__sc_fail_member(sc, sim_node, "sample_interval", "expected at most "
+		                        "%.0f time-series cells (bins x (pools + 1)), found "
+		                        "%.0f x %.0f with %s; use a longer sample_interval",
+		                        FS__MAX_BIN_CELLS, bins, series, found);
+	else if (!(arrivals <= FS__MAX_ARRIVALS))
+		rc = fs__sc_fail_member(sc, sim_node, "horizon", "expected at most %.0e "
+		                        "arrivals per replication (peak rate x horizon), "
+		                        "found %.3g; shorten the horizon or lower the rates",
+		                        FS__MAX_ARRIVALS, arrivals);
+	fs__sc_path_restore(sc, &saved);
+	return rc;
+}
+
 static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s)
 {
 	const char *name = NULL, *desc = "";
@@ -243,7 +307,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	sc->engine_node = fs__sc_get(root, "engine");
 	if (section(sc, root, "engine", engine_section, &s->engine) != 0 ||
 	    load_fleet_and_variants(sc, root, s) != 0 ||
-	    load_study(sc, root, s) != 0)
+	    load_study(sc, root, s) != 0 ||
+	    check_work(sc, fs__sc_get(root, "simulation"), s) != 0)
 		return -1;
 	return 0;
 }

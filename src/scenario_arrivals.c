@@ -44,7 +44,7 @@ static int load_diurnal(struct fs__sc *sc, const cJSON *node, struct fs_arrival_
 		return -1;
 	cfg->diurnal = true;
 	cfg->diurnal_peak_hour = 14.0;
-	if (fs__sc_number(sc, node, "peak_to_trough", 1.0, false, INFINITY, false,
+	if (fs__sc_number(sc, node, "peak_to_trough", 1.0, false, 1e6, false,
 	                  &cfg->diurnal_peak_to_trough) < 0 ||
 	    fs__sc_number(sc, node, "peak_hour", 0.0, false, 24.0, true,
 	                  &cfg->diurnal_peak_hour) < 0)
@@ -80,7 +80,7 @@ static int load_step(struct fs__sc *sc, const cJSON *step, size_t i,
 	    fs__sc_require(sc, step, "at") != 0 ||
 	    fs__sc_require(sc, step, "rate_per_s") != 0 ||
 	    fs__sc_duration(sc, step, "at", 0, &s->at_ns) < 0 ||
-	    fs__sc_number(sc, step, "rate_per_s", 0.0, false, INFINITY, false,
+	    fs__sc_number(sc, step, "rate_per_s", 0.0, false, FS__MAX_RATE_PER_S, false,
 	                  &s->rate_per_s) < 0)
 		return -1;
 	fs__sc_found(sc, fs__sc_get(step, "at"), found, sizeof found);
@@ -155,7 +155,7 @@ static int load_spikes(struct fs__sc *sc, const cJSON *node, struct fs_arrival_c
 		    fs__sc_require(sc, spike, "multiplier") != 0 ||
 		    fs__sc_duration(sc, spike, "at", 0, &s->at_ns) < 0 ||
 		    fs__sc_duration(sc, spike, "duration", 1, &s->dur_ns) < 0 ||
-		    fs__sc_number(sc, spike, "multiplier", 0.0, true, INFINITY, false,
+		    fs__sc_number(sc, spike, "multiplier", 0.0, true, 1e6, false,
 		                  &s->multiplier) < 0)
 			return -1;
 		fs__sc_pop(sc, saved);
@@ -181,9 +181,9 @@ static int load_trace(struct fs__sc *sc, const cJSON *node, struct fs_arrival_cf
 	    fs__sc_require(sc, node, "format") != 0 ||
 	    fs__sc_string(sc, node, "path", false, &rel) < 0 ||
 	    fs__sc_enum(sc, node, "format", "trace format", FORMAT_NAMES, &format_idx) < 0 ||
-	    fs__sc_number(sc, node, "time_scale", 0.0, true, INFINITY, false,
+	    fs__sc_number(sc, node, "time_scale", 1e-6, false, 1e6, false,
 	                  &tc->time_scale) < 0 ||
-	    fs__sc_number(sc, node, "rate_scale", 0.0, true, INFINITY, false,
+	    fs__sc_number(sc, node, "rate_scale", 1e-6, false, 1e6, false,
 	                  &tc->rate_scale) < 0 ||
 	    fs__sc_bool(sc, node, "loop", &tc->loop) < 0 ||
 	    fs__sc_duration(sc, node, "start_offset", 0, &tc->start_offset_ns) < 0)
@@ -263,10 +263,10 @@ int fs__sc_load_arrivals(struct fs__sc *sc, const cJSON *node, struct fs_arrival
 	    (cfg->kind == FS_ARRIVAL_GAMMA && fs__sc_require(sc, node, "cv") != 0) ||
 	    (cfg->kind == FS_ARRIVAL_WEIBULL && fs__sc_require(sc, node, "shape") != 0))
 		return -1;
-	if (fs__sc_number(sc, node, "rate_per_s", 0.0, true, INFINITY, false,
+	if (fs__sc_number(sc, node, "rate_per_s", 0.0, true, FS__MAX_RATE_PER_S, false,
 	                  &cfg->rate_per_s) < 0 ||
-	    fs__sc_number(sc, node, "cv", 0.0, true, INFINITY, false, &cfg->cv) < 0 ||
-	    fs__sc_number(sc, node, "shape", 0.0, true, INFINITY, false,
+	    fs__sc_number(sc, node, "cv", 0.0, true, FS__MAX_CV, false, &cfg->cv) < 0 ||
+	    fs__sc_number(sc, node, "shape", 0.1, false, 100.0, false,
 	                  &cfg->weibull_shape) < 0)
 		return -1;
 	rc = 0;

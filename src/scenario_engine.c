@@ -54,8 +54,15 @@ static int load_service(struct fs__sc *sc, const cJSON *node, struct fs_service_
 	if (fs__sc_require(sc, node, "mean") != 0 ||
 	    (svc->kind == FS_SERVICE_LOGNORMAL && fs__sc_require(sc, node, "cv") != 0) ||
 	    fs__sc_duration(sc, node, "mean", 1, &svc->mean_ns) < 0 ||
-	    fs__sc_number(sc, node, "cv", 0.0, true, INFINITY, false, &svc->cv) < 0)
+	    fs__sc_number(sc, node, "cv", 0.0, true, FS__MAX_CV, false, &svc->cv) < 0)
 		return -1;
+	if (svc->mean_ns > FS__MAX_SERVICE_NS) {
+		char found[64];
+
+		fs__sc_found(sc, fs__sc_get(node, "mean"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "mean", "expected a duration <= 1d, "
+		                          "found %s", found);
+	}
 	return 0;
 }
 

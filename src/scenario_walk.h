@@ -31,6 +31,14 @@ struct fs_model_spec;
 
 #define FS__MAX_LENGTH_TOKENS INT64_C(1048576)     /* default "max" of a LENGTH */
 #define FS__MAX_INT_JSON INT64_C(9007199254740992) /* 2^53: exact in a double */
+/* Bounds on the work a scenario implies (docs/SCENARIO.md, "Ranges"). */
+#define FS__MAX_HORIZON_NS (INT64_C(3660) * 86400 * 1000000000) /* 10 years */
+#define FS__MAX_BINS 100000.0        /* horizon / sample_interval */
+#define FS__MAX_BIN_CELLS 1000000.0  /* bins x (pools + 1) */
+#define FS__MAX_ARRIVALS 1e9         /* expected arrivals per replication */
+#define FS__MAX_CV 100.0             /* any coefficient of variation */
+#define FS__MAX_RATE_PER_S 1e7       /* any arrival rate */
+#define FS__MAX_SERVICE_NS (INT64_C(86400) * 1000000000) /* a queue service mean */
 
 struct fs__sc {
 	const char *file;            /* name used in messages (borrowed) */

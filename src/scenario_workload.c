@@ -126,13 +126,13 @@ static int load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
 		    fs__sc_require(sc, node, "sigma") != 0 ||
 		    fs__sc_number(sc, node, "median", 0.0, true, INFINITY, false,
 		                  &cfg->median_tokens) < 0 ||
-		    fs__sc_number(sc, node, "sigma", 0.0, true, INFINITY, false,
+		    fs__sc_number(sc, node, "sigma", 0.0, true, 10.0, false,
 		                  &cfg->sigma) < 0)
 			return -1;
 		return 0;
 	case FS_LENGTH_ZIPF:
 		if (fs__sc_require(sc, node, "s") != 0 || fs__sc_require(sc, node, "n") != 0 ||
-		    fs__sc_number(sc, node, "s", 0.0, true, INFINITY, false, &cfg->zipf_s) < 0 ||
+		    fs__sc_number(sc, node, "s", 0.0, true, 100.0, false, &cfg->zipf_s) < 0 ||
 		    fs__sc_int(sc, node, "n", 1, 1000000, &n) < 0)
 			return -1;
 		cfg->zipf_n = n;
