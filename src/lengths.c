@@ -222,3 +222,28 @@ double fs_length_mean(const struct fs_length_cfg *cfg)
 	}
 	return NAN;
 }
+
+/* The smallest length a draw can give (after the clamp), or -1 for TRACE
+ * (the trace rows hold the lengths).  O(n_empirical) for EMPIRICAL. */
+int64_t fs_length_min(const struct fs_length_cfg *cfg)
+{
+	int64_t lo, hi, m = INT64_MAX;
+
+	bounds(cfg, &lo, &hi);
+	switch (cfg->kind) {
+	case FS_LENGTH_FIXED:
+		return clamp(cfg->fixed_tokens, lo, hi);
+	case FS_LENGTH_UNIFORM:
+	case FS_LENGTH_LOGNORMAL:
+	case FS_LENGTH_ZIPF:
+		return clamp(1, lo, hi);     /* every value down to the clamp can occur */
+	case FS_LENGTH_EMPIRICAL:
+		for (size_t i = 0; i < cfg->n_empirical; i++)
+			if (cfg->empirical[i] < m)
+				m = cfg->empirical[i];
+		return cfg->n_empirical > 0 ? clamp(m, lo, hi) : lo;
+	case FS_LENGTH_TRACE:
+		return -1;
+	}
+	return -1;
+}

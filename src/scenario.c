@@ -284,6 +284,90 @@ static int check_work(struct fs__sc *sc, const cJSON *sim_node, const struct fs_
 	return rc;
 }
 
+/* Whether a request of prompt + output tokens can ever run on pool p
+ * (MODEL: V10, V11): its prompt under max_model_len and its peak KV in the
+ * pool's blocks. */
+static bool pool_fits(const struct fs_pool_cfg *p, int64_t prompt, int64_t output)
+{
+	const struct fs_llm_engine_cfg *e = &p->llm->sched;
+	int64_t peak, blocks;
+
+	if (prompt >= e->max_model_len)
+		return false;
+	if (output > e->max_model_len - prompt)
+		output = e->max_model_len - prompt;
+	peak = prompt + output - 1;
+	blocks = (peak + e->block_tokens - 1) / e->block_tokens;
+	return blocks <= e->kv_blocks;
+}
+
+/* Nonsensical fleets: a class pinned to a pool that can never have an
+ * instance (count 0, max 0), a fleet with no instance ever, and a class
+ * whose smallest request fits no pool that may serve it (too long for
+ * max_model_len, or more KV than the pool holds). */
+static int check_served(struct fs__sc *sc, const cJSON *root, const struct fs_scenario *s)
+{
+	const struct fs_fleet_cfg *f = &s->fleet;
+	const cJSON *fleet = fs__sc_get(root, "fleet"), *pins = fs__sc_get(fleet, "class_pools");
+	struct fs__sc_saved_path saved;
+	const struct fs_pool_cfg *p;
+	const struct fs_class_cfg *cl;
+	int64_t prompt, output;
+	size_t c, i, cap = 0;
+	bool fits;
+	int rc = 0;
+
+	if (f->n_pools == 0)
+		return 0;
+	for (i = 0; i < f->n_pools; i++)
+		cap += (size_t)(f->pools[i].count + f->pools[i].overprovision +
+		                f->pools[i].max_count);
+	fs__sc_path_save(sc, &saved);
+	if (cap == 0 && fleet != NULL) {
+		fs__sc_path_set(sc, "fleet");
+		rc = fs__sc_fail_member(sc, fleet, "pools", "every pool has count 0 and "
+		                        "max 0: no instance can ever serve the workload");
+	}
+	for (c = 0; rc == 0 && c < s->workload.n_classes; c++) {
+		cl = &s->workload.classes[c];
+		p = f->class_pool != NULL && f->class_pool[c] >= 0 ?
+		    &f->pools[f->class_pool[c]] : NULL;
+		if (p != NULL && p->count + p->overprovision + p->max_count == 0) {
+			fs__sc_path_set(sc, "fleet.class_pools");
+			rc = fs__sc_fail_member(sc, pins, cl->name, "class \"%s\" is pinned "
+			                        "to pool \"%s\", which has count 0 and max 0: "
+			                        "it can never be served", cl->name, p->name);
+			break;
+		}
+		prompt = fs_length_min(&cl->prompt);
+		output = fs_length_min(&cl->output);
+		if (prompt < 1 || output < 1)
+			continue;            /* trace lengths: checked per request */
+		fits = false;
+		for (i = 0; i < f->n_pools && !fits; i++)
+			if (p == NULL || p == &f->pools[i])
+				fits = f->pools[i].llm != NULL &&
+				       pool_fits(&f->pools[i], prompt, output);
+		if (!fits) {
+			p = p != NULL ? p : &f->pools[0];
+			fs__sc_path_set(sc, "workload.classes");
+			fs__sc_push_index(sc, c);
+			rc = fs__sc_fail_at(sc, cJSON_GetArrayItem(fs__sc_get(fs__sc_get(root,
+			                    "workload"), "classes"), (int)c), "class \"%s\": "
+			                    "its smallest request (%lld prompt + %lld output "
+			                    "tokens) fits no pool that may serve it (pool \"%s\": "
+			                    "max_model_len %lld, %lld KV blocks of %lld tokens); "
+			                    "every request would fail", cl->name,
+			                    (long long)prompt, (long long)output, p->name,
+			                    (long long)p->llm->sched.max_model_len,
+			                    (long long)p->llm->sched.kv_blocks,
+			                    (long long)p->llm->sched.block_tokens);
+		}
+	}
+	fs__sc_path_restore(sc, &saved);
+	return rc;
+}
+
 static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s)
 {
 	const char *name = NULL, *desc = "";
@@ -308,7 +392,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	if (section(sc, root, "engine", engine_section, &s->engine) != 0 ||
 	    load_fleet_and_variants(sc, root, s) != 0 ||
 	    load_study(sc, root, s) != 0 ||
-	    check_work(sc, fs__sc_get(root, "simulation"), s) != 0)
+	    check_work(sc, fs__sc_get(root, "simulation"), s) != 0 ||
+	    check_served(sc, root, s) != 0)
 		return -1;
 	return 0;
 }

@@ -70,4 +70,8 @@ void fs_length_fini(struct fs_length_cfg *cfg);
  * clamped mean computed numerically); used by validate and docs. */
 double fs_length_mean(const struct fs_length_cfg *cfg);
 
+/* The smallest length a draw can give (clamp applied), or -1 for TRACE;
+ * used by the scenario loader to refuse classes no pool can ever serve. */
+int64_t fs_length_min(const struct fs_length_cfg *cfg);
+
 #endif
