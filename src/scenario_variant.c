@@ -490,8 +490,14 @@ static int apply_point(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 		} else {
 			cJSON *value = cJSON_Parse(cfg->axes[a].values[coords[a]]);
 
+			/* At "from" or "to" when it is one of them, else at "range". */
 			src = fs__sc_get(axis, "range");
 			fs__sc_push_key(sc, "range");
+			if (coords[a] == 0 && fs__sc_get(src, "from") != NULL)
+				src = fs__sc_get(src, "from");
+			else if (coords[a] + 1 == cfg->axes[a].n_values &&
+			         fs__sc_get(src, "to") != NULL)
+				src = fs__sc_get(src, "to");
 			koff = voff = FS__JPOS_NONE;
 			fs__jpos_lookup(pos, src != NULL ? src : axis, &koff, &voff);
 			if (value == NULL) {
