@@ -1,5 +1,6 @@
 /*
- * cli_validate.c — `fleetsim validate SCENARIO`: load with every check, then
+ * cli_validate.c — `fleetsim validate SCENARIO`: load with every check (and,
+ * without --variant, every variant and distinct sweep axis value), then
  * print the resolved scenario (defaults filled in) as JSON on stdout,
  * followed by `//` comment lines with what the load derived (a vllm
  * engine's memory plan, a pool's unused spot keys), so the output still
