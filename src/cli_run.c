@@ -271,20 +271,14 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	return rc;
 }
 
-/* A directory name for a variant: [A-Za-z0-9._-] kept, the rest '_'. */
+/* A variant's directory (fs_scenario_variant_dir: the load has checked
+ * that no two variants share one). */
 static char *variant_dir(const char *out_dir, const char *variant)
 {
-	char *name = fs_xstrdup(variant), *c, *dir;
+	char name[256];
 
-	for (c = name; *c != '\0'; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == '_'))
-			*c = '_';
-	if (name[0] == '.')
-		name[0] = '_';
-	dir = join_path(out_dir, name);
-	free(name);
-	return dir;
+	fs_scenario_variant_dir(variant, name, sizeof name);
+	return join_path(out_dir, name);
 }
 
 /* The base and every variant, same seed; then the comparison. */
@@ -336,6 +330,13 @@ int fs__cli_run(int argc, char **argv)
 	if (a.variant == NULL &&
 	    fs_scenario_list_variants(a.scenario_path, &names, &n_names, &err) != 0) {
 		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	/* Every variant loads before anything runs or is written. */
+	if (a.variant == NULL &&
+	    fs_scenario_check_all(a.scenario_path, a.sets, a.n_sets, true, false, &err) != 0) {
+		fs_error_print(&err);
+		fs_scenario_variants_free(names, n_names);
 		return FS_EXIT_INPUT;
 	}
 	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir)

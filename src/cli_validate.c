@@ -1,5 +1,6 @@
 /*
- * cli_validate.c — `fleetsim validate SCENARIO`: load with every check, then
+ * cli_validate.c — `fleetsim validate SCENARIO`: load with every check (and,
+ * without --variant, every variant and distinct sweep axis value), then
  * print the resolved scenario (defaults filled in) as JSON on stdout,
  * followed by `//` comment lines with what the load derived (a vllm
  * engine's memory plan, a pool's unused spot keys), so the output still
@@ -16,7 +17,9 @@
 static const char validate_help[] =
 	"usage: fleetsim validate [--variant NAME] [--set PATH=JSON]... SCENARIO\n"
 	"\n"
-	"Load SCENARIO with every check the simulator applies and print it resolved,\n"
+	"Load SCENARIO with every check the simulator applies (without --variant:\n"
+	"also every variant and every distinct sweep axis value, each at its place\n"
+	"in the file) and print it resolved,\n"
 	"with every default filled in, as JSON, then derived figures (an LLM\n"
 	"engine's memory plan) and notes (a pool's spot settings that are unused\n"
 	"because it is not spot here) as // comments.  On bad input print\n"
@@ -66,6 +69,14 @@ int fs__cli_validate(int argc, char **argv)
 	sc = fs_scenario_load_variant(path, variant, sets, n_sets, &err);
 	if (sc == NULL) {
 		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	/* Everything a run or sweep of the file would load later: every
+	 * variant and every distinct sweep axis value. */
+	if (variant == NULL &&
+	    fs_scenario_check_all(path, sets, n_sets, true, true, &err) != 0) {
+		fs_error_print(&err);
+		fs_scenario_free(sc);
 		return FS_EXIT_INPUT;
 	}
 	if (fs_scenario_print(sc, stdout) != 0 || fs_scenario_print_notes(sc, stdout) != 0 ||

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fleetsim/outfile.h"
+#include "fleetsim/scenario.h"
 
 void fs_compare_row_fill(struct fs_compare_row *row, const char *variant,
                          const struct fs_summary *s)
@@ -210,7 +211,7 @@ static int write_json(const struct fs_compare_row *rows, size_t n, const char *p
                       struct fs_error *err)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	char *text;
+	char *text, dir[256];
 	size_t i, k;
 	int rc;
 
@@ -230,6 +231,10 @@ static int write_json(const struct fs_compare_row *rows, size_t n, const char *p
 			cJSON_AddItemToObject(ci, "ci_hi", number(col(&rows[i], k)->ci_hi));
 			cJSON_AddItemToObject(o, COLUMNS[k].name, ci);
 		}
+		/* Where `fleetsim run` wrote the variant (its name mapped to a
+		 * directory name; the load refuses names that collide). */
+		fs_scenario_variant_dir(rows[i].variant, dir, sizeof dir);
+		cJSON_AddStringToObject(o, "directory", dir);
 		cJSON_AddItemToArray(list, o);
 	}
 	text = cJSON_Print(root);

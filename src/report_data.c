@@ -328,8 +328,8 @@ struct fs__ci fs__jci(const cJSON *root, const char *path)
 
 /* ---- the directory ---- */
 
-/* A variant name from comparison.json is used as a directory name: refuse
- * anything that could leave DIR. */
+/* A variant directory from comparison.json: refuse anything that could
+ * leave DIR. */
 static int safe_name(const char *s)
 {
 	return s && *s && s[0] != '.' && !strchr(s, '/') && !strchr(s, '\\');
@@ -385,13 +385,24 @@ static int load_variants(struct fs__report *r, struct fs_error *err)
 	cJSON_ArrayForEach(row, arr) {
 		struct fs__variant *v = &r->variants[i];
 		const char *name = fs__jstr(row, "variant");
+		const char *dir = fs__jstr(row, "directory");
+		char mapped[256];
 
-		if (!safe_name(name))
+		/* The variant's directory as comparison.json records it; an older
+		 * file without one: the name mapped as `fleetsim run` maps it. */
+		if (name == NULL || name[0] == '\0')
 			return fs_error_set(err, r->dir, "comparison.json",
-			                    "variant %zu: missing or unusable name", i);
+			                    "variant %zu: missing name", i);
+		if (dir == NULL) {
+			fs_scenario_variant_dir(name, mapped, sizeof mapped);
+			dir = mapped;
+		}
+		if (!safe_name(dir))
+			return fs_error_set(err, r->dir, "comparison.json",
+			                    "variant %zu: missing or unusable directory", i);
 		v->name = fs_xstrdup(name);
 		v->row = row;
-		v->dir = path_join(r->dir, name);
+		v->dir = path_join(r->dir, dir);
 		v->summary = load_json(v->dir, "summary.json", NULL);
 		v->monthly_usd = fs__jci(row, "monthly_cost_projected");
 		v->ttft_p99_ms = fs__jci(row, "ttft_p99_ms");

@@ -403,7 +403,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 static struct fs_scenario *load_text(const char *text, size_t text_len,
                                      const char *name_for_errors, const char *base_dir,
                                      const char *variant, const char *const *sets,
-                                     size_t n_sets, struct fs_error *err)
+                                     size_t n_sets, const struct fs_sweep_cfg *point_sweep,
+                                     size_t point, struct fs_error *err)
 {
 	struct fs_scenario *s = NULL;
 	struct fs__sc sc;
@@ -423,6 +424,8 @@ static struct fs_scenario *load_text(const char *text, size_t text_len,
 	sc.err = err;
 	sc.set_texts = sets;
 	sc.n_set_texts = n_sets;
+	sc.point_sweep = point_sweep;
+	sc.point = point;
 	fs__sc_note_open_pricing(&sc, root, sets, n_sets);
 	if (fs__sc_apply_variant(&sc, root, pos, variant, sets, n_sets) == 0) {
 		s = fs_xcalloc(1, sizeof *s);
@@ -448,7 +451,8 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
                                           const char *base_dir,
                                           struct fs_error *err)
 {
-	return load_text(text, text_len, name_for_errors, base_dir, NULL, NULL, 0, err);
+	return load_text(text, text_len, name_for_errors, base_dir, NULL, NULL, 0, NULL, 0,
+	                 err);
 }
 
 /* The directory of path ("." when it has none; heap). */
@@ -476,7 +480,25 @@ struct fs_scenario *fs_scenario_load_variant(const char *path, const char *varia
 	if (text == NULL)
 		return NULL;
 	dir = dir_of(path);
-	s = load_text(text, len, path, dir, variant, sets, n_sets, err);
+	s = load_text(text, len, path, dir, variant, sets, n_sets, NULL, 0, err);
+	free(dir);
+	free(text);
+	return s;
+}
+
+struct fs_scenario *fs_scenario_load_point(const char *path, const char *const *sets,
+                                           size_t n_sets, const struct fs_sweep_cfg *sweep,
+                                           size_t point, struct fs_error *err)
+{
+	struct fs_scenario *s;
+	char *text, *dir;
+	size_t len = 0;
+
+	text = fs__sc_read_file(path, "scenario", &len, err);
+	if (text == NULL)
+		return NULL;
+	dir = dir_of(path);
+	s = load_text(text, len, path, dir, NULL, sets, n_sets, sweep, point, err);
 	free(dir);
 	free(text);
 	return s;

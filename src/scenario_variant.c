@@ -6,7 +6,9 @@
  * of the values they were copied from, so the walk reports a bad value where
  * the variant wrote it (a command-line value: as "--set PATH=VALUE").
  * The root keys "variants", "sweep" and "objective" belong to the base
- * document: a variant or a set drops them and cannot set them.
+ * document: a set cannot set them, a variant or sweep point drops them
+ * (command-line sets keep the base's).  Variant names must map to distinct
+ * output directories; fs_scenario_check_all loads everything up front.
  */
 #include "scenario_walk.h"
 
@@ -21,6 +23,7 @@
 
 #define MAX_VARIANTS 256
 #define MAX_STEPS 32
+#define MAX_DIR_NAME 200
 #define PATH_EXAMPLE "expected a path such as \"fleet.pools[0].count\""
 
 static const char *const VARIANT_KEYS[] = { "name", "set", NULL };
@@ -290,6 +293,56 @@ static int apply_sets(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos, cons
 	return 0;
 }
 
+/* Names as directories: `fleetsim run` writes variant NAME into
+ * DIR/<fs_scenario_variant_dir(NAME)>/, so two names that map to one
+ * directory, or one that maps to the base's "base", would overwrite each
+ * other.  Error at v's "name". */
+static int check_dir(struct fs__sc *sc, const cJSON *node, const cJSON *v, const char *name)
+{
+	char dir[MAX_DIR_NAME + 2], other[MAX_DIR_NAME + 2];
+	const cJSON *prev;
+	size_t j = 0;
+
+	if (strlen(name) > MAX_DIR_NAME)
+		return fs__sc_fail_member(sc, v, "name", "expected a name of at most %d "
+		                          "bytes (it names an output directory), found %zu",
+		                          MAX_DIR_NAME, strlen(name));
+	fs_scenario_variant_dir(name, dir, sizeof dir);
+	if (strcmp(name, "base") == 0 || strcmp(dir, "base") == 0)
+		return fs__sc_fail_member(sc, v, "name", "expected a name other than "
+		                          "\"base\" (the base scenario's directory), found "
+		                          "\"%s\"", name);
+	for (prev = node->child; prev != v; prev = prev->next, j++) {
+		fs_scenario_variant_dir(fs__sc_get(prev, "name")->valuestring, other,
+		                        sizeof other);
+		if (strcmp(dir, other) == 0)
+			return fs__sc_fail_member(sc, v, "name", "expected a name whose output "
+			                          "directory differs from every other variant's, "
+			                          "found \"%s\", which maps to \"%s\" like "
+			                          "variants[%zu] \"%s\"", name, dir, j,
+			                          fs__sc_get(prev, "name")->valuestring);
+	}
+	return 0;
+}
+
+/* See scenario.h. */
+void fs_scenario_variant_dir(const char *name, char *buf, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return;
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++) {
+		char c = name[i];
+
+		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		         (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ? c : '_';
+	}
+	buf[i] = '\0';
+	if (buf[0] == '.')
+		buf[0] = '_';
+}
+
 int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *node)
 {
 	const cJSON *v, *prev;
@@ -317,6 +370,8 @@ int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *nod
 				return fs__sc_fail_member(sc, v, "name", "duplicate variant "
 				                          "name \"%s\" (also variants[%zu])",
 				                          name, j);
+		if (check_dir(sc, node, v, name) != 0)
+			return -1;
 		if (fs__sc_get(v, "set") != NULL && !cJSON_IsObject(fs__sc_get(v, "set")))
 			return fs__sc_fail_member(sc, v, "set", "expected an object of "
 			                          "\"json.path\": value, found %s",
@@ -400,25 +455,176 @@ static int apply_cli_set(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 	return 0;
 }
 
+/* A sweep point is the base with the command-line sets, then
+ * each axis's value at the point, in axis order.  Each value is copied from
+ * the file's own "sweep" node (a "range" value is made at its "range"), so
+ * the walk reports a bad value at its place in the file; a path that no
+ * longer resolves (an earlier axis changed the document) fails at the
+ * value. */
+static int apply_point(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
+                       const cJSON *sweep)
+{
+	const struct fs_sweep_cfg *cfg = sc->point_sweep;
+	const cJSON *axes = fs__sc_get(sweep, "axes"), *axis;
+	size_t coords[16], a, saved, koff, voff;
+	char msg[512];
+
+	if (cfg->n_axes > 16 || !cJSON_IsArray(axes) ||
+	    (size_t)cJSON_GetArraySize(axes) != cfg->n_axes)
+		return fs_error_set(sc->err, sc->file, "sweep", "the sweep section changed "
+		                    "since it was loaded");
+	fs_sweep_point_coords(cfg, sc->point, coords);
+	saved = fs__sc_push_key(sc, "sweep");
+	fs__sc_push_key(sc, "axes");
+	for (a = 0, axis = axes->child; a < cfg->n_axes; a++, axis = axis->next) {
+		const cJSON *values = fs__sc_get(axis, "values");
+		const cJSON *src = cJSON_IsArray(values) ?
+		                   cJSON_GetArrayItem(values, (int)coords[a]) : NULL;
+		size_t saved_a = fs__sc_push_index(sc, a);
+		int rc;
+
+		if (src != NULL) {
+			fs__sc_push_key(sc, "values");
+			fs__sc_push_index(sc, coords[a]);
+			rc = fs__sc_try_set(root, pos, cfg->axes[a].path, src, msg, sizeof msg);
+		} else {
+			cJSON *value = cJSON_Parse(cfg->axes[a].values[coords[a]]);
+
+			/* At "from" or "to" when it is one of them, else at "range". */
+			src = fs__sc_get(axis, "range");
+			fs__sc_push_key(sc, "range");
+			if (coords[a] == 0 && fs__sc_get(src, "from") != NULL)
+				src = fs__sc_get(src, "from");
+			else if (coords[a] + 1 == cfg->axes[a].n_values &&
+			         fs__sc_get(src, "to") != NULL)
+				src = fs__sc_get(src, "to");
+			koff = voff = FS__JPOS_NONE;
+			fs__jpos_lookup(pos, src != NULL ? src : axis, &koff, &voff);
+			if (value == NULL) {
+				fprintf(stderr, "fleetsim: out of memory parsing a sweep value\n");
+				abort();
+			}
+			rc = set_path(root, pos, cfg->axes[a].path, value, NULL, koff, voff,
+			              msg, sizeof msg);
+		}
+		if (rc != 0)
+			return fs__sc_fail_at(sc, src != NULL ? src : axis, "%s (point %zu)", msg,
+			                      sc->point);
+		fs__sc_pop(sc, saved_a);
+	}
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
 int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
                          const char *variant, const char *const *sets, size_t n_sets)
 {
-	cJSON *variants;
+	cJSON *variants, *sweep = NULL;
 	size_t i;
+	int rc = 0;
 
-	if (variant == NULL && n_sets == 0)
+	if (variant == NULL && n_sets == 0 && sc->point_sweep == NULL)
 		return 0;
 	if (!cJSON_IsObject(root))
 		return 0;                /* the walk reports it */
 	variants = cJSON_DetachItemFromObjectCaseSensitive(root, "variants");
-	drop_study(root);            /* a variant or sweep point is no study */
-	if (variant != NULL && apply_named(sc, root, pos, variants, variant) != 0) {
-		cJSON_Delete(variants);
-		return -1;
-	}
-	cJSON_Delete(variants);
-	for (i = 0; i < n_sets; i++)
+	if (sc->point_sweep != NULL)
+		sweep = cJSON_DetachItemFromObjectCaseSensitive(root, "sweep");
+	if (variant != NULL || sc->point_sweep != NULL)
+		drop_study(root);        /* a variant or sweep point is no study */
+	if (variant != NULL && apply_named(sc, root, pos, variants, variant) != 0)
+		rc = -1;
+	for (i = 0; i < n_sets && rc == 0; i++)
 		if (apply_cli_set(sc, root, pos, sets[i], i) != 0)
-			return -1;
+			rc = -1;
+	if (rc == 0 && sc->point_sweep != NULL)
+		rc = apply_point(sc, root, pos, sweep);
+	cJSON_Delete(variants);
+	cJSON_Delete(sweep);
+	return rc;
+}
+
+/* ---- everything up front ---------------------------------------------------------- */
+
+/* Load one point; on failure say which point in err's message. */
+static int check_point(const char *path, const char *const *sets, size_t n_sets,
+                       const struct fs_sweep_cfg *sw, size_t point, struct fs_error *err)
+{
+	struct fs_scenario *sc = fs_scenario_load_point(path, sets, n_sets, sw, point, err);
+	char label[300];
+	size_t used;
+
+	if (sc != NULL) {
+		fs_scenario_free(sc);
+		return 0;
+	}
+	if (err != NULL) {
+		fs_sweep_point_label(sw, point, label, sizeof label);
+		used = strlen(err->msg);
+		snprintf(err->msg + used, sizeof err->msg - used, " (in sweep point %zu: %s)",
+		         point, label);
+	}
+	return -1;
+}
+
+/* Every distinct value of every axis, each at the point where
+ * the other axes take their first value (zip: every point). */
+static int check_sweep(const char *path, const char *const *sets, size_t n_sets,
+                       const struct fs_sweep_cfg *sw, struct fs_error *err)
+{
+	size_t coords[16], a, j, k, point;
+
+	if (sw->mode == FS_SWEEP_ZIP) {
+		for (point = 0; point < fs_sweep_n_points(sw); point++)
+			if (check_point(path, sets, n_sets, sw, point, err) != 0)
+				return -1;
+		return 0;
+	}
+	if (sw->n_axes > 16)
+		return fs_error_set(err, path, "sweep.axes", "expected at most 16 axes");
+	memset(coords, 0, sizeof coords);
+	if (check_point(path, sets, n_sets, sw, 0, err) != 0)
+		return -1;
+	for (a = 0; a < sw->n_axes; a++) {
+		for (j = 1; j < sw->axes[a].n_values; j++) {
+			for (k = 0; k < j; k++)
+				if (strcmp(sw->axes[a].values[k], sw->axes[a].values[j]) == 0)
+					break;
+			if (k < j)
+				continue;        /* the same value was checked */
+			coords[a] = j;
+			point = fs_sweep_point_index(sw, coords);
+			coords[a] = 0;
+			if (check_point(path, sets, n_sets, sw, point, err) != 0)
+				return -1;
+		}
+	}
 	return 0;
+}
+
+int fs_scenario_check_all(const char *path, const char *const *sets, size_t n_sets,
+                          bool variants, bool sweep, struct fs_error *err)
+{
+	struct fs_scenario *base = fs_scenario_load_variant(path, NULL, sets, n_sets, err);
+	char **names = NULL;
+	size_t n_names = 0, i;
+	int rc = 0;
+
+	if (base == NULL)
+		return -1;
+	if (variants && fs_scenario_list_variants(path, &names, &n_names, err) != 0)
+		rc = -1;
+	for (i = 0; i < n_names && rc == 0; i++) {
+		struct fs_scenario *v = fs_scenario_load_variant(path, names[i], sets, n_sets,
+		                                                 err);
+
+		if (v == NULL)
+			rc = -1;
+		fs_scenario_free(v);
+	}
+	fs_scenario_variants_free(names, n_names);
+	if (rc == 0 && sweep && base->sweep.present)
+		rc = check_sweep(path, sets, n_sets, &base->sweep, err);
+	fs_scenario_free(base);
+	return rc;
 }

@@ -62,6 +62,9 @@ struct fs__sc {
 	                              * (fs__sc_note_open_pricing) */
 	unsigned n_failures;         /* errors reported so far: a walk that returns
 	                              * success after one is a bug, and fails */
+	const struct fs_sweep_cfg *point_sweep; /* loading sweep point `point`
+	                              * of this cfg (the base's), or NULL */
+	size_t point;
 };
 
 /* A copy of the current path, to report at another path and come back. */

@@ -3,7 +3,8 @@
  * (all of them, or a bisection per combination of the other axes in search
  * mode), where each runs (work units dealt round-robin over MPI ranks), point
  * records stored atomically as they finish and reused on --resume when they
- * match (same scenario bytes, seed and point), a progress line on a
+ * match (every input that determines their bytes: fs__sweep_record_inputs),
+ * a progress line on a
  * terminal, and the outputs written by rank 0 from the records alone.
  */
 #include <cjson/cJSON.h>
@@ -17,6 +18,7 @@
 #include "fleetsim/par.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/sweep.h"
+#include "sweep_internal.h"
 
 struct sweep_run {
 	const struct fs_sweep_opts *o;
@@ -43,17 +45,48 @@ static void record_path(const struct sweep_run *s, size_t point, char *buf, size
 	snprintf(buf, len, "%s/points/%zu.json", s->o->out_dir, point);
 }
 
-/* A stored record is reused only when it is this scenario's, seed's and
- * point's, and carries a decision (records from before feasibility was
- * decided on the interval are run again). */
+/* Why the stored inputs differ from this run's: the first member of want
+ * that have lacks or holds another value ("" when they all match). */
+static void inputs_differ(const cJSON *have, const cJSON *want, char *why, size_t len)
+{
+	const cJSON *w;
+
+	why[0] = '\0';
+	if (!cJSON_IsObject(have)) {
+		snprintf(why, len, "it has no \"inputs\" (made by an older fleetsim)");
+		return;
+	}
+	cJSON_ArrayForEach(w, want) {
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(have, w->string);
+		char *ht, *wt;
+
+		if (h != NULL && cJSON_Compare(h, w, 1))
+			continue;
+		wt = cJSON_PrintUnformatted(w);
+		ht = h != NULL ? cJSON_PrintUnformatted(h) : NULL;
+		if (ht == NULL)
+			snprintf(why, len, "it has no inputs.%s (this run: %.200s)", w->string,
+			         wt != NULL ? wt : "?");
+		else
+			snprintf(why, len, "it was made with %s %.200s, this run has %.200s",
+			         w->string, ht, wt != NULL ? wt : "?");
+		cJSON_free(wt);
+		cJSON_free(ht);
+		return;
+	}
+}
+
+/* A stored record is reused only when it is complete (every member the
+ * outputs read, with its type) and every input that determines its bytes
+ * matches this run's (fs__sweep_record_inputs); otherwise the point is
+ * computed again, and stderr says why. */
 static char *load_record(const struct sweep_run *s, size_t point)
 {
-	char path[4096], label[1024];
+	char path[4096], why[600];
 	FILE *f;
 	char *text = NULL;
 	size_t cap = 0, used = 0, got;
-	cJSON *rec;
-	bool ok = false;
+	cJSON *rec, *want;
 
 	record_path(s, point, path, sizeof path);
 	f = fopen(path, "rb");
@@ -67,21 +100,22 @@ static char *load_record(const struct sweep_run *s, size_t point)
 	fclose(f);
 	text[used] = '\0';
 	rec = cJSON_Parse(text);
-	fs_sweep_point_label(&s->base->sweep, point, label, sizeof label);
-	if (rec != NULL) {
-		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(rec, "scenario_sha256");
-		const cJSON *lab = cJSON_GetObjectItemCaseSensitive(rec, "label");
-		const cJSON *pt = cJSON_GetObjectItemCaseSensitive(rec, "point");
-
-		ok = cJSON_IsString(sha) && strcmp(sha->valuestring, s->base->sha256_hex) == 0 &&
-		     cJSON_IsString(lab) && strcmp(lab->valuestring, label) == 0 &&
-		     cJSON_IsNumber(pt) && pt->valuedouble == (double)point &&
-		     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision")) &&
-		     cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec,
-		                                      "figures"), "total_cost") != NULL;
-		cJSON_Delete(rec);
+	why[0] = '\0';
+	if (rec == NULL) {
+		snprintf(why, sizeof why, "it is not valid JSON");
+	} else {
+		want = fs__sweep_record_inputs(s->o, s->base, point);
+		inputs_differ(cJSON_GetObjectItemCaseSensitive(rec, "inputs"), want, why,
+		              sizeof why);
+		cJSON_Delete(want);
+		if (why[0] == '\0' && !fs__sweep_record_complete(rec, point, why + 15,
+		                                                  sizeof why - 15))
+			memcpy(why, "it is partial: ", 15);
 	}
-	if (!ok) {
+	cJSON_Delete(rec);
+	if (why[0] != '\0') {
+		fprintf(stderr, "fleetsim sweep: --resume: not reusing %s: %s; computing "
+		        "point %zu again\n", path, why, point);
 		free(text);
 		return NULL;
 	}
@@ -245,6 +279,13 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 	if (!base->sweep.present) {
 		fprintf(stderr, "fleetsim sweep: %s: the scenario has no \"sweep\" section "
 		        "(docs/SCENARIO.md, SWEEP)\n", o->scenario_path);
+		fs_scenario_free(base);
+		return FS_EXIT_INPUT;
+	}
+	/* Every distinct axis value loads before anything runs or is written. */
+	if (fs_scenario_check_all(o->scenario_path, o->sets, o->n_sets, false, true,
+	                          &err) != 0) {
+		fs_error_print(&err);
 		fs_scenario_free(base);
 		return FS_EXIT_INPUT;
 	}

@@ -14,6 +14,7 @@
 #include "fleetsim/stats.h"
 
 struct fs_scenario;
+struct fs_sweep_opts;
 
 /* One evaluated point, parsed back from its record. */
 struct fs__sweep_pt {
@@ -56,5 +57,18 @@ size_t fs__sweep_find_best(const struct fs__sweep_pt *pts, size_t n, size_t *bes
 /* best.json's object (caller frees). */
 cJSON *fs__sweep_best_json(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
                            size_t n, size_t n_points);
+
+/* Everything besides the code that determines point `point`'s record
+ * bytes: version, scenario sha256, command-line sets, point and label,
+ * seed / replication / ci-target options, the objective's stopping rule and
+ * confidence (caller owns the object; stored as the record's "inputs"). */
+cJSON *fs__sweep_record_inputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
+                               size_t point);
+
+/* Whether rec is a complete point record for `point`: every member the
+ * outputs read is present with its type (per-replication arrays as long as
+ * "replications", figures as [value, lo, hi]).  1, or 0 with a reason in
+ * why. */
+int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len);
 
 #endif

@@ -58,16 +58,97 @@ static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
 	p->feasible = p->verdict == FS_SHARE_MET;
 }
 
+static bool num_or_null(const cJSON *v)
+{
+	return cJSON_IsNumber(v) || cJSON_IsNull(v);
+}
+
+/* An array of exactly n numbers (or nulls where allow_null). */
+static bool num_array(const cJSON *a, int n, bool allow_null)
+{
+	const cJSON *v;
+	int k = 0;
+
+	if (!cJSON_IsArray(a))
+		return false;
+	cJSON_ArrayForEach(v, a) {
+		if (!(cJSON_IsNumber(v) || (allow_null && cJSON_IsNull(v))))
+			return false;
+		k++;
+	}
+	return k == n;
+}
+
+/* See sweep_internal.h: the members parse_point, the CSV and JSON writers
+ * and the CDF read, each checked before anything dereferences it. */
+int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len)
+{
+	static const char *const PER_REP[] = { "objective_per_rep", "met_per_rep",
+	                                       "pareto_per_rep", NULL };
+	const cJSON *v, *figs, *pair;
+	double reps;
+	size_t k;
+
+#define MISSING(key, what) \
+	do { snprintf(why, why_len, "\"%s\" is missing or not %s", key, what); \
+	     return 0; } while (0)
+	if (!cJSON_IsObject(rec)) {
+		snprintf(why, why_len, "it is not a JSON object");
+		return 0;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(rec, "point");
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)point)
+		MISSING("point", "this point's index");
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "label")))
+		MISSING("label", "a string");
+	v = cJSON_GetObjectItemCaseSensitive(rec, "replications");
+	reps = cJSON_IsNumber(v) ? v->valuedouble : -1;
+	if (!(reps >= 1 && reps <= 1e7 && reps == (double)(int)reps))
+		MISSING("replications", "a positive integer");
+	for (k = 0; PER_REP[k] != NULL; k++)
+		if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), (int)reps,
+		               k != 1))
+			MISSING(PER_REP[k], "an array of one number per replication");
+	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "feasible")))
+		MISSING("feasible", "true or false");
+	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "stable")))
+		MISSING("stable", "true or false");
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision")))
+		MISSING("decision", "a string");
+	if (!num_or_null(cJSON_GetObjectItemCaseSensitive(rec, "replications_needed")))
+		MISSING("replications_needed", "a number or null");
+	v = cJSON_GetObjectItemCaseSensitive(rec, "pareto_cdf");
+	if (!cJSON_IsArray(v))
+		MISSING("pareto_cdf", "an array");
+	cJSON_ArrayForEach(pair, v)
+		if (!num_array(pair, 2, true))
+			MISSING("pareto_cdf", "an array of [latency_ms, p] pairs");
+	figs = cJSON_GetObjectItemCaseSensitive(rec, "figures");
+	if (!cJSON_IsObject(figs))
+		MISSING("figures", "an object");
+	for (k = 0; FIGURES[k] != NULL; k++)
+		if (!num_array(cJSON_GetObjectItemCaseSensitive(figs, FIGURES[k]), 3, true)) {
+			snprintf(why, why_len, "\"figures.%s\" is missing or not [value, "
+			         "ci_lo, ci_hi]", FIGURES[k]);
+			return 0;
+		}
+#undef MISSING
+	return 1;
+}
+
+/* A record is checked before it gets here (sweep.c); one that is not
+ * complete anyway (a bug) stops the run rather than being dereferenced. */
 static void parse_point(struct fs__sweep_pt *p, size_t index, const char *text,
                         const struct fs_objective_cfg *obj)
 {
 	const cJSON *met, *v;
+	char why[256];
 
 	memset(p, 0, sizeof *p);
 	p->index = index;
 	p->rec = cJSON_Parse(text);
-	if (p->rec == NULL) {
-		fprintf(stderr, "fleetsim sweep: point %zu: unreadable record\n", index);
+	if (!fs__sweep_record_complete(p->rec, index, why, sizeof why)) {
+		fprintf(stderr, "fleetsim sweep: point %zu: unusable record: %s\n", index, why);
 		abort();
 	}
 	p->label = cJSON_GetObjectItemCaseSensitive(p->rec, "label")->valuestring;
@@ -76,7 +157,7 @@ static void parse_point(struct fs__sweep_pt *p, size_t index, const char *text,
 	p->pareto = rep_array(p->rec, "pareto_per_rep", p->n_reps);
 	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
 	cJSON_ArrayForEach(v, met)
-		p->met += v->valuedouble > 0.5;
+		p->met += cJSON_IsNumber(v) && v->valuedouble > 0.5;
 	decide(p, obj);
 	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
 	/* MODEL: M6 — costs and latencies cannot be negative. */

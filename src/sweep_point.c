@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/common.h"
 #include "fleetsim/objective.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -154,9 +155,6 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	const struct fs_objective_cfg *obj = &base->objective;
-	size_t n_sets = o->n_sets + sw->n_axes, i;
-	const char **sets = fs_xcalloc(n_sets, sizeof *sets);
-	char **point_sets = fs_xcalloc(sw->n_axes, sizeof *point_sets);
 	struct fs_error err;
 	struct fs_scenario *sc;
 	struct fs_run_opts opts;
@@ -169,17 +167,8 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	enum fs_share_verdict verdict;
 	size_t needed;
 
-	fs_sweep_point_sets(sw, point, point_sets);
-	for (i = 0; i < o->n_sets; i++)
-		sets[i] = o->sets[i];
-	for (i = 0; i < sw->n_axes; i++)
-		sets[o->n_sets + i] = point_sets[i];
-	sc = fs_scenario_load_variant(o->scenario_path, NULL, sets, n_sets, &err);
+	sc = fs_scenario_load_point(o->scenario_path, o->sets, o->n_sets, sw, point, &err);
 	fs_sweep_point_label(sw, point, label, sizeof label);
-	for (i = 0; i < sw->n_axes; i++)
-		free(point_sets[i]);
-	free(point_sets);
-	free(sets);
 	if (sc == NULL) {
 		fprintf(stderr, "fleetsim sweep: point %zu (%s): ", point, label);
 		fs_error_print(&err);
@@ -207,6 +196,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	cJSON_AddStringToObject(rec, "scenario_sha256", base->sha256_hex);
 	cJSON_AddNumberToObject(rec, "seed", (double)opts.seed);
 	cJSON_AddNumberToObject(rec, "replications", n_reps);
+	cJSON_AddItemToObject(rec, "inputs", fs__sweep_record_inputs(o, base, point));
 	arr_obj = cJSON_AddArrayToObject(rec, "objective_per_rep");
 	arr_met = cJSON_AddArrayToObject(rec, "met_per_rep");
 	arr_par = cJSON_AddArrayToObject(rec, "pareto_per_rep");
@@ -241,6 +231,39 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 		abort();
 	}
 	return text;
+}
+
+/* See sweep_internal.h.  The scenario's own seed, replications and
+ * objective are covered by its sha256 together with the command-line sets
+ * and the point's label; the options that override them are kept as given
+ * (-1 / 0: the scenario's). */
+cJSON *fs__sweep_record_inputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
+                               size_t point)
+{
+	const struct fs_objective_cfg *obj = &base->objective;
+	cJSON *in = cJSON_CreateObject(), *sets;
+	char label[1024];
+	size_t i;
+
+	fs_sweep_point_label(&base->sweep, point, label, sizeof label);
+	cJSON_AddStringToObject(in, "fleetsim_version", FS_VERSION);
+	cJSON_AddStringToObject(in, "scenario_sha256", base->sha256_hex);
+	sets = cJSON_AddArrayToObject(in, "sets");
+	for (i = 0; i < o->n_sets; i++)
+		cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+	cJSON_AddNumberToObject(in, "point", (double)point);
+	cJSON_AddStringToObject(in, "label", label);
+	cJSON_AddNumberToObject(in, "seed_option", (double)o->seed);
+	cJSON_AddNumberToObject(in, "replications_option", (double)o->replications);
+	cJSON_AddNumberToObject(in, "ci_target_option", o->ci_target);
+	cJSON_AddBoolToObject(in, "objective", obj->present);
+	cJSON_AddNumberToObject(in, "objective_ci_target", obj->present ? obj->ci_target : 0);
+	cJSON_AddNumberToObject(in, "max_replications",
+	                        obj->present ? obj->max_replications : 0);
+	cJSON_AddNumberToObject(in, "confidence", obj->present ? obj->confidence : 1.0);
+	cJSON_AddNumberToObject(in, "constraints",
+	                        obj->present ? (double)obj->n_constraints : 0);
+	return in;
 }
 
 int fs__sweep_record_feasible(const char *text)

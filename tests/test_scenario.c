@@ -1184,12 +1184,19 @@ static void test_scenario_sweep_and_objective_belong_to_the_base_only(void **sta
 	assert_true(base->sweep.present);
 	assert_true(base->objective.present);
 	assert_int_equal(fs_sweep_n_points(&base->sweep), 64);
+	/* Command-line sets keep the base's study (sweep --set works) ... */
 	v = fs_scenario_load_variant(SWEEP_EXAMPLE, NULL, sets, 1, &err);
+	assert_non_null(v);
+	assert_true(v->sweep.present);
+	assert_true(v->objective.present);
+	assert_int_equal(v->fleet.pools[0].count, 2);
+	fs_scenario_free(v);
+	/* ... a sweep point has none. */
+	v = fs_scenario_load_point(SWEEP_EXAMPLE, sets, 1, &base->sweep, 0, &err);
 	assert_non_null(v);
 	assert_false(v->sweep.present);
 	assert_false(v->objective.present);
 	assert_int_equal(v->sweep.n_axes, 0);
-	assert_int_equal(v->fleet.pools[0].count, 2);
 	fs_scenario_free(v);
 	assert_null(fs_scenario_load_variant(SWEEP_EXAMPLE, NULL, bad, 1, &err));
 	fs_error_format(&err, got, sizeof got);

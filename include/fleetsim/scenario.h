@@ -72,6 +72,34 @@ struct fs_scenario *fs_scenario_load_variant(const char *path, const char *varia
                                              const char *const *sets, size_t n_sets,
                                              struct fs_error *err);
 
+/*
+ * Load point `point` of `sweep` (the base document's sweep, loaded from the
+ * same file with the same sets): the base with the command-line sets, then
+ * each axis's value at the point, taken from the file's own "sweep" node so
+ * an error in a value reads FILE:LINE:COL at that value (a "range" axis: at
+ * its "range").  The point's scenario has no "sweep" or "objective".
+ * Returns a new scenario (fs_scenario_free) or NULL with err.
+ */
+struct fs_scenario *fs_scenario_load_point(const char *path, const char *const *sets,
+                                           size_t n_sets, const struct fs_sweep_cfg *sweep,
+                                           size_t point, struct fs_error *err);
+
+/*
+ * Check up front everything a run or sweep of the scenario at `path` (with
+ * the command-line sets) would load later: the base, with `variants` every
+ * variant, and with `sweep` every distinct value of every sweep axis (the
+ * point that takes it with the other axes at their first value; in "zip"
+ * mode every point).  0, or -1 with err at the failing variant's or axis
+ * value's place in the file.
+ */
+int fs_scenario_check_all(const char *path, const char *const *sets, size_t n_sets,
+                          bool variants, bool sweep, struct fs_error *err);
+
+/* The directory name `fleetsim run` gives a variant's outputs: letters,
+ * digits, '.', '-' and '_' kept, anything else '_', a leading '.' made '_'
+ * (at most len - 1 bytes, NUL-terminated). */
+void fs_scenario_variant_dir(const char *name, char *buf, size_t len);
+
 /* The names of the scenario's variants, in file order, after checking the
  * whole base scenario: *names is a heap array of *n heap strings (free with
  * fs_scenario_variants_free; NULL and 0 when there are none).  Returns 0,
