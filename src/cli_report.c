@@ -1,14 +1,18 @@
 /*
  * cli_report.c — `fleetsim report DIR [-q]`: plots and report.html /
  * report.md from a run, variants or sweep output directory.  Prints the path
- * of report.html.  Exit 2 for a bad DIR, 1 when gnuplot is missing or fails.
+ * of report.html.  Exit 2 for a bad DIR (also one that cannot take new
+ * files, checked before any plot), 1 when gnuplot is missing or fails.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "fleetsim/gnuplot.h"
+#include "fleetsim/outfile.h"
 #include "fleetsim/report.h"
 
 static const char report_help[] =
@@ -26,7 +30,42 @@ static const char report_help[] =
 	"  -h, --help    this text\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure (gnuplot missing or failing,\n"
-	"I/O), 2 bad input (DIR is not an output directory).\n";
+	"I/O), 2 bad input (DIR is not an output directory, or cannot take the\n"
+	"report's files: checked before any work).\n";
+
+/* DIR, when it is a directory, must take new files and DIR/plots must be
+ * creatable (a DIR that is not an output directory is fs_report_build's
+ * to report). */
+static int check_outputs(const char *dir)
+{
+	static const char *const files[] = { "report.html", "report.md" };
+	struct fs_error err;
+	struct stat st;
+	char *plots;
+	size_t n = strlen(dir) + 8, i;
+	int rc;
+
+	if (dir[0] == '\0') {
+		fprintf(stderr, "fleetsim report: DIR: expected an output directory, "
+		        "found an empty name\n");
+		return -1;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	plots = fs_xmalloc(n);
+	snprintf(plots, n, "%s/plots", dir);
+	rc = fs_outfile_check_dir(dir, &err);
+	if (rc == 0)
+		rc = fs_outfile_check_dir(plots, &err);
+	for (i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++)
+		rc = fs_outfile_check_file(dir, files[i], &err);
+	free(plots);
+	if (rc != 0) {
+		fputs("fleetsim report: output: ", stderr);
+		fs_error_print(&err);
+	}
+	return rc;
+}
 
 int fs__cli_report(int argc, char **argv)
 {
@@ -59,6 +98,8 @@ int fs__cli_report(int argc, char **argv)
 	if (optind + 1 < argc)
 		return fs__cli_usage_error("report", "one DIR expected, found also \"%s\"",
 		                           argv[optind + 1]);
+	if (check_outputs(argv[optind]) != 0)
+		return FS_EXIT_INPUT;
 	if (fs_gnuplot_find(gnuplot, sizeof gnuplot) != 0) {
 		fprintf(stderr, "fleetsim report: gnuplot not found in $PATH; install it "
 		        "(Debian/Ubuntu: apt-get install " FS_GNUPLOT_PACKAGE ")\n");

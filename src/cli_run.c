@@ -1,8 +1,9 @@
 /*
  * cli_run.c — `fleetsim run SCENARIO`: load, run R replications on T
  * threads, print the summary table, write DIR/summary.json (and
- * DIR/requests.csv with --requests-csv).  Nothing is written when the
- * scenario or the options are bad.
+ * DIR/requests.csv with --requests-csv).  Output paths are checked before
+ * any work; the files are staged and moved into place together, so nothing
+ * is written when the scenario, the options or a write fail.
  */
 #include <getopt.h>
 #include <omp.h>
@@ -53,7 +54,11 @@ static const char run_help[] =
 	"  -q, --quiet             do not print the table\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"exit status: 0 success, 1 runtime failure, 2 bad input.\n";
+	"Output paths are checked before any work (exit 2 naming the path); the\n"
+	"files of a run are moved into place together, or none of them.\n"
+	"\n"
+	"exit status: 0 success, 1 runtime failure, 2 bad input, 130 / 143\n"
+	"interrupted by SIGINT / SIGTERM (temporary files removed).\n";
 
 #define MAX_SETS 64
 
@@ -168,54 +173,54 @@ static char *join_path(const char *dir, const char *file)
 	return p;
 }
 
-static int write_outputs(const struct run_args *a, const char *out_dir,
+/* The files of one configuration's directory (requests.csv only with
+ * --requests-csv). */
+static const char *const RUN_FILES[] = { "summary.json", "timeseries.csv",
+                                         "scenario.json", "latency_cdf.csv",
+                                         "requests.csv" };
+
+static size_t n_run_files(const struct run_args *a)
+{
+	return sizeof RUN_FILES / sizeof RUN_FILES[0] - (a->requests_csv ? 0 : 1);
+}
+
+/* Write one configuration's files into the staging area of `set`; they
+ * reach the directory only when the caller commits the set. */
+static int write_outputs(const struct run_args *a, struct fs_outset *set,
                          const struct fs_scenario *sc, const struct fs_summary *s,
                          struct fs_rep_result *const *results)
 {
 	struct fs_error err;
-	char *path;
 	int rc = 0;
 
-	if (fs_outfile_mkdirs(out_dir, &err) != 0) {
-		fs_error_print(&err);
-		return FS_EXIT_RUNTIME;
-	}
-	path = join_path(out_dir, "summary.json");
-	if (fs_summary_write_json(s, sc, path, &err) != 0)
+	if (fs_summary_write_json(s, sc, fs_outset_path(set, "summary.json"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
-	free(path);
-	if (rc == 0) {
-		path = join_path(out_dir, "timeseries.csv");
-		if (fs_timeseries_write_csv(results, s->replications, sc, path, &err) != 0)
-			rc = FS_EXIT_RUNTIME;
-		free(path);
-	}
-	if (rc == 0) {
-		path = join_path(out_dir, "scenario.json");
-		if (fs_scenario_write(sc, path, &err) != 0)
-			rc = FS_EXIT_RUNTIME;
-		free(path);
-	}
-	if (rc == 0) {
-		path = join_path(out_dir, "latency_cdf.csv");
-		if (fs_latency_cdf_write_csv(results, s->replications, sc, path, &err) != 0)
-			rc = FS_EXIT_RUNTIME;
-		free(path);
-	}
-	if (rc == 0 && a->requests_csv) {
-		path = join_path(out_dir, "requests.csv");
-		if (fs_requests_write_csv(results[0], sc, path, &err) != 0)
-			rc = FS_EXIT_RUNTIME;
-		free(path);
-	}
-	if (rc != 0)
+	if (rc == 0 && fs_timeseries_write_csv(results, s->replications, sc,
+	                                       fs_outset_path(set, "timeseries.csv"),
+	                                       &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc == 0 && fs_scenario_write(sc, fs_outset_path(set, "scenario.json"), &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc == 0 && fs_latency_cdf_write_csv(results, s->replications, sc,
+	                                        fs_outset_path(set, "latency_cdf.csv"),
+	                                        &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc == 0 && a->requests_csv &&
+	    fs_requests_write_csv(results[0], sc, fs_outset_path(set, "requests.csv"),
+	                          &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc != 0) {
+		fputs("fleetsim run: ", stderr);
 		fs_error_print(&err);
+		fprintf(stderr, "fleetsim run: nothing written to %s\n", set->dir);
+	}
 	return rc;
 }
 
-/* Load, run and write one variant (NULL: the base) into out_dir; print its
- * table unless `table` is false; fill *row when non-NULL. */
-static int run_one(const struct run_args *a, const char *variant, const char *out_dir,
+/* Load, run and stage one variant (NULL: the base) into `set`; print its
+ * table unless `table` is false; fill *row when non-NULL (also on a write
+ * failure: the caller finalises it). */
+static int run_one(const struct run_args *a, const char *variant, struct fs_outset *set,
                    bool table, struct fs_compare_row *row)
 {
 	struct fs_run_opts opts;
@@ -249,10 +254,7 @@ static int run_one(const struct run_args *a, const char *variant, const char *ou
 	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
 	if (table && !a->quiet)
 		fs_summary_print_table(summary, sc, stdout);
-	rc = write_outputs(a, out_dir, sc, summary, results);
-	if (rc == 0 && table && !a->quiet)
-		printf("\nwrote %s/summary.json, timeseries.csv, latency_cdf.csv%s\n", out_dir,
-		       a->requests_csv ? ", requests.csv" : "");
+	rc = write_outputs(a, set, sc, summary, results);
 	if (!table && !a->quiet) {
 		/* Without its table a variant's spot-risk warnings go to stderr. */
 		char text[512];
@@ -281,14 +283,84 @@ static char *variant_dir(const char *out_dir, const char *variant)
 	return join_path(out_dir, name);
 }
 
-/* The base and every variant, same seed; then the comparison. */
+/* Every directory and file this run will write, checked before any work:
+ * exit 2 with the path when one cannot be written. */
+static int check_outputs(const struct run_args *a, char **names, size_t n,
+                         const char *out_dir)
+{
+	struct fs_error err;
+	size_t i, f;
+	int rc = 0;
+
+	if (fs_outfile_check_dir(out_dir, &err) != 0)
+		rc = -1;
+	for (i = 0; i <= n && rc == 0; i++) {
+		char *dir = n == 0 ? fs_xstrdup(out_dir) :
+		            variant_dir(out_dir, i == 0 ? "base" : names[i - 1]);
+
+		if (n > 0 && fs_outfile_check_dir(dir, &err) != 0)
+			rc = -1;
+		for (f = 0; f < n_run_files(a) && rc == 0; f++)
+			if (fs_outfile_check_file(dir, RUN_FILES[f], &err) != 0)
+				rc = -1;
+		free(dir);
+	}
+	if (rc == 0 && n > 0 &&
+	    (fs_outfile_check_file(out_dir, "comparison.csv", &err) != 0 ||
+	     fs_outfile_check_file(out_dir, "comparison.json", &err) != 0))
+		rc = -1;
+	if (rc != 0) {
+		fputs("fleetsim run: output: ", stderr);
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* One configuration: stage its files, then move them into out_dir. */
+static int run_single(const struct run_args *a, const char *variant, const char *out_dir)
+{
+	struct fs_outset set;
+	struct fs_error err;
+	int rc;
+
+	if (fs_outset_begin(&set, out_dir, &err) != 0) {
+		fputs("fleetsim run: ", stderr);
+		fs_error_print(&err);
+		return FS_EXIT_RUNTIME;
+	}
+	rc = run_one(a, variant, &set, true, NULL);
+	if (rc != 0) {
+		fs_outset_abort(&set);
+		return rc;
+	}
+	if (fs_outset_commit(&set, 1, &err) != 0) {
+		fputs("fleetsim run: ", stderr);
+		fs_error_print(&err);
+		return FS_EXIT_RUNTIME;
+	}
+	if (!a->quiet)
+		printf("\nwrote %s/summary.json, timeseries.csv, latency_cdf.csv%s\n", out_dir,
+		       a->requests_csv ? ", requests.csv" : "");
+	return 0;
+}
+
+/* The base and every variant, same seed; then the comparison.  Every
+ * directory's files are staged and moved into place together at the end,
+ * so a failure leaves none of them behind. */
 static int run_all(const struct run_args *a, char **names, size_t n, const char *out_dir)
 {
 	struct fs_compare_row *rows = fs_xcalloc(n + 1, sizeof *rows);
+	/* sets[0]: out_dir (the comparison); sets[1 + i]: variant i (0: base). */
+	struct fs_outset *sets = fs_xcalloc(n + 2, sizeof *sets);
 	struct fs_error err;
-	size_t i, done = 0;
+	size_t i, n_sets = 0;
 	int rc = 0;
 
+	if (fs_outset_begin(&sets[0], out_dir, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	else
+		n_sets = 1;
 	for (i = 0; i <= n && rc == 0; i++) {
 		const char *variant = i == 0 ? NULL : names[i - 1];
 		char *dir = variant_dir(out_dir, variant != NULL ? variant : "base");
@@ -296,23 +368,41 @@ static int run_all(const struct run_args *a, char **names, size_t n, const char 
 		if (!a->quiet)
 			fprintf(stderr, "fleetsim run: %s (%zu of %zu)\n",
 			        variant != NULL ? variant : "base", i + 1, n + 1);
-		rc = run_one(a, variant, dir, false, &rows[i]);
-		if (rc == 0)
-			done = i + 1;
+		if (fs_outset_begin(&sets[1 + i], dir, &err) != 0) {
+			fputs("fleetsim run: ", stderr);
+			fs_error_print(&err);
+			rc = FS_EXIT_RUNTIME;
+		} else {
+			n_sets = 2 + i;
+			rc = run_one(a, variant, &sets[1 + i], false, &rows[i]);
+		}
 		free(dir);
 	}
-	if (rc == 0 && fs_compare_write(rows, done, out_dir, &err) != 0) {
+	if (rc == 0) {
+		fs_outset_path(&sets[0], "comparison.csv");
+		fs_outset_path(&sets[0], "comparison.json");
+		if (fs_compare_write(rows, n + 1, sets[0].stage, &err) != 0 ||
+		    fs_outset_commit(sets, n_sets, &err) != 0) {
+			fputs("fleetsim run: ", stderr);
+			fs_error_print(&err);
+			rc = FS_EXIT_RUNTIME;
+		}
+	} else if (n_sets == 0) {
+		fputs("fleetsim run: ", stderr);
 		fs_error_print(&err);
-		rc = FS_EXIT_RUNTIME;
 	}
+	/* Whatever was not committed is removed, variants before out_dir. */
+	for (i = n_sets; i-- > 0;)
+		fs_outset_abort(&sets[i]);
 	if (rc == 0 && !a->quiet) {
-		fs_compare_print(rows, done, stdout);
+		fs_compare_print(rows, n + 1, stdout);
 		printf("\nwrote %s/comparison.csv, comparison.json and one directory per "
 		       "variant\n", out_dir);
 	}
-	for (i = 0; i < done; i++)
+	for (i = 0; i <= n; i++)
 		fs_compare_row_fini(&rows[i]);
 	free(rows);
+	free(sets);
 	return rc;
 }
 
@@ -341,11 +431,12 @@ int fs__cli_run(int argc, char **argv)
 	}
 	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir)
 	                            : fs__cli_default_out_dir(a.scenario_path);
-	if (n_names > 0)
+	rc = check_outputs(&a, names, n_names, out_dir);
+	if (rc == 0 && n_names > 0)
 		rc = run_all(&a, names, n_names, out_dir);
-	else
-		rc = run_one(&a, a.variant != NULL && strcmp(a.variant, "base") != 0 ?
-		             a.variant : NULL, out_dir, true, NULL);
+	else if (rc == 0)
+		rc = run_single(&a, a.variant != NULL && strcmp(a.variant, "base") != 0 ?
+		                a.variant : NULL, out_dir);
 	fs_scenario_variants_free(names, n_names);
 	free(out_dir);
 	return rc;

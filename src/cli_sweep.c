@@ -1,5 +1,7 @@
 /*
- * cli_sweep.c — `fleetsim sweep SCENARIO`: options, then fs_sweep_run.
+ * cli_sweep.c — `fleetsim sweep SCENARIO`: options, the output directory
+ * checked (exit 2 before any work when it cannot be written), then
+ * fs_sweep_run.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 
 #include "cli.h"
 #include "fleetsim/common.h"
+#include "fleetsim/outfile.h"
 #include "fleetsim/sweep.h"
 
 #define MAX_SETS 64
@@ -46,7 +49,38 @@ static const char sweep_help[] =
 	"  -q, --quiet             no progress line and no table\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"exit status: 0 success, 1 runtime failure, 2 bad input.\n";
+	"exit status: 0 success, 1 runtime failure, 2 bad input (also an output\n"
+	"directory that cannot be written, checked before any work), 130 / 143\n"
+	"interrupted by SIGINT / SIGTERM: temporaries removed, finished points\n"
+	"kept for --resume.\n";
+
+/* The sweep's directory, its points/ and its files, checked before any
+ * work: exit 2 with the path when one cannot be written. */
+static int check_outputs(const char *out_dir)
+{
+	static const char *const files[] = { "sweep.csv", "sweep.json", "pareto.csv",
+	                                      "sweep_cdf.csv", "best.json",
+	                                      "scenario.json" };
+	struct fs_error err;
+	char *points;
+	size_t n = strlen(out_dir) + 8, i;
+	int rc;
+
+	points = fs_xmalloc(n);
+	snprintf(points, n, "%s/points", out_dir);
+	rc = fs_outfile_check_dir(out_dir, &err);
+	if (rc == 0)
+		rc = fs_outfile_check_dir(points, &err);
+	for (i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++)
+		rc = fs_outfile_check_file(out_dir, files[i], &err);
+	free(points);
+	if (rc != 0) {
+		fputs("fleetsim sweep: output: ", stderr);
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	return 0;
+}
 
 enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET };
 
@@ -131,7 +165,9 @@ int fs__cli_sweep(int argc, char **argv)
 	o.scenario_path = argv[optind];
 	if (o.out_dir == NULL)
 		o.out_dir = out_dir = fs__cli_default_out_dir(o.scenario_path);
-	rc = fs_sweep_run(&o);
+	rc = check_outputs(o.out_dir);
+	if (rc == 0)
+		rc = fs_sweep_run(&o);
 	free(out_dir);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/escape.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/scenario.h"
 
@@ -178,15 +179,9 @@ static int write_csv(const struct fs_compare_row *rows, size_t n, const char *pa
 		        COLUMNS[k].name);
 	fputc('\n', o.f);
 	for (i = 0; i < n; i++) {
-		/* Variant names are checked on input: no commas, quotes or newlines
-		 * can reach here unquoted, but quote anyway for safety. */
-		fprintf(o.f, "\"");
-		for (const char *c = rows[i].variant; *c != '\0'; c++) {
-			if (*c == '"')
-				fputc('"', o.f);
-			fputc(*c, o.f);
-		}
-		fprintf(o.f, "\",%s,%d", rows[i].currency, rows[i].stable ? 1 : 0);
+		/* Quoted, and guarded against spreadsheet formulas. */
+		fs_csv_put(o.f, rows[i].variant, 1);
+		fprintf(o.f, ",%s,%d", rows[i].currency, rows[i].stable ? 1 : 0);
 		for (k = 0; k < N_COLUMNS; k++) {
 			csv_number(o.f, col(&rows[i], k)->value);
 			csv_number(o.f, col(&rows[i], k)->ci_lo);

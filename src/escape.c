@@ -1,6 +1,6 @@
 /*
- * escape.c — a growable text buffer and the escapers for gnuplot, HTML and
- * Markdown (see escape.h).  Escaping works byte by byte: UTF-8 multi-byte
+ * escape.c — a growable text buffer and the escapers for gnuplot, HTML,
+ * Markdown and spreadsheet-safe CSV cells (see escape.h).  Escaping works byte by byte: UTF-8 multi-byte
  * sequences pass through untouched, since none of their bytes is ASCII.
  */
 #include "fleetsim/escape.h"
@@ -123,6 +123,57 @@ void fs_sbuf_md(struct fs_sbuf *b, const char *s)
 			putc_sb(b, '\\');
 		putc_sb(b, (char)c);
 	}
+}
+
+/* First characters a spreadsheet reads as the start of a formula (OWASP
+ * "CSV injection"), plus the single quote that marks a guarded cell. */
+static int guard_char(char c)
+{
+	return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' ||
+	       c == '\r' || c == '\'';
+}
+
+int fs_csv_needs_guard(const char *s)
+{
+	return s != NULL && guard_char(s[0]);
+}
+
+void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int always_quote)
+{
+	int guard = fs_csv_needs_guard(s);
+
+	if (s == NULL)
+		s = "";
+	if (!guard && !always_quote && strpbrk(s, ",\"\r\n") == NULL) {
+		fs_sbuf_puts(b, s);
+		return;
+	}
+	putc_sb(b, '"');
+	if (guard)
+		putc_sb(b, '\'');
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			putc_sb(b, '"');
+		putc_sb(b, *s);
+	}
+	putc_sb(b, '"');
+}
+
+void fs_csv_put(FILE *f, const char *s, int always_quote)
+{
+	struct fs_sbuf b;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_csv(&b, s, always_quote);
+	fputs(fs_sbuf_str(&b), f);
+	fs_sbuf_fini(&b);
+}
+
+char *fs_csv_unguard(char *s)
+{
+	if (s[0] == '\'' && guard_char(s[1]))
+		memmove(s, s + 1, strlen(s));
+	return s;
 }
 
 static char *take(struct fs_sbuf *b)

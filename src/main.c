@@ -1,13 +1,15 @@
 /*
  * main.c — the fleetsim binary: dispatch to a subcommand.  GSL's
  * abort-on-error handler is turned off here, once, before any parallel
- * region; modules check GSL return codes themselves.
+ * region; modules check GSL return codes themselves.  SIGINT and SIGTERM
+ * remove the temporaries of unfinished outputs and exit 130 / 143.
  */
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "fleetsim/outfile.h"
 #include "fleetsim/par.h"
 #include "fleetsim/common.h"
 
@@ -37,7 +39,9 @@ static const char usage_text[] =
 	"  version             the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 bad input (scenario, trace,\n"
-	"command line).  Errors name file:line:col and the JSON path.\n"
+	"command line, an output directory that cannot be written), 130 / 143\n"
+	"interrupted by SIGINT / SIGTERM (temporary files removed).  Errors name\n"
+	"file:line:col and the JSON path.\n"
 	"Scenario keys: docs/SCENARIO.md.  Model and assumptions: docs/MODEL.md.\n";
 
 int main(int argc, char **argv)
@@ -45,6 +49,8 @@ int main(int argc, char **argv)
 	const char *cmd;
 
 	gsl_set_error_handler_off();
+	/* Before any thread: an interrupted command leaves no temporaries. */
+	fs_outfile_install_signals();
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return FS_EXIT_INPUT;

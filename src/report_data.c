@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fleetsim/escape.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "report_internal.h"
@@ -153,8 +154,10 @@ static size_t parse_record(const char **pp, char ***out, size_t *cap, size_t *n)
 	for (;;) {
 		struct { char *s; size_t len, cap; } f = { NULL, 0, 0 };
 
+		bool quoted = *p == '"';
+
 		fs_xgrow((void **)&f.s, &f.cap, 1, 1);
-		if (*p == '"') {
+		if (quoted) {
 			p++;
 			for (; *p; p++) {
 				if (*p == '"' && p[1] == '"')
@@ -172,6 +175,8 @@ static size_t parse_record(const char **pp, char ***out, size_t *cap, size_t *n)
 			f.s[f.len++] = *p++;
 		}
 		f.s[f.len] = '\0';
+		if (quoted)
+			fs_csv_unguard(f.s);   /* names come back as written */
 		fs_xgrow((void **)out, cap, *n + 1, sizeof **out);
 		(*out)[(*n)++] = f.s;
 		if (*p == ',') {

@@ -3,10 +3,12 @@
  * in id order, written atomically.  Times in seconds (arrival) and ms
  * (latencies); a latency not reached (not scheduled, no first token, not
  * completed) is empty.  status: completed, failed, in_service, waiting.
+ * Class names are guarded against spreadsheet formulas (fs_csv_put).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "fleetsim/escape.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/summary.h"
 
@@ -16,22 +18,6 @@ static void ms_or_empty(FILE *f, fs_ns from_ns, fs_ns to_ns)
 		fprintf(f, ",%.6f", (double)(to_ns - from_ns) / (double)FS_NS_PER_MS);
 	else
 		fputc(',', f);
-}
-
-/* RFC 4180 field: quoted (with doubled quotes) when it holds , " or a newline. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
@@ -51,7 +37,7 @@ int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenari
 		                     row->start_ns >= 0 ? "in_service" : "waiting";
 
 		fprintf(o.f, "%llu,", (unsigned long long)row->id);
-		csv_field(o.f, sc->workload.classes[row->class_idx].name);
+		fs_csv_put(o.f, sc->workload.classes[row->class_idx].name, 0);
 		fprintf(o.f, ",%s,%d,%.9f,%lld,%lld", status, row->counted ? 1 : 0, (double)row->arrival_ns / (double)FS_NS_PER_S,
 		        (long long)row->prompt_tokens, (long long)row->output_tokens);
 		ms_or_empty(o.f, row->arrival_ns, row->start_ns);

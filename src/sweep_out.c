@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/escape.h"
 #include "fleetsim/objective.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/scenario.h"
@@ -183,6 +184,8 @@ struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
 	return ci;
 }
 
+/* A quoted cell for a value that is not a name (a JSON number, array or
+ * object of a sweep axis): no formula guard, so "-1" stays a number. */
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -237,7 +240,7 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 	fprintf(o.f, "point,label");
 	for (a = 0; a < sw->n_axes; a++) {
 		fputc(',', o.f);
-		csv_field(o.f, sw->axes[a].path);
+		fs_csv_put(o.f, sw->axes[a].path, 1);
 	}
 	fprintf(o.f, ",replications,feasible,stable,p_slo_met,p_slo_met_lo,p_slo_met_hi,"
 	        "objective,objective_lo,objective_hi,diff_vs_baseline,diff_lo,diff_hi,"
@@ -251,7 +254,7 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 		const struct fs__sweep_pt *p = &pts[i];
 
 		fprintf(o.f, "%zu,", p->index);
-		csv_field(o.f, p->label);
+		fs_csv_put(o.f, p->label, 1);
 		fs_sweep_point_sets(sw, p->index, sets);
 		for (a = 0; a < sw->n_axes; a++) {
 			const char *eq = strchr(sets[a], '=');
@@ -259,8 +262,10 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 
 			/* A JSON string is written as its text, anything else as JSON. */
 			fputc(',', o.f);
-			csv_field(o.f, cJSON_IsString(v) ? v->valuestring :
-			               eq != NULL ? eq + 1 : sets[a]);
+			if (cJSON_IsString(v))
+				fs_csv_put(o.f, v->valuestring, 1);
+			else
+				csv_field(o.f, eq != NULL ? eq + 1 : sets[a]);
 			cJSON_Delete(v);
 			free(sets[a]);
 		}
@@ -418,7 +423,7 @@ static int write_pareto(const struct fs__sweep_pt *pts, size_t n, const char *pa
 		const struct fs__sweep_pt *p = &pts[order[i]];
 
 		fprintf(o.f, "%zu,", p->index);
-		csv_field(o.f, p->label);
+		fs_csv_put(o.f, p->label, 1);
 		fprintf(o.f, ",%d", p->feasible ? 1 : 0);
 		csv_ci(o.f, &p->obj_ci);
 		csv_ci(o.f, &p->pareto_ci);
@@ -449,7 +454,7 @@ static int write_cdf(const struct fs__sweep_pt *pts, size_t n, const char *path,
 			if (!cJSON_IsNumber(x) || !cJSON_IsNumber(p))
 				continue;
 			fprintf(o.f, "%zu,", pts[i].index);
-			csv_field(o.f, pts[i].label);
+			fs_csv_put(o.f, pts[i].label, 1);
 			fprintf(o.f, ",%.9g,%.9g\n", x->valuedouble, p->valuedouble);
 		}
 	}

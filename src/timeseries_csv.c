@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fleetsim/capacity_util.h"
+#include "fleetsim/escape.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/summary.h"
 
@@ -33,7 +34,8 @@ static void ci_fields(FILE *f, const struct fs_ci *ci)
 }
 
 /* A column name for a pool: "instances_<name>" with anything but
- * [A-Za-z0-9_-] replaced by '_' (names are free text). */
+ * [A-Za-z0-9_-] replaced by '_' (names are free text).  The fixed prefix
+ * also keeps the header cell from reading as a spreadsheet formula. */
 static void pool_column(FILE *f, const char *name)
 {
 	fputs(",instances_", f);
@@ -175,21 +177,15 @@ static void cdf_rows(FILE *f, const char *group, const char *metric,
 	fs_hist_fini(&h);
 }
 
-/* A class name as one CSV field (quoted, quotes doubled). */
+/* A class name as one CSV field (quoted, quotes doubled, guarded against
+ * spreadsheet formulas). */
 static char *csv_quoted(const char *s)
 {
-	size_t n = strlen(s), i, j = 0;
-	char *q = fs_xmalloc(2 * n + 3);
+	struct fs_sbuf b;
 
-	q[j++] = '"';
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			q[j++] = '"';
-		q[j++] = s[i];
-	}
-	q[j++] = '"';
-	q[j] = '\0';
-	return q;
+	fs_sbuf_init(&b);
+	fs_sbuf_csv(&b, s, 1);
+	return b.s;
 }
 
 int fs_latency_cdf_write_csv(struct fs_rep_result *const *results, int replications,

@@ -1,7 +1,7 @@
 /*
  * escape.h — building text that carries untrusted strings (names of
  * classes, pools, variants, sweep labels) into gnuplot scripts, HTML and
- * Markdown.  A growable buffer (struct fs_sbuf) plus one appender per target
+ * Markdown, and CSV cells guarded against spreadsheet formulas.  A growable buffer (struct fs_sbuf) plus one appender per target
  * language; nothing from a scenario or an output directory may reach those
  * languages except through these.  The buffer owns its bytes; release with
  * fs_sbuf_fini.  The fs_escape_* convenience forms return heap strings that
@@ -11,6 +11,7 @@
 #define FLEETSIM_ESCAPE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct fs_sbuf {
 	char *s;                     /* NUL-terminated text (NULL until first append) */
@@ -46,6 +47,24 @@ void fs_sbuf_gp(struct fs_sbuf *b, const char *s);
  * parentheses and quotes need none once brackets are escaped, newlines
  * and control characters become spaces.  Safe in paragraphs and table cells. */
 void fs_sbuf_md(struct fs_sbuf *b, const char *s);
+
+/* CSV cells (RFC 4180) that are safe to open in a spreadsheet.  A cell
+ * that a spreadsheet would read as a formula, one starting with = + - @,
+ * a tab or a carriage return, is guarded as OWASP recommends: written
+ * quoted with a single quote in front ("'=1+2").  A cell starting with a
+ * single quote is guarded the same way, so that fs_csv_unguard gives every
+ * name back exactly (a spreadsheet shows such a cell without its first
+ * quote, i.e. as the name).  Other cells are quoted when always_quote is
+ * set or when they hold , " CR or LF; quotes inside are doubled.  Use for
+ * every cell that comes from a name (classes, pools, variants, scenarios,
+ * sweep labels and string axis values), never for numbers. */
+int fs_csv_needs_guard(const char *s);
+void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int always_quote);
+void fs_csv_put(FILE *f, const char *s, int always_quote);
+
+/* Undo the guard on a cell read back from a quoted CSV field (in place):
+ * a leading single quote before = + - @ tab CR or ' is dropped.  Returns s. */
+char *fs_csv_unguard(char *s);
 
 /* Heap-string forms of the three escapers (caller frees). */
 char *fs_escape_html(const char *s);

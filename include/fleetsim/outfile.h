@@ -1,7 +1,9 @@
 /*
  * outfile.h — atomic output files and output directories.  Data is written
  * to a temporary file beside the target and renamed over it, so a reader (or
- * an interrupted run) never sees a half-written file.
+ * an interrupted run) never sees a half-written file; a command's files are
+ * staged and moved into place together; output directories are checked
+ * before any work; SIGINT/SIGTERM remove the temporaries.
  */
 #ifndef FLEETSIM_OUTFILE_H
 #define FLEETSIM_OUTFILE_H
@@ -29,5 +31,42 @@ void fs_outfile_abort(struct fs_outfile *o);
 
 /* Create directory `path` and its parents (like mkdir -p). 0 or -1 with err. */
 int fs_outfile_mkdirs(const char *path, struct fs_error *err);
+
+/* Check, before any work, that dir can serve as an output directory:
+ * a non-empty name whose nearest existing part is a directory (not a file)
+ * in which a file can be created (a probe file is made and removed).
+ * Creates nothing.  0, or -1 with err (where = dir, msg = expected/found). */
+int fs_outfile_check_dir(const char *dir, struct fs_error *err);
+
+/* Check that dir/name is not a directory (a rename could not replace it).
+ * 0, or -1 with err naming the path. */
+int fs_outfile_check_file(const char *dir, const char *name, struct fs_error *err);
+
+/* Install the SIGINT/SIGTERM handler (once, in main, before any thread):
+ * it removes every temporary still open (fs_outfile_open's *.tmp.* files,
+ * fs_outset staging directories and their files) with unlink/rmdir only,
+ * and exits with 128 + the signal (130, 143). */
+void fs_outfile_install_signals(void);
+
+/* A set of output files committed together: begin creates dir (mkdir -p)
+ * and a staging directory dir/.fleetsim.tmp.XXXXXX; fs_outset_path gives
+ * the staging path for a file name (owned by the set; write it with any
+ * fs_outfile writer); fs_outset_commit renames every staged file of every
+ * set into its directory with SIGINT/SIGTERM held, so the files appear
+ * together or, on failure, the message lists which were written and which
+ * not; fs_outset_abort removes the staged files (and dir when begin made
+ * it and it is empty).  Commit and abort release the set. */
+struct fs_outset {
+	char *dir;                   /* target directory */
+	char *stage;                 /* staging directory inside dir */
+	char **names;                /* file names, n of them */
+	char **staged;               /* stage/name, registered for the handler */
+	size_t n, cap, cap_staged;
+	int created_dir;             /* dir did not exist before begin */
+};
+int fs_outset_begin(struct fs_outset *s, const char *dir, struct fs_error *err);
+const char *fs_outset_path(struct fs_outset *s, const char *name);
+int fs_outset_commit(struct fs_outset *sets, size_t n_sets, struct fs_error *err);
+void fs_outset_abort(struct fs_outset *s);
 
 #endif

@@ -1,0 +1,466 @@
+/*
+ * test_outpath.c — output paths checked before any work (exit 2 naming the
+ * path, nothing written), a run's files moved into place together (nothing
+ * left by a failing variants run), SIGINT/SIGTERM removing temporaries with
+ * exit 130/143 (in-process, and a real sweep killed and resumed to the same
+ * bytes).  Runs ./fleetsim; needs no tool but it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fleetsim/common.h"
+#include "fleetsim/outfile.h"
+#include "util_test.h"
+
+#define MINIMAL "tests/data/scenario_minimal.json"
+#define SWEEP "tests/data/sweep_small.json"
+
+static char *path_in(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Entries under dir (recursively) whose name holds ".tmp.". */
+static int count_temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char *p;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		p = path_in(dir, e->d_name);
+		if (strstr(e->d_name, ".tmp.") != NULL)
+			n++;
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			n += count_temporaries(p);
+		free(p);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Entries in dir, not counting . and .. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* Run fleetsim with args; expect exit 2 and every `needle` in stderr. */
+static void expect_refused(const char *const *args, const char *needle1,
+                           const char *needle2)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	if (r.exit_code != 2 || strstr(r.err, needle1) == NULL ||
+	    (needle2 != NULL && strstr(r.err, needle2) == NULL))
+		print_error("exit %d, stderr: %s\n", r.exit_code, r.err);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, needle1));
+	if (needle2 != NULL)
+		assert_non_null(strstr(r.err, needle2));
+	assert_string_equal(r.out, "");
+	fs_test_run_free(&r);
+}
+
+static void test_outpath_run_empty_output_is_refused(void **state)
+{
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", "", "-q", NULL };
+
+	(void)state;
+	expect_refused(args, "output: \"\": expected an output directory",
+	               "empty name");
+	assert_false(exists("/summary.json"));
+	assert_false(exists("/timeseries.csv"));
+}
+
+static void test_outpath_run_output_that_is_a_file_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", file, "-q", NULL };
+	FILE *f = fopen(file, "w");
+
+	(void)state;
+	fputs("keep me\n", f);
+	fclose(f);
+	expect_refused(args, file, "found a file at");
+	assert_int_equal(count_entries(dir), 1);
+	fs_test_tmpdir_free(dir);
+	free(file);
+}
+
+static void test_outpath_run_output_below_a_file_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
+	char *below = path_in(file, "sub/deeper");
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", below, "-q", NULL };
+	FILE *f = fopen(file, "w");
+
+	(void)state;
+	fclose(f);
+	expect_refused(args, below, "found a file at");
+	assert_int_equal(count_entries(dir), 1);
+	fs_test_tmpdir_free(dir);
+	free(file);
+	free(below);
+}
+
+static void test_outpath_run_output_that_cannot_be_created_is_refused(void **state)
+{
+	/* /proc takes no new entries, not even for root. */
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", "/proc/fleetsim-out/x",
+	                       "-q", NULL };
+
+	(void)state;
+	expect_refused(args, "/proc/fleetsim-out/x", "files cannot be created in \"/proc\"");
+	assert_false(exists("/proc/fleetsim-out"));
+}
+
+static void test_outpath_run_output_file_that_is_a_directory_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "latency_cdf.csv");
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q", NULL };
+
+	(void)state;
+	mkdir(sub, 0777);
+	expect_refused(args, sub, "found a directory of that name");
+	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(count_entries(sub), 0);
+	fs_test_tmpdir_free(dir);
+	free(sub);
+}
+
+static void test_outpath_requests_csv_that_is_a_directory_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "requests.csv");
+	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q",
+	                       "--requests-csv", NULL };
+	const char *without[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q", NULL };
+	struct fs_test_run r;
+
+	(void)state;
+	mkdir(sub, 0777);
+	expect_refused(args, sub, "found a directory of that name");
+	assert_int_equal(count_entries(dir), 1);
+	/* Without --requests-csv that name is not an output. */
+	r = fs_test_run_fleetsim(without);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	assert_int_equal(count_temporaries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(sub);
+}
+
+static void test_outpath_run_success_leaves_no_temporaries(void **state)
+{
+	char *dir = fs_test_tmpdir(), *out = path_in(dir, "new/deep");
+	const char *args[] = { "run", MINIMAL, "-r", "2", "-o", out, "-q",
+	                       "--requests-csv", NULL };
+	struct fs_test_run r;
+
+	(void)state;
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	/* The five files and nothing else: the staging area is gone. */
+	assert_int_equal(count_entries(out), 5);
+	assert_int_equal(count_temporaries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(out);
+}
+
+static void test_outpath_failing_variants_run_leaves_nothing(void **state)
+{
+	/* scenario_fleet.json's third variant sets a count of -1: the base and
+	 * two variants run, then the run stops with exit 2. */
+	char *dir = fs_test_tmpdir(), *out = path_in(dir, "v");
+	const char *args[] = { "run", "tests/data/scenario_fleet.json", "-r", "1", "-j", "1",
+	                       "-o", out, "-q", "--set", "simulation.horizon=\"20m\"",
+	                       NULL };
+	struct fs_test_run r;
+
+	(void)state;
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "fleet.pools[0].count"));
+	fs_test_run_free(&r);
+	assert_false(exists(out));
+	assert_int_equal(count_entries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(out);
+}
+
+static void test_outpath_failing_variants_run_keeps_older_outputs(void **state)
+{
+	char *dir = fs_test_tmpdir(), *old = path_in(dir, "comparison.csv");
+	const char *args[] = { "run", "tests/data/scenario_fleet.json", "-r", "1", "-j", "1",
+	                       "-o", dir, "-q", "--set", "simulation.horizon=\"20m\"",
+	                       NULL };
+	struct fs_test_run r;
+	FILE *f = fopen(old, "w");
+	char *text;
+
+	(void)state;
+	fputs("older\n", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 2);
+	fs_test_run_free(&r);
+	text = fs_test_read_file(old, NULL);
+	assert_string_equal(text, "older\n");
+	assert_int_equal(count_entries(dir), 1);
+	free(text);
+	fs_test_tmpdir_free(dir);
+	free(old);
+}
+
+static void test_outpath_sweep_output_that_is_a_file_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
+	const char *args[] = { "sweep", SWEEP, "-o", file, "-q", NULL };
+	FILE *f = fopen(file, "w");
+
+	(void)state;
+	fclose(f);
+	expect_refused(args, file, "found a file at");
+	assert_int_equal(count_entries(dir), 1);
+	fs_test_tmpdir_free(dir);
+	free(file);
+}
+
+static void test_outpath_sweep_points_that_is_a_file_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *points = path_in(dir, "points");
+	const char *args[] = { "sweep", SWEEP, "-o", dir, "-q", NULL };
+	FILE *f = fopen(points, "w");
+
+	(void)state;
+	fclose(f);
+	expect_refused(args, points, "found a file at");
+	assert_int_equal(count_entries(dir), 1);
+	fs_test_tmpdir_free(dir);
+	free(points);
+}
+
+static void test_outpath_sweep_empty_output_is_refused(void **state)
+{
+	const char *args[] = { "sweep", SWEEP, "-o", "", "-q", NULL };
+
+	(void)state;
+	expect_refused(args, "\"\": expected an output directory", NULL);
+	assert_false(exists("/points"));
+	assert_false(exists("/sweep.csv"));
+}
+
+static void test_outpath_report_plots_that_is_a_file_is_refused(void **state)
+{
+	/* Checked before gnuplot is looked for: no gnuplot needed. */
+	char *dir = fs_test_tmpdir(), *plots = path_in(dir, "plots");
+	const char *args[] = { "report", dir, "-q", NULL };
+	const char *empty[] = { "report", "", "-q", NULL };
+	FILE *f = fopen(plots, "w");
+
+	(void)state;
+	fclose(f);
+	expect_refused(args, plots, "found a file at");
+	expect_refused(empty, "DIR: expected an output directory", "empty name");
+	assert_int_equal(count_entries(dir), 1);
+	fs_test_tmpdir_free(dir);
+	free(plots);
+}
+
+/* In a child: a temporary open (and a staged set with one file) when the
+ * signal comes.  The child must exit 128 + sig and leave nothing. */
+static void signal_child(const char *dir, int sig)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct fs_outfile o;
+		struct fs_outset set;
+		struct fs_error err;
+		char *target = path_in(dir, "a.json"), *sub = path_in(dir, "set");
+
+		fs_outfile_install_signals();
+		if (fs_outfile_open(&o, target, &err) != 0)
+			_exit(3);
+		fputs("{\"half\": ", o.f);
+		fflush(o.f);
+		if (fs_outset_begin(&set, sub, &err) != 0)
+			_exit(4);
+		if (fs_outfile_write(fs_outset_path(&set, "b.csv"), "x\n", 2, &err) != 0)
+			_exit(5);
+		fs_outset_path(&set, "c.csv");   /* registered, never written */
+		raise(sig);
+		_exit(6);                        /* not reached */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 128 + sig);
+}
+
+static void test_outpath_sigterm_removes_temporaries_and_exits_143(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "set");
+
+	(void)state;
+	signal_child(dir, SIGTERM);
+	assert_int_equal(count_temporaries(dir), 0);
+	assert_int_equal(count_entries(dir), 1);   /* "set" only: no a.json */
+	/* The staged set never reached its directory. */
+	assert_int_equal(count_entries(sub), 0);
+	fs_test_tmpdir_free(dir);
+	free(sub);
+}
+
+static void test_outpath_sigint_removes_temporaries_and_exits_130(void **state)
+{
+	char *dir = fs_test_tmpdir(), *a = path_in(dir, "a.json");
+
+	(void)state;
+	signal_child(dir, SIGINT);
+	assert_int_equal(count_temporaries(dir), 0);
+	assert_false(exists(a));
+	fs_test_tmpdir_free(dir);
+	free(a);
+}
+
+static pid_t spawn_fleetsim(const char *const *args)
+{
+	const char *bin = getenv("FLEETSIM_BIN");
+	const char *argv[16];
+	size_t i;
+	pid_t pid;
+
+	argv[0] = bin != NULL ? bin : "./fleetsim";
+	for (i = 0; args[i] != NULL && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* SIGTERM into a running sweep: exit 143, no *.tmp.* left, finished
+ * points kept; --resume then ends with the bytes of an uninterrupted run. */
+static void test_outpath_sweep_sigterm_then_resume_gives_same_bytes(void **state)
+{
+	static const char *const files[] = { "sweep.csv", "sweep.json", "pareto.csv",
+	                                      "best.json", "sweep_cdf.csv" };
+	char *dir = fs_test_tmpdir(), *ref = fs_test_tmpdir();
+	const char *args[] = { "sweep", SWEEP, "-j", "1", "-o", dir, "-q", NULL };
+	const char *resume[] = { "sweep", SWEEP, "-j", "1", "-o", dir, "-q", "--resume",
+	                         NULL };
+	const char *full[] = { "sweep", SWEEP, "-j", "1", "-o", ref, "-q", NULL };
+	struct timespec delay = { 0, 300 * 1000 * 1000 };
+	struct fs_test_run r;
+	pid_t pid;
+	int status = 0;
+	size_t i;
+
+	(void)state;
+	pid = spawn_fleetsim(args);
+	assert_true(pid > 0);
+	nanosleep(&delay, NULL);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	/* The whole sweep takes well over a second on one thread. */
+	assert_int_equal(WEXITSTATUS(status), 143);
+	assert_int_equal(count_temporaries(dir), 0);
+	{
+		char *sweep_csv = path_in(dir, "sweep.csv");
+
+		assert_false(exists(sweep_csv));
+		free(sweep_csv);
+	}
+	r = fs_test_run_fleetsim(resume);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	r = fs_test_run_fleetsim(full);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char *p1 = path_in(dir, files[i]), *p2 = path_in(ref, files[i]);
+		char *t1 = fs_test_read_file(p1, NULL), *t2 = fs_test_read_file(p2, NULL);
+
+		assert_non_null(t1);
+		assert_non_null(t2);
+		assert_string_equal(t1, t2);
+		free(t1);
+		free(t2);
+		free(p1);
+		free(p2);
+	}
+	assert_int_equal(count_temporaries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	fs_test_tmpdir_free(ref);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outpath_run_empty_output_is_refused),
+		cmocka_unit_test(test_outpath_run_output_that_is_a_file_is_refused),
+		cmocka_unit_test(test_outpath_run_output_below_a_file_is_refused),
+		cmocka_unit_test(test_outpath_run_output_that_cannot_be_created_is_refused),
+		cmocka_unit_test(test_outpath_run_output_file_that_is_a_directory_is_refused),
+		cmocka_unit_test(test_outpath_requests_csv_that_is_a_directory_is_refused),
+		cmocka_unit_test(test_outpath_run_success_leaves_no_temporaries),
+		cmocka_unit_test(test_outpath_failing_variants_run_leaves_nothing),
+		cmocka_unit_test(test_outpath_failing_variants_run_keeps_older_outputs),
+		cmocka_unit_test(test_outpath_sweep_output_that_is_a_file_is_refused),
+		cmocka_unit_test(test_outpath_sweep_points_that_is_a_file_is_refused),
+		cmocka_unit_test(test_outpath_sweep_empty_output_is_refused),
+		cmocka_unit_test(test_outpath_report_plots_that_is_a_file_is_refused),
+		cmocka_unit_test(test_outpath_sigterm_removes_temporaries_and_exits_143),
+		cmocka_unit_test(test_outpath_sigint_removes_temporaries_and_exits_130),
+		cmocka_unit_test(test_outpath_sweep_sigterm_then_resume_gives_same_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
