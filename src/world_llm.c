@@ -148,6 +148,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	}
 	s->routed = true;
 	in->outstanding++;
+	w->pools[in->pool].routed++;
 	fs__world_llm_kick(w, s->instance);
 	return true;
 }
