@@ -14,7 +14,8 @@
 
 static const char *const AUTOSCALE_KEYS[] = {
 	"pool", "metric", "target", "tolerance", "interval", "scale_up", "scale_down",
-	"activation", "zero_grace", "predictive", "schedule", "idle_release", NULL
+	"activation", "zero_grace", "predictive", "schedule", "idle_release",
+	"flapping_launches_per_h", NULL
 };
 static const char *const RULES_KEYS[] = { "window", "policies", "select", NULL };
 static const char *const POLICY_KEYS[] = { "type", "value", "period", NULL };
@@ -67,6 +68,7 @@ void fs__sc_autoscale_defaults(struct fs_autoscale_cfg *as)
 	 * minutes (docs/SCENARIO.md, "autoscale"). */
 	as->idle_busy_below = 0.1;
 	as->idle_for_ns = 30 * 60 * FS_NS_PER_S;
+	as->flap_launches_per_h = 4;
 }
 
 static int check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
@@ -218,6 +220,8 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 	    fs__sc_number(sc, node, "activation", 0, false, 1e9, false, &as->activation) < 0 ||
 	    fs__sc_duration(sc, node, "zero_grace", 0, &as->zero_grace_ns) < 0 ||
 	    fs__sc_bool(sc, node, "predictive", &as->predictive) < 0 ||
+	    fs__sc_number(sc, node, "flapping_launches_per_h", 0, false, 1e9, false,
+	                  &as->flap_launches_per_h) < 0 ||
 	    sub_rules(sc, node, "scale_up", &as->up) != 0 ||
 	    sub_rules(sc, node, "scale_down", &as->down) != 0)
 		return -1;
@@ -279,6 +283,7 @@ void fs__sc_print_autoscale(const struct fs_scenario *s, cJSON *fl)
 	fs__sc_print_number(o, "activation", as->activation);
 	fs__sc_print_duration(o, "zero_grace", as->zero_grace_ns);
 	cJSON_AddBoolToObject(o, "predictive", as->predictive);
+	fs__sc_print_number(o, "flapping_launches_per_h", as->flap_launches_per_h);
 	if (as->n_schedule > 0) {
 		list = cJSON_AddArrayToObject(o, "schedule");
 		for (i = 0; i < as->n_schedule; i++) {

@@ -215,10 +215,16 @@ void fs__world_scale_event(struct fs_world *w)
 	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
 	fs__recorder_pool_desired(&w->rec, p, w->now_ns, desired);
 	fs__world_avail_note(w);
-	if (desired > w->pools[p].alive)
+	if (desired > w->pools[p].alive) {
+		if (w->pools[p].last_release_ns >= 0 &&                  /* MODEL: A11 */
+		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)
+			pr->scale_relaunches += (uint64_t)(desired - w->pools[p].alive);
 		fs__world_fleet_fill(w, p);
-	while (w->pools[p].alive > desired)
+	}
+	while (w->pools[p].alive > desired) {
 		scale_in_one(w, p);
+		w->pools[p].last_release_ns = w->now_ns;
+	}
 	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
 }
 
@@ -230,8 +236,10 @@ void fs__world_scale_init(struct fs_world *w)
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
 	uint32_t p;
 
-	for (p = 0; p < w->fleet->n_pools; p++)
+	for (p = 0; p < w->fleet->n_pools; p++) {
 		fs_autoscale_state_init(&w->pools[p].scale);
+		w->pools[p].last_release_ns = -1;
+	}
 	if (!ac->enabled)
 		return;
 	p = (uint32_t)ac->pool;

@@ -103,6 +103,7 @@ struct fs__pool {
 	double sat_tokens_per_s;     /* saturation throughput (capacity_util metric) */
 	fs_ns at_max_ns, at_min_ns;  /* time the autoscaler held it at max / min */
 	int desired;                 /* the autoscaler's last decision */
+	fs_ns last_release_ns;       /* its last scale-in, -1 none */
 	struct fs__avail_track avail;
 };
 

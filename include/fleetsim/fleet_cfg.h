@@ -212,6 +212,8 @@ struct fs_autoscale_cfg {
 	size_t n_schedule;
 	double idle_busy_below;          /* idle release: busy below this ... */
 	fs_ns idle_for_ns;               /* ... for this long releases one instance (0 = off) */
+	double flap_launches_per_h;      /* warn above this many relaunches per hour
+	                                  * (launches within an hour of a release) */
 };
 
 #define FS_CURRENCY_MAX 16           /* bytes of a currency label, NUL included */
