@@ -228,6 +228,13 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 	as->enabled = true;
 	if (metric >= 0)
 		as->metric = METRICS[metric];
+	/* MODEL: A9 — the forecast is turned into instances through the
+	 * metric's target, which only these two metrics allow. */
+	if (as->predictive && as->metric != FS_SCALE_CAPACITY_UTIL &&
+	    as->metric != FS_SCALE_REQUEST_RATE)
+		return fs__sc_fail_member(sc, node, "predictive", "expected \"metric\": "
+		                          "\"capacity_util\" or \"request_rate\" with predictive "
+		                          "scaling, found metric \"%s\"", METRIC_NAMES[as->metric]);
 	sub = fs__sc_get(node, "schedule");
 	if (sub != NULL) {
 		saved = fs__sc_push_key(sc, "schedule");
