@@ -15,7 +15,7 @@
 static const char *const AUTOSCALE_KEYS[] = {
 	"pool", "metric", "target", "tolerance", "interval", "scale_up", "scale_down",
 	"activation", "zero_grace", "predictive", "schedule", "idle_release",
-	"flapping_launches_per_h", NULL
+	"flapping_launches_per_h", "ttft_window", NULL
 };
 static const char *const RULES_KEYS[] = { "window", "policies", "select", NULL };
 static const char *const POLICY_KEYS[] = { "type", "value", "period", NULL };
@@ -30,11 +30,12 @@ static const char *const RENAMED[][2] = {
 };
 
 static const char *const METRIC_NAMES[] = {
-	"queue_len", "kv_use", "busy", "concurrency", "request_rate", "capacity_util", NULL
+	"queue_len", "kv_use", "busy", "concurrency", "request_rate", "capacity_util",
+	"ttft_p90", NULL
 };
 static const enum fs_scale_metric METRICS[] = {
 	FS_SCALE_QUEUE_LEN, FS_SCALE_KV_USE, FS_SCALE_BUSY, FS_SCALE_CONCURRENCY,
-	FS_SCALE_REQUEST_RATE, FS_SCALE_CAPACITY_UTIL
+	FS_SCALE_REQUEST_RATE, FS_SCALE_CAPACITY_UTIL, FS_SCALE_TTFT_P90
 };
 static const char *const POLICY_TYPES[] = { "instances", "percent", NULL };
 static const char *const SELECT_NAMES[] = { "max", "min", "disabled", NULL };
@@ -53,6 +54,7 @@ void fs__sc_autoscale_defaults(struct fs_autoscale_cfg *as)
 	as->metric = FS_SCALE_CONCURRENCY;
 	as->tolerance = 0.1;
 	as->interval_ns = 15 * FS_NS_PER_S;
+	as->ttft_window_ns = 60 * FS_NS_PER_S;
 	as->up.window_ns = 0;
 	as->up.n_policies = 2;
 	as->up.policies[0] = (struct fs_scale_policy){ false, 4, 15 * FS_NS_PER_S };
@@ -217,6 +219,7 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 	    fs__sc_number(sc, node, "target", 0, true, 1e9, false, &as->target) < 0 ||
 	    fs__sc_number(sc, node, "tolerance", 0, false, 1, true, &as->tolerance) < 0 ||
 	    fs__sc_duration(sc, node, "interval", 1, &as->interval_ns) < 0 ||
+	    fs__sc_duration(sc, node, "ttft_window", 1, &as->ttft_window_ns) < 0 ||
 	    fs__sc_number(sc, node, "activation", 0, false, 1e9, false, &as->activation) < 0 ||
 	    fs__sc_duration(sc, node, "zero_grace", 0, &as->zero_grace_ns) < 0 ||
 	    fs__sc_bool(sc, node, "predictive", &as->predictive) < 0 ||
@@ -285,6 +288,8 @@ void fs__sc_print_autoscale(const struct fs_scenario *s, cJSON *fl)
 	fs__sc_print_number(o, "target", as->target);
 	fs__sc_print_number(o, "tolerance", as->tolerance);
 	fs__sc_print_duration(o, "interval", as->interval_ns);
+	if (as->metric == FS_SCALE_TTFT_P90)
+		fs__sc_print_duration(o, "ttft_window", as->ttft_window_ns);
 	print_rules(o, "scale_up", &as->up);
 	print_rules(o, "scale_down", &as->down);
 	fs__sc_print_number(o, "activation", as->activation);

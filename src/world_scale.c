@@ -1,7 +1,7 @@
 /*
  * world_scale.c — the autoscaler's side of the world: every interval it
  * measures the scaled pool's metric (queue length, concurrency, request
- * rate, KV use, busy, capacity utilisation), asks fs_autoscale_decide for a
+ * rate, KV use, busy, capacity utilisation, p90 TTFT), asks fs_autoscale_decide for a
  * count with the predictive floor, launches or drains instances to match,
  * and keeps what the warnings need (time at max / min, scale events).
  */
@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/capacity_util.h"
 #include "fleetsim/workload.h"
@@ -42,6 +43,54 @@ static double serving_s(const struct fs_world *w, uint32_t p, fs_ns interval_ns)
 			s += (double)(b_ns - a_ns) / 1e9;
 	}
 	return s;
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	fs_ns x = *(const fs_ns *)a, y = *(const fs_ns *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Record a first token of pool p for the ttft_p90 metric (only the scaled
+ * pool, only with that metric). */
+void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	struct fs__pool *pool = &w->pools[p];
+
+	if (!ac->enabled || ac->metric != FS_SCALE_TTFT_P90 || (uint32_t)ac->pool != p)
+		return;
+	fs_xgrow((void **)&pool->ttfts, &pool->cap_ttfts, pool->n_ttfts + 1,
+	         sizeof *pool->ttfts);
+	pool->ttfts[pool->n_ttfts].t_ns = w->now_ns;
+	pool->ttfts[pool->n_ttfts++].ttft_ns = ttft_ns;
+}
+
+/* The 90th percentile (nearest rank) of the TTFTs of the last ttft_window,
+ * in seconds; NAN with none (MODEL: A10).  O(n log n) in that window. */
+static double ttft_p90_s(struct fs_world *w, uint32_t p)
+{
+	struct fs__pool *pool = &w->pools[p];
+	fs_ns from_ns = w->now_ns - w->fleet->autoscale.ttft_window_ns, *v;
+	size_t k = 0, n, rank;
+	double q;
+
+	while (k < pool->n_ttfts && pool->ttfts[k].t_ns <= from_ns)
+		k++;
+	memmove(pool->ttfts, pool->ttfts + k, (pool->n_ttfts - k) * sizeof *pool->ttfts);
+	pool->n_ttfts -= k;
+	n = pool->n_ttfts;
+	if (n == 0)
+		return NAN;
+	v = fs_xmalloc(n * sizeof *v);
+	for (k = 0; k < n; k++)
+		v[k] = pool->ttfts[k].ttft_ns;
+	qsort(v, n, sizeof *v, cmp_ns);
+	rank = (size_t)ceil(0.9 * (double)n);
+	q = (double)v[rank > 0 ? rank - 1 : 0] / 1e9;
+	free(v);
+	return q;
 }
 
 /* Measure pool p for the autoscaler: fills current, ready, work, busy and
@@ -98,6 +147,8 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 		if (!(w->pools[p].sat_tokens_per_s > 0) || !(ready_s > 0))
 			return NAN;
 		return tokens / (w->pools[p].sat_tokens_per_s * ready_s);  /* MODEL: S17 */
+	case FS_SCALE_TTFT_P90:
+		return ttft_p90_s(w, p);
 	}
 	return NAN;
 }
@@ -269,6 +320,9 @@ void fs__world_scale_finish(struct fs_world *w)
 
 void fs__world_scale_fini(struct fs_world *w)
 {
-	for (size_t p = 0; w->pools != NULL && p < w->fleet->n_pools; p++)
+	for (size_t p = 0; w->pools != NULL && p < w->fleet->n_pools; p++) {
 		fs_autoscale_state_fini(&w->pools[p].scale);
+		free(w->pools[p].ttfts);
+		w->pools[p].ttfts = NULL;
+	}
 }

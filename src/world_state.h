@@ -81,6 +81,12 @@ struct fs__avail_track {
 	fs_ns last_ns;               /* time accounted up to */
 };
 
+/* A first token for the ttft_p90 metric: when, and the request's TTFT. */
+struct fs__ttft_mark {
+	fs_ns t_ns;
+	fs_ns ttft_ns;
+};
+
 /* Runtime state of one pool. */
 struct fs__pool {
 	const struct fs_pool_cfg *cfg;
@@ -104,6 +110,8 @@ struct fs__pool {
 	fs_ns at_max_ns, at_min_ns;  /* time the autoscaler held it at max / min */
 	int desired;                 /* the autoscaler's last decision */
 	fs_ns last_release_ns;       /* its last scale-in, -1 none */
+	struct fs__ttft_mark *ttfts; /* ttft_p90: recent first tokens, oldest first */
+	size_t n_ttfts, cap_ttfts;
 	struct fs__avail_track avail;
 };
 
@@ -206,6 +214,8 @@ fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc);
 void fs__world_scale_init(struct fs_world *w);
 void fs__world_scale_event(struct fs_world *w);
 void fs__world_scale_fini(struct fs_world *w);
+/* A request of pool p got its first token now, ttft_ns after arriving. */
+void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns);
 /* At the end of a run: note work left queued with no capacity. */
 void fs__world_scale_finish(struct fs_world *w);
 /* The bill (world_bill.c).  Pool p's billed instances change by delta at

@@ -407,6 +407,33 @@ static void test_autoscale_world_predictive_is_ready_at_the_ramp(void **state)
 	fs_scenario_free(predictive);
 }
 
+/* The p90 TTFT over the last minute as the metric: one L40S at 12 req/s
+ * has a p90 TTFT of about 86 ms (a fixed run of this traffic), above a
+ * 50 ms target by more than the tolerance, so the pool grows. */
+static void test_autoscale_world_ttft_p90_grows_an_overloaded_pool(void **state)
+{
+	struct fs_scenario *sc = scenario("40m", "{\"process\": \"poisson\", \"rate_per_s\": 12}",
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"min\": 1, \"max\": 8}], "
+		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"ttft_p90\", \"target\": 0.05, "
+		"\"ttft_window\": \"60s\"}}");
+	struct fs_rep_result **res = run(sc);
+
+	(void)state;
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *p = &res[r]->fleet.pools[0];
+		const struct fs_class_result *all = &res[r]->cls[res[r]->n_classes];
+
+		print_message("ttft_p90: peak %llu instances, %llu launches, %llu of %llu "
+		              "completed\n", (unsigned long long)p->peak_alive,
+		              (unsigned long long)p->launches, (unsigned long long)all->completed,
+		              (unsigned long long)all->arrived);
+		assert_true(p->peak_alive >= 2);
+		assert_true((double)all->completed >= 0.9 * (double)all->arrived);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_world_busy_at_max_warns),
 		cmocka_unit_test(test_autoscale_world_night_request_wakes_one_instance),
 		cmocka_unit_test(test_autoscale_world_warnings),
+		cmocka_unit_test(test_autoscale_world_ttft_p90_grows_an_overloaded_pool),
 		cmocka_unit_test(test_autoscale_world_office_hours_from_zero),
 		cmocka_unit_test(test_autoscale_world_predictive_is_ready_at_the_ramp),
 	};

@@ -164,7 +164,8 @@ enum fs_scale_metric {
 	FS_SCALE_BUSY,               /* mean fraction of time an iteration is in flight */
 	FS_SCALE_CONCURRENCY,        /* requests queued or running per serving instance */
 	FS_SCALE_REQUEST_RATE,       /* requests routed per second per serving instance */
-	FS_SCALE_CAPACITY_UTIL       /* output tokens / saturation tokens over the interval */
+	FS_SCALE_CAPACITY_UTIL,      /* output tokens / saturation tokens over the interval */
+	FS_SCALE_TTFT_P90            /* 90th percentile of TTFT (s) over a recent window */
 };
 
 /* An HPA scaling policy: at most `value` instances (or `value` percent of
@@ -204,6 +205,7 @@ struct fs_autoscale_cfg {
 	double target;                   /* target value of the metric (per instance) */
 	double tolerance;                /* no change while |metric/target - 1| <= this */
 	fs_ns interval_ns;               /* evaluation period */
+	fs_ns ttft_window_ns;            /* ttft_p90: first tokens of this long back */
 	struct fs_scale_rules up, down;  /* HPA behaviour per direction */
 	double activation;               /* from zero: scale to 1 when this much work waits */
 	fs_ns zero_grace_ns;             /* to zero: only after this long without work */
