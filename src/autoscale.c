@@ -1,26 +1,33 @@
 /*
- * autoscale.c — the autoscaler's decision (see autoscale.h): target tracking
- * with a hysteresis band and cooldowns, a daily schedule of minimums, and
- * idle release.  Pure apart from the caller-owned struct fs_autoscale_state,
- * which changes only when the decided count differs from the current one or
- * the idle timer starts or stops.  The result always lies in
- * [max(pool min, scheduled min), pool max], the max winning a conflict.
+ * autoscale.c — the autoscaler's decision (see autoscale.h), after the
+ * Kubernetes HPA: proportional proposal with a tolerance, not-yet-ready
+ * instances projected as upstream does, stabilisation windows, scaling
+ * policies; then scale from/to zero, schedule, idle release and bounds.
+ * Pure apart from the caller-owned struct fs_autoscale_state.  The result
+ * always lies in [lower bound, pool max], the max winning a conflict.
  */
 #include "fleetsim/autoscale.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* "Long ago": far enough back that no cooldown applies, and safe to
- * subtract from any simulated time without overflow. */
-#define LONG_AGO_NS (INT64_MIN / 4)
-
-/* Initialise the state: no scaling yet, not idle. */
+/* Initialise the state: no history, not idle, no work seen. */
 void fs_autoscale_state_init(struct fs_autoscale_state *st)
 {
-	st->last_out_ns = LONG_AGO_NS;
-	st->last_in_ns = LONG_AGO_NS;
+	memset(st, 0, sizeof *st);
 	st->idle_since_ns = -1;
+	st->last_work_ns = -1;
+}
+
+/* Free the state's history (st may be zeroed). */
+void fs_autoscale_state_fini(struct fs_autoscale_state *st)
+{
+	free(st->recs);
+	free(st->events);
+	st->recs = st->events = NULL;
+	st->n_recs = st->n_events = st->cap_recs = st->cap_events = 0;
 }
 
 /*
@@ -43,12 +50,141 @@ int fs_autoscale_scheduled_min(const struct fs_autoscale_cfg *cfg, double clock_
 	return min_count;
 }
 
-/* Start, keep or stop the idle timer from this interval's busy fraction.
- * Idle release off (idle_for_ns <= 0): never idle. */
+static int clamp_int(double x)
+{
+	if (!(x < (double)INT32_MAX))
+		return INT32_MAX;
+	return x < 0 ? 0 : (int)x;
+}
+
+/*
+ * The HPA proposal (MODEL: A1, A2).  ratio = metric / target; within the
+ * tolerance, the current count.  Scaling up with instances not yet ready,
+ * those count as reporting 0: ratio' = ready x metric / (current x
+ * target), and no change when ratio' is within the tolerance or below 1;
+ * else ceil(ready x metric / target).  Scaling down, the not-ready
+ * instances are ignored: ceil(ready x metric / target).  With no ready
+ * instance there is no metric: the current count.
+ */
+int fs_autoscale_proposal(const struct fs_autoscale_cfg *cfg,
+                          const struct fs_autoscale_input *in)
+{
+	double ratio, want;
+
+	if (!(cfg->target > 0) || in->ready <= 0 || isnan(in->metric))
+		return in->current;                      /* MODEL: A1 */
+	ratio = in->metric / cfg->target;
+	if (fabs(ratio - 1.0) <= cfg->tolerance)     /* MODEL: A2 */
+		return in->current;
+	want = ceil((double)in->ready * ratio);
+	if (ratio > 1.0 && in->current > in->ready) {               /* MODEL: A2 */
+		double projected = (double)in->ready * ratio / (double)in->current;
+
+		if (fabs(projected - 1.0) <= cfg->tolerance || projected < 1.0)
+			return in->current;
+	}
+	if (ratio > 1.0 && want < (double)in->current)
+		return in->current;
+	return clamp_int(want);
+}
+
+/* Drop history older than keep_ns before now. */
+static void prune(struct fs_scale_rec *r, size_t *n, fs_ns now_ns, fs_ns keep_ns)
+{
+	size_t k = 0;
+
+	while (k < *n && r[k].t_ns <= now_ns - keep_ns)
+		k++;
+	if (k > 0) {
+		memmove(r, r + k, (*n - k) * sizeof *r);
+		*n -= k;
+	}
+}
+
+static void push(struct fs_scale_rec **r, size_t *n, size_t *cap, fs_ns t_ns, int count)
+{
+	fs_xgrow((void **)r, cap, *n + 1, sizeof **r);
+	(*r)[*n].t_ns = t_ns;
+	(*r)[*n].count = count;
+	(*n)++;
+}
+
+/*
+ * Stabilisation (MODEL: A3): up to the lowest proposal of the scale-up
+ * window, down to the highest of the scale-down window (both including
+ * now's); between them the count stays.
+ */
+static int stabilise(const struct fs_autoscale_cfg *cfg, const struct fs_autoscale_state *st,
+                     int current, int proposal, fs_ns now_ns)
+{
+	int lo = proposal, hi = proposal;
+
+	for (size_t i = 0; i < st->n_recs; i++) {
+		if (st->recs[i].t_ns > now_ns - cfg->up.window_ns && st->recs[i].count < lo)
+			lo = st->recs[i].count;
+		if (st->recs[i].t_ns > now_ns - cfg->down.window_ns && st->recs[i].count > hi)
+			hi = st->recs[i].count;
+	}
+	if (current < lo)
+		return lo;
+	if (current > hi)
+		return hi;
+	return current;
+}
+
+/* Instances added (sign +1) or removed (-1) by events within period_ns. */
+static int changed_within(const struct fs_autoscale_state *st, fs_ns now_ns, fs_ns period_ns,
+                          int sign)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < st->n_events; i++)
+		if (st->events[i].t_ns > now_ns - period_ns && st->events[i].count * sign > 0)
+			n += st->events[i].count * sign;
+	return n;
+}
+
+/*
+ * The scaling policies' limit for one direction (MODEL: A7), as upstream:
+ * from the count at each policy's period start (current minus what was
+ * added plus what was removed within the period), at most `value`
+ * instances or `value` percent more (up, percent rounded up) or fewer
+ * (down, rounded down); selectPolicy max takes the loosest limit, min the
+ * tightest, disabled allows no change.
+ */
+static int policy_limit(const struct fs_scale_rules *r, const struct fs_autoscale_state *st,
+                        int current, fs_ns now_ns, bool up)
+{
+	double limit = 0;
+	bool larger = up == (r->select == FS_SELECT_MAX), have = false;
+
+	if (r->select == FS_SELECT_DISABLED || r->n_policies == 0)
+		return r->select == FS_SELECT_DISABLED ? current : (up ? INT32_MAX : 0);
+	for (size_t i = 0; i < r->n_policies; i++) {
+		const struct fs_scale_policy *p = &r->policies[i];
+		double start = (double)current -
+		               (double)changed_within(st, now_ns, p->period_ns, +1) +
+		               (double)changed_within(st, now_ns, p->period_ns, -1);
+		double proposed;
+
+		if (up)
+			proposed = p->percent ? ceil(start * (1.0 + p->value / 100.0))
+			                      : start + p->value;
+		else
+			proposed = p->percent ? floor(start * (1.0 - p->value / 100.0))
+			                      : start - p->value;
+		if (!have || (larger ? proposed > limit : proposed < limit))
+			limit = proposed;
+		have = true;
+	}
+	return clamp_int(limit);
+}
+
+/* Start, keep or stop the idle timer from this interval's busy fraction. */
 static void track_idle(const struct fs_autoscale_cfg *cfg, struct fs_autoscale_state *st,
                        const struct fs_autoscale_input *in)
 {
-	if (cfg->idle_for_ns > 0 && in->busy < cfg->idle_busy_below) {
+	if (cfg->idle_for_ns > 0 && in->busy < cfg->idle_busy_below && in->ready > 0) {
 		if (st->idle_since_ns < 0)
 			st->idle_since_ns = in->now_ns;
 	} else {
@@ -56,55 +192,75 @@ static void track_idle(const struct fs_autoscale_cfg *cfg, struct fs_autoscale_s
 	}
 }
 
-/* The count target tracking asks for, before the bounds: out to
- * ceil(current x metric / target) (at least one more), or in by one below
- * the hysteresis band, each outside its cooldown; else current. */
-static int track_target(const struct fs_autoscale_cfg *cfg, const struct fs_autoscale_state *st,
-                        const struct fs_autoscale_input *in)
+/* The lower bound (MODEL: A5, A6): pool min, scheduled min, forecast, and
+ * one instance while work waits (from zero: at least `activation`) or was
+ * seen within the zero grace period. */
+static int lower_bound(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
+                       const struct fs_autoscale_state *st,
+                       const struct fs_autoscale_input *in)
 {
-	int current = in->current;
+	int lo = fs_autoscale_scheduled_min(cfg, in->clock_hour);   /* MODEL: A4 */
 
-	if (!(cfg->target > 0))
-		return current;                          /* MODEL: A1 */
-	if (in->metric > cfg->target) {
-		double want;
+	if (lo < pool->min_count)
+		lo = pool->min_count;
+	if (lo < in->forecast_min)
+		lo = in->forecast_min;                                   /* MODEL: A9 */
+	if (lo < 1) {
+		bool activate = in->current == 0 ? in->work >= cfg->activation && in->work > 0
+		                                 : in->work > 0;
+		bool grace = st->last_work_ns >= 0 &&
+		             in->now_ns - st->last_work_ns < cfg->zero_grace_ns;
 
-		if (in->now_ns - st->last_out_ns < cfg->cooldown_out_ns)
-			return current;                      /* MODEL: A3 */
-		want = ceil((double)current * in->metric / cfg->target);   /* MODEL: A1 */
-		if (!(want < (double)INT32_MAX))
-			return INT32_MAX;
-		return (int)want > current ? (int)want : current + 1;
+		if (activate || (in->current > 0 && grace))             /* MODEL: A8 */
+			lo = 1;
 	}
-	if (in->metric < cfg->target * cfg->scale_in_below &&        /* MODEL: A2 */
-	    in->now_ns - st->last_in_ns >= cfg->cooldown_in_ns)      /* MODEL: A3 */
-		return current - 1;
-	return current;
+	return lo;
 }
 
 /*
- * The instance count the pool should have now (see autoscale.h).  Target
- * tracking first; when it leaves the count alone, idle release takes one
- * instance away once busy has stayed below idle_busy_below for idle_for_ns,
- * Then the bounds.  Any increase sets last_out_ns and last_in_ns and stops
- * the idle timer; any decrease sets last_in_ns and restarts a running idle
- * timer, so the next idle release needs another idle_for_ns.  O(schedule
- * steps).
+ * The instance count the pool should have now (see autoscale.h).  Records
+ * the proposal in the recommendation history and any change of count as a
+ * scale event, so later windows and policies see it.
  */
 int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
                         struct fs_autoscale_state *st, const struct fs_autoscale_input *in)
 {
-	int lo, hi, want;
+	int proposal, want, lo, hi, current = in->current;
+	fs_ns keep_ns = cfg->up.window_ns > cfg->down.window_ns ? cfg->up.window_ns
+	                                                        : cfg->down.window_ns;
+	fs_ns period_ns = 0;
 
-	assert(in->current >= 0);
+	assert(in->current >= 0 && in->ready >= 0 && in->ready <= in->current);
+	for (size_t i = 0; i < cfg->up.n_policies; i++)
+		if (cfg->up.policies[i].period_ns > period_ns)
+			period_ns = cfg->up.policies[i].period_ns;
+	for (size_t i = 0; i < cfg->down.n_policies; i++)
+		if (cfg->down.policies[i].period_ns > period_ns)
+			period_ns = cfg->down.policies[i].period_ns;
+	prune(st->recs, &st->n_recs, in->now_ns, keep_ns);
+	prune(st->events, &st->n_events, in->now_ns, period_ns);
+	if (in->work > 0)
+		st->last_work_ns = in->now_ns;
 	track_idle(cfg, st, in);
-	want = track_target(cfg, st, in);
-	if (want == in->current && st->idle_since_ns >= 0 &&        /* MODEL: A5 */
+
+	proposal = fs_autoscale_proposal(cfg, in);
+	want = stabilise(cfg, st, current, proposal, in->now_ns);
+	push(&st->recs, &st->n_recs, &st->cap_recs, in->now_ns, proposal);
+	if (want > current) {
+		int limit = policy_limit(&cfg->up, st, current, in->now_ns, true);
+
+		if (want > limit)
+			want = limit > current ? limit : current;            /* MODEL: A7 */
+	} else if (want < current) {
+		int limit = policy_limit(&cfg->down, st, current, in->now_ns, false);
+
+		if (want < limit)
+			want = limit < current ? limit : current;            /* MODEL: A7 */
+	}
+	if (want == current && st->idle_since_ns >= 0 &&             /* MODEL: A5 */
 	    in->now_ns - st->idle_since_ns >= cfg->idle_for_ns)
-		want = in->current - 1;
-	lo = fs_autoscale_scheduled_min(cfg, in->clock_hour);        /* MODEL: A6 */
-	if (lo < pool->min_count)
-		lo = pool->min_count;
+		want = current - 1;
+	lo = lower_bound(cfg, pool, st, in);                         /* MODEL: A6 */
 	hi = pool->max_count;
 	if (want < lo)
 		want = lo;
@@ -112,14 +268,11 @@ int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool
 		want = hi;
 	if (want < 0)
 		want = 0;
-	if (want > in->current) {
-		st->last_out_ns = in->now_ns;
-		st->last_in_ns = in->now_ns;
+	if (want != current)
+		push(&st->events, &st->n_events, &st->cap_events, in->now_ns, want - current);
+	if (want > current)
 		st->idle_since_ns = -1;
-	} else if (want < in->current) {
-		st->last_in_ns = in->now_ns;
-		if (st->idle_since_ns >= 0)
-			st->idle_since_ns = in->now_ns;                     /* MODEL: A5 */
-	}
+	else if (want < current && st->idle_since_ns >= 0)
+		st->idle_since_ns = in->now_ns;                          /* MODEL: A5 */
 	return want;
 }

@@ -49,6 +49,10 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	for (c = 0; c < n_pools; c++)
 		fs_tseries_init(&r->pool_serving[c], sc->sim.sample_interval_ns,
 		                sc->sim.horizon_ns);
+	r->pool_desired = fs_xcalloc(n_pools + 1, sizeof *r->pool_desired);
+	for (c = 0; c < n_pools; c++)
+		fs_tseries_init(&r->pool_desired[c], sc->sim.sample_interval_ns,
+		                sc->sim.horizon_ns);
 	fs_hist_init(&r->itl_hist);
 	fs_moments_init(&r->itl_moments);
 	r->servers = servers;
@@ -106,6 +110,13 @@ void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
 {
 	if (t_ns < rec->sc->sim.horizon_ns)
 		fs_tseries_set(&rec->result->pool_serving[pool], t_ns, (double)serving);
+}
+
+void fs__recorder_pool_desired(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int desired)
+{
+	rec->result->has_desired = true;
+	if (t_ns < rec->sc->sim.horizon_ns)
+		fs_tseries_set(&rec->result->pool_desired[pool], t_ns, (double)desired);
 }
 
 void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
@@ -271,6 +282,8 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->kv_used, close_ns);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_finish(&r->pool_serving[c], close_ns);
+	for (c = 0; c < r->fleet.n_pools; c++)
+		fs_tseries_finish(&r->pool_desired[c], close_ns);
 	r->end_ns = end_ns;
 	/* MODEL: S3, S6 — a replication stopped early measured up to its stop. */
 	if (close_ns < rec->sc->sim.horizon_ns)
@@ -319,6 +332,9 @@ void fs_rep_result_free(struct fs_rep_result *r)
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_fini(&r->pool_serving[c]);
 	free(r->pool_serving);
+	for (c = 0; r->pool_desired != NULL && c < r->fleet.n_pools; c++)
+		fs_tseries_fini(&r->pool_desired[c]);
+	free(r->pool_desired);
 	free(r->bin_pool_output_tokens);
 	fs_hist_fini(&r->itl_hist);
 	for (c = 0; c < r->fleet.n_pools; c++)

@@ -36,6 +36,9 @@ void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns);
 /* LLM: pool `pool` has `serving` serving instances from t_ns on. */
 void fs__recorder_pool_serving(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int serving);
 
+/* LLM: the autoscaler wants `desired` instances of pool `pool` from t_ns on. */
+void fs__recorder_pool_desired(struct fs_recorder *rec, size_t pool, fs_ns t_ns, int desired);
+
 /* LLM: an iteration of pool `pool` that began at t_ns sampled `tokens`
  * output tokens (capacity utilisation, MODEL: S17). */
 void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,

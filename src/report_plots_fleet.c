@@ -15,7 +15,8 @@
 #include "fleetsim/escape.h"
 #include "report_internal.h"
 
-/* Columns instances_<pool> (not the _ci_ ones), in file order. */
+/* Columns instances_<pool> (not the _ci_ ones, not the autoscaler's
+ * instances_<pool>_desired), in file order. */
 static size_t pool_cols(const struct fs__csv *ts, int *cols, const char **names,
                         size_t max)
 {
@@ -28,7 +29,8 @@ static size_t pool_cols(const struct fs__csv *ts, int *cols, const char **names,
 			continue;
 		len = strlen(h);
 		if ((len > 6 && strcmp(h + len - 6, "_ci_lo") == 0) ||
-		    (len > 6 && strcmp(h + len - 6, "_ci_hi") == 0))
+		    (len > 6 && strcmp(h + len - 6, "_ci_hi") == 0) ||
+		    (len > 8 && strcmp(h + len - 8, "_desired") == 0))
 			continue;
 		cols[n] = (int)i;
 		names[n++] = h + 10;
@@ -92,12 +94,12 @@ static double col_max(const struct fs__csv *ts, const int *cols, size_t n)
 int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char *name,
                       const char *variant, struct fs_error *err)
 {
-	int cols[FS__MAX_SERIES + 3];
+	int cols[2 * FS__MAX_SERIES + 3];
 	const char *pools[FS__MAX_SERIES];
 	struct fs_sbuf dat, b;
 	const char *unit;
 	char title[400], caption[600];
-	size_t n_pools, k, n_cols;
+	size_t n_pools, k, n_cols, n_desired;
 	double scale;
 	int rc, has_reclaims;
 
@@ -114,9 +116,17 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 	cols[n_cols++] = fs__csv_col(ts, "reclaims");
 	cols[n_cols++] = fs__csv_col(ts, "arrival_rate_per_s");
 	cols[n_cols++] = fs__csv_col(ts, "queue_len");
+	/* Then each pool's desired count (the autoscaler's; NaN elsewhere). */
+	for (k = 0, n_desired = 0; k < n_pools; k++) {
+		char col[300];
+
+		snprintf(col, sizeof col, "instances_%s_desired", pools[k]);
+		cols[n_cols] = fs__csv_col(ts, col);
+		n_desired += cols[n_cols++] >= 0;
+	}
 	fs_sbuf_init(&dat);
-	fs_sbuf_printf(&dat, "# t_%s instances(per pool) reclaims arrival_rate_per_s queue_len\n",
-	               unit);
+	fs_sbuf_printf(&dat, "# t_%s instances(per pool) reclaims arrival_rate_per_s queue_len "
+	               "desired(per pool)\n", unit);
 	ts_data(&dat, ts, cols, n_cols, scale);
 	rc = fs__plot_write(r, name, "dat", &dat, err);
 	fs_sbuf_fini(&dat);
@@ -148,6 +158,24 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 			               k ? ", \\\n     " : "", name, k + 2);
 			fs_sbuf_gp(&b, t);
 		}
+		/* MODEL: A6 — desired (dashed) against serving, and a point at each
+		 * interval where the desired count changed (a scale event). */
+		for (k = 0; k < n_pools; k++) {
+			char t[300];
+			size_t c = n_pools + 5 + k;    /* 1 t, pools, reclaims, arrivals, queue */
+
+			if (cols[n_pools + 3 + k] < 0)
+				continue;
+			snprintf(t, sizeof t, "desired: %s", pools[k]);
+			fs_sbuf_printf(&b, ", \\\n     '%s.dat' using 1:%zu with steps lw 2 dt 2 "
+			               "title ", name, c);
+			fs_sbuf_gp(&b, t);
+			snprintf(t, sizeof t, "scale events: %s", pools[k]);
+			fs_sbuf_printf(&b, ", \\\n     prev = NaN, '%s.dat' using 1:(d = column(%zu), "
+			               "e = (prev == prev && d != prev) ? d : NaN, prev = d, e) "
+			               "with points pt 7 ps 0.8 title ", name, c);
+			fs_sbuf_gp(&b, t);
+		}
 		if (has_reclaims)
 			fs_sbuf_printf(&b, "%s'%s.dat' using 1:($%zu > 0 ? $%zu : NaN) axes x1y2 "
 			               "with impulses lw 3 lc rgb '#d62728' title 'spot reclaims'",
@@ -167,9 +195,11 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 	               col_max(ts, cols + n_pools + 2, 1) * 1.45 + 1, name, n_pools + 3,
 	               n_pools + 4);
 	snprintf(caption, sizeof caption,
-	         "%s%s: instances running per pool with spot reclaims (top), arrival rate "
+	         "%s%s: instances running per pool with spot reclaims%s (top), arrival rate "
 	         "and queue length (bottom), each the mean over replications per interval.",
-	         variant ? "Variant " : "The configuration", variant ? variant : "");
+	         variant ? "Variant " : "The configuration", variant ? variant : "",
+	         n_desired ? ", the autoscaler's desired count (dashed) and its scale "
+	         "events (dots)" : "");
 	rc = fs__plot_finish(r, name, fs_sbuf_str(&b), caption, err);
 	fs_sbuf_fini(&b);
 	return rc;

@@ -7,6 +7,7 @@
  * struct fs_scenario owns the fleet; fs__sc_fleet_fini frees it once.
  */
 #include "scenario_walk.h"
+#include "scenario_scale.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,19 +21,12 @@
 
 #define MAX_POOLS 32
 #define MAX_ZONES 64
-#define MAX_SCHEDULE 48
 
 static const char *const FLEET_KEYS[] = {
 	"router", "strategy", "zones", "pools", "autoscale", "class_pools", NULL
 };
 static const char *const ZONE_KEYS[] = { "name", "capacity_trace", NULL };
 static const char *const TRACE_KEYS[] = { "path", "format", "scale", "loop", NULL };
-static const char *const AUTOSCALE_KEYS[] = {
-	"pool", "metric", "target", "scale_in_below", "interval", "cooldown_out",
-	"cooldown_in", "schedule", "idle_release", NULL
-};
-static const char *const SCALE_STEP_KEYS[] = { "at_hour", "min", NULL };
-static const char *const IDLE_KEYS[] = { "busy_below", "for", NULL };
 
 static const char *const ROUTER_NAMES[] = {
 	"round_robin", "least_outstanding", "least_kv", "power_of_two", "cost_aware", NULL
@@ -44,10 +38,6 @@ static const enum fs_router_kind ROUTERS[] = {
 static const char *const STRATEGY_NAMES[] = { "none", "relaunch", "fallback", NULL };
 static const enum fs_spot_strategy STRATEGIES[] = {
 	FS_STRATEGY_NONE, FS_STRATEGY_RELAUNCH, FS_STRATEGY_FALLBACK
-};
-static const char *const METRIC_NAMES[] = { "queue_len", "kv_use", "busy", NULL };
-static const enum fs_scale_metric METRICS[] = {
-	FS_SCALE_QUEUE_LEN, FS_SCALE_KV_USE, FS_SCALE_BUSY
 };
 static const char *const FORMAT_NAMES[] = { "skypilot", "spotserve", NULL };
 static const enum fs_capacity_format FORMATS[] = {
@@ -208,108 +198,6 @@ static const char **pool_names(const struct fs_fleet_cfg *fleet)
 	return names;
 }
 
-/* ---- autoscale ------------------------------------------------------------------ */
-
-static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
-                               struct fs_autoscale_cfg *as, const struct fs_pool_cfg *pool)
-{
-	const cJSON *step;
-	size_t i = 0, saved_i;
-	int64_t min = 0;
-	char found[64];
-
-	if (check_array(sc, node, 1, MAX_SCHEDULE, "steps") != 0)
-		return -1;
-	as->schedule = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *as->schedule);
-	cJSON_ArrayForEach(step, node) {
-		struct fs_scale_step *st = &as->schedule[i];
-
-		saved_i = fs__sc_push_index(sc, i);
-		as->n_schedule = i + 1;
-		if (fs__sc_check_object(sc, step, SCALE_STEP_KEYS) != 0 ||
-		    fs__sc_require(sc, step, "at_hour") != 0 ||
-		    fs__sc_number(sc, step, "at_hour", 0, false, 24, true, &st->at_h) < 0 ||
-		    fs__sc_require(sc, step, "min") != 0 ||
-		    fs__sc_int(sc, step, "min", 0, pool->max_count, &min) < 0)
-			return -1;
-		st->min_count = (int)min;
-		if (i > 0 && !(st->at_h > as->schedule[i - 1].at_h)) {
-			fs__sc_found(sc, fs__sc_get(step, "at_hour"), found, sizeof found);
-			return fs__sc_fail_member(sc, step, "at_hour", "expected steps in "
-			                          "ascending order: an hour after the previous "
-			                          "step's %.17g, found %s",
-			                          as->schedule[i - 1].at_h, found);
-		}
-		fs__sc_pop(sc, saved_i);
-		i++;
-	}
-	return 0;
-}
-
-static int load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_cfg *fleet)
-{
-	struct fs_autoscale_cfg *as = &fleet->autoscale;
-	const char **names;
-	const cJSON *sub;
-	int metric = 0, rc;
-	size_t saved;
-
-	if (fs__sc_check_object(sc, node, AUTOSCALE_KEYS) != 0 ||
-	    fs__sc_require(sc, node, "pool") != 0)
-		return -1;
-	names = pool_names(fleet);
-	rc = fs__sc_find_name(sc, node, "pool", "pool", names, fleet->n_pools, &as->pool);
-	free(names);
-	if (rc != 0 ||
-	    fs__sc_enum(sc, node, "metric", "autoscaling metric", METRIC_NAMES, &metric) < 0 ||
-	    fs__sc_require(sc, node, "target") != 0 ||
-	    fs__sc_number(sc, node, "target", 0, true, 1e9, false, &as->target) < 0 ||
-	    fs__sc_number(sc, node, "scale_in_below", 0, false, 1, false,
-	                  &as->scale_in_below) < 0 ||
-	    fs__sc_duration(sc, node, "interval", 1, &as->interval_ns) < 0 ||
-	    fs__sc_duration(sc, node, "cooldown_out", 0, &as->cooldown_out_ns) < 0 ||
-	    fs__sc_duration(sc, node, "cooldown_in", 0, &as->cooldown_in_ns) < 0)
-		return -1;
-	as->enabled = true;
-	as->metric = METRICS[metric];
-	sub = fs__sc_get(node, "schedule");
-	if (sub != NULL) {
-		saved = fs__sc_push_key(sc, "schedule");
-		rc = load_scale_schedule(sc, sub, as, &fleet->pools[as->pool]);
-		fs__sc_pop(sc, saved);
-		if (rc != 0)
-			return -1;
-	}
-	sub = fs__sc_get(node, "idle_release");
-	if (sub != NULL) {
-		saved = fs__sc_push_key(sc, "idle_release");
-		rc = fs__sc_check_object(sc, sub, IDLE_KEYS) != 0 ||
-		     fs__sc_number(sc, sub, "busy_below", 0, false, 1, false,
-		                   &as->idle_busy_below) < 0 ||
-		     fs__sc_duration(sc, sub, "for", 0, &as->idle_for_ns) < 0 ? -1 : 0;
-		fs__sc_pop(sc, saved);
-		if (rc != 0)
-			return -1;
-	}
-	return 0;
-}
-
-static void autoscale_defaults(struct fs_autoscale_cfg *as)
-{
-	memset(as, 0, sizeof *as);
-	as->enabled = false;
-	as->pool = -1;
-	as->metric = FS_SCALE_QUEUE_LEN;
-	as->scale_in_below = 0.5;
-	as->interval_ns = 30 * FS_NS_PER_S;
-	as->cooldown_out_ns = 60 * FS_NS_PER_S;
-	as->cooldown_in_ns = 300 * FS_NS_PER_S;
-	/* The seed recommendation: release an instance busy below 10% for 30
-	 * minutes (docs/SCENARIO.md, "autoscale"). */
-	as->idle_busy_below = 0.1;
-	as->idle_for_ns = 30 * 60 * FS_NS_PER_S;
-}
-
 /* ---- class pins ------------------------------------------------------------------ */
 
 static int load_class_pools(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
@@ -380,7 +268,7 @@ static int section(struct fs__sc *sc, const cJSON *node, const char *key,
 
 static int autoscale_section(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
 {
-	return load_autoscale(sc, node, &s->fleet);
+	return fs__sc_load_autoscale(sc, node, &s->fleet);
 }
 
 /* With a fleet the engine's llm is pool 0's (same GPU and TP; the engine's
@@ -415,7 +303,7 @@ int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *
 	fleet->explicit_fleet = true;
 	fleet->router = ROUTERS[router];
 	fleet->strategy = STRATEGIES[strategy];
-	autoscale_defaults(&fleet->autoscale);
+	fs__sc_autoscale_defaults(&fleet->autoscale);
 	fleet->class_pool = fs_xcalloc(s->workload.n_classes + 1, sizeof *fleet->class_pool);
 	for (i = 0; i < s->workload.n_classes; i++)
 		fleet->class_pool[i] = -1;
@@ -442,7 +330,7 @@ void fs__sc_fleet_implicit(struct fs_scenario *s)
 	size_t i;
 
 	memset(fleet, 0, sizeof *fleet);
-	autoscale_defaults(&fleet->autoscale);
+	fs__sc_autoscale_defaults(&fleet->autoscale);
 	fleet->router = FS_ROUTER_LEAST_OUTSTANDING;
 	fleet->strategy = FS_STRATEGY_NONE;
 	if (s->engine.kind != FS_ENGINE_VLLM)
@@ -489,33 +377,6 @@ void fs__sc_fleet_fini(struct fs_fleet_cfg *fleet)
 
 /* ---- printing ------------------------------------------------------------------------ */
 
-static void print_autoscale(const struct fs_scenario *s, cJSON *fl)
-{
-	const struct fs_autoscale_cfg *as = &s->fleet.autoscale;
-	cJSON *o = cJSON_AddObjectToObject(fl, "autoscale"), *list, *item, *idle;
-	size_t i;
-
-	cJSON_AddStringToObject(o, "pool", s->fleet.pools[as->pool].name);
-	cJSON_AddStringToObject(o, "metric", METRIC_NAMES[as->metric]);
-	fs__sc_print_number(o, "target", as->target);
-	fs__sc_print_number(o, "scale_in_below", as->scale_in_below);
-	fs__sc_print_duration(o, "interval", as->interval_ns);
-	fs__sc_print_duration(o, "cooldown_out", as->cooldown_out_ns);
-	fs__sc_print_duration(o, "cooldown_in", as->cooldown_in_ns);
-	if (as->n_schedule > 0) {
-		list = cJSON_AddArrayToObject(o, "schedule");
-		for (i = 0; i < as->n_schedule; i++) {
-			item = cJSON_CreateObject();
-			fs__sc_print_number(item, "at_hour", as->schedule[i].at_h);
-			fs__sc_print_number(item, "min", as->schedule[i].min_count);
-			cJSON_AddItemToArray(list, item);
-		}
-	}
-	idle = cJSON_AddObjectToObject(o, "idle_release");
-	fs__sc_print_number(idle, "busy_below", as->idle_busy_below);
-	fs__sc_print_duration(idle, "for", as->idle_for_ns);
-}
-
 cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
 {
 	const struct fs_fleet_cfg *fleet = &s->fleet;
@@ -548,7 +409,7 @@ cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
 	for (i = 0; i < fleet->n_pools; i++)
 		cJSON_AddItemToArray(list, fs__sc_print_pool(s, &fleet->pools[i]));
 	if (fleet->autoscale.enabled)
-		print_autoscale(s, fl);
+		fs__sc_print_autoscale(s, fl);
 	pins = NULL;
 	for (i = 0; i < s->workload.n_classes; i++) {
 		if (fleet->class_pool[i] < 0)

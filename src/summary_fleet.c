@@ -236,6 +236,14 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		PER_REP(ps->reclaim_requeued, (double)f->pools[p].reclaim_requeued);
 		PER_REP(ps->reclaim_failed, (double)f->pools[p].reclaim_failed);
 		ps->expected_reclaims = fs_summary_expected_reclaims(sc, p);
+		PER_REP(ps->scale_at_max, f->pools[p].scale_looked_ns > 0 ?
+		        f->pools[p].scale_at_max_ns / f->pools[p].scale_looked_ns : 0.0);
+		PER_REP(ps->scale_at_min, f->pools[p].scale_looked_ns > 0 ?
+		        f->pools[p].scale_at_min_ns / f->pools[p].scale_looked_ns : 0.0);
+		PER_REP(ps->relaunches_per_h, results[r]->end_ns > 0 ?
+		        (double)f->pools[p].scale_relaunches /
+		        ((double)results[r]->end_ns / 3600e9) : 0.0);
+		PER_REP(ps->stranded, (double)f->pools[p].stranded_requests);
 	}
 }
 

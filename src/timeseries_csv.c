@@ -104,6 +104,17 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 		fprintf(o.f, ",capacity_util,capacity_util_ci_lo,capacity_util_ci_hi");
 		for (p = 0; p < n_pools; p++)
 			capacity_columns(o.f, sc->fleet.pools[p].name);
+		/* MODEL: A6 — the autoscaler's desired count of its pool. */
+		if (results[0]->has_desired) {
+			const char *pn = sc->fleet.pools[sc->fleet.autoscale.pool].name;
+
+			pool_column(o.f, pn);
+			fputs("_desired", o.f);
+			pool_column(o.f, pn);
+			fputs("_desired_ci_lo", o.f);
+			pool_column(o.f, pn);
+			fputs("_desired_ci_hi", o.f);
+		}
 	}
 	fputc('\n', o.f);
 	for (bin = 0; bin < first->n_bins; bin++) {
@@ -140,6 +151,9 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 			COLUMN(fs_capacity_util_bin(results[r], SIZE_MAX, bin));
 			for (p = 0; p < n_pools; p++)
 				COLUMN(fs_capacity_util_bin(results[r], p, bin));
+			if (results[0]->has_desired)
+				COLUMN(fs_tseries_mean(&results[r]->pool_desired[
+				       sc->fleet.autoscale.pool], bin));
 		}
 #undef COLUMN
 		fputc('\n', o.f);

@@ -174,6 +174,7 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	if (w->fleet != NULL) {
 		fs__world_fleet_finish(w, w->now_ns);
 		fs__world_avail_finish(w, w->now_ns);
+		fs__world_scale_finish(w);
 	}
 	return fs__recorder_finish(&w->rec, w->now_ns);
 }

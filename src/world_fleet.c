@@ -3,7 +3,7 @@
  * zones, their lives (provisioning -> starting -> serving -> notice or
  * draining -> gone), spot interruptions (per-instance rate, zone-wide
  * reclaims, replayed capacity traces), the spot strategy (relaunch,
- * on-demand stand-ins), the autoscaler's periodic look, and the bill.
+ * on-demand stand-ins); the autoscaler's look is in world_scale.c.
  * Instances are never removed from the array (ids stay valid); a gone
  * instance keeps its times for billing.
  */
@@ -27,7 +27,7 @@ static bool takes_capacity(const struct fs__instance *in)
 }
 
 /* Counts toward its pool's size: not gone, not under notice, not draining. */
-static bool counts(const struct fs__instance *in)
+bool fs__world_inst_counts(const struct fs__instance *in)
 {
 	return in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING ||
 	       in->state == FS__INST_SERVING;
@@ -55,7 +55,7 @@ static int pool_in_zone(const struct fs_world *w, uint32_t p, uint32_t z)
 
 	for (i = 0; i < w->n_insts; i++)
 		n += w->insts[i].pool == p && w->insts[i].zone == z && !w->insts[i].standin &&
-		     counts(&w->insts[i]);
+		     fs__world_inst_counts(&w->insts[i]);
 	return n;
 }
 
@@ -114,7 +114,7 @@ static fs_ns draw_delay_ns(struct fs_world *w, const struct fs_delay_cfg *d)
 
 /* MODEL: F3 — a cold start takes the weights' download, their load into GPU
  * memory, and the engine's start-up, one after another. */
-static fs_ns cold_start_ns(const struct fs_pool_cfg *pc)
+fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc)
 {
 	double weights_bytes = pc->llm->mem.weights_bytes_per_gpu * pc->llm->perf.tp;
 	double s = weights_bytes / pc->download_bytes_per_s +
@@ -240,7 +240,7 @@ static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
 /* Launch until pool p has its target (or a spot launch finds no room).  A
  * launch that replaces a reclaimed instance is marked, for the cost of its
  * cold start (MODEL: F13). */
-static void fill(struct fs_world *w, uint32_t p)
+void fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 {
 	while (w->pools[p].alive < w->pools[p].target) {
 		bool replacement = w->pools[p].replacements_due > 0;
@@ -256,7 +256,7 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
-	bool counted = counts(in);
+	bool counted = fs__world_inst_counts(in);
 
 	FS__WORLD_CHECK(w, in->outstanding == 0, "instance gone with requests on it");
 	fs_eventq_cancel(w->q, in->life_ev);
@@ -297,7 +297,7 @@ static int serving_count(const struct fs_world *w, uint32_t p)
 
 /* Stop an instance taking work: one not yet serving goes at once, a serving
  * one drains (gone when empty). */
-static void release(struct fs_world *w, uint32_t ii)
+void fs__world_fleet_release(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 
@@ -338,9 +338,9 @@ static void rebalance_fallback(struct fs_world *w, uint32_t p)
 		for (k = w->n_insts; k-- > 0 && w->pools[p].standins > wanted;) {
 			struct fs__instance *in = &w->insts[k];
 
-			if (in->standin && in->standin_for == p && counts(in) &&
+			if (in->standin && in->standin_for == p && fs__world_inst_counts(in) &&
 			    (i == 1 || in->state != FS__INST_SERVING))
-				release(w, (uint32_t)k);
+				fs__world_fleet_release(w, (uint32_t)k);
 		}
 	}
 }
@@ -357,7 +357,7 @@ static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
 		in->state = FS__INST_STARTING;
 		in->billed_from_ns = w->now_ns;
 		fs__world_note_billed(w, in->pool, 1, w->now_ns);
-		in->life_ev = fs_eventq_push(w->q, w->now_ns + cold_start_ns(pc),
+		in->life_ev = fs_eventq_push(w->q, w->now_ns + fs__world_cold_start_ns(pc),
 		                             FS_EV_INSTANCE_UP, ii, 1);
 		return;
 	}
@@ -396,7 +396,7 @@ static void notice(struct fs_world *w, uint32_t ii)
 		w->pools[p].target = w->pools[p].alive;
 	} else {
 		w->pools[p].replacements_due++;
-		fill(w, p);
+		fs__world_fleet_fill(w, p);
 	}
 	rebalance_fallback(w, p);
 }
@@ -461,7 +461,7 @@ static void retry_spot_pools(struct fs_world *w)
 
 	for (p = 0; p < w->fleet->n_pools; p++)
 		if (pool_cfg(w, (uint32_t)p)->pricing == FS_PRICING_SPOT)
-			fill(w, (uint32_t)p);
+			fs__world_fleet_fill(w, (uint32_t)p);
 }
 
 /* MODEL: F9 — a zone reclaim notices every spot instance in the zone and
@@ -491,9 +491,10 @@ static void on_capacity(struct fs_world *w, uint32_t z)
 	size_t i;
 
 	for (i = 0; i < w->n_insts; i++)
-		live += w->insts[i].spot && w->insts[i].zone == z && counts(&w->insts[i]);
+		live += w->insts[i].spot && w->insts[i].zone == z &&
+		        fs__world_inst_counts(&w->insts[i]);
 	for (i = w->n_insts; i-- > 0 && live > cap;) {
-		if (w->insts[i].spot && w->insts[i].zone == z && counts(&w->insts[i])) {
+		if (w->insts[i].spot && w->insts[i].zone == z && fs__world_inst_counts(&w->insts[i])) {
 			notice(w, (uint32_t)i);
 			live--;
 		}
@@ -501,99 +502,6 @@ static void on_capacity(struct fs_world *w, uint32_t z)
 	if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
 		fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, z, 0);
 	retry_spot_pools(w);
-}
-
-/* ---- autoscaling --------------------------------------------------------- */
-
-static double clock_hour(const struct fs_world *w)
-{
-	double h = w->sc->sim.start_hour + (double)w->now_ns / 3600e9;
-
-	return fmod(h, 24.0);
-}
-
-static double pool_metric(struct fs_world *w, uint32_t p, enum fs_scale_metric m,
-                          double *busy)
-{
-	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
-	double waiting = (double)w->n_unrouted, kv = 0, busy_ns = 0;
-	int serving = 0;
-	size_t i;
-
-	for (i = 0; i < w->n_insts; i++) {
-		struct fs__instance *in = &w->insts[i];
-
-		if (in->pool != p || in->standin || in->state != FS__INST_SERVING)
-			continue;
-		serving++;
-		waiting += (double)in->waiting;
-		kv += (double)in->kv_used / (double)pool_cfg(w, p)->llm->sched.kv_blocks;
-		busy_ns += in->busy_ns - in->busy_mark_ns;
-		in->busy_mark_ns = in->busy_ns;
-	}
-	*busy = serving > 0 ? busy_ns / ((double)serving * (double)ac->interval_ns) : 0;
-	switch (m) {
-	case FS_SCALE_QUEUE_LEN:
-		return waiting / (serving > 0 ? serving : 1);
-	case FS_SCALE_KV_USE:
-		return serving > 0 ? kv / serving : 0;
-	case FS_SCALE_BUSY:
-		return *busy;
-	}
-	return 0;
-}
-
-/* True when instance a is a better one to scale in than b: overflow before
- * committed (the overflow one costs money: MODEL: B6), then not yet serving
- * before serving, then fewer outstanding requests. */
-static bool scale_in_before(const struct fs__instance *a, const struct fs__instance *b)
-{
-	bool a_up = a->state == FS__INST_SERVING, b_up = b->state == FS__INST_SERVING;
-
-	if (a->overflow != b->overflow)
-		return a->overflow;
-	if (a_up != b_up)
-		return !a_up;
-	return a->outstanding < b->outstanding;
-}
-
-/* Scale in by one: the first instance by scale_in_before, the latest on a tie. */
-static void scale_in_one(struct fs_world *w, uint32_t p)
-{
-	size_t i, best = SIZE_MAX;
-
-	for (i = w->n_insts; i-- > 0;) {
-		const struct fs__instance *in = &w->insts[i];
-
-		if (in->pool != p || in->standin || !counts(in))
-			continue;
-		if (best == SIZE_MAX || scale_in_before(in, &w->insts[best]))
-			best = i;
-	}
-	if (best != SIZE_MAX)
-		release(w, (uint32_t)best);
-}
-
-static void on_autoscale(struct fs_world *w)
-{
-	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
-	uint32_t p = (uint32_t)ac->pool;
-	struct fs_autoscale_input in;
-	int desired;
-
-	in.now_ns = w->now_ns;
-	in.clock_hour = clock_hour(w);
-	in.current = w->pools[p].alive;
-	in.metric = pool_metric(w, p, ac->metric, &in.busy);
-	desired = fs_autoscale_decide(ac, pool_cfg(w, p), &w->pools[p].scale, &in);
-	w->pools[p].target = desired;
-	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
-	fs__world_avail_note(w);
-	if (desired > w->pools[p].alive)
-		fill(w, p);
-	while (w->pools[p].alive > desired)
-		scale_in_one(w, p);
-	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
 }
 
 /* ---- lifecycle of the fleet ------------------------------------------------ */
@@ -620,7 +528,6 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 		               (pool->cfg->pricing == FS_PRICING_SPOT ? pool->cfg->overprovision : 0);
 		/* MODEL: F15 — over-provisioned spares serve but are not wanted. */
 		pool->avail.wanted = pool->cfg->count;
-		fs_autoscale_state_init(&pool->scale);
 	}
 	fs__world_avail_init(w);
 	for (p = 0; p < f->n_pools; p++)
@@ -638,8 +545,7 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 		}
 		schedule_zone_reclaim(w, (uint32_t)z);
 	}
-	if (f->autoscale.enabled)
-		fs_eventq_push(w->q, f->autoscale.interval_ns, FS_EV_AUTOSCALE, 0, 0);
+	fs__world_scale_init(w);
 }
 
 void fs__world_fleet_fini(struct fs_world *w)
@@ -652,6 +558,7 @@ void fs__world_fleet_fini(struct fs_world *w)
 			fs_llm_engine_free(w->insts[i].engine);
 		}
 	}
+	fs__world_scale_fini(w);
 	free(w->insts);
 	free(w->pools);
 	free(w->zones);
@@ -686,11 +593,11 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 		break;
 	case FS_EV_LAUNCH_RETRY:
 		w->pools[a].retry_pending = false;
-		fill(w, a);
+		fs__world_fleet_fill(w, a);
 		rebalance_fallback(w, a);
 		break;
 	case FS_EV_AUTOSCALE:
-		on_autoscale(w);
+		fs__world_scale_event(w);
 		break;
 	case FS_EV_ARRIVAL:
 	case FS_EV_SERVICE_DONE:

@@ -148,6 +148,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	}
 	s->routed = true;
 	in->outstanding++;
+	w->pools[in->pool].routed++;
 	fs__world_llm_kick(w, s->instance);
 	return true;
 }
@@ -232,8 +233,11 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		if (w->slots[rep.started[i]].start_ns < 0)
 			w->slots[rep.started[i]].start_ns = rep.begin_ns;
 	for (i = 0; i < rep.n_first_token; i++)
-		if (w->slots[rep.first_token[i]].first_token_ns < 0)
+		if (w->slots[rep.first_token[i]].first_token_ns < 0) {
 			w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
+			fs__world_scale_ttft(w, in->pool, w->now_ns -
+			                     w->slots[rep.first_token[i]].req.arrival_ns);
+		}
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,
 	                 (uint64_t)rep.itl_regular_seqs);
 	for (i = 0; i < rep.n_itl_gaps; i++)

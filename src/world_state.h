@@ -81,6 +81,12 @@ struct fs__avail_track {
 	fs_ns last_ns;               /* time accounted up to */
 };
 
+/* A first token for the ttft_p90 metric: when, and the request's TTFT. */
+struct fs__ttft_mark {
+	fs_ns t_ns;
+	fs_ns ttft_ns;
+};
+
 /* Runtime state of one pool. */
 struct fs__pool {
 	const struct fs_pool_cfg *cfg;
@@ -96,6 +102,16 @@ struct fs__pool {
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */
 	struct fs_autoscale_state scale;
+	uint64_t routed;             /* requests routed to its instances, all time */
+	uint64_t routed_mark;        /* routed at the last autoscaler look */
+	uint64_t unrouted_mark;      /* world's unrouted requests then */
+	double tokens_mark;          /* its output tokens then */
+	double sat_tokens_per_s;     /* saturation throughput (capacity_util metric) */
+	fs_ns at_max_ns, at_min_ns;  /* time the autoscaler held it at max / min */
+	int desired;                 /* the autoscaler's last decision */
+	fs_ns last_release_ns;       /* its last scale-in, -1 none */
+	struct fs__ttft_mark *ttfts; /* ttft_p90: recent first tokens, oldest first */
+	size_t n_ttfts, cap_ttfts;
 	struct fs__avail_track avail;
 };
 
@@ -185,6 +201,23 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 /* After an iteration of instance inst: a draining instance that became
  * empty is gone. */
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
+/* Launch until pool p has its target; stop an instance taking work (one
+ * not yet serving goes at once, a serving one drains); whether an
+ * instance counts toward its pool's size (world_fleet.c). */
+void fs__world_fleet_fill(struct fs_world *w, uint32_t p);
+void fs__world_fleet_release(struct fs_world *w, uint32_t inst);
+bool fs__world_inst_counts(const struct fs__instance *in);
+/* A pool's cold start after provisioning: download, load, engine start. */
+fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc);
+/* The autoscaler (world_scale.c): set up (after the t = 0 launches), one
+ * evaluation (FS_EV_AUTOSCALE), free its state. */
+void fs__world_scale_init(struct fs_world *w);
+void fs__world_scale_event(struct fs_world *w);
+void fs__world_scale_fini(struct fs_world *w);
+/* A request of pool p got its first token now, ttft_ns after arriving. */
+void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns);
+/* At the end of a run: note work left queued with no capacity. */
+void fs__world_scale_finish(struct fs_world *w);
 /* The bill (world_bill.c).  Pool p's billed instances change by delta at
  * t_ns (MODEL: B8); bill and close the fleet at end_ns into the result. */
 void fs__world_note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns);

@@ -1,8 +1,10 @@
 /*
- * test_autoscale.c — the autoscaler's decision on hand-made inputs: scale-out
- * in proportion to the metric, the scale-out cooldown, no scale-in inside the
- * hysteresis band, scale-in after its cooldown, scheduled minimums by hour
- * (wrapping at 24), idle release one instance at a time, and the clamps.
+ * test_autoscale.c — the autoscaler's decision on hand-made inputs, after
+ * the Kubernetes HPA: the proportional proposal and its tolerance, starting
+ * instances projected as upstream does, the scale-up and scale-down
+ * stabilisation windows, scaling policies (instances or percent per period,
+ * selectPolicy max/min), scale from and to zero, the schedule, idle release,
+ * the predictive floor and the clamps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,29 +12,39 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "fleetsim/autoscale.h"
 #include "util_test.h"
 
 #define S(x) ((fs_ns)((x) * 1e9))
 
-/* Target 4 waiting per instance, scale in below 4 x 0.5 = 2, cooldowns
- * 60 s out and 300 s in, no schedule, no idle release; pool 1..20. */
+/* Target 4 per instance with the upstream HPA defaults (tolerance 0.1, up:
+ * no window, max(4 instances, 100%) per 15 s; down: 300 s window, 100% per
+ * 15 s), no schedule, no idle release, zero grace 300 s; pool 1..20. */
 static void setup_cfg(struct fs_autoscale_cfg *cfg, struct fs_pool_cfg *pool)
 {
 	*cfg = (struct fs_autoscale_cfg){0};
 	cfg->enabled = true;
-	cfg->metric = FS_SCALE_QUEUE_LEN;
+	cfg->metric = FS_SCALE_CONCURRENCY;
 	cfg->target = 4.0;
-	cfg->scale_in_below = 0.5;
-	cfg->interval_ns = S(30);
-	cfg->cooldown_out_ns = S(60);
-	cfg->cooldown_in_ns = S(300);
+	cfg->tolerance = 0.1;
+	cfg->interval_ns = S(15);
+	cfg->up.n_policies = 2;
+	cfg->up.policies[0] = (struct fs_scale_policy){ false, 4, S(15) };
+	cfg->up.policies[1] = (struct fs_scale_policy){ true, 100, S(15) };
+	cfg->down.window_ns = S(300);
+	cfg->down.n_policies = 1;
+	cfg->down.policies[0] = (struct fs_scale_policy){ true, 100, S(15) };
+	cfg->activation = 1;
+	cfg->zero_grace_ns = S(300);
 	*pool = (struct fs_pool_cfg){0};
 	pool->min_count = 1;
 	pool->max_count = 20;
 	pool->fallback_pool = -1;
 }
 
+/* All `current` instances ready, some work in the pool. */
 static struct fs_autoscale_input input(double t_s, int current, double metric, double busy)
 {
 	struct fs_autoscale_input in = {0};
@@ -40,95 +52,176 @@ static struct fs_autoscale_input input(double t_s, int current, double metric, d
 	in.now_ns = S(t_s);
 	in.clock_hour = 12.0;
 	in.current = current;
+	in.ready = current;
 	in.metric = metric;
 	in.busy = busy;
+	in.work = 1;
 	return in;
 }
 
-static void test_autoscale_scale_out_proportional(void **state)
+static int decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
+                  struct fs_autoscale_state *st, struct fs_autoscale_input in)
+{
+	return fs_autoscale_decide(cfg, pool, st, &in);
+}
+
+static void test_autoscale_proposal_and_tolerance(void **state)
 {
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
-	struct fs_autoscale_input in = input(1000, 3, 10.0, 0.9);
+	struct fs_autoscale_input in = input(0, 3, 10.0, 0.9);
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
-	fs_autoscale_state_init(&st);
 	/* ceil(3 x 10 / 4) = ceil(7.5) = 8 */
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 8);
-	assert_int_equal(st.last_out_ns, S(1000));
-	assert_int_equal(st.last_in_ns, S(1000));
-	/* slightly above target still adds at least one */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 8);
+	in.metric = 4.3;                 /* ratio 1.075: within the tolerance */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
+	in.metric = 4.5;                 /* 1.125: ceil(3.375) = 4 */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
+	in.metric = 3.7;                 /* 0.925: within */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
+	in.metric = 2.0;                 /* 0.5: ceil(1.5) = 2 */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 2);
+	in.metric = 0.0;
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 0);
+	in.metric = NAN;                 /* nothing ready: no metric, no change */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
+}
+
+/* Upstream: on a scale-up, pods not yet ready count as using 0; no change
+ * if that brings the ratio within the tolerance or below 1.  On a
+ * scale-down they are left out. */
+static void test_autoscale_starting_instances_projected(void **state)
+{
+	struct fs_autoscale_cfg cfg;
+	struct fs_pool_cfg pool;
+	struct fs_autoscale_input in = input(0, 4, 5.0, 0.9);
+
+	(void)state;
+	setup_cfg(&cfg, &pool);
+	in.ready = 2;
+	/* ratio 1.25, projected 2 x 1.25 / 4 = 0.625: wait for the two */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
+	in.metric = 10.0;                /* 2.5, projected 1.25: ceil(2 x 2.5) = 5 */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 5);
+	in.metric = 8.6;                 /* 2.15, projected 1.075: within */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
+	in.metric = 1.0;                 /* scale-down: ceil(2 x 0.25) = 1 */
+	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 1);
+}
+
+static void test_autoscale_scale_up_policy_and_window(void **state)
+{
+	struct fs_autoscale_cfg cfg;
+	struct fs_pool_cfg pool;
+	struct fs_autoscale_state st;
+
+	(void)state;
+	setup_cfg(&cfg, &pool);
 	fs_autoscale_state_init(&st);
-	in = input(1000, 3, 4.1, 0.9);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	/* an empty pool with waiting work gets one */
+	/* proposal 8 from 3: max(3 + 4, 3 x 2) = 7 this period */
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 7);
+	/* 10 s later, same period: the period started at 3 -> limit 7 */
+	assert_int_equal(decide(&cfg, &pool, &st, input(10, 7, 4.0 * 8 / 7 * 1.2, 1)), 7);
+	/* 15 s after the event, a new period from 7: up to 11 allowed */
+	assert_int_equal(decide(&cfg, &pool, &st, input(15, 7, 4.0 * 8 / 7, 1)), 8);
+	fs_autoscale_state_fini(&st);
+
+	/* selectPolicy min: the tighter of 4 instances and 100% */
+	cfg.up.select = FS_SELECT_MIN;
 	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 6);
+	fs_autoscale_state_fini(&st);
+	cfg.up.select = FS_SELECT_DISABLED;
+	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 3);
+	fs_autoscale_state_fini(&st);
+
+	/* a 60 s scale-up window: up to the lowest proposal in it */
+	cfg.up.select = FS_SELECT_MAX;
+	cfg.up.window_ns = S(60);
+	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 4.0, 1)), 3);    /* 3 */
+	assert_int_equal(decide(&cfg, &pool, &st, input(15, 3, 8.0, 1)), 3);   /* 6 */
+	assert_int_equal(decide(&cfg, &pool, &st, input(30, 3, 8.0, 1)), 3);
+	assert_int_equal(decide(&cfg, &pool, &st, input(45, 3, 8.0, 1)), 3);
+	/* at 60 s the proposal 3 of t = 0 has left the window */
+	assert_int_equal(decide(&cfg, &pool, &st, input(60, 3, 8.0, 1)), 6);
+	fs_autoscale_state_fini(&st);
+}
+
+static void test_autoscale_scale_down_window_and_policy(void **state)
+{
+	struct fs_autoscale_cfg cfg;
+	struct fs_pool_cfg pool;
+	struct fs_autoscale_state st;
+
+	(void)state;
+	setup_cfg(&cfg, &pool);
+	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 4.0, 1)), 8);
+	/* the load drops: proposal 2, held at 8 while 8 is in the 300 s window */
+	assert_int_equal(decide(&cfg, &pool, &st, input(15, 8, 1.0, 1)), 8);
+	assert_int_equal(decide(&cfg, &pool, &st, input(299, 8, 1.0, 1)), 8);
+	assert_int_equal(decide(&cfg, &pool, &st, input(300, 8, 1.0, 1)), 2);
+	fs_autoscale_state_fini(&st);
+
+	/* 50% per 60 s: 8 -> 4, and 2 only one period later */
+	cfg.down.window_ns = 0;
+	cfg.down.policies[0] = (struct fs_scale_policy){ true, 50, S(60) };
+	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 1.0, 1)), 4);
+	assert_int_equal(decide(&cfg, &pool, &st, input(30, 4, 2.0, 1)), 4);
+	assert_int_equal(decide(&cfg, &pool, &st, input(60, 4, 2.0, 1)), 2);
+	fs_autoscale_state_fini(&st);
+	/* one instance per 60 s */
+	cfg.down.policies[0] = (struct fs_scale_policy){ false, 1, S(60) };
+	fs_autoscale_state_init(&st);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 1.0, 1)), 7);
+	assert_int_equal(decide(&cfg, &pool, &st, input(30, 7, 8.0 / 7, 1)), 7);
+	assert_int_equal(decide(&cfg, &pool, &st, input(60, 7, 8.0 / 7, 1)), 6);
+	fs_autoscale_state_fini(&st);
+}
+
+/* min 0: activation when work waits, whatever the metric says (it has no
+ * value with nothing serving), and zero only after the grace period. */
+static void test_autoscale_from_and_to_zero(void **state)
+{
+	struct fs_autoscale_cfg cfg;
+	struct fs_pool_cfg pool;
+	struct fs_autoscale_state st;
+	struct fs_autoscale_input in;
+
+	(void)state;
+	setup_cfg(&cfg, &pool);
 	pool.min_count = 0;
-	in = input(1000, 0, 5.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 1);
-}
-
-static void test_autoscale_no_second_scale_out_within_cooldown(void **state)
-{
-	struct fs_autoscale_cfg cfg;
-	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
-	struct fs_autoscale_input in = input(1000, 2, 8.0, 1.0);
-
-	(void)state;
-	setup_cfg(&cfg, &pool);
+	cfg.down.window_ns = 0;
+	cfg.activation = 2;
 	fs_autoscale_state_init(&st);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	in = input(1059, 4, 8.0, 1.0);          /* 59 s later: inside cooldown_out */
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	assert_int_equal(st.last_out_ns, S(1000));
-	in = input(1060, 4, 8.0, 1.0);          /* 60 s later: allowed */
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 8);
-	assert_int_equal(st.last_out_ns, S(1060));
-}
-
-static void test_autoscale_no_scale_in_inside_hysteresis_band(void **state)
-{
-	struct fs_autoscale_cfg cfg;
-	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
-	const double band[] = {2.0, 2.5, 3.9, 4.0};   /* [target x 0.5, target] */
-
-	(void)state;
-	setup_cfg(&cfg, &pool);
-	fs_autoscale_state_init(&st);
-	for (size_t i = 0; i < sizeof band / sizeof band[0]; i++) {
-		struct fs_autoscale_input in = input(5000.0 + 30.0 * (double)i, 6, band[i], 0.5);
-
-		assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 6);
-	}
-	assert_true(st.last_in_ns < 0);
-}
-
-static void test_autoscale_scale_in_after_cooldown(void **state)
-{
-	struct fs_autoscale_cfg cfg;
-	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
-	struct fs_autoscale_input in = input(1000, 2, 8.0, 1.0);
-
-	(void)state;
-	setup_cfg(&cfg, &pool);
-	fs_autoscale_state_init(&st);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	/* the load vanishes: no scale-in within 300 s of the scale-out */
-	in = input(1299, 4, 0.5, 0.1);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	in = input(1300, 4, 0.5, 0.1);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 3);   /* by one */
-	assert_int_equal(st.last_in_ns, S(1300));
-	assert_int_equal(st.last_out_ns, S(1000));
-	in = input(1330, 3, 0.5, 0.1);          /* and again only after 300 s */
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 3);
-	in = input(1600, 3, 0.5, 0.1);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 2);
+	in = input(0, 0, NAN, 0);
+	in.work = 0;
+	assert_int_equal(decide(&cfg, &pool, &st, in), 0);
+	in.now_ns = S(15);
+	in.work = 1;                     /* below the activation threshold */
+	assert_int_equal(decide(&cfg, &pool, &st, in), 0);
+	in.now_ns = S(30);
+	in.work = 2;
+	assert_int_equal(decide(&cfg, &pool, &st, in), 1);
+	/* starting, nothing ready: keep the one */
+	in = input(45, 1, NAN, 0);
+	in.ready = 0;
+	in.work = 3;
+	assert_int_equal(decide(&cfg, &pool, &st, in), 1);
+	/* serving, the work done at 60 s: stays until 300 s without work */
+	in = input(60, 1, 0.0, 0);
+	in.work = 0;
+	assert_int_equal(decide(&cfg, &pool, &st, in), 1);
+	in.now_ns = S(344);
+	assert_int_equal(decide(&cfg, &pool, &st, in), 1);
+	in.now_ns = S(345);
+	assert_int_equal(decide(&cfg, &pool, &st, in), 0);
+	fs_autoscale_state_fini(&st);
 }
 
 static void test_autoscale_schedule_minimum_by_hour(void **state)
@@ -137,27 +230,22 @@ static void test_autoscale_schedule_minimum_by_hour(void **state)
 	struct fs_pool_cfg pool;
 	struct fs_autoscale_state st;
 	struct fs_scale_step day[] = {{7.0, 6}, {20.0, 2}};
-	struct fs_autoscale_input in = input(1000, 3, 3.0, 0.5);   /* in the band */
+	struct fs_autoscale_input in;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
 	cfg.schedule = day;
 	cfg.n_schedule = 2;
-	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 8.0), 6);
-	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 3.0), 2);    /* wraps: 20 h step */
+	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 3.0), 2);    /* wraps */
 	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 7.0), 6);
-	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 21.0), 2);
-	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 32.0), 6);   /* 8 h next day */
+	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 19.99), 6);
+	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 20.0), 2);
+	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 31.0), 6);   /* 07:00 next day */
 	fs_autoscale_state_init(&st);
+	in = input(1000, 2, 4.0, 0.5);
 	in.clock_hour = 8.0;
 	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 6);
-	in.clock_hour = 3.0;
-	in.current = 6;
-	in.metric = 1.0;                        /* below the band, but cooldown_in */
-	in.now_ns = S(1030);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 6);
-	in.now_ns = S(1400);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 5);
+	fs_autoscale_state_fini(&st);
 	cfg.n_schedule = 0;
 	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 8.0), 0);
 }
@@ -167,82 +255,77 @@ static void test_autoscale_idle_release_after_idle_for(void **state)
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
 	struct fs_autoscale_state st;
-	struct fs_autoscale_input in;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
 	cfg.idle_busy_below = 0.1;
 	cfg.idle_for_ns = S(600);
 	fs_autoscale_state_init(&st);
-	/* metric inside the band, so only idle release can scale in */
-	in = input(0, 5, 3.0, 0.05);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 5);
+	/* metric on target, so only idle release can scale in */
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 5, 4.0, 0.05)), 5);
 	assert_int_equal(st.idle_since_ns, 0);
-	in = input(599, 5, 3.0, 0.05);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 5);
-	in = input(600, 5, 3.0, 0.05);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
+	assert_int_equal(decide(&cfg, &pool, &st, input(599, 5, 4.0, 0.05)), 5);
+	assert_int_equal(decide(&cfg, &pool, &st, input(600, 5, 4.0, 0.05)), 4);
 	assert_int_equal(st.idle_since_ns, S(600));   /* the timer restarts */
-	in = input(900, 4, 3.0, 0.05);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	/* a busy interval stops the timer; idle again starts it afresh */
-	in = input(1000, 4, 3.0, 0.5);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
+	assert_int_equal(decide(&cfg, &pool, &st, input(900, 4, 4.0, 0.05)), 4);
+	/* a busy interval stops the timer */
+	assert_int_equal(decide(&cfg, &pool, &st, input(1000, 4, 4.0, 0.5)), 4);
 	assert_int_equal(st.idle_since_ns, -1);
-	in = input(1100, 4, 3.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	in = input(1699, 4, 3.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 4);
-	in = input(1700, 4, 3.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 3);
-	/* never below the pool minimum */
-	pool.min_count = 3;
-	in = input(2300, 3, 3.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 3);
+	assert_int_equal(decide(&cfg, &pool, &st, input(1100, 4, 4.0, 0.0)), 4);
+	assert_int_equal(decide(&cfg, &pool, &st, input(1700, 4, 4.0, 0.0)), 3);
+	pool.min_count = 3;              /* never below the pool minimum */
+	assert_int_equal(decide(&cfg, &pool, &st, input(2300, 3, 4.0, 0.0)), 3);
+	fs_autoscale_state_fini(&st);
 }
 
-static void test_autoscale_clamps(void **state)
+static void test_autoscale_clamps_and_forecast(void **state)
 {
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
 	struct fs_autoscale_state st;
 	struct fs_scale_step day[] = {{0.0, 30}};
-	struct fs_autoscale_input in = input(1000, 10, 100.0, 1.0);
+	struct fs_autoscale_input in;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
 	fs_autoscale_state_init(&st);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 20);   /* max */
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 15, 100.0, 1)), 20);  /* max */
+	fs_autoscale_state_fini(&st);
 	fs_autoscale_state_init(&st);
 	pool.min_count = 2;
-	in = input(1000, 2, 0.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 2);    /* min */
-	in = input(1000, 0, 3.0, 0.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 2);    /* up to min */
+	cfg.down.window_ns = 0;
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 0.0, 0)), 2);      /* min */
+	in = input(15, 0, NAN, 0);
+	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 2);        /* up to min */
+	in = input(30, 2, 4.0, 0);
+	in.forecast_min = 9;             /* the forecast raises the floor */
+	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 9);
+	fs_autoscale_state_fini(&st);
 	/* a schedule above max: max wins */
 	cfg.schedule = day;
 	cfg.n_schedule = 1;
 	fs_autoscale_state_init(&st);
-	in = input(1000, 5, 3.0, 0.5);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 20);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 5, 4.0, 0.5)), 20);
+	fs_autoscale_state_fini(&st);
 	/* no target (0): only the bounds act */
 	cfg.n_schedule = 0;
 	cfg.target = 0.0;
 	fs_autoscale_state_init(&st);
-	in = input(1000, 5, 99.0, 1.0);
-	assert_int_equal(fs_autoscale_decide(&cfg, &pool, &st, &in), 5);
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 5, 99.0, 1)), 5);
+	fs_autoscale_state_fini(&st);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_autoscale_scale_out_proportional),
-		cmocka_unit_test(test_autoscale_no_second_scale_out_within_cooldown),
-		cmocka_unit_test(test_autoscale_no_scale_in_inside_hysteresis_band),
-		cmocka_unit_test(test_autoscale_scale_in_after_cooldown),
+		cmocka_unit_test(test_autoscale_proposal_and_tolerance),
+		cmocka_unit_test(test_autoscale_starting_instances_projected),
+		cmocka_unit_test(test_autoscale_scale_up_policy_and_window),
+		cmocka_unit_test(test_autoscale_scale_down_window_and_policy),
+		cmocka_unit_test(test_autoscale_from_and_to_zero),
 		cmocka_unit_test(test_autoscale_schedule_minimum_by_hour),
 		cmocka_unit_test(test_autoscale_idle_release_after_idle_for),
-		cmocka_unit_test(test_autoscale_clamps),
+		cmocka_unit_test(test_autoscale_clamps_and_forecast),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -218,7 +218,7 @@ static void test_billing_world_monthly_pool_scaled_out_pays_overflow(void **stat
 {
 	const char *autoscale =
 		"\"autoscale\": {\"pool\": \"m\", \"metric\": \"queue_len\", \"target\": 2, "
-		"\"interval\": \"30s\", \"cooldown_out\": \"1m\"}";
+		"\"interval\": \"30s\", \"scale_up\": {\"window\": \"1m\"}}";
 	char fleet[1024];
 	struct fs_scenario *sc, *od;
 	struct fs_summary *s, *so;

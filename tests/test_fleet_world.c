@@ -208,7 +208,7 @@ static void test_fleet_world_autoscaler_follows_the_load(void **state)
 	struct fs_scenario *busy = scenario(12.0, "1h",
 		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"min\": 1, \"max\": 4}], "
 		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"queue_len\", \"target\": 4, "
-		"\"interval\": \"30s\", \"cooldown_out\": \"2m\"}}");
+		"\"interval\": \"30s\", \"scale_up\": {\"window\": \"2m\"}}}");
 	struct fs_scenario *quiet = scenario(0.05, "2h",
 		"{\"pools\": [{\"name\": \"od\", \"count\": 3, \"min\": 1, \"max\": 3}], "
 		"\"autoscale\": {\"pool\": \"od\", \"target\": 4, "

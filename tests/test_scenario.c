@@ -853,10 +853,18 @@ static void test_scenario_fleet_autoscale_and_class_pins(void **state)
 	assert_int_equal(as->pool, 0);
 	assert_int_equal(as->metric, FS_SCALE_KV_USE);
 	assert_true(as->target == 0.7);
-	assert_true(as->scale_in_below == 0.4);
+	assert_true(as->tolerance == 0.2);
 	assert_int_equal(as->interval_ns, 15 * FS_NS_PER_S);
-	assert_int_equal(as->cooldown_out_ns, 120 * FS_NS_PER_S);
-	assert_int_equal(as->cooldown_in_ns, 600 * FS_NS_PER_S);
+	assert_int_equal(as->up.window_ns, 120 * FS_NS_PER_S);
+	assert_int_equal(as->up.n_policies, 2);          /* the upstream defaults */
+	assert_int_equal(as->down.window_ns, 600 * FS_NS_PER_S);
+	assert_int_equal(as->down.select, FS_SELECT_MIN);
+	assert_int_equal(as->down.n_policies, 2);
+	assert_false(as->down.policies[0].percent);
+	assert_true(as->down.policies[0].value == 1);
+	assert_int_equal(as->down.policies[0].period_ns, 60 * FS_NS_PER_S);
+	assert_true(as->down.policies[1].percent);
+	assert_true(as->down.policies[1].value == 50);
 	assert_int_equal(as->n_schedule, 2);
 	assert_true(as->schedule[1].at_h == 9.5);
 	assert_int_equal(as->schedule[1].min_count, 2);
@@ -870,11 +878,22 @@ static void test_scenario_fleet_autoscale_and_class_pins(void **state)
 		"{\"pools\": [{\"name\": \"p\", \"count\": 1, \"max\": 3}], "
 		"\"autoscale\": {\"pool\": \"p\", \"target\": 4}}"));
 	as = &d->fleet.autoscale;
-	assert_int_equal(as->metric, FS_SCALE_QUEUE_LEN);
-	assert_true(as->scale_in_below == 0.5);
-	assert_int_equal(as->interval_ns, 30 * FS_NS_PER_S);
-	assert_int_equal(as->cooldown_out_ns, 60 * FS_NS_PER_S);
-	assert_int_equal(as->cooldown_in_ns, 300 * FS_NS_PER_S);
+	/* HPA defaults: tolerance 0.1, sync period 15 s, scale up with no
+	 * window by max(4 instances, 100%) per 15 s, scale down after a 300 s
+	 * window by 100% per 15 s; KEDA-like zero after 300 s without work. */
+	assert_int_equal(as->metric, FS_SCALE_CONCURRENCY);
+	assert_true(as->tolerance == 0.1);
+	assert_int_equal(as->interval_ns, 15 * FS_NS_PER_S);
+	assert_int_equal(as->up.window_ns, 0);
+	assert_int_equal(as->up.n_policies, 2);
+	assert_true(as->up.policies[0].value == 4 && !as->up.policies[0].percent);
+	assert_true(as->up.policies[1].value == 100 && as->up.policies[1].percent);
+	assert_int_equal(as->up.select, FS_SELECT_MAX);
+	assert_int_equal(as->down.window_ns, 300 * FS_NS_PER_S);
+	assert_int_equal(as->down.n_policies, 1);
+	assert_true(as->down.policies[0].value == 100 && as->down.policies[0].percent);
+	assert_true(as->activation == 1);
+	assert_int_equal(as->zero_grace_ns, 300 * FS_NS_PER_S);
 	assert_true(as->idle_busy_below == 0.1);
 	assert_int_equal(as->idle_for_ns, 30 * 60 * FS_NS_PER_S);
 	fs_scenario_free(d);

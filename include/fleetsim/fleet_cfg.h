@@ -161,7 +161,35 @@ enum fs_router_kind {
 enum fs_scale_metric {
 	FS_SCALE_QUEUE_LEN,          /* requests waiting per serving instance */
 	FS_SCALE_KV_USE,             /* mean fraction of KV blocks in use */
-	FS_SCALE_BUSY                /* mean fraction of time an iteration is in flight */
+	FS_SCALE_BUSY,               /* mean fraction of time an iteration is in flight */
+	FS_SCALE_CONCURRENCY,        /* requests queued or running per serving instance */
+	FS_SCALE_REQUEST_RATE,       /* requests routed per second per serving instance */
+	FS_SCALE_CAPACITY_UTIL,      /* output tokens / saturation tokens over the interval */
+	FS_SCALE_TTFT_P90            /* 90th percentile of TTFT (s) over a recent window */
+};
+
+/* An HPA scaling policy: at most `value` instances (or `value` percent of
+ * the count at the period's start) added or removed per period. */
+struct fs_scale_policy {
+	bool percent;
+	double value;
+	fs_ns period_ns;
+};
+
+enum fs_select_policy {
+	FS_SELECT_MAX,               /* the policy allowing the largest change */
+	FS_SELECT_MIN,               /* the policy allowing the smallest change */
+	FS_SELECT_DISABLED           /* no change in this direction */
+};
+
+#define FS_SCALE_MAX_POLICIES 4
+
+/* One direction's HPA behaviour. */
+struct fs_scale_rules {
+	fs_ns window_ns;             /* stabilisation window */
+	struct fs_scale_policy policies[FS_SCALE_MAX_POLICIES];
+	size_t n_policies;
+	enum fs_select_policy select;
 };
 
 /* Scheduled scaling: from hour-of-day at_h on, at least min_count. */
@@ -174,15 +202,20 @@ struct fs_autoscale_cfg {
 	bool enabled;
 	int pool;                        /* the pool it scales */
 	enum fs_scale_metric metric;
-	double target;                   /* target value of the metric */
-	double scale_in_below;           /* scale in only below target x this (hysteresis) */
+	double target;                   /* target value of the metric (per instance) */
+	double tolerance;                /* no change while |metric/target - 1| <= this */
 	fs_ns interval_ns;               /* evaluation period */
-	fs_ns cooldown_out_ns;           /* after a scale-out, no scale-out for this long */
-	fs_ns cooldown_in_ns;            /* after any scaling, no scale-in for this long */
+	fs_ns ttft_window_ns;            /* ttft_p90: first tokens of this long back */
+	struct fs_scale_rules up, down;  /* HPA behaviour per direction */
+	double activation;               /* from zero: scale to 1 when this much work waits */
+	fs_ns zero_grace_ns;             /* to zero: only after this long without work */
+	bool predictive;                 /* scale ahead of the known daily profile */
 	struct fs_scale_step *schedule;  /* daily profile, ascending at_h; may be NULL */
 	size_t n_schedule;
 	double idle_busy_below;          /* idle release: busy below this ... */
 	fs_ns idle_for_ns;               /* ... for this long releases one instance (0 = off) */
+	double flap_launches_per_h;      /* warn above this many relaunches per hour
+	                                  * (launches within an hour of a release) */
 };
 
 #define FS_CURRENCY_MAX 16           /* bytes of a currency label, NUL included */

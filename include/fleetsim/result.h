@@ -105,6 +105,15 @@ struct fs_pool_result {
 	uint64_t reclaim_requeued;          /* requests moved off this pool's reclaimed
 	                                     * instances (delayed), whole horizon */
 	uint64_t reclaim_failed;            /* requests failed by its reclaims */
+	/* The autoscaler, for its pool (all 0 for the others): */
+	double scale_at_max_ns;             /* time its decision was the pool's max */
+	double scale_at_min_ns;             /* time its decision was the lower bound */
+	double scale_looked_ns;             /* time covered by its evaluations */
+	uint64_t scale_events;              /* evaluations that changed the count */
+	uint64_t scale_relaunches;          /* launches within an hour after the
+	                                     * autoscaler released one (flapping) */
+	uint64_t stranded_requests;         /* requests left queued at the end with no
+	                                     * instance serving or starting */
 };
 
 struct fs_fleet_result {
@@ -147,6 +156,9 @@ struct fs_rep_result {
 	uint64_t events;                    /* events processed */
 	struct fs_request_row *rows;        /* NULL unless recorded */
 	size_t n_rows;
+	struct fs_tseries *pool_desired;    /* LLM: the autoscaler's desired count of
+	                                     * each pool (its pool only; others stay 0) */
+	bool has_desired;                   /* an autoscaler fed pool_desired */
 };
 
 void fs_rep_result_free(struct fs_rep_result *r);    /* NULL is fine */

@@ -112,6 +112,12 @@ struct fs_pool_summary {
 	struct fs_ci reclaim_failed;         /* requests failed by its reclaims (horizon) */
 	double expected_reclaims;            /* per replication from the scenario's rates
 	                                      * and traces (MODEL: F18); NAN: not spot */
+	/* The autoscaler's pool only (0 elsewhere), MODEL: A11: */
+	struct fs_ci scale_at_max;           /* share of its looks that decided max */
+	struct fs_ci scale_at_min;           /* share that decided its lower bound */
+	struct fs_ci relaunches_per_h;       /* launches within an hour of a scale-in,
+	                                      * per simulated hour */
+	struct fs_ci stranded;               /* requests queued at the end, no instance */
 };
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
@@ -193,6 +199,14 @@ double fs_summary_expected_reclaims(const struct fs_scenario *sc, size_t pool);
  * (len bytes): true when the pool is spot and expects fewer than
  * FS_SPOT_MIN_EXPECTED_RECLAIMS reclaims per replication, else false and
  * buf is empty. */
+/* The autoscaler's warning number `k` (0: work stranded at the end, 1: at
+ * max most of the run, 2: at its lower bound most of the run, 3:
+ * flapping), written to buf (summary_scale.c, MODEL: A11).  False, with
+ * buf empty, when that warning does not apply.  FS_SCALE_WARNINGS kinds. */
+#define FS_SCALE_WARNINGS 4
+bool fs_summary_scale_warning(const struct fs_summary *s, const struct fs_scenario *sc,
+                              int k, char *buf, size_t len);
+
 bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenario *sc,
                              size_t pool, char *buf, size_t len);
 

@@ -1,0 +1,328 @@
+/*
+ * world_scale.c — the autoscaler's side of the world: every interval it
+ * measures the scaled pool's metric (queue length, concurrency, request
+ * rate, KV use, busy, capacity utilisation, p90 TTFT), asks fs_autoscale_decide for a
+ * count with the predictive floor, launches or drains instances to match,
+ * and keeps what the warnings need (time at max / min, scale events).
+ */
+#include "world_state.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/capacity_util.h"
+#include "fleetsim/workload.h"
+
+static double clock_hour(const struct fs_world *w)
+{
+	double h = w->sc->sim.start_hour + (double)w->now_ns / 3600e9;
+
+	return fmod(h, 24.0);
+}
+
+/* Seconds pool p's instances spent serving (or draining) within the last
+ * interval. */
+static double serving_s(const struct fs_world *w, uint32_t p, fs_ns interval_ns)
+{
+	fs_ns from_ns = w->now_ns - interval_ns;
+	double s = 0;
+
+	if (from_ns < 0)
+		from_ns = 0;
+	for (size_t i = 0; i < w->n_insts; i++) {
+		const struct fs__instance *in = &w->insts[i];
+		fs_ns a_ns = in->serving_from_ns, b_ns;
+
+		if (in->pool != p || in->standin || a_ns < 0)
+			continue;
+		b_ns = in->state == FS__INST_GONE ? in->gone_ns : w->now_ns;
+		if (a_ns < from_ns)
+			a_ns = from_ns;
+		if (b_ns > a_ns)
+			s += (double)(b_ns - a_ns) / 1e9;
+	}
+	return s;
+}
+
+static int cmp_ns(const void *a, const void *b)
+{
+	fs_ns x = *(const fs_ns *)a, y = *(const fs_ns *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Record a first token of pool p for the ttft_p90 metric (only the scaled
+ * pool, only with that metric). */
+void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	struct fs__pool *pool = &w->pools[p];
+
+	if (!ac->enabled || ac->metric != FS_SCALE_TTFT_P90 || (uint32_t)ac->pool != p)
+		return;
+	fs_xgrow((void **)&pool->ttfts, &pool->cap_ttfts, pool->n_ttfts + 1,
+	         sizeof *pool->ttfts);
+	pool->ttfts[pool->n_ttfts].t_ns = w->now_ns;
+	pool->ttfts[pool->n_ttfts++].ttft_ns = ttft_ns;
+}
+
+/* The 90th percentile (nearest rank) of the TTFTs of the last ttft_window,
+ * in seconds; NAN with none (MODEL: A10).  O(n log n) in that window. */
+static double ttft_p90_s(struct fs_world *w, uint32_t p)
+{
+	struct fs__pool *pool = &w->pools[p];
+	fs_ns from_ns = w->now_ns - w->fleet->autoscale.ttft_window_ns, *v;
+	size_t k = 0, n, rank;
+	double q;
+
+	while (k < pool->n_ttfts && pool->ttfts[k].t_ns <= from_ns)
+		k++;
+	memmove(pool->ttfts, pool->ttfts + k, (pool->n_ttfts - k) * sizeof *pool->ttfts);
+	pool->n_ttfts -= k;
+	n = pool->n_ttfts;
+	if (n == 0)
+		return NAN;
+	v = fs_xmalloc(n * sizeof *v);
+	for (k = 0; k < n; k++)
+		v[k] = pool->ttfts[k].ttft_ns;
+	qsort(v, n, sizeof *v, cmp_ns);
+	rank = (size_t)ceil(0.9 * (double)n);
+	q = (double)v[rank > 0 ? rank - 1 : 0] / 1e9;
+	free(v);
+	return q;
+}
+
+/* Measure pool p for the autoscaler: fills current, ready, work, busy and
+ * returns the metric's mean over the ready instances (MODEL: A10). */
+static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_input *ai)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	double unrouted = (double)w->n_unrouted, waiting = unrouted, running = unrouted;
+	double kv = 0, busy_ns = 0, interval_s = (double)ac->interval_ns / 1e9;
+	double arrived, tokens, ready_s;
+	int ready = 0, current = 0;
+
+	for (size_t i = 0; i < w->n_insts; i++) {
+		struct fs__instance *in = &w->insts[i];
+
+		if (in->pool != p || in->standin)
+			continue;
+		if (in->state != FS__INST_GONE)
+			running += (double)in->outstanding;
+		current += fs__world_inst_counts(in);
+		if (in->state != FS__INST_SERVING)
+			continue;
+		ready++;
+		waiting += (double)in->waiting;
+		kv += (double)in->kv_used / (double)w->pools[p].cfg->llm->sched.kv_blocks;
+		busy_ns += in->busy_ns - in->busy_mark_ns;
+		in->busy_mark_ns = in->busy_ns;
+	}
+	arrived = (double)(w->pools[p].routed - w->pools[p].routed_mark) +
+	          ((double)w->n_unrouted - (double)w->pools[p].unrouted_mark);
+	tokens = w->rec.result->fleet.pools[p].output_tokens - w->pools[p].tokens_mark;
+	ready_s = serving_s(w, p, ac->interval_ns);
+	w->pools[p].routed_mark = w->pools[p].routed;
+	w->pools[p].unrouted_mark = w->n_unrouted;
+	w->pools[p].tokens_mark = w->rec.result->fleet.pools[p].output_tokens;
+	ai->current = current;
+	ai->ready = ready;
+	ai->work = running;
+	ai->busy = ready > 0 ? busy_ns / ((double)ready * (double)ac->interval_ns) : 0;
+	if (ready == 0)
+		return NAN;                                              /* MODEL: A1 */
+	switch (ac->metric) {
+	case FS_SCALE_QUEUE_LEN:
+		return waiting / ready;
+	case FS_SCALE_CONCURRENCY:
+		return running / ready;
+	case FS_SCALE_REQUEST_RATE:
+		return (arrived > 0 ? arrived : 0) / interval_s / ready;
+	case FS_SCALE_KV_USE:
+		return kv / ready;
+	case FS_SCALE_BUSY:
+		return ai->busy;
+	case FS_SCALE_CAPACITY_UTIL:
+		if (!(w->pools[p].sat_tokens_per_s > 0) || !(ready_s > 0))
+			return NAN;
+		return tokens / (w->pools[p].sat_tokens_per_s * ready_s);  /* MODEL: S17 */
+	case FS_SCALE_TTFT_P90:
+		return ttft_p90_s(w, p);
+	}
+	return NAN;
+}
+
+/* Expected arrivals per second and output tokens per second for pool p at
+ * t_ns, from the scenario's arrival profiles (MODEL: A9). */
+static void forecast(const struct fs_world *w, uint32_t p, fs_ns t_ns, double *req_per_s,
+                     double *tokens_per_s)
+{
+	const struct fs_workload_cfg *wl = &w->sc->workload;
+
+	*req_per_s = *tokens_per_s = 0;
+	for (size_t c = 0; c < wl->n_classes; c++) {
+		const struct fs_class_cfg *cc = &wl->classes[c];
+		double r;
+
+		if (w->fleet->class_pool != NULL && w->fleet->class_pool[c] >= 0 &&
+		    (uint32_t)w->fleet->class_pool[c] != p)
+			continue;
+		r = cc->own_arrivals ? fs_arrival_rate_at(&cc->arrivals, &w->sc->sim, t_ns)
+		                     : cc->share * fs_arrival_rate_at(&wl->arrivals, &w->sc->sim,
+		                                                      t_ns);
+		*req_per_s += r;
+		*tokens_per_s += r * fs_length_mean(&cc->output);
+	}
+}
+
+/* The predictive floor (MODEL: A9): the instances the forecast needs at
+ * the metric's target one lead time ahead, the lead being the pool's mean
+ * provisioning plus cold start plus one interval. */
+static int forecast_min(const struct fs_world *w, uint32_t p)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	const struct fs_pool_cfg *pc = w->pools[p].cfg;
+	fs_ns lead_ns = pc->provisioning.mean_ns + fs__world_cold_start_ns(pc) + ac->interval_ns;
+	double req_per_s, tokens_per_s, need;
+
+	if (!ac->predictive)
+		return 0;
+	forecast(w, p, w->now_ns + lead_ns, &req_per_s, &tokens_per_s);
+	if (ac->metric == FS_SCALE_REQUEST_RATE)
+		need = req_per_s / ac->target;
+	else if (w->pools[p].sat_tokens_per_s > 0)
+		need = tokens_per_s / (w->pools[p].sat_tokens_per_s * ac->target);
+	else
+		return 0;
+	need = ceil(need - 1e-9);
+	return need < (double)INT32_MAX ? (int)need : INT32_MAX;
+}
+
+/* True when instance a is a better one to scale in than b: overflow before
+ * committed (the overflow one costs money: MODEL: B6), then not yet serving
+ * before serving, then fewer outstanding requests. */
+static bool scale_in_before(const struct fs__instance *a, const struct fs__instance *b)
+{
+	bool a_up = a->state == FS__INST_SERVING, b_up = b->state == FS__INST_SERVING;
+
+	if (a->overflow != b->overflow)
+		return a->overflow;
+	if (a_up != b_up)
+		return !a_up;
+	return a->outstanding < b->outstanding;
+}
+
+/* Scale in by one: the first instance by scale_in_before, the latest on a tie. */
+static void scale_in_one(struct fs_world *w, uint32_t p)
+{
+	size_t i, best = SIZE_MAX;
+
+	for (i = w->n_insts; i-- > 0;) {
+		const struct fs__instance *in = &w->insts[i];
+
+		if (in->pool != p || in->standin || !fs__world_inst_counts(in))
+			continue;
+		if (best == SIZE_MAX || scale_in_before(in, &w->insts[best]))
+			best = i;
+	}
+	if (best != SIZE_MAX)
+		fs__world_fleet_release(w, (uint32_t)best);
+}
+
+/* The lower bound the decision could not go below, for the at-min account. */
+static int floor_now(const struct fs_world *w, uint32_t p, int forecast)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	int lo = fs_autoscale_scheduled_min(ac, clock_hour(w));
+
+	if (lo < w->pools[p].cfg->min_count)
+		lo = w->pools[p].cfg->min_count;
+	return lo > forecast ? lo : forecast;
+}
+
+/* One evaluation of the autoscaler (FS_EV_AUTOSCALE). */
+void fs__world_scale_event(struct fs_world *w)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	uint32_t p = (uint32_t)ac->pool;
+	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
+	struct fs_autoscale_input in = { 0 };
+	int desired;
+
+	in.now_ns = w->now_ns;
+	in.clock_hour = clock_hour(w);
+	in.metric = pool_metric(w, p, &in);
+	in.forecast_min = forecast_min(w, p);
+	desired = fs_autoscale_decide(ac, w->pools[p].cfg, &w->pools[p].scale, &in);
+	pr->scale_looked_ns += (double)ac->interval_ns;
+	if (desired >= w->pools[p].cfg->max_count)
+		pr->scale_at_max_ns += (double)ac->interval_ns;
+	else if (desired <= floor_now(w, p, in.forecast_min))
+		pr->scale_at_min_ns += (double)ac->interval_ns;
+	pr->scale_events += desired != in.current;
+	w->pools[p].desired = desired;
+	w->pools[p].target = desired;
+	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
+	fs__recorder_pool_desired(&w->rec, p, w->now_ns, desired);
+	fs__world_avail_note(w);
+	if (desired > w->pools[p].alive) {
+		if (w->pools[p].last_release_ns >= 0 &&                  /* MODEL: A11 */
+		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)
+			pr->scale_relaunches += (uint64_t)(desired - w->pools[p].alive);
+		fs__world_fleet_fill(w, p);
+	}
+	while (w->pools[p].alive > desired) {
+		scale_in_one(w, p);
+		w->pools[p].last_release_ns = w->now_ns;
+	}
+	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
+}
+
+/* Set up the autoscaler after the t = 0 launches: its state, the scaled
+ * pool's saturation throughput when the metric or the forecast needs it,
+ * and the first evaluation. */
+void fs__world_scale_init(struct fs_world *w)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	uint32_t p;
+
+	for (p = 0; p < w->fleet->n_pools; p++) {
+		fs_autoscale_state_init(&w->pools[p].scale);
+		w->pools[p].last_release_ns = -1;
+	}
+	if (!ac->enabled)
+		return;
+	p = (uint32_t)ac->pool;
+	w->pools[p].desired = w->pools[p].target;
+	fs__recorder_pool_desired(&w->rec, p, 0, w->pools[p].target);
+	if (ac->metric == FS_SCALE_CAPACITY_UTIL || ac->predictive) {
+		struct fs_saturation sat;
+
+		if (fs_capacity_util_saturation(w->sc, p, &sat) == 0)
+			w->pools[p].sat_tokens_per_s = sat.output_tokens_per_s;
+	}
+	fs_eventq_push(w->q, ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
+}
+
+/* At the end: requests left waiting with no instance of the scaled pool
+ * serving or starting are stranded (a warning). */
+void fs__world_scale_finish(struct fs_world *w)
+{
+	const struct fs_autoscale_cfg *ac;
+
+	if (w->fleet == NULL || !w->fleet->autoscale.enabled || w->n_unrouted == 0)
+		return;
+	ac = &w->fleet->autoscale;
+	if (w->pools[ac->pool].alive == 0)
+		w->rec.result->fleet.pools[ac->pool].stranded_requests = w->n_unrouted;
+}
+
+void fs__world_scale_fini(struct fs_world *w)
+{
+	for (size_t p = 0; w->pools != NULL && p < w->fleet->n_pools; p++) {
+		fs_autoscale_state_fini(&w->pools[p].scale);
+		free(w->pools[p].ttfts);
+		w->pools[p].ttfts = NULL;
+	}
+}
