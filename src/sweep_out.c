@@ -538,11 +538,11 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	struct fs__sweep_pt *pts = fs_xcalloc(n_points + 1, sizeof *pts);
 	const struct fs__sweep_pt *baseline = NULL;
 	struct fs_error err;
-	char path[4096];
+	struct fs_outset set;
 	size_t n = 0, i;
 	cJSON *root, *list;
 	int rc = 0;
-
+	bool staged = false;
 	size_t best, second;
 
 	for (i = 0; i < n_points; i++)
@@ -558,8 +558,11 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 		pts[i].diff_ci = baseline != NULL ? fs__sweep_paired_diff(&pts[i], baseline) : none;
 		pts[i].diff_best = best != SIZE_MAX ? fs__sweep_paired_diff(&pts[i], &pts[best]) : none;
 	}
-	snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
-	if (write_csv(base, pts, n, path, &err) != 0)
+	/* The five files are staged and appear together (or not at all). */
+	if (fs_outset_begin(&set, o->out_dir, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	staged = rc == 0;
+	if (rc == 0 && write_csv(base, pts, n, fs_outset_path(&set, "sweep.csv"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "scenario", base->name);
@@ -572,18 +575,21 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 	list = cJSON_AddArrayToObject(root, "points");
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(list, fs__sweep_point_json(base, &pts[i]));
-	snprintf(path, sizeof path, "%s/sweep.json", o->out_dir);
-	if (rc == 0 && write_json(root, path, &err) != 0)
+	if (rc != 0)
+		cJSON_Delete(root);
+	else if (write_json(root, fs_outset_path(&set, "sweep.json"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
-	snprintf(path, sizeof path, "%s/pareto.csv", o->out_dir);
-	if (rc == 0 && write_pareto(pts, n, path, &err) != 0)
+	if (rc == 0 && write_pareto(pts, n, fs_outset_path(&set, "pareto.csv"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
-	snprintf(path, sizeof path, "%s/sweep_cdf.csv", o->out_dir);
-	if (rc == 0 && write_cdf(pts, n, path, &err) != 0)
+	if (rc == 0 && write_cdf(pts, n, fs_outset_path(&set, "sweep_cdf.csv"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
-	snprintf(path, sizeof path, "%s/best.json", o->out_dir);
-	if (rc == 0 && write_json(fs__sweep_best_json(base, pts, n, n_points), path, &err) != 0)
+	if (rc == 0 && write_json(fs__sweep_best_json(base, pts, n, n_points),
+	                          fs_outset_path(&set, "best.json"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
+	if (staged && rc == 0 && fs_outset_commit(&set, 1, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	else if (staged && rc != 0)
+		fs_outset_abort(&set);
 	if (rc != 0)
 		fs_error_print(&err);
 	else if (!o->quiet) {
