@@ -2,7 +2,9 @@
  * autoscale.c — the autoscaler's decision (see autoscale.h), after the
  * Kubernetes HPA: proportional proposal with a tolerance, not-yet-ready
  * instances projected as upstream does, stabilisation windows, scaling
- * policies; then scale from/to zero, schedule, idle release and bounds.
+ * policies; then scale from/to zero, schedule and bounds.
+ * Idle release is per instance: the world measures each instance and asks
+ * fs_autoscale_idle_releasable how many may go.
  * Pure apart from the caller-owned struct fs_autoscale_state.  The result
  * always lies in [lower bound, pool max], the max winning a conflict.
  */
@@ -17,7 +19,6 @@
 void fs_autoscale_state_init(struct fs_autoscale_state *st)
 {
 	memset(st, 0, sizeof *st);
-	st->idle_since_ns = -1;
 	st->last_work_ns = -1;
 }
 
@@ -180,19 +181,7 @@ static int policy_limit(const struct fs_scale_rules *r, const struct fs_autoscal
 	return clamp_int(limit);
 }
 
-/* Start, keep or stop the idle timer from this interval's busy fraction. */
-static void track_idle(const struct fs_autoscale_cfg *cfg, struct fs_autoscale_state *st,
-                       const struct fs_autoscale_input *in)
-{
-	if (cfg->idle_for_ns > 0 && in->busy < cfg->idle_busy_below && in->ready > 0) {
-		if (st->idle_since_ns < 0)
-			st->idle_since_ns = in->now_ns;
-	} else {
-		st->idle_since_ns = -1;
-	}
-}
-
-/* The lower bound (MODEL: A5, A6): pool min, scheduled min, forecast, and
+/* The lower bound (MODEL: A6): pool min, scheduled min, forecast, and
  * one instance while work waits (from zero: at least `activation`) or was
  * seen within the zero grace period. */
 static int lower_bound(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
@@ -241,7 +230,6 @@ int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool
 	prune(st->events, &st->n_events, in->now_ns, period_ns);
 	if (in->work > 0)
 		st->last_work_ns = in->now_ns;
-	track_idle(cfg, st, in);
 
 	proposal = fs_autoscale_proposal(cfg, in);
 	want = stabilise(cfg, st, current, proposal, in->now_ns);
@@ -257,9 +245,6 @@ int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool
 		if (want < limit)
 			want = limit < current ? limit : current;            /* MODEL: A7 */
 	}
-	if (want == current && st->idle_since_ns >= 0 &&             /* MODEL: A5 */
-	    in->now_ns - st->idle_since_ns >= cfg->idle_for_ns)
-		want = current - 1;
 	lo = lower_bound(cfg, pool, st, in);                         /* MODEL: A6 */
 	hi = pool->max_count;
 	if (want < lo)
@@ -270,9 +255,36 @@ int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool
 		want = 0;
 	if (want != current)
 		push(&st->events, &st->n_events, &st->cap_events, in->now_ns, want - current);
-	if (want > current)
-		st->idle_since_ns = -1;
-	else if (want < current && st->idle_since_ns >= 0)
-		st->idle_since_ns = in->now_ns;                          /* MODEL: A5 */
 	return want;
+}
+
+/* How many idle instances may leave `desired` (see autoscale.h). */
+int fs_autoscale_idle_releasable(const struct fs_autoscale_cfg *cfg,
+                                 const struct fs_pool_cfg *pool,
+                                 const struct fs_autoscale_state *st,
+                                 const struct fs_autoscale_input *in, int desired)
+{
+	int floor_count = lower_bound(cfg, pool, st, in);
+
+	if (cfg->target > 0 && in->ready > 0 && !isnan(in->metric)) {    /* MODEL: A5 */
+		int need = clamp_int(ceil((double)in->ready * in->metric / cfg->target));
+
+		if (need > floor_count)
+			floor_count = need;
+	}
+	return desired > floor_count ? desired - floor_count : 0;
+}
+
+/* Record an idle release (see autoscale.h). */
+void fs_autoscale_note_release(const struct fs_autoscale_cfg *cfg,
+                               struct fs_autoscale_state *st, fs_ns now_ns, int desired,
+                               int released)
+{
+	(void)cfg;
+	if (released <= 0)
+		return;
+	push(&st->events, &st->n_events, &st->cap_events, now_ns, -released);
+	for (size_t i = 0; i < st->n_recs; i++)                         /* MODEL: A5 */
+		if (st->recs[i].count > desired - released)
+			st->recs[i].count = desired - released;
 }

@@ -29,6 +29,9 @@ static const char run_help[] =
 	"the share of time a pool had the serving instances it wanted.  A spot pool\n"
 	"expecting fewer than 3 reclaims per replication is flagged \"too short to\n"
 	"see spot risk\" (table, summary.json \"warnings\", report).\n"
+	"An autoscaler's warnings (work stranded, at max or its lower bound most of\n"
+	"the run, flapping) go to the same places, to stderr for variants, and its\n"
+	"figures to summary.json \"autoscale\".\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR        output directory (default: out/<scenario file stem>);\n"
@@ -262,6 +265,11 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 
 		for (p = 0; p < summary->n_pools; p++)
 			if (fs_summary_pool_warning(summary, sc, p, text, sizeof text))
+				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
+				        variant != NULL ? variant : "base", text);
+		/* and so do the autoscaler's (MODEL: A11) */
+		for (int k = 0; k < FS_SCALE_WARNINGS; k++)
+			if (fs_summary_scale_warning(summary, sc, k, text, sizeof text))
 				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
 				        variant != NULL ? variant : "base", text);
 	}

@@ -244,6 +244,9 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		        (double)f->pools[p].scale_relaunches /
 		        ((double)results[r]->end_ns / 3600e9) : 0.0);
 		PER_REP(ps->stranded, (double)f->pools[p].stranded_requests);
+		PER_REP(ps->launches_per_h, results[r]->end_ns > 0 ?
+		        (double)f->pools[p].launches / ((double)results[r]->end_ns / 3600e9) : 0.0);
+		PER_REP(ps->idle_releases, (double)f->pools[p].idle_releases);
 	}
 }
 

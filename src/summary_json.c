@@ -294,6 +294,24 @@ static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario
 	return a;
 }
 
+/* The figures behind the autoscaler's warnings, for its pool (MODEL: A11),
+ * each per replication then a CI. */
+static cJSON *autoscale_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	const struct fs_pool_summary *ps = &s->pools[sc->fleet.autoscale.pool];
+	cJSON *o = cJSON_CreateObject(), *po;
+
+	po = cJSON_AddObjectToObject(o, ps->name);
+	cJSON_AddItemToObject(po, "share_at_max", ci_json(&ps->scale_at_max));
+	cJSON_AddItemToObject(po, "share_at_lower_bound", ci_json(&ps->scale_at_min));
+	cJSON_AddItemToObject(po, "launches_per_hour", ci_json(&ps->launches_per_h));
+	cJSON_AddItemToObject(po, "relaunches_within_1h_of_scale_in_per_hour",
+	                      ci_json(&ps->relaunches_per_h));
+	cJSON_AddItemToObject(po, "stranded_requests_at_end", ci_json(&ps->stranded));
+	cJSON_AddItemToObject(po, "idle_releases", ci_json(&ps->idle_releases));
+	return o;
+}
+
 static cJSON *provenance_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -357,6 +375,9 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 		cJSON_AddItemToObject(root, "utilization", utilization_json(s, sc));
 		cJSON_AddItemToObject(root, "availability", availability_json(s, sc));
 		cJSON_AddItemToObject(root, "warnings", warnings_json(s, sc));
+		if (sc->fleet.autoscale.enabled && sc->fleet.autoscale.pool >= 0 &&
+		    (size_t)sc->fleet.autoscale.pool < s->n_pools)
+			cJSON_AddItemToObject(root, "autoscale", autoscale_json(s, sc));
 	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);

@@ -2,7 +2,8 @@
  * world_scale.c — the autoscaler's side of the world: every interval it
  * measures the scaled pool's metric (queue length, concurrency, request
  * rate, KV use, busy, capacity utilisation, p90 TTFT), asks fs_autoscale_decide for a
- * count with the predictive floor, launches or drains instances to match,
+ * count with the predictive floor, releases instances idle for long enough
+ * (per instance, O(1) state each), launches or drains instances to match,
  * and keeps what the warnings need (time at max / min, scale events).
  */
 #include "world_state.h"
@@ -230,6 +231,71 @@ static void scale_in_one(struct fs_world *w, uint32_t p)
 		fs__world_fleet_release(w, (uint32_t)best);
 }
 
+/*
+ * Idle tracking (MODEL: A5), one look: each serving instance of pool p
+ * whose own busy fraction since the last look (or since it began serving)
+ * is below the bound starts or continues an idle stretch from the start of
+ * that span; one at or above it ends its stretch.  Returns how many have
+ * been idle for at least idle_for.  O(instances), O(1) state each.
+ */
+static int track_idle(struct fs_world *w, uint32_t p)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	int n = 0;
+
+	for (size_t i = 0; i < w->n_insts; i++) {
+		struct fs__instance *in = &w->insts[i];
+		fs_ns from_ns = w->now_ns - ac->interval_ns;
+		double busy;
+
+		if (in->pool != p || in->standin || in->state != FS__INST_SERVING)
+			continue;
+		if (from_ns < in->serving_from_ns)
+			from_ns = in->serving_from_ns;
+		if (w->now_ns <= from_ns)
+			continue;
+		busy = (in->busy_ns - in->idle_mark_ns) / (double)(w->now_ns - from_ns);
+		in->idle_mark_ns = in->busy_ns;
+		if (busy < ac->idle_busy_below) {
+			if (!in->idle)
+				in->idle_since_ns = from_ns;
+			in->idle = true;
+		} else {
+			in->idle = false;
+		}
+		n += in->idle && w->now_ns - in->idle_since_ns >= ac->idle_for_ns;
+	}
+	return n;
+}
+
+/* Release up to n of pool p's instances idle for idle_for, the longest idle
+ * first (the earliest launched on a tie); returns how many went. */
+static int release_idle(struct fs_world *w, uint32_t p, int n)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	int done = 0;
+
+	while (done < n) {
+		size_t best = SIZE_MAX;
+
+		for (size_t i = 0; i < w->n_insts; i++) {
+			const struct fs__instance *in = &w->insts[i];
+
+			if (in->pool != p || in->standin || in->state != FS__INST_SERVING ||
+			    !in->idle || w->now_ns - in->idle_since_ns < ac->idle_for_ns)
+				continue;
+			if (best == SIZE_MAX || in->idle_since_ns < w->insts[best].idle_since_ns)
+				best = i;
+		}
+		if (best == SIZE_MAX)
+			break;
+		w->insts[best].idle = false;
+		fs__world_fleet_release(w, (uint32_t)best);                /* MODEL: A5 */
+		done++;
+	}
+	return done;
+}
+
 /* The lower bound the decision could not go below, for the at-min account. */
 static int floor_now(const struct fs_world *w, uint32_t p, int forecast)
 {
@@ -248,13 +314,26 @@ void fs__world_scale_event(struct fs_world *w)
 	uint32_t p = (uint32_t)ac->pool;
 	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
 	struct fs_autoscale_input in = { 0 };
-	int desired;
+	int desired, idle;
 
 	in.now_ns = w->now_ns;
 	in.clock_hour = clock_hour(w);
 	in.metric = pool_metric(w, p, &in);
 	in.forecast_min = forecast_min(w, p);
+	idle = ac->idle_for_ns > 0 ? track_idle(w, p) : 0;
 	desired = fs_autoscale_decide(ac, w->pools[p].cfg, &w->pools[p].scale, &in);
+	if (idle > 0) {
+		int may = fs_autoscale_idle_releasable(ac, w->pools[p].cfg, &w->pools[p].scale,
+		                                       &in, desired);
+		int gone = release_idle(w, p, idle < may ? idle : may);
+
+		if (gone > 0) {
+			fs_autoscale_note_release(ac, &w->pools[p].scale, w->now_ns, desired, gone);
+			desired -= gone;                                     /* MODEL: A5 */
+			pr->idle_releases += (uint64_t)gone;
+			w->pools[p].last_release_ns = w->now_ns;
+		}
+	}
 	pr->scale_looked_ns += (double)ac->interval_ns;
 	if (desired >= w->pools[p].cfg->max_count)
 		pr->scale_at_max_ns += (double)ac->interval_ns;

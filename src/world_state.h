@@ -70,6 +70,10 @@ struct fs__instance {
 	double tokens_processed;     /* prefill + decode tokens of its iterations */
 	double tokens_lost;          /* of those, lost to a reclaim */
 	int64_t waiting, kv_used;    /* last readings (world totals) */
+	bool idle;                   /* idle release: its own busy fraction was below
+	                              * the bound at every look since idle_since_ns */
+	fs_ns idle_since_ns;         /* start of that stretch (valid when idle) */
+	double idle_mark_ns;         /* busy_ns at the last idle look */
 };
 
 /* Availability bookkeeping of a pool or of the fleet (MODEL: F15): the

@@ -250,31 +250,43 @@ static void test_autoscale_schedule_minimum_by_hour(void **state)
 	assert_int_equal(fs_autoscale_scheduled_min(&cfg, 8.0), 0);
 }
 
-static void test_autoscale_idle_release_after_idle_for(void **state)
+/* Idle release (per instance, measured by the world) may take instances
+ * down to the larger of the lower bound and the HPA's uncapped need; after
+ * a release the recommendations in the windows are lowered to the new
+ * count, so a scale-up window does not restore them from older proposals. */
+static void test_autoscale_idle_release_keeps_need_and_floor(void **state)
 {
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
 	struct fs_autoscale_state st;
+	struct fs_autoscale_input in;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
 	cfg.idle_busy_below = 0.1;
 	cfg.idle_for_ns = S(600);
+	cfg.up.window_ns = S(60);
 	fs_autoscale_state_init(&st);
-	/* metric on target, so only idle release can scale in */
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 5, 4.0, 0.05)), 5);
-	assert_int_equal(st.idle_since_ns, 0);
-	assert_int_equal(decide(&cfg, &pool, &st, input(599, 5, 4.0, 0.05)), 5);
-	assert_int_equal(decide(&cfg, &pool, &st, input(600, 5, 4.0, 0.05)), 4);
-	assert_int_equal(st.idle_since_ns, S(600));   /* the timer restarts */
-	assert_int_equal(decide(&cfg, &pool, &st, input(900, 4, 4.0, 0.05)), 4);
-	/* a busy interval stops the timer */
-	assert_int_equal(decide(&cfg, &pool, &st, input(1000, 4, 4.0, 0.5)), 4);
-	assert_int_equal(st.idle_since_ns, -1);
-	assert_int_equal(decide(&cfg, &pool, &st, input(1100, 4, 4.0, 0.0)), 4);
-	assert_int_equal(decide(&cfg, &pool, &st, input(1700, 4, 4.0, 0.0)), 3);
-	pool.min_count = 3;              /* never below the pool minimum */
-	assert_int_equal(decide(&cfg, &pool, &st, input(2300, 3, 4.0, 0.0)), 3);
+	/* 5 ready at 2 per instance: 10 in all need ceil(10 / 4) = 3 */
+	in = input(0, 5, 2.0, 0.5);
+	assert_int_equal(fs_autoscale_idle_releasable(&cfg, &pool, &st, &in, 5), 2);
+	in.metric = 4.0;                                   /* on target: all 5 needed */
+	assert_int_equal(fs_autoscale_idle_releasable(&cfg, &pool, &st, &in, 5), 0);
+	in.metric = 0.0;
+	pool.min_count = 4;                                /* the floor stays */
+	assert_int_equal(fs_autoscale_idle_releasable(&cfg, &pool, &st, &in, 5), 1);
+	pool.min_count = 1;
+	assert_int_equal(fs_autoscale_idle_releasable(&cfg, &pool, &st, &in, 5), 4);
+
+	/* decided 5 (within tolerance), then 2 idle ones leave: 3 */
+	assert_int_equal(decide(&cfg, &pool, &st, input(0, 5, 4.2, 0.5)), 5);
+	fs_autoscale_note_release(&cfg, &st, S(0), 5, 2);
+	assert_int_equal(st.n_events, 1);
+	assert_int_equal(st.events[0].count, -2);
+	/* 4.8 on 3 proposes ceil(3.6) = 4, but the up window's lowest is the
+	 * lowered 3 of t = 0: no relaunch; once t = 0 leaves the window, 4 */
+	assert_int_equal(decide(&cfg, &pool, &st, input(15, 3, 4.8, 0.5)), 3);
+	assert_int_equal(decide(&cfg, &pool, &st, input(75, 3, 4.8, 0.5)), 4);
 	fs_autoscale_state_fini(&st);
 }
 
@@ -324,7 +336,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_scale_down_window_and_policy),
 		cmocka_unit_test(test_autoscale_from_and_to_zero),
 		cmocka_unit_test(test_autoscale_schedule_minimum_by_hour),
-		cmocka_unit_test(test_autoscale_idle_release_after_idle_for),
+		cmocka_unit_test(test_autoscale_idle_release_keeps_need_and_floor),
 		cmocka_unit_test(test_autoscale_clamps_and_forecast),
 	};
 

@@ -3,7 +3,8 @@
  * configuration, its own state (recent recommendations and scale events,
  * idle and work timers) and what the world measured: the Kubernetes HPA
  * algorithm (proportional rule, tolerance, stabilisation windows, scaling
- * policies), scale from and to zero, scheduled minimums and idle release.
+ * policies), scale from and to zero, scheduled minimums; and how much idle
+ * release (per instance, measured by the world) may take.
  * The world applies the decision and calls it every interval.  The state's
  * arrays are owned by it (fs_autoscale_state_fini frees them).
  */
@@ -26,7 +27,6 @@ struct fs_autoscale_state {
 	size_t n_recs, cap_recs;
 	struct fs_scale_rec *events; /* scale events within the longest policy period */
 	size_t n_events, cap_events;
-	fs_ns idle_since_ns;         /* start of the current idle stretch, -1 none */
 	fs_ns last_work_ns;          /* last look that saw work in the pool, -1 never */
 };
 
@@ -51,7 +51,7 @@ struct fs_autoscale_input {
  * instances still starting count as current and, on a scale-up, as
  * reporting 0), stabilised over the windows (up: the lowest proposal of
  * the scale-up window; down: the highest of the scale-down window), limited
- * by the scaling policies, then idle release, then the bounds: at least
+ * by the scaling policies, then the bounds: at least
  * max(pool min, scheduled min, forecast) and at least 1 when work waits
  * (activation threshold from zero) or was seen within the zero grace
  * period; at most max.  Records the proposal and any change in st.
@@ -59,6 +59,30 @@ struct fs_autoscale_input {
  */
 int fs_autoscale_decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
                         struct fs_autoscale_state *st, const struct fs_autoscale_input *in);
+
+/*
+ * Idle release (MODEL: A5): how many of `desired` instances the world may
+ * release because they were idle, so that the count stays at or above the
+ * lower bound (min, schedule, forecast, work waiting) and at or above the
+ * HPA's uncapped need ceil(ready x metric / target), without tolerance:
+ * the HPA's next proposal then does not relaunch them.  0 when desired is
+ * already at that floor.  O(schedule steps).
+ */
+int fs_autoscale_idle_releasable(const struct fs_autoscale_cfg *cfg,
+                                 const struct fs_pool_cfg *pool,
+                                 const struct fs_autoscale_state *st,
+                                 const struct fs_autoscale_input *in, int desired);
+
+/*
+ * Record that `released` idle instances left a pool the decision had set to
+ * `desired` (MODEL: A5): a scale event of -released (the scaling policies
+ * count it), and every recommendation still in a stabilisation window
+ * lowered to the new count, so that a scale-up window does not restore the
+ * released instances from proposals made before the release.  O(history).
+ */
+void fs_autoscale_note_release(const struct fs_autoscale_cfg *cfg,
+                               struct fs_autoscale_state *st, fs_ns now_ns, int desired,
+                               int released);
 
 /* The HPA proposal alone (tolerance and not-ready projection, no windows,
  * policies or bounds): the instance count the metric asks for. */

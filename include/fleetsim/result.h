@@ -114,6 +114,8 @@ struct fs_pool_result {
 	                                     * autoscaler released one (flapping) */
 	uint64_t stranded_requests;         /* requests left queued at the end with no
 	                                     * instance serving or starting */
+	uint64_t idle_releases;             /* instances released by idle release
+	                                     * (their own busy below the bound, A5) */
 };
 
 struct fs_fleet_result {

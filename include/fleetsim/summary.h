@@ -118,6 +118,8 @@ struct fs_pool_summary {
 	struct fs_ci relaunches_per_h;       /* launches within an hour of a scale-in,
 	                                      * per simulated hour */
 	struct fs_ci stranded;               /* requests queued at the end, no instance */
+	struct fs_ci launches_per_h;         /* instances launched per simulated hour */
+	struct fs_ci idle_releases;          /* instances released idle (MODEL: A5) */
 };
 
 /* The fleet's cost (MODEL: F13, F14), each per replication then a CI. */
