@@ -393,6 +393,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_scenario *s
 	    load_fleet_and_variants(sc, root, s) != 0 ||
 	    load_study(sc, root, s) != 0 ||
 	    check_work(sc, fs__sc_get(root, "simulation"), s) != 0 ||
+	    fs__sc_check_fleet_work(sc, root, s) != 0 ||
+	    fs__sc_check_sweep_work(sc, root, s) != 0 ||
 	    check_served(sc, root, s) != 0)
 		return -1;
 	return 0;

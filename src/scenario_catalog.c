@@ -51,20 +51,20 @@ struct gpu_num {
 
 #define GPU_FIELD(f) offsetof(struct fs_gpu_spec, f)
 static const struct gpu_num GPU_NUMS[] = {
-	{ "mem_gb", GPU_FIELD(mem_bytes), GB, 0, true, INFINITY, true },
-	{ "mem_bw_gbps", GPU_FIELD(mem_bw_bytes_per_s), GB, 0, true, INFINITY, true },
-	{ "fp16_tflops", GPU_FIELD(fp16_flops_per_s), TERA, 0, true, INFINITY, true },
-	{ "fp8_tflops", GPU_FIELD(fp8_flops_per_s), TERA, 0, false, INFINITY, false },
-	{ "int8_tops", GPU_FIELD(int8_ops_per_s), TERA, 0, false, INFINITY, false },
-	{ "link_gbps", GPU_FIELD(link_bytes_per_s), GB, 0, false, INFINITY, false },
-	{ "tdp_w", GPU_FIELD(tdp_w), 1, 0, false, INFINITY, false },
+	{ "mem_gb", GPU_FIELD(mem_bytes), GB, 0, true, 1e5, true },
+	{ "mem_bw_gbps", GPU_FIELD(mem_bw_bytes_per_s), GB, 0, true, 1e6, true },
+	{ "fp16_tflops", GPU_FIELD(fp16_flops_per_s), TERA, 0, true, 1e6, true },
+	{ "fp8_tflops", GPU_FIELD(fp8_flops_per_s), TERA, 0, false, 1e6, false },
+	{ "int8_tops", GPU_FIELD(int8_ops_per_s), TERA, 0, false, 1e6, false },
+	{ "link_gbps", GPU_FIELD(link_bytes_per_s), GB, 0, false, 1e6, false },
+	{ "tdp_w", GPU_FIELD(tdp_w), 1, 0, false, 1e6, false },
 	{ "mfu", GPU_FIELD(mfu), 1, 0, true, 1, false },
 	{ "mbu", GPU_FIELD(mbu), 1, 0, true, 1, false },
 	{ "price_on_demand_usd_per_h", GPU_FIELD(price_on_demand_usd_per_h), 1, 0,
-	  false, INFINITY, false },
+	  false, 1e9, false },
 	{ "price_spot_usd_per_h", GPU_FIELD(price_spot_usd_per_h), 1, 0, false,
-	  INFINITY, false },
-	{ "price_monthly_usd", GPU_FIELD(price_monthly_usd), 1, 0, false, INFINITY,
+	  1e9, false },
+	{ "price_monthly_usd", GPU_FIELD(price_monthly_usd), 1, 0, false, 1e9,
 	  false },
 };
 #define N_GPU_NUMS (sizeof GPU_NUMS / sizeof GPU_NUMS[0])
@@ -341,7 +341,7 @@ static int load_gpu(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file
 	const struct fs_gpu_spec *base = NULL;
 	const char *id = NULL, *base_name = NULL, *text = NULL;
 	double v;
-	fs_ns d;
+	fs_ns d = 0;
 	size_t i;
 
 	if (fs__sc_check_object(sc, node, GPU_KEYS) != 0 ||
@@ -392,7 +392,7 @@ static int load_gpu(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file
 			*gpu_num(g, f->off) = v * f->scale;
 	}
 	for (i = 0; i < N_GPU_DURS; i++) {
-		if (fs__sc_duration(sc, node, GPU_DURS[i].key, 0, &d) < 0)
+		if (fs__sc_duration_upto(sc, node, GPU_DURS[i].key, 0, FS__MAX_OVERHEAD_NS, &d) < 0)
 			return -1;
 		if (fs__sc_get(node, GPU_DURS[i].key) != NULL)
 			*gpu_dur(g, GPU_DURS[i].off) = d;

@@ -421,3 +421,74 @@ cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
 	}
 	return fl;
 }
+
+/* ---- work bounds ------------------------------------------------------------------ */
+
+/* Fail at obj[key] when present (path names obj), else at obj itself,
+ * where a default (named `label`) set the value. */
+static int fail_work(struct fs__sc *sc, const cJSON *obj, const char *key, const char *label,
+                     const char *path, const char *what, double bound, double found,
+                     const char *fix)
+{
+	fs__sc_path_set(sc, path);
+	if (fs__sc_get(obj, key) != NULL)
+		return fs__sc_fail_member(sc, obj, key, "expected at most %.0e %s, found %.3g; "
+		                          "shorten the horizon or %s %s", bound, what, found,
+		                          fix, key);
+	return fs__sc_fail_at(sc, obj, "expected at most %.0e %s, found %.3g (with the "
+	                      "default %s); shorten the horizon or %s %s", bound, what, found,
+	                      label, fix, label);
+}
+
+int fs__sc_check_fleet_work(struct fs__sc *sc, const cJSON *root, const struct fs_scenario *s)
+{
+	const struct fs_fleet_cfg *f = &s->fleet;
+	const cJSON *fleet = fs__sc_get(root, "fleet");
+	const cJSON *pools = fs__sc_get(fleet, "pools");
+	const double horizon_ns = (double)s->sim.horizon_ns;
+	struct fs__sc_saved_path saved;
+	char path[64];
+	int rc = 0;
+
+	if (!f->explicit_fleet || fleet == NULL)
+		return 0;
+	fs__sc_path_save(sc, &saved);
+	for (size_t i = 0; i < f->n_pools && rc == 0; i++) {
+		const struct fs_pool_cfg *p = &f->pools[i];
+		const cJSON *pn = cJSON_GetArrayItem(pools, (int)i);
+		const cJSON *spot = fs__sc_get(pn, "spot");
+		const cJSON *at = spot != NULL ? spot : pn;
+		double n = (double)p->count + p->overprovision + p->max_count;
+		double retries, reclaims;
+
+		if (p->pricing != FS_PRICING_SPOT || pn == NULL)
+			continue;
+		snprintf(path, sizeof path, "fleet.pools[%zu]%s", i, spot != NULL ? ".spot" : "");
+		/* every instance slot may retry a launch once per relaunch_retry */
+		retries = n * horizon_ns / (double)p->spot.relaunch_retry_ns;
+		/* every zone of the pool may be reclaimed at its rate */
+		reclaims = (double)p->n_zones * p->spot.zone_reclaim_rate_per_h *
+		           horizon_ns / 3.6e12;
+		if (retries > FS__MAX_FLEET_EVENTS)
+			rc = fail_work(sc, at, "relaunch_retry", "spot.relaunch_retry", path,
+			               "relaunch retries per "
+			               "replication ((count + overprovision + max) x horizon / "
+			               "relaunch_retry)", FS__MAX_FLEET_EVENTS, retries, "raise");
+		else if (reclaims > FS__MAX_FLEET_EVENTS)
+			rc = fail_work(sc, at, "zone_reclaims_per_day", "spot.zone_reclaims_per_day",
+			               path, "zone reclaims per "
+			               "replication (zones x zone_reclaims_per_day x horizon)",
+			               FS__MAX_FLEET_EVENTS, reclaims, "lower");
+	}
+	if (rc == 0 && f->autoscale.enabled) {
+		const cJSON *as = fs__sc_get(fleet, "autoscale");
+		double evals = horizon_ns / (double)f->autoscale.interval_ns;
+
+		if (as != NULL && evals > FS__MAX_SCALE_EVALS)
+			rc = fail_work(sc, as, "interval", "interval", "fleet.autoscale", "autoscaler "
+			               "evaluations per replication (horizon / interval)",
+			               FS__MAX_SCALE_EVALS, evals, "raise");
+	}
+	fs__sc_path_restore(sc, &saved);
+	return rc;
+}

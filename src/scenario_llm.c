@@ -130,13 +130,14 @@ static int load_efficiency(struct fs__sc *sc, const cJSON *node, struct fs_perf_
 	if (fs__sc_check_object(sc, node, EFFICIENCY_KEYS) != 0 ||
 	    fs__sc_number(sc, node, "mfu", 0, true, 1, false, &perf->mfu) < 0 ||
 	    fs__sc_number(sc, node, "mbu", 0, true, 1, false, &perf->mbu) < 0 ||
-	    fs__sc_duration(sc, node, "iteration_overhead", 0,
-	                    &perf->iteration_overhead_ns) < 0 ||
-	    fs__sc_duration(sc, node, "per_seq_overhead", 0,
-	                    &perf->per_seq_overhead_ns) < 0 ||
-	    fs__sc_duration(sc, node, "layer_overhead", 0, &perf->layer_overhead_ns) < 0 ||
-	    fs__sc_duration(sc, node, "allreduce_latency", 0,
-	                    &perf->allreduce_latency_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "iteration_overhead", 0, FS__MAX_OVERHEAD_NS,
+	                         &perf->iteration_overhead_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "per_seq_overhead", 0, FS__MAX_OVERHEAD_NS,
+	                         &perf->per_seq_overhead_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "layer_overhead", 0, FS__MAX_OVERHEAD_NS,
+	                         &perf->layer_overhead_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "allreduce_latency", 0, FS__MAX_OVERHEAD_NS,
+	                         &perf->allreduce_latency_ns) < 0 ||
 	    fs__sc_number(sc, node, "activation_reserve_gb", 0, false, 1e6, false,
 	                  &reserve_gb) < 0)
 		return -1;
@@ -285,7 +286,7 @@ int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_number(sc, node, "gpu_mem_util", 0, true, 1, false,
 	                  &perf->gpu_mem_util) < 0 ||
 	    load_block_tokens(sc, node, &block_tokens) < 0 ||
-	    fs__sc_int(sc, node, "kv_blocks", 1, FS__MAX_INT_JSON, &pinned) < 0 ||
+	    fs__sc_int(sc, node, "kv_blocks", 1, FS__MAX_KV_BLOCKS, &pinned) < 0 ||
 	    load_sched(sc, node, perf, &llm->sched) < 0)
 		return -1;
 	perf->block_tokens = (int)block_tokens;

@@ -110,8 +110,8 @@ static int load_delay(struct fs__sc *sc, const cJSON *node, struct fs_delay_cfg 
 		                  "\"min\" and \"max\")") != 0 ||
 		    fs__sc_forbid(sc, node, "cv", "unless dist is \"lognormal\"") != 0 ||
 		    fs__sc_require(sc, node, "min") != 0 || fs__sc_require(sc, node, "max") != 0 ||
-		    fs__sc_duration(sc, node, "min", 0, &d->min_ns) < 0 ||
-		    fs__sc_duration(sc, node, "max", 0, &d->max_ns) < 0)
+		    fs__sc_duration_upto(sc, node, "min", 0, FS__MAX_DELAY_NS, &d->min_ns) < 0 ||
+		    fs__sc_duration_upto(sc, node, "max", 0, FS__MAX_DELAY_NS, &d->max_ns) < 0)
 			return -1;
 		if (d->max_ns < d->min_ns)
 			return fs__sc_fail_member(sc, node, "max", "expected a duration >= "
@@ -124,7 +124,7 @@ static int load_delay(struct fs__sc *sc, const cJSON *node, struct fs_delay_cfg 
 	    (d->kind != FS_DELAY_LOGNORMAL &&
 	     fs__sc_forbid(sc, node, "cv", "unless dist is \"lognormal\"") != 0) ||
 	    fs__sc_require(sc, node, "mean") != 0 ||
-	    fs__sc_duration(sc, node, "mean", 0, &d->mean_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "mean", 0, FS__MAX_DELAY_NS, &d->mean_ns) < 0 ||
 	    (d->kind == FS_DELAY_LOGNORMAL && fs__sc_require(sc, node, "cv") != 0) ||
 	    fs__sc_number(sc, node, "cv", 0, true, 100, false, &d->cv) < 0)
 		return -1;
@@ -138,7 +138,8 @@ static int load_billing(struct fs__sc *sc, const cJSON *node, struct fs_billing_
 	if (fs__sc_check_object(sc, node, BILLING_KEYS) != 0 ||
 	    fs__sc_enum(sc, node, "granularity", "billing granularity", GRANULARITY_NAMES,
 	                &g) < 0 ||
-	    fs__sc_duration(sc, node, "minimum", 0, &b->minimum_ns) < 0)
+	    fs__sc_duration_upto(sc, node, "minimum", 0, FS__MAX_DELAY_NS,
+	                         &b->minimum_ns) < 0)
 		return -1;
 	b->granularity = g == 0 ? FS_BILL_PER_SECOND : FS_BILL_PER_HOUR;
 	return 0;
@@ -188,7 +189,7 @@ static int load_price_schedule(struct fs__sc *sc, const cJSON *node, bool usd_cu
 		p->n_price_steps = i + 1;
 		if (fs__sc_check_object(sc, step, PRICE_STEP_KEYS) != 0 ||
 		    fs__sc_require(sc, step, "at") != 0 ||
-		    fs__sc_duration(sc, step, "at", 0, &st->at_ns) < 0 ||
+		    fs__sc_duration_upto(sc, step, "at", 0, FS__MAX_DELAY_NS, &st->at_ns) < 0 ||
 		    read_price(sc, step, "price_per_h", usd_currency ? "usd_per_h" : NULL,
 		               true, &st->usd_per_h) < 0)
 			return -1;
@@ -521,7 +522,8 @@ int fs__sc_load_pool(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s
 	if (fs__sc_number(sc, node, "load_gbps", 0, true, 1e6, false, &gbps) < 0)
 		return -1;
 	p->load_bytes_per_s = gbps * 1e9;
-	if (fs__sc_duration(sc, node, "engine_start", 0, &p->engine_start_ns) < 0 ||
+	if (fs__sc_duration_upto(sc, node, "engine_start", 0, FS__MAX_DELAY_NS,
+	                         &p->engine_start_ns) < 0 ||
 	    load_prices(sc, node, s, p) != 0)
 		return -1;
 	if (p->pricing == FS_PRICING_SPOT && fs__sc_get(node, "price_schedule") != NULL)

@@ -160,9 +160,11 @@ int fs__sc_load_spot(struct fs__sc *sc, const cJSON *node, struct fs_spot_cfg *o
 		return -1;
 	if (rc > 0)
 		sp.zone_reclaim_rate_per_h = per_day / 24.0;
-	if (fs__sc_duration(sc, node, "zone_outage", 0, &sp.zone_outage_ns) < 0 ||
-	    fs__sc_duration(sc, node, "notice", 0, &sp.notice_ns) < 0 ||
-	    fs__sc_duration(sc, node, "relaunch_retry", 1, &sp.relaunch_retry_ns) < 0)
+	if (fs__sc_duration_upto(sc, node, "zone_outage", 0, FS__MAX_DELAY_NS,
+	                         &sp.zone_outage_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "notice", 0, FS__MAX_DELAY_NS, &sp.notice_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "relaunch_retry", 1, FS__MAX_DELAY_NS,
+	                         &sp.relaunch_retry_ns) < 0)
 		return -1;
 	rc = fs__sc_enum(sc, node, "in_flight", "in-flight action", INFLIGHT_NAMES, &act);
 	if (rc < 0)

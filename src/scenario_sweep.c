@@ -450,3 +450,29 @@ cJSON *fs__sc_print_sweep(const struct fs_sweep_cfg *cfg)
 	fs__sc_print_number(sweep, "baseline", (double)cfg->baseline);
 	return sweep;
 }
+
+int fs__sc_check_sweep_work(struct fs__sc *sc, const cJSON *root, const struct fs_scenario *s)
+{
+	const cJSON *sweep = fs__sc_get(root, "sweep");
+	struct fs__sc_saved_path saved;
+	double points, reps, runs;
+	int rc = 0;
+
+	if (!s->sweep.present || sweep == NULL)
+		return 0;
+	points = (double)fs_sweep_n_points(&s->sweep);
+	reps = (double)s->sim.replications;
+	if (s->objective.present && s->objective.max_replications > s->sim.replications)
+		reps = (double)s->objective.max_replications;  /* the stopping rule's cap */
+	runs = points * reps;
+	if (runs > FS__MAX_RUNS) {
+		fs__sc_path_save(sc, &saved);
+		fs__sc_path_set(sc, "sweep");
+		rc = fs__sc_fail_at(sc, sweep, "expected at most %.0e replication runs "
+		                    "(points x replications, or x objective.max_replications), "
+		                    "found %.0f x %.0f; use fewer axis values or replications",
+		                    FS__MAX_RUNS, points, reps);
+		fs__sc_path_restore(sc, &saved);
+	}
+	return rc;
+}

@@ -429,6 +429,51 @@ static int apply_named(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 
 /* ---- command-line sets ---------------------------------------------------------------- */
 
+/* A set's text as it may be echoed in a message: every byte that is a
+ * control character or not ASCII becomes '?' (the text may be what the
+ * strict rules refused). */
+static void set_where(const char *text, char *where, size_t where_len)
+{
+	size_t n = (size_t)snprintf(where, where_len, "--set %s", text);
+
+	if (n >= where_len)
+		n = where_len - 1;
+	for (size_t k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)where[k];
+
+		if (c < 0x20 || c >= 0x7f)
+			where[k] = '?';
+	}
+}
+
+/* The strict text rules of files (fs__jpos_check_text) on a set: its path,
+ * checked as the JSON string it names, and its value.  0 or -1 with err. */
+static int check_set_text(struct fs__sc *sc, const char *text, const char *eq,
+                          const char *where)
+{
+	size_t path_len = (size_t)(eq - text), vlen = strlen(eq + 1), off, k, n = 0;
+	char msg[256], *quoted = fs_xmalloc(2 * path_len + 3);
+	int rc;
+
+	quoted[n++] = '"';
+	for (k = 0; k < path_len; k++) {
+		if (text[k] == '"' || text[k] == '\\')
+			quoted[n++] = '\\';
+		quoted[n++] = text[k];
+	}
+	quoted[n++] = '"';
+	quoted[n] = '\0';
+	rc = fs__jpos_check_text(quoted, n, &off, msg, sizeof msg);
+	free(quoted);
+	if (rc != 0)
+		return fs_error_set(sc->err, where, NULL, "expected a path of valid "
+		                    "UTF-8 text without control characters; %s", msg);
+	if (fs__jpos_check_text(eq + 1, vlen, &off, msg, sizeof msg) != 0)
+		return fs_error_set(sc->err, where, NULL, "value byte %zu: %s", off + 1,
+		                    msg);
+	return 0;
+}
+
 static int apply_cli_set(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
                          const char *text, size_t i)
 {
@@ -437,10 +482,12 @@ static int apply_cli_set(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 	cJSON *value;
 	int rc;
 
-	snprintf(where, sizeof where, "--set %s", text);
+	set_where(text, where, sizeof where);
 	if (eq == NULL || eq == text)
 		return fs_error_set(sc->err, where, NULL, "expected PATH=VALUE, such as "
 		                    "'fleet.pools[0].count=4' or 'fleet.strategy=\"relaunch\"'");
+	if (check_set_text(sc, text, eq, where) != 0)
+		return -1;
 	value = cJSON_ParseWithOpts(eq + 1, &end, 1);
 	if (value == NULL)
 		return fs_error_set(sc->err, where, NULL, "expected a JSON value");

@@ -17,6 +17,7 @@
 
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
+#include "fleetsim/scenario.h"
 #include "json_pos.h"
 
 struct fs_catalog_file;
@@ -39,6 +40,14 @@ struct fs_model_spec;
 #define FS__MAX_CV 100.0             /* any coefficient of variation */
 #define FS__MAX_RATE_PER_S 1e7       /* any arrival rate */
 #define FS__MAX_SERVICE_NS (INT64_C(86400) * 1000000000) /* a queue service mean */
+#define FS__MAX_DELAY_NS FS__MAX_HORIZON_NS /* any fleet delay, notice, outage,
+                                             * retry, schedule step: t + d cannot
+                                             * overflow */
+#define FS__MAX_FLEET_EVENTS 1e9     /* relaunch retries, zone reclaims per replication */
+#define FS__MAX_SCALE_EVALS 1e8      /* horizon / autoscale interval */
+#define FS__MAX_RUNS 1e8             /* sweep points x replications (a cap) */
+#define FS__MAX_KV_BLOCKS INT64_C(1000000000) /* a pinned kv_blocks */
+#define FS__MAX_OVERHEAD_NS (INT64_C(3600) * 1000000000) /* a catalog overhead */
 
 struct fs__sc {
 	const char *file;            /* name used in messages (borrowed) */
@@ -153,6 +162,27 @@ int fs__sc_int(struct fs__sc *sc, const cJSON *obj, const char *key,
 int fs__sc_duration(struct fs__sc *sc, const cJSON *obj, const char *key,
                     fs_ns min_ns, fs_ns *out);
 
+/* fs__sc_duration that also refuses a value above max_ns (at the key:
+ * "expected a duration <= MAX, found X"). */
+static inline int fs__sc_duration_upto(struct fs__sc *sc, const cJSON *obj, const char *key,
+                                       fs_ns min_ns, fs_ns max_ns, fs_ns *out)
+{
+	fs_ns v = 0;
+	char found[64], bound[40];
+	int rc = fs__sc_duration(sc, obj, key, min_ns, &v);
+
+	if (rc != 1)
+		return rc;
+	if (v > max_ns) {
+		fs__sc_found(sc, fs__sc_get(obj, key), found, sizeof found);
+		fs_duration_format(max_ns, bound, sizeof bound);
+		return fs__sc_fail_member(sc, obj, key, "expected a duration <= %s, found %s",
+		                          bound, found);
+	}
+	*out = v;
+	return 1;
+}
+
 /* A string; non-empty unless allow_empty. */
 int fs__sc_string(struct fs__sc *sc, const cJSON *obj, const char *key,
                   bool allow_empty, const char **out);
@@ -244,6 +274,10 @@ int fs__sc_vllm_gpu(struct fs__sc *sc, const cJSON *obj, const char *key,
  * engine (nothing for a queue engine). */
 int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s);
 void fs__sc_fleet_implicit(struct fs_scenario *s);
+/* The work a loaded fleet implies over the horizon (docs/SCENARIO.md,
+ * "Work bounds"): relaunch retries and zone reclaims per replication,
+ * autoscaler evaluations.  0 or -1 with the error at the key that sets it. */
+int fs__sc_check_fleet_work(struct fs__sc *sc, const cJSON *root, const struct fs_scenario *s);
 /* Free what the fleet owns and zero it; zeroed is fine. */
 void fs__sc_fleet_fini(struct fs_fleet_cfg *fleet);
 /* The "fleet" object of an explicit fleet (caller deletes). */
@@ -335,6 +369,9 @@ int fs__sc_print_unused_spot_note(const struct fs_scenario *s, const struct fs_p
 int fs__sc_load_sweep(struct fs__sc *sc, const cJSON *root, const cJSON *node,
                       struct fs_sweep_cfg *cfg);
 void fs__sc_sweep_fini(struct fs_sweep_cfg *cfg);
+/* Sweep points x the replications each may run (replications, or the
+ * objective's max_replications) at most FS__MAX_RUNS: 0, or -1 at "sweep". */
+int fs__sc_check_sweep_work(struct fs__sc *sc, const cJSON *root, const struct fs_scenario *s);
 cJSON *fs__sc_print_sweep(const struct fs_sweep_cfg *cfg);
 int fs__sc_load_objective(struct fs__sc *sc, const cJSON *node,
                           const struct fs_scenario *s, struct fs_objective_cfg *cfg);

@@ -349,6 +349,57 @@ static void test_upfront_sweep_set_with_a_bad_value_writes_nothing(void **state)
 	fixture_free(&f);
 }
 
+/* A --set value obeys the strict text rules of files: invalid UTF-8, a raw
+ * control character in a string or outside one, \u0000 and a leading zero
+ * are refused with exit 2, naming the --set (bad bytes shown as '?'), and
+ * `run` leaves no output behind. */
+static void test_upfront_set_value_text_is_strict(void **state)
+{
+	static const struct { const char *set, *want; } cases[] = {
+		{ "engine.servers=\"\xff\"",
+		  "--set engine.servers=\"?\": value byte 2: invalid JSON: invalid UTF-8 in string\n" },
+		{ "engine.servers=\"\xc0\xaf\"",
+		  "--set engine.servers=\"??\": value byte 2: invalid JSON: invalid UTF-8 in string\n" },
+		{ "engine.servers=\"a\x01\"",
+		  "--set engine.servers=\"a?\": value byte 3: invalid JSON: raw control character "
+		  "in string (escape it, e.g. \\t or \\u001f)\n" },
+		{ "engine.servers=\x01" "3",
+		  "--set engine.servers=?3: value byte 1: invalid JSON: control character 0x01 "
+		  "outside a string (whitespace is space, tab, newline or CR)\n" },
+		{ "engine.servers=03",
+		  "--set engine.servers=03: value byte 1: invalid JSON: invalid number (leading "
+		  "zeros are not allowed)\n" },
+		{ "engine\x02.servers=3",
+		  "--set engine?.servers=3: expected a path of valid UTF-8 text without control "
+		  "characters; invalid JSON: raw control character in string (escape it, e.g. "
+		  "\\t or \\u001f)\n" },
+	};
+	struct fixture f = make("");
+	struct stat st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *run[] = { "run", f.file, "-q", "-o", f.out, "--set", cases[i].set,
+		                      NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(run);
+
+		assert_int_equal(r.exit_code, 2);
+		assert_string_equal(r.err, cases[i].want);
+		assert_int_not_equal(stat(f.out, &st), 0);
+		fs_test_run_free(&r);
+	}
+	/* \u0000 would silently cut a name short */
+	{
+		const char *run[] = { "validate", f.file, "--set", "name=\"a\\u0000b\"", NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(run);
+
+		assert_int_equal(r.exit_code, 2);
+		assert_non_null(strstr(r.err, "--set name=\"a\\u0000b\": value byte "));
+		fs_test_run_free(&r);
+	}
+	fixture_free(&f);
+}
+
 /* validate with --set checks the axis values on the edited document. */
 static void test_upfront_validate_set_checks_the_axis_values_too(void **state)
 {
@@ -415,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_upfront_sweep_set_with_a_bad_value_writes_nothing),
 		cmocka_unit_test(test_upfront_validate_set_checks_the_axis_values_too),
 		cmocka_unit_test(test_upfront_sweep_set_works),
+		cmocka_unit_test(test_upfront_set_value_text_is_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
