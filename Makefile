@@ -152,7 +152,8 @@ valgrind:
 # build-fuzz/; each harness links libFuzzer's main.  fuzz_trace.c and
 # fuzz_capacity.c are built once per format.  Every harness runs for
 # FUZZ_SECONDS from the repository root, its seeds in tests/fuzz/NAME/ and
-# what it finds in build-fuzz/corpus/NAME/; a crash leaves its input in
+# what it finds in build-fuzz/corpus/NAME/ (fuzz_scenario and fuzz_set with
+# the key dictionary tests/fuzz/scenario.dict); a crash leaves its input in
 # build-fuzz/artifacts/.  The target fails when any harness failed.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -194,9 +195,10 @@ fuzz-build:
 fuzz: fuzz-build
 	@failed=""; for h in $(FUZZ_NAMES); do \
 		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts; \
+		dict=""; case $$h in scenario|set) dict=-dict=tests/fuzz/scenario.dict;; esac; \
 		echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \
 		if ./build-fuzz/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-			-max_len=16384 -print_final_stats=1 \
+			-max_len=16384 -print_final_stats=1 $$dict \
 			-artifact_prefix=build-fuzz/artifacts/$$h- \
 			build-fuzz/corpus/$$h tests/fuzz/$$h > build-fuzz/fuzz_$$h.log 2>&1; \
 		then echo "fuzz_$$h: ok, $$(sed -n 's/^stat::number_of_executed_units: *//p' \
