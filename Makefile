@@ -158,7 +158,7 @@ valgrind:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_NAMES   := scenario set trace_azure trace_vidur trace_mooncake \
-                capacity_skypilot capacity_spotserve step_table empirical
+                capacity_skypilot capacity_spotserve step_table empirical catalog
 FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_OBJ     := $(FUZZ_BIN:=.o)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -195,7 +195,7 @@ fuzz-build:
 fuzz: fuzz-build
 	@failed=""; for h in $(FUZZ_NAMES); do \
 		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts; \
-		dict=""; case $$h in scenario|set) dict=-dict=tests/fuzz/scenario.dict;; esac; \
+		dict=""; case $$h in scenario|set|catalog) dict=-dict=tests/fuzz/scenario.dict;; esac; \
 		echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \
 		if ./build-fuzz/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 			-max_len=16384 -print_final_stats=1 $$dict \
