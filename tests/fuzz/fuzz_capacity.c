@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t = fs_capacity_trace_load(path, "fuzz.capacity", FUZZ_CAPACITY_FORMAT,
 		                           scales[k], k == 1, &err);
 		if (t == NULL) {
-			fuzz_check_error(&err);
+			fuzz_check_error(&err, "fuzz.capacity");
 			continue;
 		}
 		check_trace(t);

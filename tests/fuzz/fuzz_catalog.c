@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	if (cf == NULL) {
-		fuzz_check_error(&err);
+		fuzz_check_error(&err, path);
 		return 0;
 	}
 	for (i = 0; i < cf->n_gpus; i++)

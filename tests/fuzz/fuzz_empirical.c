@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		values = NULL;
 		n = 0;
 		if (fs_empirical_load(path, "fuzz.lengths", columns[k], &values, &n, &err) != 0) {
-			fuzz_check_error(&err);
+			fuzz_check_error(&err, "fuzz.lengths");
 			fuzz_check(values == NULL, "nothing returned on failure");
 			continue;
 		}

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	sc = fs_scenario_load_text((const char *)data, size, "fuzz.json", "tests/data", &err);
 	if (sc == NULL) {
-		fuzz_check_error(&err);
+		fuzz_check_error(&err, NULL);
 		return 0;
 	}
 	printed = print_text(sc, &printed_len);

@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sc = fs_scenario_load_variant(BASE_SCENARIO, variant, sets, n_sets, &err);
 	if (sc == NULL) {
-		fuzz_check_error(&err);
+		fuzz_check_error(&err, NULL);
 	} else {
 		for (i = 0; i < sc->fleet.n_pools; i++)
 			fuzz_check(sc->fleet.pools[i].name != NULL, "every pool has a name");

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	if (t == NULL) {
-		fuzz_check_error(&err);
+		fuzz_check_error(&err, "fuzz.csv");
 		return 0;
 	}
 	for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++)

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	if (t == NULL) {
-		fuzz_check_error(&err);
+		fuzz_check_error(&err, "fuzz.trace");
 		return 0;
 	}
 	fuzz_check(t->n_rows >= 1, "a loaded trace has a row");

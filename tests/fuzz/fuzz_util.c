@@ -54,10 +54,16 @@ void fuzz_check(int ok, const char *what)
 	}
 }
 
-void fuzz_check_error(const struct fs_error *err)
+void fuzz_check_error(const struct fs_error *err, const char *display)
 {
-	fuzz_check(err->msg[0] != '\0', "a failed load leaves a message");
 	fuzz_check(memchr(err->where, '\0', sizeof err->where) != NULL &&
 	           memchr(err->msg, '\0', sizeof err->msg) != NULL,
 	           "error strings are NUL-terminated");
+	fuzz_check(err->msg[0] != '\0', "a failed load leaves a message");
+	if (display == NULL ? err->where[0] == '\0'
+	                    : strncmp(err->where, display, strlen(display)) != 0) {
+		fprintf(stderr, "fuzz: error without its file: where \"%s\", msg \"%s\"\n",
+		        err->where, err->msg);
+		abort();
+	}
 }

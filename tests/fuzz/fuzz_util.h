@@ -18,8 +18,10 @@ const char *fuzz_tmp_write(const uint8_t *data, size_t size);
 /* Abort with a message when `ok` is false: an invariant the reader promises. */
 void fuzz_check(int ok, const char *what);
 
-/* Abort unless an error filled by a failed load has a location and a message. */
+/* Abort unless an error filled by a failed load has a message and a location
+ * that starts with `display` (the file name the reader was given; NULL: any
+ * non-empty location). */
 struct fs_error;
-void fuzz_check_error(const struct fs_error *err);
+void fuzz_check_error(const struct fs_error *err, const char *display);
 
 #endif
