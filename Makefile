@@ -5,6 +5,8 @@
 #   make bench      build and run the benchmarks
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
+#   make fuzz       build the libFuzzer harnesses of tests/fuzz/ with clang
+#                   (build-fuzz/) and run each for FUZZ_SECONDS (default 60)
 #   make MPI=1      the MPI build: ./fleetsim-mpi from build-mpi/ with mpicc
 #                   (src/par_mpi.c instead of src/par_serial.c), plus the probe
 #                   build-mpi/tests/par_mpi_probe that tests/test_par_mpi.c runs
@@ -66,7 +68,8 @@ ifeq ($(MPI),1)
 MPI_PROBE := $(BUILD)/tests/par_mpi_probe
 endif
 
-.PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests
+.PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
+        fuzz fuzz-build fuzz-bins
 all: $(BIN) $(MPI_PROBE)
 
 deps:
@@ -100,12 +103,16 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 # Every test binary runs even when one fails; the target fails if any did.
 # Tests run from the repository root (they use tests/ and scenarios/ files,
 # and the binary named by FLEETSIM_BIN).
+# TEST_SKIP names test binaries (test_NAME) not to run, each said so with
+# TEST_SKIP_WHY: the sanitizer builds skip what they cannot run.
+TEST_RUN := $(filter-out $(TEST_SKIP:%=$(BUILD)/tests/%),$(TEST_BIN))
 check-tests: $(BIN) $(TEST_BIN)
-	@failed=""; for t in $(TEST_BIN); do \
+	@for t in $(TEST_SKIP); do echo "== $$t skipped: $(TEST_SKIP_WHY)"; done; \
+	failed=""; for t in $(TEST_RUN); do \
 		echo "== $$t"; FLEETSIM_BIN=./$(BIN) $(TEST_WRAP) ./$$t || failed="$$failed $$t"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi; \
-	echo "all $(words $(TEST_BIN)) test binaries passed"
+	echo "all $(words $(TEST_RUN)) test binaries passed"
 
 test: deps
 	@$(MAKE) --no-print-directory check-tests
@@ -121,17 +128,86 @@ demo: deps
 bench: $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do ./$$b || exit 1; done
 
+# The sanitizer builds make undefined behaviour fatal, and skip the MPI test:
+# its probe and mpirun are the uninstrumented MPI build, and Open MPI's own
+# allocations read as leaks to LeakSanitizer.
+SAN_SKIP := TEST_SKIP=test_par_mpi \
+	TEST_SKIP_WHY="under a sanitizer (MPI runs uninstrumented; make MPI=1 && make test runs it)"
+
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/fleetsim OPT="-O1 -g" \
-		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" check-tests
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer" $(SAN_SKIP) check-tests
 
 ubsan:
 	@$(MAKE) --no-print-directory BUILD=build-ubsan BIN=build-ubsan/fleetsim OPT="-O1 -g" \
-		SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" check-tests
+		SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" $(SAN_SKIP) check-tests
 
 valgrind:
 	@$(MAKE) --no-print-directory check-tests \
 		TEST_WRAP="valgrind -q --error-exitcode=99 --leak-check=full"
+
+# ---- fuzzing: libFuzzer harnesses (tests/fuzz/), clang, ASan + UBSan ----------
+# The library is built with coverage instrumentation (fuzzer-no-link) in
+# build-fuzz/; each harness links libFuzzer's main.  fuzz_trace.c and
+# fuzz_capacity.c are built once per format.  Every harness runs for
+# FUZZ_SECONDS from the repository root, its seeds in tests/fuzz/NAME/ and
+# what it finds in build-fuzz/corpus/NAME/ (fuzz_scenario and fuzz_set with
+# the key dictionary tests/fuzz/scenario.dict); a crash leaves its input in
+# build-fuzz/artifacts/.  The target fails when any harness failed.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := scenario set trace_azure trace_vidur trace_mooncake \
+                capacity_skypilot capacity_spotserve step_table empirical catalog
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_OBJ     := $(FUZZ_BIN:=.o)
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer
+
+$(filter %/fuzz_trace_azure.o %/fuzz_trace_vidur.o %/fuzz_trace_mooncake.o,$(FUZZ_OBJ)): \
+$(BUILD)/fuzz/fuzz_trace_%.o: tests/fuzz/fuzz_trace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -MMD -MP \
+		-DFUZZ_TRACE_FORMAT=FS_TRACE_$$(echo $* | tr a-z A-Z) -c $< -o $@
+
+$(filter %/fuzz_capacity_skypilot.o %/fuzz_capacity_spotserve.o,$(FUZZ_OBJ)): \
+$(BUILD)/fuzz/fuzz_capacity_%.o: tests/fuzz/fuzz_capacity.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -MMD -MP \
+		-DFUZZ_CAPACITY_FORMAT=FS_CAPACITY_$$(echo $* | tr a-z A-Z) -c $< -o $@
+
+$(filter-out %/fuzz_trace_azure.o %/fuzz_trace_vidur.o %/fuzz_trace_mooncake.o \
+	%/fuzz_capacity_skypilot.o %/fuzz_capacity_spotserve.o,$(FUZZ_OBJ)) \
+$(BUILD)/fuzz/fuzz_util.o: $(BUILD)/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/fuzz -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): $(BUILD)/fuzz/%: $(BUILD)/fuzz/%.o $(BUILD)/fuzz/fuzz_util.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz-build:
+	@scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT="-O1 -g" \
+		SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-bins
+
+fuzz: fuzz-build
+	@failed=""; for h in $(FUZZ_NAMES); do \
+		mkdir -p build-fuzz/corpus/$$h build-fuzz/artifacts; \
+		dict=""; case $$h in scenario|set|catalog) dict=-dict=tests/fuzz/scenario.dict;; esac; \
+		echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \
+		if ./build-fuzz/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-max_len=16384 -print_final_stats=1 $$dict \
+			-artifact_prefix=build-fuzz/artifacts/$$h- \
+			build-fuzz/corpus/$$h tests/fuzz/$$h > build-fuzz/fuzz_$$h.log 2>&1; \
+		then echo "fuzz_$$h: ok, $$(sed -n 's/^stat::number_of_executed_units: *//p' \
+			build-fuzz/fuzz_$$h.log) executions"; \
+		else tail -n 60 build-fuzz/fuzz_$$h.log; echo "fuzz_$$h: FAILED"; \
+			failed="$$failed fuzz_$$h"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi; \
+	echo "all $(words $(FUZZ_NAMES)) fuzz harnesses ran $(FUZZ_SECONDS) s without a failure"
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fleetsim/plots
@@ -139,7 +215,7 @@ install: $(BIN)
 	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fleetsim/plots/
 
 clean:
-	rm -rf build build-asan build-ubsan build-mpi fleetsim fleetsim-mpi
+	rm -rf build build-asan build-ubsan build-mpi build-fuzz fleetsim fleetsim-mpi
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d) \
-	$(MPI_PROBE:=.d)
+	$(MPI_PROBE:=.d) $(FUZZ_BIN:=.d) $(BUILD)/fuzz/fuzz_util.d

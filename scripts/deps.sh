@@ -2,6 +2,9 @@
 # deps.sh — make sure the Debian packages fleetsim builds and tests with are
 # installed.  Installs what is missing when run as root; otherwise prints the
 # exact apt-get line and fails.  Usage: scripts/deps.sh [extra-package ...]
+# The extra name "fuzz" stands for what `make fuzz` needs: clang, its
+# libFuzzer and sanitizer runtimes (libclang-rt-14-dev) and its OpenMP
+# runtime (libomp-dev), as Debian 12 packages them.
 set -eu
 
 missing=""
@@ -20,6 +23,12 @@ need_pkg libcjson-dev   pkg-config --exists libcjson
 need_pkg libcmocka-dev  pkg-config --exists cmocka
 need_pkg gnuplot-nox    command -v gnuplot
 for extra in "$@"; do
+	if [ "$extra" = fuzz ]; then
+		need_pkg clang              command -v clang
+		need_pkg libclang-rt-14-dev dpkg -s libclang-rt-14-dev
+		need_pkg libomp-dev         dpkg -s libomp-dev
+		continue
+	fi
 	need_pkg "$extra" dpkg -s "$extra"
 done
 

@@ -42,6 +42,12 @@ void fs_step_table_free(struct fs_step_table *t)
 	free(t);
 }
 
+/* The longest measured step accepted: an hour.  MODEL: P17 */
+#define MAX_STEP_MS 3.6e6
+/* The longest step returned (2^61 ns, about 73 years): an extrapolation far
+ * past the table is capped so that the clock cannot overflow.  MODEL: P18 */
+#define MAX_STEP_NS ((fs_ns)1 << 61)
+
 static int parse_ms(const struct fs__csv_field *f, double *out)
 {
 	char buf[64], *end;
@@ -51,7 +57,7 @@ static int parse_ms(const struct fs__csv_field *f, double *out)
 	memcpy(buf, f->s, f->len);
 	buf[f->len] = '\0';
 	*out = strtod(buf, &end);
-	return *end == '\0' && isfinite(*out) && *out > 0 ? 0 : -1;
+	return *end == '\0' && *out > 0 && *out <= MAX_STEP_MS ? 0 : -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -118,7 +124,7 @@ static int parse_row(const struct fs__lines *in, const struct fs__csv *c,
 		fs__quote(f[col[4]].s, f[col[4]].len, q, sizeof q);
 		return fs_error_at(err, in->display, in->line_no, f[col[4]].col, "",
 		                   "step_ms: expected a positive number of milliseconds, "
-		                   "found %s", q);
+		                   "at most %.0f (an hour), found %s", MAX_STEP_MS, q);
 	}
 	if (r->is_prefill && (r->tokens < 1 || r->batch > 1 || r->context != 0))
 		return fs_error_at(err, in->display, in->line_no, f[col[1]].col, "",
@@ -308,5 +314,7 @@ fs_ns fs_step_table_step_ns(const struct fs_step_table *t, const struct fs_step_
 		if (total < fmax(pre, dec) * 1e6)
 			total = fmax(pre, dec) * 1e6;
 	}
+	if (!(total <= (double)MAX_STEP_NS))   /* MODEL: P18 — capped */
+		return MAX_STEP_NS;
 	return total < 1 ? 1 : (fs_ns)llround(total);
 }

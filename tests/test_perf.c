@@ -312,6 +312,36 @@ static void test_perf_table_errors_name_file_line_col(void **state)
 	                   "no \"context\" column");
 	expect_table_error("step_table_missing.csv", "step_table_missing.csv",
 	                   "cannot open");
+	/* found by fuzzing: 1.4e18 ms made the step time overflow fs_ns */
+	expect_table_error("step_table_huge_ms.csv", "step_table_huge_ms.csv:5:17",
+	                   "at most 3600000 (an hour), found \"1444444444444444441\"");
+}
+
+/* Found by fuzzing: a step extrapolated far past a steep table overflowed
+ * fs_ns (llround of 3.6e24 ns), so the step took a negative time.  Now it is
+ * capped at 2^61 ns (MODEL P18); inside the table nothing changes. */
+static void test_perf_table_extrapolation_is_capped(void **state)
+{
+	struct fs_error err;
+	struct fs_step_table *t = fs_step_table_load("tests/data/step_table_steep.csv",
+	                                             "step_table_steep.csv", &err);
+	struct fs_step_shape s = { 0 };
+
+	(void)state;
+	if (t == NULL)
+		fail_msg("%s: %s", err.where, err.msg);
+	s.n_seqs = 1;
+	s.prefill_tokens = 2;                          /* the last row: 3.6e6 ms */
+	assert_int_equal(fs_step_table_step_ns(t, &s, 0), 3600000000000LL);
+	s.prefill_tokens = 3;                          /* one token on: 7.2e6 ms */
+	assert_int_equal(fs_step_table_step_ns(t, &s, 0), 7199999000000LL);
+	s.prefill_tokens = 1000000000000LL;            /* 3.6e18 ms: capped */
+	assert_int_equal(fs_step_table_step_ns(t, &s, 0), (int64_t)1 << 61);
+	s.prefill_tokens = 0;
+	s.decode_seqs = 1000000;                       /* decode part capped too */
+	s.decode_context_tokens = 1000000LL * 1000000000000LL / 1000000;
+	assert_int_equal(fs_step_table_step_ns(t, &s, 0), (int64_t)1 << 61);
+	fs_step_table_free(t);
 }
 
 /* One row of docs/data/validation_points.csv, predicted. */
@@ -404,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_perf_moe_streams_more_experts_with_more_tokens),
 		cmocka_unit_test(test_perf_table_interpolates_and_extrapolates),
 		cmocka_unit_test(test_perf_table_errors_name_file_line_col),
+		cmocka_unit_test(test_perf_table_extrapolation_is_capped),
 		cmocka_unit_test(test_perf_validation_median_error_within_10_percent),
 	};
 
