@@ -178,7 +178,7 @@ static int load_constraint(struct fs__sc *sc, const cJSON *node,
 	c->kind = FS_CONSTRAINT_LATENCY;
 	if (fs__sc_forbid(sc, node, "min", reason) != 0 ||
 	    fs__sc_require(sc, node, "max") != 0 ||
-	    fs__sc_duration(sc, node, "max", 1, &max_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "max", 1, FS__MAX_DELAY_NS, &max_ns) < 0 ||
 	    load_latency(sc, node, METRIC_NAMES, &c->latency, &c->quantity) != 0)
 		return -1;
 	c->max_ms = (double)max_ns / 1e6;

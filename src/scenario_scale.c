@@ -12,6 +12,13 @@
 
 #define MAX_SCHEDULE 48
 
+
+/* Upstream's own bounds (the HorizontalPodAutoscaler API validation): a
+ * stabilisation window of at most 3600 s and a policy period of at most
+ * 1800 s.  They also bound the recommendations a window keeps. */
+#define MAX_WINDOW_NS (3600 * FS_NS_PER_S)
+#define MAX_PERIOD_NS (1800 * FS_NS_PER_S)
+
 static const char *const AUTOSCALE_KEYS[] = {
 	"pool", "metric", "target", "tolerance", "interval", "scale_up", "scale_down",
 	"activation", "zero_grace", "predictive", "schedule", "idle_release",
@@ -98,7 +105,7 @@ static int load_policy(struct fs__sc *sc, const cJSON *node, struct fs_scale_pol
 	    fs__sc_require(sc, node, "value") != 0 ||
 	    fs__sc_number(sc, node, "value", 0, true, 1e6, false, &p->value) < 0 ||
 	    fs__sc_require(sc, node, "period") != 0 ||
-	    fs__sc_duration(sc, node, "period", 1, &p->period_ns) < 0)
+	    fs__sc_duration_upto(sc, node, "period", 1, MAX_PERIOD_NS, &p->period_ns) < 0)
 		return -1;
 	p->percent = type == 1;
 	return 0;
@@ -112,7 +119,7 @@ static int load_rules(struct fs__sc *sc, const cJSON *node, struct fs_scale_rule
 	size_t saved, saved_i, i = 0;
 
 	if (fs__sc_check_object(sc, node, RULES_KEYS) != 0 ||
-	    fs__sc_duration(sc, node, "window", 0, &r->window_ns) < 0)
+	    fs__sc_duration_upto(sc, node, "window", 0, MAX_WINDOW_NS, &r->window_ns) < 0)
 		return -1;
 	rc = fs__sc_enum(sc, node, "select", "policy selection", SELECT_NAMES, &select);
 	if (rc < 0)
@@ -219,9 +226,11 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 	    fs__sc_number(sc, node, "target", 0, true, 1e9, false, &as->target) < 0 ||
 	    fs__sc_number(sc, node, "tolerance", 0, false, 1, true, &as->tolerance) < 0 ||
 	    fs__sc_duration(sc, node, "interval", 1, &as->interval_ns) < 0 ||
-	    fs__sc_duration(sc, node, "ttft_window", 1, &as->ttft_window_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "ttft_window", 1, FS__MAX_DELAY_NS,
+	                         &as->ttft_window_ns) < 0 ||
 	    fs__sc_number(sc, node, "activation", 0, false, 1e9, false, &as->activation) < 0 ||
-	    fs__sc_duration(sc, node, "zero_grace", 0, &as->zero_grace_ns) < 0 ||
+	    fs__sc_duration_upto(sc, node, "zero_grace", 0, FS__MAX_DELAY_NS,
+	                         &as->zero_grace_ns) < 0 ||
 	    fs__sc_bool(sc, node, "predictive", &as->predictive) < 0 ||
 	    fs__sc_number(sc, node, "flapping_launches_per_h", 0, false, 1e9, false,
 	                  &as->flap_launches_per_h) < 0 ||
@@ -252,7 +261,8 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 		rc = fs__sc_check_object(sc, sub, IDLE_KEYS) != 0 ||
 		     fs__sc_number(sc, sub, "busy_below", 0, false, 1, false,
 		                   &as->idle_busy_below) < 0 ||
-		     fs__sc_duration(sc, sub, "for", 0, &as->idle_for_ns) < 0 ? -1 : 0;
+		     fs__sc_duration_upto(sc, sub, "for", 0, FS__MAX_DELAY_NS,
+		                          &as->idle_for_ns) < 0 ? -1 : 0;
 		if (rc != 0)
 			return -1;
 		fs__sc_pop(sc, saved);
