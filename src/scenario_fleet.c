@@ -480,6 +480,26 @@ int fs__sc_check_fleet_work(struct fs__sc *sc, const cJSON *root, const struct f
 			               "replication (zones x zone_reclaims_per_day x horizon)",
 			               FS__MAX_FLEET_EVENTS, reclaims, "lower");
 	}
+	for (size_t z = 0; z < f->n_zones && rc == 0; z++) {
+		const struct fs_capacity_trace *t = f->zones[z].trace;
+		const cJSON *zn = cJSON_GetArrayItem(fs__sc_get(fleet, "zones"), (int)z);
+		double changes;
+
+		if (t == NULL || zn == NULL)
+			continue;
+		/* every step of the trace is an event, once per pass when it loops */
+		changes = (double)t->n_steps * (t->loop && t->span_ns > 0 ?
+		          1.0 + horizon_ns / (double)t->span_ns : 1.0);
+		if (changes > FS__MAX_FLEET_EVENTS) {
+			snprintf(path, sizeof path, "fleet.zones[%zu]", z);
+			fs__sc_path_set(sc, path);
+			rc = fs__sc_fail_member(sc, zn, "capacity_trace", "expected at most %.0e "
+			                        "capacity changes per replication (steps x passes "
+			                        "over the horizon), found %.3g; shorten the horizon, "
+			                        "or give the trace a longer gap or no loop",
+			                        FS__MAX_FLEET_EVENTS, changes);
+		}
+	}
 	if (rc == 0 && f->autoscale.enabled) {
 		const cJSON *as = fs__sc_get(fleet, "autoscale");
 		double evals = horizon_ns / (double)f->autoscale.interval_ns;
