@@ -4,7 +4,7 @@
  * constraint reaches the confidence), why, the runner-up with its paired
  * difference in words ("costs X more", never a negative saving), and the
  * undecided points with the replications that would decide them.  Built
- * from parsed point records (sweep_out.c); the caller owns the JSON.
+ * from parsed point records (sweep_pt.c); the caller owns the JSON.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -16,40 +16,6 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "sweep_internal.h"
-
-/* "feasible", "infeasible", "undecided". */
-const char *fs__sweep_decision_name(enum fs_share_verdict v)
-{
-	switch (v) {
-	case FS_SHARE_MET:       return "feasible";
-	case FS_SHARE_NOT_MET:   return "infeasible";
-	case FS_SHARE_UNDECIDED: break;
-	}
-	return "undecided";
-}
-
-/* The cheapest and next cheapest proven-feasible points by mean objective
- * (SIZE_MAX when none); returns how many are proven feasible. */
-size_t fs__sweep_find_best(const struct fs__sweep_pt *pts, size_t n, size_t *best,
-                           size_t *second)
-{
-	size_t i, n_feasible = 0;
-
-	*best = *second = SIZE_MAX;
-	for (i = 0; i < n; i++) {
-		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
-			continue;
-		n_feasible++;
-		if (*best == SIZE_MAX || pts[i].obj_ci.value < pts[*best].obj_ci.value) {
-			*second = *best;
-			*best = i;
-		} else if (*second == SIZE_MAX ||
-		           pts[i].obj_ci.value < pts[*second].obj_ci.value) {
-			*second = i;
-		}
-	}
-	return n_feasible;
-}
 
 /* A signed paired difference in words: "costs 12.3 more [4.5, 20.1]",
  * "costs 3.2 less [...]", with a note when the interval holds 0. */

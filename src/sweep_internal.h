@@ -1,8 +1,8 @@
 /*
- * sweep_internal.h — shared by sweep_out.c and sweep_best.c: an evaluated
- * sweep point parsed back from its record, and the helpers both need to
- * turn points into JSON.  A point owns its parsed record and arrays
- * (sweep_out.c frees them).
+ * sweep_internal.h — an evaluated sweep point parsed back from its record
+ * and its helpers (sweep_pt.c), used by sweep_out.c, sweep_best.c and
+ * sweep.c; best.json (sweep_best.c).  A point owns its parsed record and
+ * arrays (sweep_out.c frees them).
  */
 #ifndef FLEETSIM_SWEEP_INTERNAL_H
 #define FLEETSIM_SWEEP_INTERNAL_H
@@ -14,6 +14,7 @@
 #include "fleetsim/stats.h"
 
 struct fs_scenario;
+struct fs_objective_cfg;
 struct fs_sweep_opts;
 
 /* One evaluated point, parsed back from its record. */
@@ -32,6 +33,14 @@ struct fs__sweep_pt {
 	struct fs_ci obj_ci, pareto_ci, p_met, diff_ci;
 	struct fs_ci diff_best;      /* paired, against the recommended point */
 };
+
+/* The figures of a point record, in output order (NULL-terminated). */
+extern const char *const fs__sweep_figures[];
+
+/* Parse point `index`'s record text into p and decide it against obj (the
+ * text must have passed fs__sweep_record_complete). */
+void fs__sweep_pt_parse(struct fs__sweep_pt *p, size_t index, const char *text,
+                        const struct fs_objective_cfg *obj);
 
 /* "feasible", "infeasible", "undecided". */
 const char *fs__sweep_decision_name(enum fs_share_verdict v);

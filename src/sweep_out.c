@@ -7,7 +7,8 @@
  * Student-t interval and its paired differences against the baseline point
  * and against the recommended one), pareto.csv (the points no other point
  * beats on both the objective and the chosen latency), and best.json (built
- * in sweep_best.c).  All written atomically.
+ * in sweep_best.c), from points parsed by sweep_pt.c.  The five files are
+ * staged and appear together.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -23,169 +24,6 @@
 #include "fleetsim/sweep.h"
 #include "sweep_internal.h"
 
-static const char *const FIGURES[] = {
-	"total_cost", "monthly_cost", "cost_per_1m_output_tokens", "lost_to_reclaims",
-	"slo_attainment", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms", "throughput_rps", NULL
-};
-
-static double *rep_array(const cJSON *rec, const char *key, int n)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(rec, key), *v;
-	double *x = fs_xcalloc((size_t)n, sizeof *x);
-	int i = 0;
-
-	cJSON_ArrayForEach(v, a) {
-		if (i < n)
-			x[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-	}
-	return x;
-}
-
-/* MODEL: S12, M7 — decided on the Wilson interval of the share of
- * replications meeting every constraint, from the record's per-replication
- * outcomes (no constraint: feasible outright). */
-static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
-{
-	p->needed = 0;
-	if (!obj->present || obj->n_constraints == 0) {
-		p->verdict = FS_SHARE_MET;
-	} else {
-		p->verdict = fs_stats_share_verdict((size_t)p->met, (size_t)p->n_reps,
-		                                    obj->confidence, 0.95);
-		if (p->verdict == FS_SHARE_UNDECIDED)
-			p->needed = fs_stats_share_trials_needed((size_t)p->met, (size_t)p->n_reps,
-			                                         obj->confidence, 0.95);
-	}
-	p->feasible = p->verdict == FS_SHARE_MET;
-}
-
-static bool num_or_null(const cJSON *v)
-{
-	return cJSON_IsNumber(v) || cJSON_IsNull(v);
-}
-
-/* An array of exactly n numbers (or nulls where allow_null). */
-static bool num_array(const cJSON *a, int n, bool allow_null)
-{
-	const cJSON *v;
-	int k = 0;
-
-	if (!cJSON_IsArray(a))
-		return false;
-	cJSON_ArrayForEach(v, a) {
-		if (!(cJSON_IsNumber(v) || (allow_null && cJSON_IsNull(v))))
-			return false;
-		k++;
-	}
-	return k == n;
-}
-
-/* See sweep_internal.h: the members parse_point, the CSV and JSON writers
- * and the CDF read, each checked before anything dereferences it. */
-int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len)
-{
-	static const char *const PER_REP[] = { "objective_per_rep", "met_per_rep",
-	                                       "pareto_per_rep", NULL };
-	const cJSON *v, *figs, *pair;
-	double reps;
-	size_t k;
-
-#define MISSING(key, what) \
-	do { snprintf(why, why_len, "\"%s\" is missing or not %s", key, what); \
-	     return 0; } while (0)
-	if (!cJSON_IsObject(rec)) {
-		snprintf(why, why_len, "it is not a JSON object");
-		return 0;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(rec, "point");
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)point)
-		MISSING("point", "this point's index");
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "label")))
-		MISSING("label", "a string");
-	v = cJSON_GetObjectItemCaseSensitive(rec, "replications");
-	reps = cJSON_IsNumber(v) ? v->valuedouble : -1;
-	if (!(reps >= 1 && reps <= 1e7 && reps == (double)(int)reps))
-		MISSING("replications", "a positive integer");
-	for (k = 0; PER_REP[k] != NULL; k++)
-		if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), (int)reps,
-		               k != 1))
-			MISSING(PER_REP[k], "an array of one number per replication");
-	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "feasible")))
-		MISSING("feasible", "true or false");
-	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "stable")))
-		MISSING("stable", "true or false");
-	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision")))
-		MISSING("decision", "a string");
-	if (!num_or_null(cJSON_GetObjectItemCaseSensitive(rec, "replications_needed")))
-		MISSING("replications_needed", "a number or null");
-	v = cJSON_GetObjectItemCaseSensitive(rec, "pareto_cdf");
-	if (!cJSON_IsArray(v))
-		MISSING("pareto_cdf", "an array");
-	cJSON_ArrayForEach(pair, v)
-		if (!num_array(pair, 2, true))
-			MISSING("pareto_cdf", "an array of [latency_ms, p] pairs");
-	figs = cJSON_GetObjectItemCaseSensitive(rec, "figures");
-	if (!cJSON_IsObject(figs))
-		MISSING("figures", "an object");
-	for (k = 0; FIGURES[k] != NULL; k++)
-		if (!num_array(cJSON_GetObjectItemCaseSensitive(figs, FIGURES[k]), 3, true)) {
-			snprintf(why, why_len, "\"figures.%s\" is missing or not [value, "
-			         "ci_lo, ci_hi]", FIGURES[k]);
-			return 0;
-		}
-#undef MISSING
-	return 1;
-}
-
-/* A record is checked before it gets here (sweep.c); one that is not
- * complete anyway (a bug) stops the run rather than being dereferenced. */
-static void parse_point(struct fs__sweep_pt *p, size_t index, const char *text,
-                        const struct fs_objective_cfg *obj)
-{
-	const cJSON *met, *v;
-	char why[256];
-
-	memset(p, 0, sizeof *p);
-	p->index = index;
-	p->rec = cJSON_Parse(text);
-	if (!fs__sweep_record_complete(p->rec, index, why, sizeof why)) {
-		fprintf(stderr, "fleetsim sweep: point %zu: unusable record: %s\n", index, why);
-		abort();
-	}
-	p->label = cJSON_GetObjectItemCaseSensitive(p->rec, "label")->valuestring;
-	p->n_reps = (int)cJSON_GetObjectItemCaseSensitive(p->rec, "replications")->valuedouble;
-	p->obj = rep_array(p->rec, "objective_per_rep", p->n_reps);
-	p->pareto = rep_array(p->rec, "pareto_per_rep", p->n_reps);
-	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
-	cJSON_ArrayForEach(v, met)
-		p->met += cJSON_IsNumber(v) && v->valuedouble > 0.5;
-	decide(p, obj);
-	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
-	/* MODEL: M6 — costs and latencies cannot be negative. */
-	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
-	p->pareto_ci = fs_stats_mean_ci_nonneg(p->pareto, (size_t)p->n_reps, 0.95);
-	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
-}
-
-/* MODEL: S14 — paired difference: replication r of both points saw the same
- * traffic and spot draws, so obj_p[r] - obj_base[r] has a tight interval. */
-struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
-                                   const struct fs__sweep_pt *base)
-{
-	int n = p->n_reps < base->n_reps ? p->n_reps : base->n_reps;
-	double *d = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *d);
-	struct fs_ci ci;
-	int r;
-
-	for (r = 0; r < n; r++)
-		d[r] = p->obj[r] - base->obj[r];
-	ci = fs_stats_mean_ci(d, (size_t)n, 0.95);
-	free(d);
-	return ci;
-}
-
-/* A quoted cell for a value that is not a name (a JSON number, array or
- * object of a sweep axis): no formula guard, so "-1" stays a number. */
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -245,8 +83,8 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 	fprintf(o.f, ",replications,feasible,stable,p_slo_met,p_slo_met_lo,p_slo_met_hi,"
 	        "objective,objective_lo,objective_hi,diff_vs_baseline,diff_lo,diff_hi,"
 	        "pareto_latency_ms,pareto_lo,pareto_hi");
-	for (k = 0; FIGURES[k] != NULL; k++)
-		fprintf(o.f, ",%s,%s_lo,%s_hi", FIGURES[k], FIGURES[k], FIGURES[k]);
+	for (k = 0; fs__sweep_figures[k] != NULL; k++)
+		fprintf(o.f, ",%s,%s_lo,%s_hi", fs__sweep_figures[k], fs__sweep_figures[k], fs__sweep_figures[k]);
 	fprintf(o.f, ",decision,replications_needed,diff_vs_best,diff_vs_best_lo,"
 	        "diff_vs_best_hi");
 	fputc('\n', o.f);
@@ -274,8 +112,8 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 		csv_ci(o.f, &p->obj_ci);
 		csv_ci(o.f, &p->diff_ci);
 		csv_ci(o.f, &p->pareto_ci);
-		for (k = 0; FIGURES[k] != NULL; k++)
-			csv_fig(o.f, p->rec, FIGURES[k]);
+		for (k = 0; fs__sweep_figures[k] != NULL; k++)
+			csv_fig(o.f, p->rec, fs__sweep_figures[k]);
 		fprintf(o.f, ",%s", fs__sweep_decision_name(p->verdict));
 		csv_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
 		csv_ci(o.f, &p->diff_best);
@@ -283,78 +121,6 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 	}
 	free(sets);
 	return fs_outfile_commit(&o, err);
-}
-
-/* See sweep_internal.h: 9 significant digits, so the files read cleanly. */
-cJSON *fs__sweep_jnum(double x)
-{
-	char buf[40];
-
-	if (!isfinite(x))
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof buf, "%.9g", x);
-	return cJSON_CreateNumber(strtod(buf, NULL));
-}
-
-/* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
-cJSON *fs__sweep_jci(const struct fs_ci *ci)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(o, "value", fs__sweep_jnum(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", fs__sweep_jnum(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", fs__sweep_jnum(ci->ci_hi));
-	if (fs_stats_ci_exact(ci))
-		cJSON_AddTrueToObject(o, "exact");
-	return o;
-}
-
-/* A point as sweep.json and best.json show it (caller owns the object). */
-cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p)
-{
-	const struct fs_sweep_cfg *sw = &base->sweep;
-	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject(), *figs;
-	char **sets = fs_xcalloc(sw->n_axes, sizeof *sets);
-	size_t a, k;
-
-	cJSON_AddNumberToObject(o, "point", (double)p->index);
-	cJSON_AddStringToObject(o, "label", p->label);
-	fs_sweep_point_sets(sw, p->index, sets);
-	for (a = 0; a < sw->n_axes; a++) {
-		const char *eq = strchr(sets[a], '=');
-		cJSON *v = eq != NULL ? cJSON_Parse(eq + 1) : NULL;
-
-		cJSON_AddItemToObject(set, sw->axes[a].path,
-		                      v != NULL ? v : cJSON_CreateString(sets[a]));
-		free(sets[a]);
-	}
-	free(sets);
-	cJSON_AddItemToObject(o, "set", set);
-	cJSON_AddNumberToObject(o, "replications", p->n_reps);
-	cJSON_AddBoolToObject(o, "feasible", p->feasible);
-	cJSON_AddStringToObject(o, "decision", fs__sweep_decision_name(p->verdict));
-	cJSON_AddItemToObject(o, "replications_needed",
-	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
-	cJSON_AddBoolToObject(o, "stable", p->stable);
-	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
-	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
-	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
-	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
-	figs = cJSON_AddObjectToObject(o, "figures");
-	for (k = 0; FIGURES[k] != NULL; k++) {
-		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(p->rec, "figures"), FIGURES[k]);
-		struct fs_ci ci = { NAN, NAN, NAN, NAN, 0 };
-		const cJSON *v0 = cJSON_GetArrayItem(arr, 0), *v1 = cJSON_GetArrayItem(arr, 1),
-		            *v2 = cJSON_GetArrayItem(arr, 2);
-
-		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
-		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
-		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
-		cJSON_AddItemToObject(figs, FIGURES[k], fs__sweep_jci(&ci));
-	}
-	return o;
 }
 
 static int write_json(cJSON *root, const char *path, struct fs_error *err)
@@ -547,7 +313,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 
 	for (i = 0; i < n_points; i++)
 		if (records[i] != NULL)
-			parse_point(&pts[n++], i, records[i], &base->objective);
+			fs__sweep_pt_parse(&pts[n++], i, records[i], &base->objective);
 	for (i = 0; i < n; i++)
 		if (pts[i].index == base->sweep.baseline)
 			baseline = &pts[i];

@@ -61,8 +61,10 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 		break;
 	}
 	fs__recorder_init(&w->rec, sc, replication, record_requests, servers, n_pools);
-	if (n_pools > 0)
+	if (n_pools > 0) {
 		fs__world_fleet_init(w, seed, replication);
+		fs__world_scale_init(w);
+	}
 	fs_eventq_push(w->q, sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);  /* MODEL: E2 */
 	n_src = fs_workload_n_sources(w->workload);
 	for (src = 0; src < n_src; src++) {
@@ -80,6 +82,7 @@ void fs_world_free(struct fs_world *w)
 		return;
 	fs__recorder_fini(&w->rec);
 	fs__world_queue_fini(w);
+	fs__world_scale_fini(w);
 	fs__world_fleet_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
@@ -118,8 +121,11 @@ bool fs_world_step(struct fs_world *w)
 	case FS_EV_ZONE_RECLAIM:
 	case FS_EV_CAPACITY:
 	case FS_EV_LAUNCH_RETRY:
-	case FS_EV_AUTOSCALE:
 		fs__world_fleet_event(w, (enum fs_event_kind)ev.kind, ev.a, ev.b);
+		break;
+	case FS_EV_AUTOSCALE:
+		fs__world_scale_event(w);
+		fs__world_llm_note_levels(w);
 		break;
 	}
 	return !w->ended;

@@ -545,7 +545,6 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 		}
 		schedule_zone_reclaim(w, (uint32_t)z);
 	}
-	fs__world_scale_init(w);
 }
 
 void fs__world_fleet_fini(struct fs_world *w)
@@ -558,7 +557,6 @@ void fs__world_fleet_fini(struct fs_world *w)
 			fs_llm_engine_free(w->insts[i].engine);
 		}
 	}
-	fs__world_scale_fini(w);
 	free(w->insts);
 	free(w->pools);
 	free(w->zones);
@@ -596,9 +594,7 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 		fs__world_fleet_fill(w, a);
 		rebalance_fallback(w, a);
 		break;
-	case FS_EV_AUTOSCALE:
-		fs__world_scale_event(w);
-		break;
+	case FS_EV_AUTOSCALE:            /* world_scale.c's */
 	case FS_EV_ARRIVAL:
 	case FS_EV_SERVICE_DONE:
 	case FS_EV_HORIZON:

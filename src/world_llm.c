@@ -215,6 +215,22 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
 }
 
+/* Record a first token of pool p for the autoscaler's ttft_p90 metric
+ * (only the scaled pool, only with that metric; world_scale.c reads and
+ * trims the marks). */
+static void note_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns)
+{
+	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
+	struct fs__pool *pool = &w->pools[p];
+
+	if (!ac->enabled || ac->metric != FS_SCALE_TTFT_P90 || (uint32_t)ac->pool != p)
+		return;
+	fs_xgrow((void **)&pool->ttfts, &pool->cap_ttfts, pool->n_ttfts + 1,
+	         sizeof *pool->ttfts);
+	pool->ttfts[pool->n_ttfts].t_ns = w->now_ns;
+	pool->ttfts[pool->n_ttfts++].ttft_ns = ttft_ns;
+}
+
 void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
@@ -235,7 +251,7 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	for (i = 0; i < rep.n_first_token; i++)
 		if (w->slots[rep.first_token[i]].first_token_ns < 0) {
 			w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
-			fs__world_scale_ttft(w, in->pool, w->now_ns -
+			note_ttft(w, in->pool, w->now_ns -
 			                     w->slots[rep.first_token[i]].req.arrival_ns);
 		}
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,

@@ -53,21 +53,6 @@ static int cmp_ns(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Record a first token of pool p for the ttft_p90 metric (only the scaled
- * pool, only with that metric). */
-void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns)
-{
-	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
-	struct fs__pool *pool = &w->pools[p];
-
-	if (!ac->enabled || ac->metric != FS_SCALE_TTFT_P90 || (uint32_t)ac->pool != p)
-		return;
-	fs_xgrow((void **)&pool->ttfts, &pool->cap_ttfts, pool->n_ttfts + 1,
-	         sizeof *pool->ttfts);
-	pool->ttfts[pool->n_ttfts].t_ns = w->now_ns;
-	pool->ttfts[pool->n_ttfts++].ttft_ns = ttft_ns;
-}
-
 /* The 90th percentile (nearest rank) of the TTFTs of the last ttft_window,
  * in seconds; NAN with none (MODEL: A10).  O(n log n) in that window. */
 static double ttft_p90_s(struct fs_world *w, uint32_t p)

@@ -218,8 +218,6 @@ fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc);
 void fs__world_scale_init(struct fs_world *w);
 void fs__world_scale_event(struct fs_world *w);
 void fs__world_scale_fini(struct fs_world *w);
-/* A request of pool p got its first token now, ttft_ns after arriving. */
-void fs__world_scale_ttft(struct fs_world *w, uint32_t p, fs_ns ttft_ns);
 /* At the end of a run: note work left queued with no capacity. */
 void fs__world_scale_finish(struct fs_world *w);
 /* The bill (world_bill.c).  Pool p's billed instances change by delta at

@@ -1,0 +1,292 @@
+/*
+ * sweep_pt.c — one evaluated sweep point: its record checked and parsed
+ * back (per-replication objective, Pareto latency, constraints met), the
+ * decision on its P(SLO met) (feasible, infeasible or undecided with the
+ * replications that would decide it), paired differences between points,
+ * the cheapest proven-feasible points, and the point's JSON object shared by
+ * sweep.json and best.json.  Pure functions of records; a parsed point owns
+ * its record and arrays (the caller frees them).
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/objective.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
+#include "fleetsim/sweep.h"
+#include "sweep_internal.h"
+
+/* The figures of a point record, in output order. */
+const char *const fs__sweep_figures[] = {
+	"total_cost", "monthly_cost", "cost_per_1m_output_tokens", "lost_to_reclaims",
+	"slo_attainment", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms", "throughput_rps", NULL
+};
+
+static double *rep_array(const cJSON *rec, const char *key, int n)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(rec, key), *v;
+	double *x = fs_xcalloc((size_t)n, sizeof *x);
+	int i = 0;
+
+	cJSON_ArrayForEach(v, a) {
+		if (i < n)
+			x[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	}
+	return x;
+}
+
+/* MODEL: S12, M7 — decided on the Wilson interval of the share of
+ * replications meeting every constraint, from the record's per-replication
+ * outcomes (no constraint: feasible outright). */
+static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
+{
+	p->needed = 0;
+	if (!obj->present || obj->n_constraints == 0) {
+		p->verdict = FS_SHARE_MET;
+	} else {
+		p->verdict = fs_stats_share_verdict((size_t)p->met, (size_t)p->n_reps,
+		                                    obj->confidence, 0.95);
+		if (p->verdict == FS_SHARE_UNDECIDED)
+			p->needed = fs_stats_share_trials_needed((size_t)p->met, (size_t)p->n_reps,
+			                                         obj->confidence, 0.95);
+	}
+	p->feasible = p->verdict == FS_SHARE_MET;
+}
+
+static bool num_or_null(const cJSON *v)
+{
+	return cJSON_IsNumber(v) || cJSON_IsNull(v);
+}
+
+/* An array of exactly n numbers (or nulls where allow_null). */
+static bool num_array(const cJSON *a, int n, bool allow_null)
+{
+	const cJSON *v;
+	int k = 0;
+
+	if (!cJSON_IsArray(a))
+		return false;
+	cJSON_ArrayForEach(v, a) {
+		if (!(cJSON_IsNumber(v) || (allow_null && cJSON_IsNull(v))))
+			return false;
+		k++;
+	}
+	return k == n;
+}
+
+/* See sweep_internal.h: the members fs__sweep_pt_parse, the CSV and JSON
+ * writers and the CDF read, each checked before anything dereferences it. */
+int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len)
+{
+	static const char *const PER_REP[] = { "objective_per_rep", "met_per_rep",
+	                                       "pareto_per_rep", NULL };
+	const cJSON *v, *figs, *pair;
+	double reps;
+	size_t k;
+
+#define MISSING(key, what) \
+	do { snprintf(why, why_len, "\"%s\" is missing or not %s", key, what); \
+	     return 0; } while (0)
+	if (!cJSON_IsObject(rec)) {
+		snprintf(why, why_len, "it is not a JSON object");
+		return 0;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(rec, "point");
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)point)
+		MISSING("point", "this point's index");
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "label")))
+		MISSING("label", "a string");
+	v = cJSON_GetObjectItemCaseSensitive(rec, "replications");
+	reps = cJSON_IsNumber(v) ? v->valuedouble : -1;
+	if (!(reps >= 1 && reps <= 1e7 && reps == (double)(int)reps))
+		MISSING("replications", "a positive integer");
+	for (k = 0; PER_REP[k] != NULL; k++)
+		if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), (int)reps,
+		               k != 1))
+			MISSING(PER_REP[k], "an array of one number per replication");
+	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "feasible")))
+		MISSING("feasible", "true or false");
+	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "stable")))
+		MISSING("stable", "true or false");
+	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "decision")))
+		MISSING("decision", "a string");
+	if (!num_or_null(cJSON_GetObjectItemCaseSensitive(rec, "replications_needed")))
+		MISSING("replications_needed", "a number or null");
+	v = cJSON_GetObjectItemCaseSensitive(rec, "pareto_cdf");
+	if (!cJSON_IsArray(v))
+		MISSING("pareto_cdf", "an array");
+	cJSON_ArrayForEach(pair, v)
+		if (!num_array(pair, 2, true))
+			MISSING("pareto_cdf", "an array of [latency_ms, p] pairs");
+	figs = cJSON_GetObjectItemCaseSensitive(rec, "figures");
+	if (!cJSON_IsObject(figs))
+		MISSING("figures", "an object");
+	for (k = 0; fs__sweep_figures[k] != NULL; k++)
+		if (!num_array(cJSON_GetObjectItemCaseSensitive(figs, fs__sweep_figures[k]), 3, true)) {
+			snprintf(why, why_len, "\"figures.%s\" is missing or not [value, "
+			         "ci_lo, ci_hi]", fs__sweep_figures[k]);
+			return 0;
+		}
+#undef MISSING
+	return 1;
+}
+
+/* A record is checked before it gets here (sweep.c); one that is not
+ * complete anyway (a bug) stops the run rather than being dereferenced. */
+void fs__sweep_pt_parse(struct fs__sweep_pt *p, size_t index, const char *text,
+                        const struct fs_objective_cfg *obj)
+{
+	const cJSON *met, *v;
+	char why[256];
+
+	memset(p, 0, sizeof *p);
+	p->index = index;
+	p->rec = cJSON_Parse(text);
+	if (!fs__sweep_record_complete(p->rec, index, why, sizeof why)) {
+		fprintf(stderr, "fleetsim sweep: point %zu: unusable record: %s\n", index, why);
+		abort();
+	}
+	p->label = cJSON_GetObjectItemCaseSensitive(p->rec, "label")->valuestring;
+	p->n_reps = (int)cJSON_GetObjectItemCaseSensitive(p->rec, "replications")->valuedouble;
+	p->obj = rep_array(p->rec, "objective_per_rep", p->n_reps);
+	p->pareto = rep_array(p->rec, "pareto_per_rep", p->n_reps);
+	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
+	cJSON_ArrayForEach(v, met)
+		p->met += cJSON_IsNumber(v) && v->valuedouble > 0.5;
+	decide(p, obj);
+	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
+	/* MODEL: M6 — costs and latencies cannot be negative. */
+	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
+	p->pareto_ci = fs_stats_mean_ci_nonneg(p->pareto, (size_t)p->n_reps, 0.95);
+	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
+}
+
+/* MODEL: S14 — paired difference: replication r of both points saw the same
+ * traffic and spot draws, so obj_p[r] - obj_base[r] has a tight interval. */
+struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
+                                   const struct fs__sweep_pt *base)
+{
+	int n = p->n_reps < base->n_reps ? p->n_reps : base->n_reps;
+	double *d = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+	struct fs_ci ci;
+	int r;
+
+	for (r = 0; r < n; r++)
+		d[r] = p->obj[r] - base->obj[r];
+	ci = fs_stats_mean_ci(d, (size_t)n, 0.95);
+	free(d);
+	return ci;
+}
+
+/* A quoted cell for a value that is not a name (a JSON number, array or
+ * object of a sweep axis): no formula guard, so "-1" stays a number. */
+/* See sweep_internal.h: 9 significant digits, so the files read cleanly. */
+cJSON *fs__sweep_jnum(double x)
+{
+	char buf[40];
+
+	if (!isfinite(x))
+		return cJSON_CreateNull();
+	snprintf(buf, sizeof buf, "%.9g", x);
+	return cJSON_CreateNumber(strtod(buf, NULL));
+}
+
+/* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
+cJSON *fs__sweep_jci(const struct fs_ci *ci)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "value", fs__sweep_jnum(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", fs__sweep_jnum(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", fs__sweep_jnum(ci->ci_hi));
+	if (fs_stats_ci_exact(ci))
+		cJSON_AddTrueToObject(o, "exact");
+	return o;
+}
+
+/* A point as sweep.json and best.json show it (caller owns the object). */
+cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p)
+{
+	const struct fs_sweep_cfg *sw = &base->sweep;
+	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject(), *figs;
+	char **sets = fs_xcalloc(sw->n_axes, sizeof *sets);
+	size_t a, k;
+
+	cJSON_AddNumberToObject(o, "point", (double)p->index);
+	cJSON_AddStringToObject(o, "label", p->label);
+	fs_sweep_point_sets(sw, p->index, sets);
+	for (a = 0; a < sw->n_axes; a++) {
+		const char *eq = strchr(sets[a], '=');
+		cJSON *v = eq != NULL ? cJSON_Parse(eq + 1) : NULL;
+
+		cJSON_AddItemToObject(set, sw->axes[a].path,
+		                      v != NULL ? v : cJSON_CreateString(sets[a]));
+		free(sets[a]);
+	}
+	free(sets);
+	cJSON_AddItemToObject(o, "set", set);
+	cJSON_AddNumberToObject(o, "replications", p->n_reps);
+	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	cJSON_AddStringToObject(o, "decision", fs__sweep_decision_name(p->verdict));
+	cJSON_AddItemToObject(o, "replications_needed",
+	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
+	cJSON_AddBoolToObject(o, "stable", p->stable);
+	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
+	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
+	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
+	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
+	figs = cJSON_AddObjectToObject(o, "figures");
+	for (k = 0; fs__sweep_figures[k] != NULL; k++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(p->rec, "figures"), fs__sweep_figures[k]);
+		struct fs_ci ci = { NAN, NAN, NAN, NAN, 0 };
+		const cJSON *v0 = cJSON_GetArrayItem(arr, 0), *v1 = cJSON_GetArrayItem(arr, 1),
+		            *v2 = cJSON_GetArrayItem(arr, 2);
+
+		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
+		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
+		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
+		cJSON_AddItemToObject(figs, fs__sweep_figures[k], fs__sweep_jci(&ci));
+	}
+	return o;
+}
+
+/* "feasible", "infeasible", "undecided". */
+const char *fs__sweep_decision_name(enum fs_share_verdict v)
+{
+	switch (v) {
+	case FS_SHARE_MET:       return "feasible";
+	case FS_SHARE_NOT_MET:   return "infeasible";
+	case FS_SHARE_UNDECIDED: break;
+	}
+	return "undecided";
+}
+
+/* The cheapest and next cheapest proven-feasible points by mean objective
+ * (SIZE_MAX when none); returns how many are proven feasible. */
+size_t fs__sweep_find_best(const struct fs__sweep_pt *pts, size_t n, size_t *best,
+                           size_t *second)
+{
+	size_t i, n_feasible = 0;
+
+	*best = *second = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		if (!pts[i].feasible || !isfinite(pts[i].obj_ci.value))
+			continue;
+		n_feasible++;
+		if (*best == SIZE_MAX || pts[i].obj_ci.value < pts[*best].obj_ci.value) {
+			*second = *best;
+			*best = i;
+		} else if (*second == SIZE_MAX ||
+		           pts[i].obj_ci.value < pts[*second].obj_ci.value) {
+			*second = i;
+		}
+	}
+	return n_feasible;
+}
+
