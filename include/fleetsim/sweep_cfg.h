@@ -28,6 +28,8 @@ struct fs_sweep_axis {
 	bool search;                 /* SEARCH: the bisected axis (values ascending) */
 };
 
+#define FS_SWEEP_MAX_AXES 8           /* axes of a sweep at most */
+
 struct fs_sweep_cfg {
 	bool present;                /* the scenario has a "sweep" section */
 	enum fs_sweep_mode mode;
