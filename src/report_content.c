@@ -178,11 +178,30 @@ static void section_question(struct fs__report *r)
 
 /* ---- 2. the recommendation ---- */
 
+/* A row "label | value [low, high]" of table t for each {label, path}
+ * figure of summary s that exists. */
+static void figure_rows(struct fs__block *t, const cJSON *s, const char *const rows[][2],
+                        size_t n)
+{
+	char a[96];
+	const char *cells[2];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct fs__ci ci = fs__jci(s, rows[i][1]);
+
+		if (isnan(ci.value))
+			continue;
+		cells[0] = rows[i][0];
+		cells[1] = fs__ci_text(a, sizeof a, ci);
+		fs__doc_row(t, cells);
+	}
+}
+
 /* Per-month projections, in a table of their own (never beside horizon
  * totals): cost and the fleet's outage minutes of a 730-hour month. */
 static void month_figures(struct fs__report *r, const cJSON *s)
 {
-	char a[96];
 	struct fs__block *t = fs__doc_table(r, 2);
 	static const char *const rows[][2] = {
 		{ "cost per month", "cost.monthly_projected" },
@@ -193,21 +212,11 @@ static void month_figures(struct fs__report *r, const cJSON *s)
 	};
 	char h0[96];
 	const char *head[2] = { h0, "value [low, high]" };
-	const char *cells[2];
-	size_t i;
 
 	snprintf(h0, sizeof h0, "projected to a 730-hour month (95%% CI; money in %s)",
 	         r->currency);
 	fs__doc_row(t, head);
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		struct fs__ci ci = fs__jci(s, rows[i][1]);
-
-		if (isnan(ci.value))
-			continue;
-		cells[0] = rows[i][0];
-		cells[1] = fs__ci_text(a, sizeof a, ci);
-		fs__doc_row(t, cells);
-	}
+	figure_rows(t, s, rows, sizeof rows / sizeof rows[0]);
 }
 
 /* MODEL: S3 — replications the guard stopped, and the span they cover. */
@@ -248,20 +257,11 @@ static void run_figures(struct fs__report *r, const cJSON *s)
 	char h0[96];
 	const char *head[2] = { h0, "value [low, high]" };
 	const char *cells[2];
-	size_t i;
 
 	snprintf(h0, sizeof h0, "figure over the simulated horizon (95%% CI; money in %s)",
 	         r->currency);
 	fs__doc_row(t, head);
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		struct fs__ci ci = fs__jci(s, rows[i][1]);
-
-		if (isnan(ci.value))
-			continue;
-		cells[0] = rows[i][0];
-		cells[1] = fs__ci_text(a, sizeof a, ci);
-		fs__doc_row(t, cells);
-	}
+	figure_rows(t, s, rows, sizeof rows / sizeof rows[0]);
 	cells[0] = "SLO attainment (share of requests)";
 	cells[1] = fs__pct_ci_text(a, sizeof a, fs__jci(s, "metrics.all.slo_attainment"));
 	fs__doc_row(t, cells);
