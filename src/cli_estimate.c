@@ -14,19 +14,24 @@
 #include "cli.h"
 #include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
+#include "fleetsim/model_config.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/scenario.h"
 
 #define GB 1e9
 
 static const char estimate_help[] =
-	"usage: fleetsim estimate --model M --gpu G [--tp N] [--prompt P] [--batch B]\n"
+	"usage: fleetsim estimate (--model M | --model-config JSON) --gpu G [--tp N]\n"
+	"                         [--prompt P] [--batch B]\n"
 	"                         [--context C] [--weights-dtype D] [--kv-dtype D]\n"
 	"                         [--gpu-mem-util U] [--kv-blocks N] [--step-table CSV]\n"
 	"                         [--catalog FILE] [--json]\n"
 	"\n"
 	"Print the memory plan of one replica (weights, activation reserve, KV blocks)\n"
 	"and its step times from the roofline model (docs/MODEL.md, docs/VALIDATION.md):\n"
+	"  --model-config JSON  the model from a Hugging Face config.json instead of\n"
+	"                     --model (layers, widths, heads, vocabulary, experts;\n"
+	"                     docs/CATALOG.md)\n"
 	"  --tp N             tensor-parallel degree (default 1)\n"
 	"  --prompt P         prompt tokens for the prefill time at batch 1 (default 512)\n"
 	"  --batch B          decode batch (default 32)\n"
@@ -47,7 +52,7 @@ static const char estimate_help[] =
 	"fleetsim catalog.\n";
 
 struct opts {
-	const char *model, *gpu, *table_path, *catalog_path;
+	const char *model, *model_config, *gpu, *table_path, *catalog_path;
 	int64_t tp, prompt_tokens, batch, context_tokens, kv_blocks;
 	enum fs_dtype weight_dtype, kv_dtype;
 	double gpu_mem_util;
@@ -108,6 +113,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		i++;
 		if (strcmp(a, "--model") == 0)
 			o->model = v;
+		else if (strcmp(a, "--model-config") == 0)
+			o->model_config = v;
 		else if (strcmp(a, "--gpu") == 0)
 			o->gpu = v;
 		else if (strcmp(a, "--step-table") == 0)
@@ -135,8 +142,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (rc != 0)
 			return FS_EXIT_INPUT;
 	}
-	if (o->model == NULL || o->gpu == NULL)
-		return fs__cli_usage_error("estimate", "--model and --gpu are required");
+	if ((o->model == NULL) == (o->model_config == NULL))
+		return fs__cli_usage_error("estimate", "give one of --model and "
+		                           "--model-config");
+	if (o->gpu == NULL)
+		return fs__cli_usage_error("estimate", "--gpu is required");
 	return 0;
 }
 
@@ -347,12 +357,14 @@ int fs__cli_estimate(int argc, char **argv)
 	struct fs_error err;
 	struct fs_step_table *table = NULL;
 	struct fs_catalog_file *cf = NULL;
+	struct fs_model_spec own_model;
 	struct estimate r;
 	const struct fs_gpu_spec *gpu;
 	const struct fs_model_spec *model;
 	int rc = parse_args(argc, argv, &o);
 
 	memset(&r, 0, sizeof r);
+	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
 	if (o.catalog_path != NULL) {
@@ -362,11 +374,21 @@ int fs__cli_estimate(int argc, char **argv)
 			return FS_EXIT_INPUT;
 		}
 	}
-	/* cf lives until the end: cfg points into it. */
-	model = find_model(cf, o.model);
+	/* cf and own_model live until the end: cfg points into them. */
+	if (o.model_config != NULL) {
+		if (fs_model_config_load(o.model_config, NULL, &own_model, &err) != 0) {
+			fs_error_print(&err);
+			fs_catalog_file_free(cf);
+			return FS_EXIT_INPUT;
+		}
+		model = &own_model;
+	} else {
+		model = find_model(cf, o.model);
+	}
 	gpu = find_gpu(cf, o.gpu);
 	if (model == NULL || gpu == NULL) {
 		fs_catalog_file_free(cf);
+		fs_model_config_fini(&own_model);
 		return FS_EXIT_INPUT;
 	}
 	fs_perf_cfg_defaults(&cfg, gpu, model);
@@ -380,6 +402,7 @@ int fs__cli_estimate(int argc, char **argv)
 		if (table == NULL) {
 			fs_error_print(&err);
 			fs_catalog_file_free(cf);
+			fs_model_config_fini(&own_model);
 			return FS_EXIT_INPUT;
 		}
 		cfg.table = table;
@@ -395,6 +418,7 @@ int fs__cli_estimate(int argc, char **argv)
 			print_json(&cfg, &o, &plan, &r);
 		fs_step_table_free(table);
 		fs_catalog_file_free(cf);
+		fs_model_config_fini(&own_model);
 		return FS_EXIT_INPUT;
 	}
 	compute(&cfg, &o, &plan, &r);
@@ -404,6 +428,7 @@ int fs__cli_estimate(int argc, char **argv)
 		print_text(&cfg, &o, &plan, &r);
 	fs_step_table_free(table);
 	fs_catalog_file_free(cf);
+	fs_model_config_fini(&own_model);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "fleetsim estimate: cannot write to standard output\n");
 		return FS_EXIT_RUNTIME;
