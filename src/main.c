@@ -35,6 +35,9 @@ static const char usage_text[] =
 	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
 	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
 	"                      memory plan, KV blocks and step times of one replica\n"
+	"  calibrate MEASUREMENTS... --model M --gpu G [--tp N] [-o FILE]\n"
+	"                      fit the GPU's step-model terms to measured step times\n"
+	"                      (CSV) or vllm bench serve results; write an override\n"
 	"  help                this text;  fleetsim COMMAND --help for one command\n"
 	"  version             the version\n"
 	"\n"
@@ -75,6 +78,15 @@ int main(int argc, char **argv)
 		return fs__cli_catalog(argc - 1, argv + 1);
 	if (strcmp(cmd, "estimate") == 0)
 		return fs__cli_estimate(argc - 1, argv + 1);
+	if (strcmp(cmd, "calibrate") == 0)
+		return fs__cli_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "help") == 0 && argc > 2) {
+		char help_opt[] = "--help";
+		char *sub[] = { argv[2], help_opt, NULL };
+
+		if (strcmp(argv[2], "calibrate") == 0)
+			return fs__cli_calibrate(2, sub);
+	}
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
 	    strcmp(cmd, "-h") == 0) {
 		fputs(usage_text, stdout);

@@ -1,0 +1,280 @@
+/*
+ * calib_input.c — readers of the measurements `fleetsim calibrate` fits: a
+ * CSV of measured step times and a `vllm bench serve` result JSON, each
+ * turned into step shapes with a measured time (MODEL: C5, C6).  Bad input
+ * is reported at file:line:col; nothing is kept between calls.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "json_pos.h"
+#include "scenario_walk.h"
+
+enum { C_BATCH, C_PREFILL, C_DECODE, C_CTX, C_MS, N_COLS };
+static const char *const COLS[N_COLS] = {
+	"batch", "prefill_tokens", "decode_tokens", "context", "ms"
+};
+
+static int fail(struct fs_error *err, const char *file, int line, int col,
+                const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static int fail(struct fs_error *err, const char *file, int line, int col,
+                const char *path, const char *fmt, ...)
+{
+	char where[300], msg[600];
+	va_list ap;
+
+	snprintf(where, sizeof where, "%s:%d:%d", file, line, col);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fs_error_set(err, where, path, "%s", msg);
+	return -1;
+}
+
+/* Split line (modified in place) at commas; cells and their 1-based columns. */
+static int split(char *line, char **cell, int *col, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *end = strchr(p, ',');
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (n < max) {
+			cell[n] = p;
+			col[n] = (int)(p - line) + 1;
+		}
+		n++;
+		if (end == NULL)
+			break;
+		*end = '\0';
+		p = end + 1;
+	}
+	for (int i = 0; i < n && i < max; i++) {
+		size_t l = strlen(cell[i]);
+
+		while (l > 0 && isspace((unsigned char)cell[i][l - 1]))
+			cell[i][--l] = '\0';
+	}
+	return n;
+}
+
+/* MODEL: C5 — a CSV row is one step: `batch` sequences, of which
+ * `decode_tokens` decode one token each with `context` tokens of context on
+ * average and the other batch − decode_tokens share `prefill_tokens` new
+ * prompt tokens equally, each from context 0. */
+static int row_shape(const double v[N_COLS], struct fs_step_shape *s)
+{
+	int64_t b = (int64_t)v[C_BATCH], d = (int64_t)v[C_DECODE], np = b - d;
+
+	if (d > b || (v[C_PREFILL] > 0 && np < 1) || (v[C_PREFILL] == 0 && d == 0))
+		return -1;
+	memset(s, 0, sizeof *s);
+	s->n_seqs = b;
+	s->decode_seqs = d;
+	s->decode_context_tokens = (int64_t)llround((double)d * v[C_CTX]);
+	s->prefill_tokens = (int64_t)v[C_PREFILL];
+	if (s->prefill_tokens > 0) {
+		double len = v[C_PREFILL] / (double)np;
+
+		s->prefill_attn_tokens = (int64_t)llround((double)np * len * len / 2.0);
+	}
+	return 0;
+}
+
+static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
+                    struct fs_error *err)
+{
+	int where_col[N_COLS], line_no = 0, have_header = 0, i;
+	char *line, *next;
+
+	for (line = text; line != NULL; line = next) {
+		char *cell[32];
+		int col[32], n;
+		size_t l;
+
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		l = strlen(line);
+		line_no++;
+		if (l > 0 && line[l - 1] == '\r')
+			line[--l] = '\0';
+		if (l == 0 || line[0] == '#')
+			continue;
+		n = split(line, cell, col, 32);
+		if (n > 32)
+			return fail(err, path, line_no, 1, "measurements",
+			            "expected at most 32 columns, found %s", "more");
+		if (!have_header) {
+			for (i = 0; i < N_COLS; i++) {
+				int k;
+
+				where_col[i] = -1;
+				for (k = 0; k < n; k++)
+					if (strcmp(cell[k], COLS[i]) == 0)
+						where_col[i] = k;
+				if (where_col[i] < 0)
+					return fail(err, path, line_no, 1, "header",
+					            "expected a column \"%s\", found none", COLS[i]);
+			}
+			have_header = 1;
+			continue;
+		}
+		{
+			double v[N_COLS];
+			struct fs_cal_point pt;
+
+			for (i = 0; i < N_COLS; i++) {
+				int k = where_col[i];
+				char *end = NULL, path_buf[64];
+
+				snprintf(path_buf, sizeof path_buf, "measurements.%s", COLS[i]);
+				if (k >= n)
+					return fail(err, path, line_no, (int)l + 1, path_buf,
+					            "expected a number, found %s", "end of line");
+				v[i] = strtod(cell[k], &end);
+				if (end == cell[k] || *end != '\0' || !isfinite(v[i]) || v[i] < 0 ||
+				    v[i] > 1e9 || (i == C_MS && v[i] <= 0) ||
+				    (i != C_CTX && i != C_MS && v[i] != floor(v[i])) ||
+				    (i == C_BATCH && v[i] < 1))
+					return fail(err, path, line_no, col[k], path_buf,
+					            i == C_MS ? "expected a number > 0, found \"%s\""
+					            : i == C_CTX ? "expected a number >= 0, found \"%s\""
+					            : "expected a whole number >= 0 (batch >= 1), "
+					              "found \"%s\"", cell[k]);
+			}
+			memset(&pt, 0, sizeof pt);
+			if (row_shape(v, &pt.shape) < 0)
+				return fail(err, path, line_no, 1, "measurements",
+				            "expected decode_tokens <= batch, a prefilling sequence "
+				            "for prefill_tokens > 0 and some work, found %s",
+				            "a row that is none of these");
+			pt.measured_ns = v[C_MS] * 1e6;
+			snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
+			fs__cal_points_push(ps, &pt);
+		}
+	}
+	if (!have_header)
+		return fail(err, path, 1, 1, "header",
+		            "expected a header naming batch, prefill_tokens, decode_tokens, "
+		            "context, ms, found %s", "an empty file");
+	return 0;
+}
+
+/* A number member of root, or NaN when absent or null; -1 when not a number. */
+static int num(const cJSON *root, const char *key, double *out, const cJSON **node)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
+
+	*node = j;
+	*out = NAN;
+	if (j == NULL || cJSON_IsNull(j))
+		return 0;
+	if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble) || j->valuedouble < 0)
+		return -1;
+	*out = j->valuedouble;
+	return 1;
+}
+
+static int read_vllm(const char *path, const char *text, size_t len,
+                     struct fs_cal_points *ps, struct fs_error *err)
+{
+	static const char *const need[] = {
+		"completed", "total_input_tokens", "total_output_tokens", "median_tpot_ms",
+		"median_ttft_ms", "mean_ttft_ms", "mean_tpot_ms", "request_throughput"
+	};
+	double v[8], conc, in_tokens, out_tokens;
+	const cJSON *node;
+	struct fs__jpos *pos = NULL;
+	char *buf = NULL;
+	cJSON *root = fs__sc_parse(text, len, path, &buf, &pos, err);
+	int rc = -1;
+	size_t i;
+
+	if (root == NULL)
+		return -1;
+	for (i = 0; i < 8; i++) {
+		int r = num(root, need[i], &v[i], &node);
+		size_t k_off, v_off;
+		int line = 1, col = 1;
+		char p[80];
+
+		if (r == 1 && (i != 0 || v[i] >= 1))
+			continue;
+		snprintf(p, sizeof p, "%s", need[i]);
+		if (node != NULL && fs__jpos_lookup(pos, node, &k_off, &v_off) == 0)
+			fs__jpos_line_col(buf, len, v_off, &line, &col);
+		fail(err, path, line, col, p, r == 0 ? "expected a number, found %s"
+		     : "expected a number >= 0 (completed >= 1), found %s",
+		     r == 0 ? "none" : "another value");
+		goto out;
+	}
+	in_tokens = v[1] / v[0];
+	out_tokens = v[2] / v[0];
+	/* MODEL: C6 — the run's decode batch is its max_concurrency, or else
+	 * (Little's law) request_throughput × mean end-to-end latency, with
+	 * end-to-end = TTFT + TPOT × (output − 1). */
+	if (num(root, "max_concurrency", &conc, &node) != 1 || conc < 1)
+		conc = v[7] * (v[5] + v[6] * fmax(out_tokens - 1, 0)) / 1000.0;
+	{
+		struct fs_cal_point pt;
+		int64_t b = (int64_t)fmax(1, llround(conc));
+
+		/* MODEL: C6 — median TPOT is a decode step of that batch at the mean
+		 * mid-life context: input + output / 2 tokens. */
+		memset(&pt, 0, sizeof pt);
+		pt.shape.decode_seqs = b;
+		pt.shape.n_seqs = b;
+		pt.shape.decode_context_tokens =
+			(int64_t)llround((double)b * (in_tokens + out_tokens / 2));
+		pt.measured_ns = v[3] * 1e6;
+		snprintf(pt.where, sizeof pt.where, "%.140s:median_tpot_ms", path);
+		if (pt.measured_ns > 0)
+			fs__cal_points_push(ps, &pt);
+		/* MODEL: C6 — at concurrency below 1.5, median TTFT is the prefill
+		 * of one mean-length prompt (no queueing, no batching); above it,
+		 * TTFT includes waiting and is not used. */
+		if (conc < 1.5 && v[4] > 0) {
+			memset(&pt, 0, sizeof pt);
+			pt.shape.prefill_tokens = (int64_t)llround(in_tokens);
+			pt.shape.prefill_attn_tokens =
+				pt.shape.prefill_tokens * pt.shape.prefill_tokens / 2;
+			pt.shape.n_seqs = 1;
+			pt.measured_ns = v[4] * 1e6;
+			snprintf(pt.where, sizeof pt.where, "%.140s:median_ttft_ms", path);
+			fs__cal_points_push(ps, &pt);
+		}
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	free(buf);
+	fs__jpos_free(pos);
+	return rc;
+}
+
+int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_error *err)
+{
+	size_t len = 0, pl = strlen(path);
+	char *text = fs__sc_read_file(path, "measurements", &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	if (pl > 5 && strcmp(path + pl - 5, ".json") == 0)
+		rc = read_vllm(path, text, len, ps, err);
+	else
+		rc = read_csv(path, text, ps, err);
+	free(text);
+	return rc;
+}

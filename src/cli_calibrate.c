@@ -1,0 +1,261 @@
+/*
+ * cli_calibrate.c — `fleetsim calibrate`: read measured step times (CSV) and
+ * `vllm bench serve` results (JSON), fit the step model's efficiency and
+ * overhead terms of one GPU (calibrate.c), print the errors before and after
+ * with cross-validation, and write a catalogue override a scenario includes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "cli.h"
+#include "fleetsim/catalog.h"
+#include "fleetsim/outfile.h"
+#include "fleetsim/perf.h"
+
+static const char help_text[] =
+	"usage: fleetsim calibrate MEASUREMENTS... --model M --gpu G [--tp N]\n"
+	"                          [-o FILE]\n"
+	"\n"
+	"Fit the step-time model's efficiency and overhead terms of GPU G (mfu, mbu,\n"
+	"iteration_overhead, per_seq_overhead: those the measurements identify; the\n"
+	"others, and layer_overhead and allreduce_latency, keep their catalogue\n"
+	"values) by nonlinear least squares on relative errors, serving model M at\n"
+	"tensor-parallel degree N (default 1).  Prints every point's error before\n"
+	"and after, the k-fold cross-validation error (k = min(5, points)), and the\n"
+	"fitted terms.\n"
+	"\n"
+	"MEASUREMENTS: files ending in .json are `vllm bench serve` result JSON\n"
+	"(median TPOT -> a decode step at the run's concurrency; median TTFT at\n"
+	"concurrency 1 -> a prefill of the mean input length); any other file is a\n"
+	"CSV with the header columns batch, prefill_tokens, decode_tokens, context,\n"
+	"ms (any order; '#' lines skipped): one measured step per row.\n"
+	"\n"
+	"  -o FILE            write the catalogue override (a `catalog` object:\n"
+	"                     {\"gpus\": [{\"id\": G, \"base\": G, ...}]}) for\n"
+	"                     `fleetsim estimate --catalog FILE` or a scenario\n"
+	"\n"
+	"Details: docs/CALIBRATE.md.\n";
+
+struct opts {
+	const char *model, *gpu, *out;
+	int64_t tp;
+	const char *files[256];
+	int n_files;
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof *o);
+	o->tp = 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(help_text, stdout);
+			return 1;
+		}
+		if (a[0] != '-') {
+			if (o->n_files == 256)
+				return fs__cli_usage_error("calibrate", "at most 256 files");
+			o->files[o->n_files++] = a;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return fs__cli_usage_error("calibrate", "%s: expected a value", a);
+		if (strcmp(a, "--model") == 0)
+			o->model = argv[++i];
+		else if (strcmp(a, "--gpu") == 0)
+			o->gpu = argv[++i];
+		else if (strcmp(a, "-o") == 0)
+			o->out = argv[++i];
+		else if (strcmp(a, "--tp") == 0) {
+			if (fs__cli_parse_int("calibrate", "--tp", argv[++i], 1, 64, &o->tp) < 0)
+				return FS_EXIT_INPUT;
+		} else
+			return fs__cli_usage_error("calibrate", "unknown option \"%s\"", a);
+	}
+	if (o->model == NULL || o->gpu == NULL)
+		return fs__cli_usage_error("calibrate", "--model and --gpu are required");
+	if (o->n_files == 0)
+		return fs__cli_usage_error("calibrate", "expected a measurements file");
+	return 0;
+}
+
+static double rel(double pred, double meas)
+{
+	return pred / meas - 1.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of |relative error| over n predictions, NaN ones skipped. */
+static double median_abs(const double *pred, const struct fs_cal_points *ps)
+{
+	double *e = fs_xmalloc(sizeof(double) * (ps->n + 1)), m = NAN;
+	size_t i, k = 0;
+
+	for (i = 0; i < ps->n; i++)
+		if (!isnan(pred[i]))
+			e[k++] = fabs(rel(pred[i], ps->pts[i].measured_ns));
+	if (k > 0) {
+		qsort(e, k, sizeof *e, cmp_double);
+		m = k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
+	}
+	free(e);
+	return m;
+}
+
+static double rms(const double *pred, const struct fs_cal_points *ps)
+{
+	double s = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < ps->n; i++)
+		if (!isnan(pred[i])) {
+			double r = rel(pred[i], ps->pts[i].measured_ns);
+
+			s += r * r;
+			k++;
+		}
+	return k > 0 ? sqrt(s / (double)k) : NAN;
+}
+
+static void print_value(int j, double v)
+{
+	if (j == FS_CAL_MFU || j == FS_CAL_MBU)
+		printf("%12.4f", v);
+	else
+		printf("%9.1f us", v / 1e3);
+}
+
+static void print_report(const struct opts *o, const struct fs_cal_points *ps,
+                         const struct fs_cal_result *r)
+{
+	size_t i;
+	int j;
+
+	printf("calibration of %s serving %s at TP %lld: %zu points, %d of %d terms fitted\n\n",
+	       o->gpu, o->model, (long long)o->tp, ps->n, r->n_fitted, FS_CAL_N);
+	printf("%-36s %8s %5s %5s %10s %10s %8s %10s %8s %8s\n", "point", "prefill",
+	       "dec", "batch", "meas_ms", "before_ms", "err", "after_ms", "err", "cv_err");
+	for (i = 0; i < ps->n; i++) {
+		const struct fs_cal_point *p = &ps->pts[i];
+		double m = p->measured_ns;
+
+		printf("%-36.36s %8lld %5lld %5lld %10.3f %10.3f %+7.1f%% %10.3f %+7.1f%% ",
+		       p->where, (long long)p->shape.prefill_tokens,
+		       (long long)p->shape.decode_seqs, (long long)p->shape.n_seqs, m / 1e6,
+		       r->pred_before_ns[i] / 1e6, 100 * rel(r->pred_before_ns[i], m),
+		       r->pred_after_ns[i] / 1e6, 100 * rel(r->pred_after_ns[i], m));
+		if (isnan(r->cv_pred_ns[i]))
+			printf("%8s\n", "-");
+		else
+			printf("%+7.1f%%\n", 100 * rel(r->cv_pred_ns[i], m));
+	}
+	printf("\nerror (|model/measured - 1|)    median    rms\n");
+	printf("  catalogue                   %7.2f%% %6.2f%%\n",
+	       100 * median_abs(r->pred_before_ns, ps), 100 * rms(r->pred_before_ns, ps));
+	printf("  fitted                      %7.2f%% %6.2f%%\n",
+	       100 * median_abs(r->pred_after_ns, ps), 100 * rms(r->pred_after_ns, ps));
+	printf("  %d-fold cross-validation     %7.2f%% %6.2f%%\n\n", r->k_folds,
+	       100 * median_abs(r->cv_pred_ns, ps), 100 * rms(r->cv_pred_ns, ps));
+	printf("%-20s %12s %12s %12s  %s\n", "term", "catalogue", "fitted", "std.err", "");
+	for (j = 0; j < FS_CAL_N; j++) {
+		printf("%-20s ", fs__cal_param_name(j));
+		print_value(j, r->before.v[j]);
+		printf(" ");
+		print_value(j, r->after.v[j]);
+		printf(" ");
+		print_value(j, r->stderr_v[j]);
+		printf("  %s\n", r->fitted[j] ? "fitted" : "kept (not identified by the data)");
+	}
+	printf("%-20s kept at catalogue values\n", "layer_overhead, allreduce_latency");
+}
+
+/* The override: the GPU replaced by itself with the fitted terms. */
+static int write_override(const struct opts *o, const struct fs_gpu_spec *g,
+                          const struct fs_cal_points *ps, const struct fs_cal_result *r)
+{
+	struct fs_error err;
+	char buf[2048];
+	int n;
+
+	n = snprintf(buf, sizeof buf,
+	             "{\n\t\"gpus\": [\n\t\t{\n"
+	             "\t\t\t\"id\": \"%s\",\n\t\t\t\"base\": \"%s\",\n"
+	             "\t\t\t\"mfu\": %.9g,\n\t\t\t\"mbu\": %.9g,\n"
+	             "\t\t\t\"iteration_overhead\": \"%lldns\",\n"
+	             "\t\t\t\"per_seq_overhead\": \"%lldns\",\n"
+	             "\t\t\t\"notes\": \"calibrated on %zu measured points of %s at TP %lld\"\n"
+	             "\t\t}\n\t]\n}\n",
+	             g->id, g->id, r->after.v[FS_CAL_MFU], r->after.v[FS_CAL_MBU],
+	             (long long)llround(r->after.v[FS_CAL_ITER]),
+	             (long long)llround(r->after.v[FS_CAL_SEQ]), ps->n, o->model,
+	             (long long)o->tp);
+	if (fs_outfile_write(o->out, buf, (size_t)n, &err) < 0) {
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	printf("\nwrote %s (use with --catalog %s or as a scenario's \"catalog\")\n",
+	       o->out, o->out);
+	return FS_EXIT_OK;
+}
+
+int fs__cli_calibrate(int argc, char **argv)
+{
+	struct opts o;
+	struct fs_perf_cfg cfg;
+	struct fs_cal_points ps = { 0 };
+	struct fs_cal_result res;
+	struct fs_error err;
+	const struct fs_gpu_spec *g;
+	const struct fs_model_spec *m;
+	int rc, i;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc == 1 ? FS_EXIT_OK : rc;
+	g = fs_catalog_find_gpu(o.gpu);
+	m = fs_catalog_find_model(o.model);
+	if (g == NULL || m == NULL)
+		return fs__cli_usage_error("calibrate", "unknown %s \"%s\"; see 'fleetsim catalog'",
+		                           g == NULL ? "GPU" : "model",
+		                           g == NULL ? o.gpu : o.model);
+	fs_perf_cfg_defaults(&cfg, g, m);
+	cfg.tp = (int)o.tp;
+	if (fs_perf_cfg_check(&cfg, &err) < 0) {
+		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	for (i = 0; i < o.n_files; i++)
+		if (fs__cal_read_file(o.files[i], &ps, &err) < 0) {
+			fs_error_print(&err);
+			free(ps.pts);
+			return FS_EXIT_INPUT;
+		}
+	if (fs__cal_fit(&cfg, &ps, &res, &err) < 0) {
+		char where[300];
+
+		snprintf(where, sizeof where, "%s:1:1", o.files[o.n_files - 1]);
+		if (err.where[0] == '\0')
+			snprintf(err.where, sizeof err.where, "%s", where);
+		fs_error_print(&err);
+		free(ps.pts);
+		return FS_EXIT_INPUT;
+	}
+	print_report(&o, &ps, &res);
+	rc = o.out != NULL ? write_override(&o, g, &ps, &res) : FS_EXIT_OK;
+	fs__cal_result_fini(&res);
+	free(ps.pts);
+	return rc;
+}

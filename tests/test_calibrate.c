@@ -1,0 +1,228 @@
+/*
+ * test_calibrate.c — fleetsim calibrate: parameters recovered from step
+ * times the model itself generates with 3% noise, the override loading back
+ * into `fleetsim estimate --catalog`, bad measurement files (exit 2 at
+ * file:line:col) and the example vllm bench serve results of tests/data.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/calibrate.h"
+#include "fleetsim/catalog.h"
+#include "fleetsim/rng.h"
+#include "util_test.h"
+
+/* Known parameters, all different from the h100 catalogue entry. */
+#define TRUE_MFU 0.55
+#define TRUE_MBU 0.66
+#define TRUE_ITER_NS 2500000
+#define TRUE_SEQ_NS 60000
+#define NOISE 0.03
+
+static void setup_cfg(struct fs_perf_cfg *cfg)
+{
+	fs_perf_cfg_defaults(cfg, fs_catalog_find_gpu("h100"),
+	                     fs_catalog_find_model("llama-3.1-8b"));
+}
+
+/* Write synthetic measurements; returns the number of rows. */
+static int write_synthetic(const char *path)
+{
+	static const int prompts[] = { 128, 512, 1024, 2048, 4096 };
+	static const int batches[] = { 1, 8, 32, 64, 128, 256 };
+	static const int ctxs[] = { 512, 2048 };
+	struct fs_perf_cfg cfg;
+	struct fs_rng *rng = fs_rng_alloc(20250601, 0, FS_STREAM_ARRIVALS, 0);
+	FILE *f = fopen(path, "w");
+	size_t i, j;
+	int n = 0;
+
+	assert_non_null(f);
+	setup_cfg(&cfg);
+	cfg.mfu = TRUE_MFU;
+	cfg.mbu = TRUE_MBU;
+	cfg.iteration_overhead_ns = TRUE_ITER_NS;
+	cfg.per_seq_overhead_ns = TRUE_SEQ_NS;
+	fprintf(f, "# synthetic\nms,batch,prefill_tokens,decode_tokens,context\n");
+	for (i = 0; i < 5 + 12; i++) {
+		/* Box-Muller: a standard normal for 3% log-normal noise. */
+		double z = sqrt(-2 * log(fs_rng_uniform_pos(rng))) *
+		           cos(2 * M_PI * fs_rng_uniform(rng));
+		double noise = exp(NOISE * z), ms;
+
+		if (i < 5) {
+			ms = (double)fs_perf_prefill_ns(&cfg, prompts[i]) / 1e6 * noise;
+			fprintf(f, "%.6f,1,%d,0,0\n", ms, prompts[i]);
+		} else {
+			j = i - 5;
+			ms = (double)fs_perf_decode_ns(&cfg, batches[j % 6], ctxs[j / 6]) / 1e6 *
+			     noise;
+			fprintf(f, "%.6f,%d,0,%d,%d\n", ms, batches[j % 6], batches[j % 6],
+			        ctxs[j / 6]);
+		}
+		n++;
+	}
+	fclose(f);
+	fs_rng_free(rng);
+	return n;
+}
+
+static void recovers_known_parameters_within_the_noise(void **state)
+{
+	char *dir = fs_test_tmpdir(), path[512];
+	struct fs_cal_points ps = { 0 };
+	struct fs_cal_result res;
+	struct fs_error err;
+	struct fs_perf_cfg cfg;
+	const double truth[FS_CAL_N] = { TRUE_MFU, TRUE_MBU, TRUE_ITER_NS, TRUE_SEQ_NS };
+	int j, n;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/steps.csv", dir);
+	n = write_synthetic(path);
+	assert_int_equal(fs__cal_read_file(path, &ps, &err), 0);
+	assert_int_equal((int)ps.n, n);
+	setup_cfg(&cfg);
+	assert_int_equal(fs__cal_fit(&cfg, &ps, &res, &err), 0);
+	assert_int_equal(res.n_fitted, FS_CAL_N);
+	for (j = 0; j < FS_CAL_N; j++) {
+		/* Tolerance from the noise: 4 standard errors, which the fit
+		 * derives from the 3% scatter of its residuals; each must pin
+		 * its term to 25% or better. */
+		assert_true(res.stderr_v[j] > 0);
+		assert_true(res.stderr_v[j] <= 0.25 * truth[j]);
+		assert_true(fabs(res.after.v[j] - truth[j]) <= 4 * res.stderr_v[j]);
+	}
+	fs__cal_result_fini(&res);
+	free(ps.pts);
+	fs_test_tmpdir_free(dir);
+}
+
+static void override_loads_back_into_estimate(void **state)
+{
+	char *dir = fs_test_tmpdir(), csv[512], out[512], want[64];
+	struct fs_cal_points ps = { 0 };
+	struct fs_cal_result res;
+	struct fs_error err;
+	struct fs_perf_cfg cfg;
+	struct fs_test_run r;
+
+	(void)state;
+	snprintf(csv, sizeof csv, "%s/steps.csv", dir);
+	snprintf(out, sizeof out, "%s/h100_fit.json", dir);
+	write_synthetic(csv);
+	{
+		const char *args[] = { "calibrate", csv, "--model", "llama-3.1-8b", "--gpu",
+		                       "h100", "-o", out, NULL };
+
+		r = fs_test_run_fleetsim(args);
+		assert_int_equal(r.exit_code, 0);
+		assert_non_null(strstr(r.out, "5-fold cross-validation"));
+		fs_test_run_free(&r);
+	}
+	/* The fitted model's decode step, computed here from the same fit. */
+	if (fs__cal_read_file(csv, &ps, &err) < 0)
+		fs_error_print(&err);
+	assert_int_equal((int)ps.n, 17);
+	setup_cfg(&cfg);
+	assert_int_equal(fs__cal_fit(&cfg, &ps, &res, &err), 0);
+	cfg.mfu = res.after.v[FS_CAL_MFU];
+	cfg.mbu = res.after.v[FS_CAL_MBU];
+	cfg.iteration_overhead_ns = (fs_ns)llround(res.after.v[FS_CAL_ITER]);
+	cfg.per_seq_overhead_ns = (fs_ns)llround(res.after.v[FS_CAL_SEQ]);
+	snprintf(want, sizeof want, " %.3f ms  (batch 32, context 2048",
+	         (double)fs_perf_decode_ns(&cfg, 32, 2048) / 1e6);
+	{
+		const char *args[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "h100",
+		                       "--catalog", out, NULL };
+
+		r = fs_test_run_fleetsim(args);
+		assert_int_equal(r.exit_code, 0);
+		assert_non_null(strstr(r.out, want));
+		fs_test_run_free(&r);
+	}
+	fs__cal_result_fini(&res);
+	free(ps.pts);
+	fs_test_tmpdir_free(dir);
+}
+
+static void expect_bad(const char *text, const char *where_suffix)
+{
+	char *dir = fs_test_tmpdir(), path[512], where[600];
+	FILE *f;
+	struct fs_test_run r;
+
+	snprintf(path, sizeof path, "%s/m.csv", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	{
+		const char *args[] = { "calibrate", path, "--model", "llama-3.1-8b", "--gpu",
+		                       "h100", NULL };
+
+		r = fs_test_run_fleetsim(args);
+	}
+	assert_int_equal(r.exit_code, 2);
+	snprintf(where, sizeof where, "%s%s", path, where_suffix);
+	assert_non_null(strstr(r.err, where));
+	fs_test_run_free(&r);
+	fs_test_tmpdir_free(dir);
+}
+
+static void bad_measurements_exit_2_at_their_place(void **state)
+{
+	(void)state;
+	expect_bad("batch,prefill_tokens,decode_tokens,ms\n1,128,0,30\n", ":1:1: header");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,30\n"
+	           "\n8,0,8,1024,fast\n", ":4:12: measurements.ms");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,30\n"
+	           "8,0,8,1024,10\n", ":1:1: measurements: expected at least");
+}
+
+static double median_of(const char *out, const char *label)
+{
+	const char *p = strstr(out, label);
+
+	assert_non_null(p);
+	return strtod(p + strlen(label), NULL);
+}
+
+static void vllm_bench_results_reduce_the_error(void **state)
+{
+	const char *args[] = { "calibrate", "tests/data/calibrate/vllm_bench_c1.json",
+	                       "tests/data/calibrate/vllm_bench_c8.json",
+	                       "tests/data/calibrate/vllm_bench_c32.json", "--model",
+	                       "llama-3.1-8b", "--gpu", "h100", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	double before, after;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	/* 3 TPOT points and the concurrency-1 TTFT point. */
+	assert_non_null(strstr(r.out, ": 4 points"));
+	before = median_of(r.out, "  catalogue ");
+	after = median_of(r.out, "  fitted ");
+	assert_true(after < before / 2);
+	fs_test_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(recovers_known_parameters_within_the_noise),
+		cmocka_unit_test(override_loads_back_into_estimate),
+		cmocka_unit_test(bad_measurements_exit_2_at_their_place),
+		cmocka_unit_test(vllm_bench_results_reduce_the_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
