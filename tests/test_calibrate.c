@@ -198,9 +198,9 @@ static double median_of(const char *out, const char *label)
 
 static void vllm_bench_results_reduce_the_error(void **state)
 {
-	const char *args[] = { "calibrate", "tests/data/calibrate/vllm_bench_c1.json",
-	                       "tests/data/calibrate/vllm_bench_c8.json",
-	                       "tests/data/calibrate/vllm_bench_c32.json", "--model",
+	const char *args[] = { "calibrate", "tests/data/calibrate/synthetic_vllm_bench_c1.json",
+	                       "tests/data/calibrate/synthetic_vllm_bench_c8.json",
+	                       "tests/data/calibrate/synthetic_vllm_bench_c32.json", "--model",
 	                       "llama-3.1-8b", "--gpu", "h100", NULL };
 	struct fs_test_run r = fs_test_run_fleetsim(args);
 	double before, after;
