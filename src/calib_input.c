@@ -271,6 +271,15 @@ int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_erro
 
 	if (text == NULL)
 		return -1;
+	/* the CSV reader works on a C string: terminate the bytes read, and
+	 * refuse a NUL inside them rather than stop there */
+	text = fs_xrealloc(text, len + 1);
+	text[len] = '\0';
+	if (memchr(text, '\0', len) != NULL) {
+		rc = fail(err, path, 1, 1, "measurements", "expected text, found a NUL byte");
+		free(text);
+		return rc;
+	}
 	if (pl > 5 && strcmp(path + pl - 5, ".json") == 0)
 		rc = read_vllm(path, text, len, ps, err);
 	else
