@@ -470,9 +470,12 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
-struct fs_scenario *fs_scenario_load_variant(const char *path, const char *variant,
-                                             const char *const *sets, size_t n_sets,
-                                             struct fs_error *err)
+/* Read the file at path and load it as load_text does (the directory of
+ * path resolves relative data paths). */
+static struct fs_scenario *load_file(const char *path, const char *variant,
+                                     const char *const *sets, size_t n_sets,
+                                     const struct fs_sweep_cfg *sweep, size_t point,
+                                     struct fs_error *err)
 {
 	struct fs_scenario *s;
 	char *text, *dir;
@@ -482,28 +485,24 @@ struct fs_scenario *fs_scenario_load_variant(const char *path, const char *varia
 	if (text == NULL)
 		return NULL;
 	dir = dir_of(path);
-	s = load_text(text, len, path, dir, variant, sets, n_sets, NULL, 0, err);
+	s = load_text(text, len, path, dir, variant, sets, n_sets, sweep, point, err);
 	free(dir);
 	free(text);
 	return s;
+}
+
+struct fs_scenario *fs_scenario_load_variant(const char *path, const char *variant,
+                                             const char *const *sets, size_t n_sets,
+                                             struct fs_error *err)
+{
+	return load_file(path, variant, sets, n_sets, NULL, 0, err);
 }
 
 struct fs_scenario *fs_scenario_load_point(const char *path, const char *const *sets,
                                            size_t n_sets, const struct fs_sweep_cfg *sweep,
                                            size_t point, struct fs_error *err)
 {
-	struct fs_scenario *s;
-	char *text, *dir;
-	size_t len = 0;
-
-	text = fs__sc_read_file(path, "scenario", &len, err);
-	if (text == NULL)
-		return NULL;
-	dir = dir_of(path);
-	s = load_text(text, len, path, dir, NULL, sets, n_sets, sweep, point, err);
-	free(dir);
-	free(text);
-	return s;
+	return load_file(path, NULL, sets, n_sets, sweep, point, err);
 }
 
 struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)

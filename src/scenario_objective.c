@@ -65,22 +65,48 @@ static const char *latency_name(int latency)
 	return "?";
 }
 
+/* obj[key] as an index into the n names that name(s, i) gives (absent: -1
+ * stays): a class or a pool. */
+static int load_index(struct fs__sc *sc, const cJSON *obj, const char *key,
+                      const struct fs_scenario *s, size_t n,
+                      const char *(*name)(const struct fs_scenario *, size_t), int *idx)
+{
+	const char **names;
+	size_t i;
+	int rc;
+
+	if (fs__sc_get(obj, key) == NULL)
+		return 0;
+	names = fs_xcalloc(n + 1, sizeof *names);
+	for (i = 0; i < n; i++)
+		names[i] = name(s, i);
+	rc = fs__sc_find_name(sc, obj, key, key, names, n, idx);
+	free(names);
+	return rc;
+}
+
+static const char *class_name(const struct fs_scenario *s, size_t i)
+{
+	return s->workload.classes[i].name;
+}
+
+static const char *pool_name(const struct fs_scenario *s, size_t i)
+{
+	return s->fleet.pools[i].name;
+}
+
 /* obj["class"] as a class index (absent: -1 stays). */
 static int load_class(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
                       int *class_idx)
 {
-	const char **names;
-	size_t i, n = s->workload.n_classes;
-	int rc;
+	return load_index(sc, obj, "class", s, s->workload.n_classes, class_name, class_idx);
+}
 
-	if (fs__sc_get(obj, "class") == NULL)
-		return 0;
-	names = fs_xcalloc(n + 1, sizeof *names);
-	for (i = 0; i < n; i++)
-		names[i] = s->workload.classes[i].name;
-	rc = fs__sc_find_name(sc, obj, "class", "class", names, n, class_idx);
-	free(names);
-	return rc;
+/* obj["pool"] as a pool index (absent: -1 stays). */
+static int load_pool(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
+                     int *pool_idx)
+{
+	return load_index(sc, obj, "pool", s, s->fleet.n_pools, pool_name, pool_idx);
 }
 
 /* "metric" (latency names only) and "quantile" of obj. */
@@ -95,24 +121,6 @@ static int load_latency(struct fs__sc *sc, const cJSON *obj, const char *const *
 	*latency = m < METRIC_ATTAINMENT ? (int)LATENCY[m] : -1;
 	*quantity = q;
 	return 0;
-}
-
-/* obj["pool"] as a pool index (absent: -1 stays). */
-static int load_pool(struct fs__sc *sc, const cJSON *obj, const struct fs_scenario *s,
-                     int *pool_idx)
-{
-	const char **names;
-	size_t i, n = s->fleet.n_pools;
-	int rc;
-
-	if (fs__sc_get(obj, "pool") == NULL)
-		return 0;
-	names = fs_xcalloc(n + 1, sizeof *names);
-	for (i = 0; i < n; i++)
-		names[i] = s->fleet.pools[i].name;
-	rc = fs__sc_find_name(sc, obj, "pool", "pool", names, n, pool_idx);
-	free(names);
-	return rc;
 }
 
 /* MODEL: S20 — availability and redundancy floors, of one pool ("pool") or
