@@ -186,46 +186,75 @@ static int num(const cJSON *root, const char *key, double *out, const cJSON **no
 	return 1;
 }
 
-static int read_vllm(const char *path, const char *text, size_t len,
-                     struct fs_cal_points *ps, struct fs_error *err)
+/* Fail at node (or line 1 col 1 when NULL) with the JSON path prefix.key. */
+static int fail_key(struct fs_error *err, const char *path, const char *buf, size_t len,
+                    const struct fs__jpos *pos, const cJSON *node, const char *prefix,
+                    const char *key, const char *msg)
+{
+	size_t k_off, v_off;
+	int line = 1, col = 1;
+	char p[80];
+
+	snprintf(p, sizeof p, "%s%s", prefix, key);
+	if (node != NULL && fs__jpos_lookup(pos, node, &k_off, &v_off) == 0)
+		fs__jpos_line_col(buf, len, v_off, &line, &col);
+	return fail(err, path, line, col, p, "%s", msg);
+}
+
+/* One run's result object.  Mean tokens per request come from the totals
+ * (total_input_tokens / completed, as `vllm bench serve` writes them) or,
+ * where a publisher kept only rates, from the throughputs (input_throughput
+ * / request_throughput: both are over the same duration). */
+static int read_run(const char *path, const char *buf, size_t len,
+                    const struct fs__jpos *pos, const cJSON *root, const char *prefix,
+                    struct fs_cal_points *ps, struct fs_error *err)
 {
 	static const char *const need[] = {
-		"completed", "total_input_tokens", "total_output_tokens", "median_tpot_ms",
-		"median_ttft_ms", "mean_ttft_ms", "mean_tpot_ms", "request_throughput"
+		"median_tpot_ms", "median_ttft_ms", "mean_ttft_ms", "mean_tpot_ms",
+		"request_throughput"
 	};
-	double v[8], conc, in_tokens, out_tokens;
+	static const char *const totals[] = {
+		"completed", "total_input_tokens", "total_output_tokens"
+	};
+	static const char *const rates[] = {
+		"request_throughput", "input_throughput", "output_throughput"
+	};
+	const char *const *mean_keys;
+	double v[5], m[3], conc, in_tokens, out_tokens;
 	const cJSON *node;
-	struct fs__jpos *pos = NULL;
-	char *buf = NULL;
-	cJSON *root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	int rc = -1;
 	size_t i;
 
-	if (root == NULL)
-		return -1;
-	for (i = 0; i < 8; i++) {
+	if (!cJSON_IsObject(root))
+		return fail_key(err, path, buf, len, pos, root, prefix, "", "expected an "
+		                "object (a result), found another value");
+	for (i = 0; i < 5; i++) {
 		int r = num(root, need[i], &v[i], &node);
-		size_t k_off, v_off;
-		int line = 1, col = 1;
-		char p[80];
 
-		if (r == 1 && (i != 0 || v[i] >= 1))
+		if (r == 1)
 			continue;
-		snprintf(p, sizeof p, "%s", need[i]);
-		if (node != NULL && fs__jpos_lookup(pos, node, &k_off, &v_off) == 0)
-			fs__jpos_line_col(buf, len, v_off, &line, &col);
-		fail(err, path, line, col, p, r == 0 ? "expected a number, found %s"
-		     : "expected a number >= 0 (completed >= 1), found %s",
-		     r == 0 ? "none" : "another value");
-		goto out;
+		return fail_key(err, path, buf, len, pos, node, prefix, need[i], r == 0 ?
+		                "expected a number, found none" :
+		                "expected a number >= 0, found another value");
 	}
-	in_tokens = v[1] / v[0];
-	out_tokens = v[2] / v[0];
+	mean_keys = cJSON_GetObjectItemCaseSensitive(root, "total_input_tokens") != NULL ||
+	            cJSON_GetObjectItemCaseSensitive(root, "input_throughput") == NULL ?
+	            totals : rates;
+	for (i = 0; i < 3; i++) {
+		int r = num(root, mean_keys[i], &m[i], &node);
+
+		if (r == 1 && (i != 0 || m[i] > 0))
+			continue;
+		return fail_key(err, path, buf, len, pos, node, prefix, mean_keys[i], r == 0 ?
+		                "expected a number, found none" : "expected a number >= 0 "
+		                "(completed, request_throughput > 0), found another value");
+	}
+	in_tokens = m[1] / m[0];
+	out_tokens = m[2] / m[0];
 	/* MODEL: C6 — the run's decode batch is its max_concurrency, or else
 	 * (Little's law) request_throughput × mean end-to-end latency, with
 	 * end-to-end = TTFT + TPOT × (output − 1). */
 	if (num(root, "max_concurrency", &conc, &node) != 1 || conc < 1)
-		conc = v[7] * (v[5] + v[6] * fmax(out_tokens - 1, 0)) / 1000.0;
+		conc = v[4] * (v[2] + v[3] * fmax(out_tokens - 1, 0)) / 1000.0;
 	{
 		struct fs_cal_point pt;
 		int64_t b = (int64_t)fmax(1, llround(conc));
@@ -237,26 +266,53 @@ static int read_vllm(const char *path, const char *text, size_t len,
 		pt.shape.n_seqs = b;
 		pt.shape.decode_context_tokens =
 			(int64_t)llround((double)b * (in_tokens + out_tokens / 2));
-		pt.measured_ns = v[3] * 1e6;
-		snprintf(pt.where, sizeof pt.where, "%.140s:median_tpot_ms", path);
+		pt.measured_ns = v[0] * 1e6;
+		snprintf(pt.where, sizeof pt.where, "%.120s:%.16smedian_tpot_ms", path, prefix);
 		if (pt.measured_ns > 0)
 			fs__cal_points_push(ps, &pt);
 		/* MODEL: C6 — at concurrency below 1.5, median TTFT is the prefill
 		 * of one mean-length prompt (no queueing, no batching); above it,
 		 * TTFT includes waiting and is not used. */
-		if (conc < 1.5 && v[4] > 0) {
+		if (conc < 1.5 && v[1] > 0) {
 			memset(&pt, 0, sizeof pt);
 			pt.shape.prefill_tokens = (int64_t)llround(in_tokens);
 			pt.shape.prefill_attn_tokens =
 				pt.shape.prefill_tokens * pt.shape.prefill_tokens / 2;
 			pt.shape.n_seqs = 1;
-			pt.measured_ns = v[4] * 1e6;
-			snprintf(pt.where, sizeof pt.where, "%.140s:median_ttft_ms", path);
+			pt.measured_ns = v[1] * 1e6;
+			snprintf(pt.where, sizeof pt.where, "%.120s:%.16smedian_ttft_ms", path,
+			         prefix);
 			fs__cal_points_push(ps, &pt);
 		}
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+/* A result object, or an array of them (one per run: a published series). */
+static int read_vllm(const char *path, const char *text, size_t len,
+                     struct fs_cal_points *ps, struct fs_error *err)
+{
+	struct fs__jpos *pos = NULL;
+	char *buf = NULL, prefix[32];
+	cJSON *root = fs__sc_parse(text, len, path, &buf, &pos, err), *run;
+	int rc = 0;
+	size_t i = 0;
+
+	if (root == NULL)
+		return -1;
+	if (!cJSON_IsArray(root)) {
+		rc = read_run(path, buf, len, pos, root, "", ps, err);
+	} else if (cJSON_GetArraySize(root) == 0) {
+		rc = fail_key(err, path, buf, len, pos, root, "", "", "expected a result "
+		              "object or a non-empty array of them, found an empty array");
+	} else {
+		cJSON_ArrayForEach(run, root) {
+			snprintf(prefix, sizeof prefix, "[%zu].", i++);
+			rc = read_run(path, buf, len, pos, run, prefix, ps, err);
+			if (rc != 0)
+				break;
+		}
+	}
 	cJSON_Delete(root);
 	free(buf);
 	fs__jpos_free(pos);

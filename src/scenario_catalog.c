@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "fleetsim/scenario.h"
+#include "scenario_model_cfg.h"
 #include "suggest.h"
 
 #define GB 1e9
@@ -34,7 +35,7 @@ static const char *const GPU_KEYS[] = {
 static const char *const MODEL_KEYS[] = {
 	"id", "base", "display_name", "layers", "hidden", "heads", "kv_heads",
 	"head_dim", "ffn", "vocab", "experts", "experts_per_token", "params_b",
-	"active_params_b", "max_context", "notes", NULL
+	"active_params_b", "max_context", "notes", "config", NULL
 };
 
 /* A double field of struct fs_gpu_spec: JSON key, offset, key unit → SI
@@ -432,8 +433,9 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_catalog_fi
 	const char *id = NULL, *base_name = NULL;
 	int64_t iv;
 	double params_b = 0, active_b = 0;
-	bool base_dense;
+	bool base_dense, shaped;
 	size_t i;
+	int from_cfg;
 
 	if (fs__sc_check_object(sc, node, MODEL_KEYS) != 0 ||
 	    load_id_base(sc, node, &id, &base_name) != 0)
@@ -446,36 +448,45 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_catalog_fi
 			return unknown_base(sc, node, "model", base_name,
 			                    fs_catalog_suggest_model(base_name));
 	}
+	/* "config": the shape from a config.json (its strings owned already);
+	 * the entry's own keys below override it, as they do a base's. */
+	from_cfg = fs__sc_model_cfg_load(sc, node, id, base != NULL, m);
+	if (from_cfg < 0)
+		return -1;
+	shaped = base != NULL || from_cfg == 1;
 	if (base != NULL) {
 		*m = *base;
-	} else {
+	} else if (from_cfg == 0) {
 		memset(m, 0, sizeof *m);
 		m->experts = 1;
 		m->experts_per_token = 1;
 	}
-	m->id = fs_xstrdup(id);
-	m->aliases = fs_xstrdup("");
-	m->display_name = fs_xstrdup(base != NULL ? base->display_name : id);
-	m->source = fs_xstrdup(base != NULL ? base->source : SOURCE);
-	m->notes = fs_xstrdup(base != NULL ? base->notes : "");
+	if (from_cfg == 0) {
+		m->id = fs_xstrdup(id);
+		m->aliases = fs_xstrdup("");
+		m->display_name = fs_xstrdup(base != NULL ? base->display_name : id);
+		m->source = fs_xstrdup(base != NULL ? base->source : SOURCE);
+		m->notes = fs_xstrdup(base != NULL ? base->notes : "");
+	}
 	cf->model_bases[cf->n_models] = fs_xstrdup(base != NULL ? base->id : NULL);
 	cf->n_models++;
 
 	for (i = 0; i < N_MODEL_INTS; i++) {
 		const struct model_int *f = &MODEL_INTS[i];
 
-		if (base == NULL && f->required && fs__sc_get(node, f->key) == NULL)
+		if (!shaped && f->required && fs__sc_get(node, f->key) == NULL)
 			return fs__sc_fail_at(sc, node, "missing required key \"%s\" "
-			                      "(needed without \"base\")", f->key);
+			                      "(needed without \"base\" or \"config\")",
+			                      f->key);
 		if (fs__sc_int(sc, node, f->key, 1, f->hi, &iv) < 0)
 			return -1;
 		if (fs__sc_get(node, f->key) != NULL)
 			*model_int(m, f->off) = (int)iv;
 	}
 	/* head_dim follows hidden / heads unless given, or kept from the base
-	 * when neither changes. */
+	 * (or the config) when neither changes. */
 	if (fs__sc_get(node, "head_dim") == NULL &&
-	    (base == NULL || fs__sc_get(node, "hidden") != NULL ||
+	    (!shaped || fs__sc_get(node, "hidden") != NULL ||
 	     fs__sc_get(node, "heads") != NULL)) {
 		if (m->hidden % m->heads != 0)
 			return fs__sc_fail_at(sc, node, "hidden (%d) is not a multiple of "
@@ -483,9 +494,9 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_catalog_fi
 			                      m->heads);
 		m->head_dim = m->hidden / m->heads;
 	}
-	if (base == NULL && fs__sc_require(sc, node, "params_b") != 0)
+	if (!shaped && fs__sc_require(sc, node, "params_b") != 0)
 		return -1;
-	if (base == NULL && fs__sc_require(sc, node, "max_context") != 0)
+	if (!shaped && fs__sc_require(sc, node, "max_context") != 0)
 		return -1;
 	if (fs__sc_number(sc, node, "params_b", 0, true, 1e6, false, &params_b) < 0 ||
 	    fs__sc_number(sc, node, "active_params_b", 0, true, 1e6, false,
@@ -495,8 +506,8 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_catalog_fi
 	if (fs__sc_get(node, "max_context") != NULL)
 		m->max_context_tokens = iv;
 	/* active_params_b defaults to params_b for a dense model (no base, or a
-	 * dense base), else keeps the base's. */
-	base_dense = base == NULL || base->active_params == base->params;
+	 * dense base or config), else keeps the base's or the config's. */
+	base_dense = !shaped || m->active_params == m->params;
 	if (fs__sc_get(node, "params_b") != NULL) {
 		m->params = params_b * GB;
 		if (base_dense)

@@ -215,6 +215,44 @@ static void vllm_bench_results_reduce_the_error(void **state)
 	fs_test_run_free(&r);
 }
 
+/* The rms column (second percentage) of the error row `label`. */
+static double rms_of(const char *out, const char *label)
+{
+	const char *p = strstr(out, label);
+	char *end;
+
+	assert_non_null(p);
+	strtod(p + strlen(label), &end);
+	assert_true(*end == '%');
+	return strtod(end + 1, NULL);
+}
+
+/* A published result (docs/data/nm-vllm-a10g-tp4-llama-2-7b-sharegpt.json:
+ * nm-vllm's benchmark_serving on 4 x A10G at TP 4, Llama-2-7b-chat,
+ * ShareGPT at 0.5, 1 and 2.5 requests/s; mean lengths from its throughputs)
+ * is read, and the fit lowers the rms relative error it minimises against
+ * the catalogue's defaults, whatever those defaults are. */
+static void published_vllm_result_fit_beats_the_catalogue(void **state)
+{
+	const char *args[] = { "calibrate",
+	                       "docs/data/nm-vllm-a10g-tp4-llama-2-7b-sharegpt.json",
+	                       "--model", "llama-2-7b", "--gpu", "a10g", "--tp", "4", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	double before, after;
+
+	(void)state;
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	/* three runs, each above concurrency 1.5: one TPOT point each */
+	assert_non_null(strstr(r.out, ": 3 points"));
+	before = rms_of(r.out, "  catalogue ");
+	after = rms_of(r.out, "  fitted ");
+	assert_true(after < before);
+	assert_true(after < 100.0);          /* sanity: within a factor of two */
+	fs_test_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +260,7 @@ int main(void)
 		cmocka_unit_test(override_loads_back_into_estimate),
 		cmocka_unit_test(bad_measurements_exit_2_at_their_place),
 		cmocka_unit_test(vllm_bench_results_reduce_the_error),
+		cmocka_unit_test(published_vllm_result_fit_beats_the_catalogue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -190,6 +190,205 @@ static void test_model_config_bad_configs_exit_2_with_the_key(void **state)
 	           "4:43", "num_experts_per_tok");
 }
 
+/* Every number and string of two summaries is the same, except the keys
+ * that name the model or hash the scenario text; counts how many numbers. */
+static void same_json(const cJSON *a, const cJSON *b, const char *key, int *n_numbers)
+{
+	const cJSON *x, *y;
+
+	if (key != NULL && (strcmp(key, "model") == 0 || strcmp(key, "scenario_sha256") == 0))
+		return;
+	assert_int_equal(a->type & 0xff, b->type & 0xff);
+	if (cJSON_IsNumber(a)) {
+		if (a->valuedouble != b->valuedouble)
+			fail_msg("%s: %.17g != %.17g", key != NULL ? key : "?", a->valuedouble,
+			         b->valuedouble);
+		(*n_numbers)++;
+	} else if (cJSON_IsString(a)) {
+		assert_string_equal(a->valuestring, b->valuestring);
+	}
+	assert_int_equal(cJSON_GetArraySize(a), cJSON_GetArraySize(b));
+	for (x = a->child, y = b->child; x != NULL; x = x->next, y = y->next)
+		same_json(x, y, x->string != NULL ? x->string : key, n_numbers);
+}
+
+static cJSON *run_summary(const char *const *args, const char *dir)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char path[600], *text;
+	cJSON *j;
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	text = fs_test_read_file(path, NULL);
+	assert_non_null(text);
+	j = cJSON_Parse(text);
+	assert_non_null(j);
+	free(text);
+	return j;
+}
+
+/* A scenario whose model is catalog.models[0].config (the Llama-3.1-8B
+ * config.json, params_b pinned to the catalogue's 8.03) runs exactly as
+ * the same scenario on the built-in llama-3.1-8b; the scenario.json of the
+ * run records the shape and runs the same without the config file. */
+static void test_model_config_scenario_run_matches_the_catalogue(void **state)
+{
+	char *dir = fs_test_tmpdir(), a[512], b[512], c[512], copy[512], *text;
+	const char *run_a[] = { "run", "tests/data/hf/scenario_config.json", "-q", "-o", a,
+	                        NULL };
+	const char *run_b[] = { "run", "tests/data/hf/scenario_config.json", "-q", "-o", b,
+	                        "--set", "engine.model=\"llama-3.1-8b\"", NULL };
+	const char *run_c[] = { "run", copy, "-q", "-o", c, NULL };
+	cJSON *x, *y, *z, *completed;
+	int n = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	snprintf(c, sizeof c, "%s/c", dir);
+	x = run_summary(run_a, a);
+	y = run_summary(run_b, b);
+	same_json(x, y, NULL, &n);
+	assert_true(n > 50);                 /* a whole summary, not an empty one */
+	completed = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x,
+	                                             "requests"), "completed");
+	if (completed != NULL)
+		assert_true(cJSON_GetObjectItemCaseSensitive(completed, "value")->valuedouble > 100);
+
+	/* The resolved scenario names no file: the shape itself, and it loads
+	 * from another directory, where the config.json is not. */
+	snprintf(copy, sizeof copy, "%s/a/scenario.json", dir);
+	text = fs_test_read_file(copy, NULL);
+	assert_non_null(text);
+	assert_null(strstr(text, "\"config\""));
+	assert_non_null(strstr(text, "\"layers\":\t32"));
+	assert_non_null(strstr(text, "\"vocab\":\t128256"));
+	snprintf(copy, sizeof copy, "%s/elsewhere.json", dir);
+	f = fopen(copy, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	z = run_summary(run_c, c);
+	n = 0;
+	same_json(x, z, NULL, &n);
+	assert_true(n > 50);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	cJSON_Delete(z);
+	fs_test_tmpdir_free(dir);
+}
+
+/* The same entry in a --catalog file: estimate figures equal the built-in's. */
+static void test_model_config_catalog_file_estimate_matches(void **state)
+{
+	const char *a[] = { "estimate", "--catalog", "tests/data/hf/catalog_config.json",
+	                    "--model", "my-llama", "--gpu", "l40s", "--json", NULL };
+	const char *b[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s", "--json",
+	                    NULL };
+	cJSON *x = estimate_json(a), *y = estimate_json(b);
+	int n = 0;
+
+	(void)state;
+	same_json(x, y, NULL, &n);
+	assert_true(n > 5);
+	assert_near(num(x, "weights_bytes"), 2 * 8.03e9, 0, 0);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+}
+
+/* Write scenario text (with the config.json text `cfg` as DIR/c.json when
+ * not NULL) and validate it: returns the run (caller frees), dir in *dir. */
+static struct fs_test_run validate_text(const char *text, const char *cfg, char **dir)
+{
+	char path[512];
+	const char *a[] = { "validate", path, NULL };
+	FILE *f;
+
+	*dir = fs_test_tmpdir();
+	if (cfg != NULL) {
+		snprintf(path, sizeof path, "%s/c.json", *dir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(cfg, f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/s.json", *dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return fs_test_run_fleetsim(a);
+}
+
+#define SC_HEAD "{\"simulation\": {\"horizon\": \"1m\"},\n" \
+	" \"workload\": {\"classes\": [{\"name\": \"a\", \"arrivals\": {\"process\": " \
+	"\"poisson\", \"rate_per_s\": 1}, \"prompt_tokens\": {\"dist\": \"fixed\", " \
+	"\"tokens\": 100}, \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},\n" \
+	" \"engine\": {\"type\": \"vllm\", \"model\": \"m\", \"gpu\": \"h100\"},\n"
+
+static void expect_scenario(const char *models, const char *cfg, int code,
+                            const char *want1, const char *want2)
+{
+	char text[2048], *dir, want[700];
+	struct fs_test_run r;
+
+	snprintf(text, sizeof text, SC_HEAD " \"catalog\": {\"models\": [%s]}}\n", models);
+	r = validate_text(text, cfg, &dir);
+	if (r.exit_code != code)
+		fail_msg("exit %d, expected %d: %s", r.exit_code, code, r.err);
+	/* want1 naming s.json or c.json first: that file in dir */
+	if (strncmp(want1, "s.json", 6) == 0 || strncmp(want1, "c.json", 6) == 0)
+		snprintf(want, sizeof want, "%s/%s", dir, want1);
+	else
+		snprintf(want, sizeof want, "%s", want1);
+	if (strstr(code == 0 ? r.out : r.err, want) == NULL ||
+	    (want2 != NULL && strstr(code == 0 ? r.out : r.err, want2) == NULL))
+		fail_msg("expected \"%s\" and \"%s\" in: %s%s", want,
+		         want2 != NULL ? want2 : "", r.out, r.err);
+	fs_test_run_free(&r);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_model_config_scenario_key_errors_and_overrides(void **state)
+{
+	(void)state;
+	/* the entry's own keys win over the file's */
+	expect_scenario("{\"id\": \"m\", \"config\": \"c.json\", \"layers\": 16}",
+	                "{\"num_hidden_layers\": 32, \"hidden_size\": 1024,\n"
+	                " \"num_attention_heads\": 8, \"intermediate_size\": 4096,\n"
+	                " \"vocab_size\": 32000, \"max_position_embeddings\": 4096}\n",
+	                0, "\"layers\":\t16", "\"hidden\":\t1024");
+	/* "config" and "base" together */
+	expect_scenario("{\"id\": \"m\", \"base\": \"llama-3.1-8b\", \"config\": \"c.json\"}",
+	                NULL, 2, "s.json:4:61: catalog.models[0].config: expected "
+	                "either \"config\" or \"base\"", "found both");
+	/* not a string; a missing file */
+	expect_scenario("{\"id\": \"m\", \"config\": 3}", NULL, 2,
+	                "s.json:4:47: catalog.models[0].config: expected a string",
+	                NULL);
+	expect_scenario("{\"id\": \"m\", \"config\": \"nope.json\"}", NULL, 2,
+	                "s.json:4:47: catalog.models[0].config: cannot open model "
+	                "config \"nope.json\"", NULL);
+	/* a broken config.json names its own file, line, column and key, and the
+	 * scenario key that named it */
+	expect_scenario("{\"id\": \"m\", \"config\": \"c.json\"}",
+	                "{\"num_hidden_layers\": 32, \"hidden_size\": 1024,\n"
+	                " \"num_attention_heads\": \"8\", \"intermediate_size\": 4096,\n"
+	                " \"vocab_size\": 32000, \"max_position_embeddings\": 4096}\n",
+	                2, "c.json:2:25: num_attention_heads: expected",
+	                "catalog.models[0].config");
+	/* without base or config the shape keys stay required */
+	expect_scenario("{\"id\": \"m\", \"hidden\": 64}", NULL, 2,
+	                "missing required key \"layers\" (needed without \"base\" or "
+	                "\"config\")", NULL);
+}
+
 static void test_model_config_needs_exactly_one_model_option(void **state)
 {
 	const char *a[] = { "estimate", "--model", "llama-3.1-8b", "--model-config",
@@ -210,6 +409,9 @@ int main(void)
 		cmocka_unit_test(test_model_config_qwen2_counts_the_qkv_bias),
 		cmocka_unit_test(test_model_config_bad_configs_exit_2_with_the_key),
 		cmocka_unit_test(test_model_config_needs_exactly_one_model_option),
+		cmocka_unit_test(test_model_config_scenario_run_matches_the_catalogue),
+		cmocka_unit_test(test_model_config_catalog_file_estimate_matches),
+		cmocka_unit_test(test_model_config_scenario_key_errors_and_overrides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
