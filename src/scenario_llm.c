@@ -19,7 +19,6 @@
 #include "fleetsim/scenario.h"
 
 #define GB 1e9
-#define GIB 1073741824.0
 #define MAX_TOKENS_PER_STEP INT64_C(2147483647)
 
 const char *const fs__sc_vllm_keys[] = {
@@ -79,20 +78,6 @@ static int load_names(struct fs__sc *sc, const cJSON *node, bool gpu_required,
 }
 
 /* ---- defaults ------------------------------------------------------------------- */
-
-/* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
- * with >= 70 GiB of memory whose name does not contain "a100" as big
- * (vllm_semantics §2, [V4] arg_utils._set_default_args). */
-static bool big_gpu(const struct fs_gpu_spec *gpu)
-{
-	char id[128];
-	size_t i;
-
-	for (i = 0; gpu->id[i] != '\0' && i + 1 < sizeof id; i++)
-		id[i] = (char)tolower((unsigned char)gpu->id[i]);
-	id[i] = '\0';
-	return gpu->mem_bytes >= 70.0 * GIB && strstr(id, "a100") == NULL;
-}
 
 /* ---- keys ------------------------------------------------------------------------- */
 
@@ -180,12 +165,11 @@ static int load_step_table(struct fs__sc *sc, const cJSON *node, struct fs_llm_c
 static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf_cfg *perf,
                       struct fs_llm_engine_cfg *s)
 {
-	bool big = big_gpu(perf->gpu);
 	int64_t max_ctx = perf->model->max_context_tokens, budget;
 	int policy = 0, batching = 0;
 	char found[64];
 
-	s->max_num_batched_tokens = big ? 8192 : 2048;             /* MODEL: V17 */
+	s->max_num_batched_tokens = fs_llm_default_max_num_batched_tokens(perf->gpu);
 	s->max_model_len = max_ctx;
 	if (fs__sc_int(sc, node, "max_num_batched_tokens", 1, MAX_TOKENS_PER_STEP,
 	               &s->max_num_batched_tokens) < 0 ||
@@ -212,9 +196,7 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	/* MODEL: V17 — the default is capped at the token budget (vLLM caps it
 	 * at max_num_batched_tokens); a given value must fit the budget the
 	 * engine will use (V4 raises it when chunked prefill is off). */
-	s->max_num_seqs = big ? 1024 : 256;
-	if (s->max_num_seqs > s->max_num_batched_tokens)
-		s->max_num_seqs = s->max_num_batched_tokens;
+	s->max_num_seqs = fs_llm_default_max_num_seqs(perf->gpu, s->max_num_batched_tokens);
 	budget = s->max_num_batched_tokens;
 	if (!s->enable_chunked_prefill && budget < s->max_model_len)
 		budget = s->max_model_len;                          /* MODEL: V4 */
@@ -459,13 +441,11 @@ void fs__sc_print_vllm_fleet(const struct fs_fleet_cfg *fleet, cJSON *engine)
 
 	for (i = 0; i < fleet->n_pools; i++) {
 		const struct fs_llm_engine_cfg *s = &fleet->pools[i].llm->sched;
-		bool big = big_gpu(fleet->pools[i].llm->perf.gpu);          /* MODEL: V17 */
+		const struct fs_gpu_spec *gpu = fleet->pools[i].llm->perf.gpu;
 
-		if (s->max_num_batched_tokens != (big ? 8192 : 2048))
+		if (s->max_num_batched_tokens != fs_llm_default_max_num_batched_tokens(gpu))
 			tokens_default = false;
-		seqs = big ? 1024 : 256;
-		if (seqs > s->max_num_batched_tokens)
-			seqs = s->max_num_batched_tokens;
+		seqs = fs_llm_default_max_num_seqs(gpu, s->max_num_batched_tokens);    /* MODEL: V17 */
 		if (s->max_num_seqs != seqs)
 			seqs_default = false;
 	}
