@@ -61,13 +61,13 @@ static void test_engine_table_mixed_step_pays_weights_once(void **state)
 	fs_step_table_free(t);
 }
 
-/* step_table_steep.csv: decode 1 ms at context 100, 3 ms at 200; extended to
+/* step_table_ctx_base.csv: decode 1 ms at context 100, 3 ms at 200; extended to
  * context 0 it would be -1 ms, so the base is context 100.  One decode at
  * context 150 with 200 prompt tokens:
  *   prefill(201) = 8 + 4 * 101/200 = 10.02 ms; context part = 2 - 1 = 1 ms. */
 static void test_engine_table_context_base_is_smallest_context_when_unsound(void **state)
 {
-	struct fs_step_table *t = load_table("step_table_steep.csv");
+	struct fs_step_table *t = load_table("step_table_ctx_base.csv");
 	struct fs_step_shape s = { 0 };
 
 	(void)state;
