@@ -3,7 +3,8 @@
  * and the event loop.  Events pop in (time, seq) order and one switch sends
  * each kind to its handler (engine handlers live in world_queue.c and
  * world_llm.c).  The horizon event is pushed first, so anything at exactly
- * the horizon counts as still in flight.  Invariants checked always: time
+ * the horizon counts as still in flight (with simulation.drain the world
+ * runs on until the system is empty, MODEL E5).  Invariants checked always: time
  * never goes back, and every request ends completed, failed or in flight.
  */
 #include "world_state.h"
