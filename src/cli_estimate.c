@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
+#include "fleetsim/llm_engine.h"
 #include "fleetsim/model_config.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/scenario.h"
@@ -48,7 +49,8 @@ static const char estimate_help[] =
 	"(hourly, spot, daily, weekly, monthly, yearly; dated USD examples) and the\n"
 	"use above which each commitment beats on-demand rental (break-even).\n"
 	"Peak decode throughput is at the largest batch whose KV fits at context C,\n"
-	"capped at 256 sequences (vLLM's max_num_seqs).  Models and GPUs:\n"
+	"capped at vLLM's default max_num_seqs: 1024 sequences on a GPU with at least\n"
+	"70 GiB that is not an A100, else 256 (as `fleetsim run`).  Models and GPUs:\n"
 	"fleetsim catalog.\n";
 
 struct opts {
@@ -397,6 +399,9 @@ int fs__cli_estimate(int argc, char **argv)
 	cfg.kv_dtype = o.kv_dtype;
 	cfg.gpu_mem_util = o.gpu_mem_util;
 	cfg.kv_blocks_pinned = o.kv_blocks;
+	/* MODEL: V17, P20 — the engine's own default, so the activation reserve
+	 * and the peak-decode cap match what `fleetsim run` would use. */
+	cfg.max_seqs = fs_llm_default_max_num_seqs(gpu, fs_llm_default_max_num_batched_tokens(gpu));
 	if (o.table_path != NULL) {
 		table = fs_step_table_load(o.table_path, o.table_path, &err);
 		if (table == NULL) {

@@ -8,6 +8,7 @@
 #include "fleetsim/llm_engine.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "llm_engine_internal.h"
@@ -34,6 +35,34 @@ void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg)
 	cfg->reserve_full_input = true;
 	cfg->kv_watermark = 0.0;
 	cfg->max_preemptions_per_request = 100;
+	cfg->scheduler = FS_LLM_SCHED_CHUNKED;
+}
+
+/* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
+ * with >= 70 GiB of memory whose name does not contain "a100" as big
+ * (vllm_semantics §2, [V4] arg_utils._set_default_args). */
+bool fs_llm_big_gpu(const struct fs_gpu_spec *gpu)
+{
+	char id[128];
+	size_t i;
+
+	for (i = 0; gpu->id[i] != '\0' && i + 1 < sizeof id; i++)
+		id[i] = (char)tolower((unsigned char)gpu->id[i]);
+	id[i] = '\0';
+	return gpu->mem_bytes >= 70.0 * 1073741824.0 && strstr(id, "a100") == NULL;
+}
+
+int64_t fs_llm_default_max_num_batched_tokens(const struct fs_gpu_spec *gpu)
+{
+	return fs_llm_big_gpu(gpu) ? 8192 : 2048;                  /* MODEL: V17 */
+}
+
+int64_t fs_llm_default_max_num_seqs(const struct fs_gpu_spec *gpu,
+                                    int64_t max_num_batched_tokens)
+{
+	int64_t seqs = fs_llm_big_gpu(gpu) ? 1024 : 256;           /* MODEL: V17 */
+
+	return seqs < max_num_batched_tokens ? seqs : max_num_batched_tokens;
 }
 
 static int check_cfg(const struct fs_llm_engine_cfg *c, struct fs_error *err)
@@ -65,6 +94,15 @@ static int check_cfg(const struct fs_llm_engine_cfg *c, struct fs_error *err)
 	    c->batching != FS_LLM_BATCHING_STATIC)
 		return fs_error_set(err, NULL, "batching", "unknown batching %d",
 		                    (int)c->batching);
+	if (c->scheduler != FS_LLM_SCHED_CHUNKED &&
+	    c->scheduler != FS_LLM_SCHED_PREFILL_FIRST)
+		return fs_error_set(err, NULL, "scheduler", "unknown scheduler %d",
+		                    (int)c->scheduler);
+	if (c->scheduler == FS_LLM_SCHED_PREFILL_FIRST &&
+	    c->batching == FS_LLM_BATCHING_STATIC)
+		return fs_error_set(err, NULL, "scheduler", "\"prefill_first\" is a "
+		                    "continuous-batching scheduler; static batching has "
+		                    "its own schedule");
 	return 0;
 }
 
@@ -85,6 +123,8 @@ struct fs_llm_engine *fs_llm_engine_alloc(const struct fs_llm_engine_cfg *cfg,
 		return NULL;
 	if (fs_kvcache_init(&kv, c.kv_blocks, c.block_tokens, c.kv_watermark, err) != 0)
 		return NULL;
+	if (c.scheduler == FS_LLM_SCHED_PREFILL_FIRST)
+		c.enable_chunked_prefill = false;             /* MODEL: V20 */
 	if (!c.enable_chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
 		c.max_num_batched_tokens = c.max_model_len;   /* MODEL: V4 */
 	if (c.max_num_seqs > c.max_num_batched_tokens) {
@@ -122,6 +162,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->rep_started);
 	free(e->rep_evacuees);
 	free(e->rep_rejected);
+	free(e->batch_scratch);
 	free(e);
 }
 

@@ -70,6 +70,8 @@ struct fs_llm_engine {
 	size_t cap_evacuees;
 	struct fs_llm_rejected *rep_rejected;
 	size_t n_rejected, cap_rejected;
+	uint32_t *batch_scratch;         /* static batching: the line's head */
+	size_t cap_batch_scratch;
 
 	struct fs_llm_engine_stats stats;
 };

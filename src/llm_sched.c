@@ -160,28 +160,80 @@ static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 	}
 }
 
-/* Phase B, static batching: only when nothing runs, form a batch of up to
- * max_num_seqs requests, each reserving KV for its whole life so it is never
- * preempted; the token budget limits tokens per step, not the batch
- * (MODEL: V14). */
+/* KV blocks the batch running[0..n) plus candidate `cand` holds at its
+ * peak, with KV growing one token per decode step and each member freeing
+ * its blocks when it finishes: at age t (tokens sampled) a member with
+ * prompt P and L outputs holds ceil((P + t)/B) blocks while t <= L - 1.  The
+ * sum is largest just before some member leaves, so it is evaluated at each
+ * member's last age.  O(n^2).  MODEL: V14 */
+static int64_t batch_peak_blocks(const struct fs_llm_engine *e, const uint32_t *members,
+                                 size_t n)
+{
+	int64_t peak = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		int64_t t = e->seqs[members[j]].output_tokens - 1, sum = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct llm_seq *s = &e->seqs[members[i]];
+
+			if (s->output_tokens - 1 >= t)
+				sum += fs_kvcache_blocks_for_tokens(&e->kv, s->prompt_tokens + t);
+		}
+		if (sum > peak)
+			peak = sum;
+	}
+	return peak;
+}
+
+/* Whether the first n requests of the waiting line (in line order, taken
+ * from a copy of the heap so nothing moves) fit as one static batch. */
+static bool batch_fits(struct fs_llm_engine *e, size_t n)
+{
+	return batch_peak_blocks(e, e->batch_scratch, n) <= fs_kvcache_total(&e->kv);
+}
+
+/* Phase B, static batching: only when nothing runs, form a batch from the
+ * head of the line — the longest prefix of at most max_num_seqs requests
+ * whose KV, allocated on demand as it grows, fits at every step (found by
+ * bisection: a longer prefix never needs less).  Members allocate blocks
+ * as they compute, like continuous batching; the token budget limits tokens
+ * per step (prefill chunked across the batch), not the batch (MODEL: V14). */
 static void phase_admit_static(struct fs_llm_engine *e, int64_t *budget_tokens)
 {
-	if (e->n_running > 0)
-		return;
-	while (e->n_waiting > 0 && (int64_t)e->n_running < e->cfg.max_num_seqs) {
-		uint32_t idx = e->waiting[0];
-		struct llm_seq *s = &e->seqs[idx];
-		int64_t reserve = fs_kvcache_blocks_for_tokens(&e->kv,
-		                         s->prompt_tokens + s->output_tokens - 1);
-		int64_t n;
+	size_t lo = 0, hi, k, n_max;
 
-		if (!fs_kvcache_allocate(&e->kv, reserve))
-			break;
-		fs__llm_wait_pop(e);
+	if (e->n_running > 0 || e->n_waiting == 0)
+		return;
+	n_max = e->n_waiting < (size_t)e->cfg.max_num_seqs ? e->n_waiting :
+	        (size_t)e->cfg.max_num_seqs;
+	fs_xgrow((void **)&e->batch_scratch, &e->cap_batch_scratch, n_max,
+	         sizeof *e->batch_scratch);
+	/* the line order: pop the head n_max times, then put them back */
+	for (k = 0; k < n_max; k++)
+		e->batch_scratch[k] = fs__llm_wait_pop(e);
+	for (k = n_max; k-- > 0;)
+		fs__llm_wait_push(e, e->batch_scratch[k], true);
+	hi = n_max;
+	while (lo < hi) {                  /* largest n in [lo, hi] that fits */
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (batch_fits(e, mid))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	for (k = 0; k < lo; k++) {
+		uint32_t idx = fs__llm_wait_pop(e);
+		struct llm_seq *s = &e->seqs[idx];
+		int64_t n = tokens_wanted(e, s, *budget_tokens), need;
+
+		LLM_CHECK(idx == e->batch_scratch[k], "static batch out of line order");
+		need = fs_kvcache_blocks_for_tokens(&e->kv, n);
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "static batch misfit");
 		e->running[e->n_running++] = idx;
 		fs__llm_note_started(e, idx);
-		s->kv_blocks = reserve;
-		n = tokens_wanted(e, s, *budget_tokens);
+		s->kv_blocks = need;
 		s->sched_tokens = n;
 		*budget_tokens -= n;
 	}
@@ -193,6 +245,15 @@ static int64_t plan(struct fs_llm_engine *e, bool *preempted)
 	int64_t budget = e->cfg.max_num_batched_tokens;     /* MODEL: V2 */
 
 	*preempted = false;
+	if (e->cfg.scheduler == FS_LLM_SCHED_PREFILL_FIRST) {
+		/* MODEL: V20 — vLLM V0 default: admit whole prompts first; a step
+		 * that prefills anything runs no decodes. */
+		phase_admit(e, &budget);
+		if (budget == e->cfg.max_num_batched_tokens)
+			phase_running(e, &budget, preempted);
+		LLM_CHECK(budget >= 0, "token budget overspent");
+		return e->cfg.max_num_batched_tokens - budget;
+	}
 	phase_running(e, &budget, preempted);
 	if (!*preempted) {                                   /* MODEL: V8 */
 		if (e->cfg.batching == FS_LLM_BATCHING_STATIC)

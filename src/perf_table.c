@@ -293,24 +293,45 @@ static double decode_ms(const struct fs_step_table *t, double batch, double cont
 	return interp(bx, col, 2, batch);
 }
 
+/* MODEL: P19 — the context-dependent part of a decode step of `batch`
+ * sequences at mean context `context`: decode(batch, context) minus the same
+ * batch at context 0, where the table's context segment is extended linearly
+ * to 0 when that stays positive; otherwise (a single measured context, or a
+ * segment that would reach 0 or below) the table's smallest context is the
+ * base.  Never below 0. */
+static double decode_context_ms(const struct fs_step_table *t, double batch, double context)
+{
+	double full = decode_ms(t, batch, context);
+	double at0 = decode_ms(t, batch, 0.0);
+	double base = at0 > 0 ? at0 : decode_ms(t, batch, t->context[0]);
+
+	return full > base ? full - base : 0.0;
+}
+
 fs_ns fs_step_table_step_ns(const struct fs_step_table *t, const struct fs_step_shape *shape,
                             fs_ns iteration_overhead_ns)
 {
-	double pre = 0, dec = 0, total;
+	double pre = 0, dec = 0, total, mean_ctx;
 
+	(void)iteration_overhead_ns;     /* each measured row includes it once */
 	/* MODEL: P17 — the prefill part depends on the prompt tokens of the step
 	 * only (prior context of a chunk is ignored). */
 	if (shape->prefill_tokens > 0)
 		pre = interp(t->prefill_tokens, t->prefill_ms, t->n_prefill,
 		             (double)shape->prefill_tokens);
-	if (shape->decode_seqs > 0)
-		dec = decode_ms(t, (double)shape->decode_seqs,
-		                (double)shape->decode_context_tokens / (double)shape->decode_seqs);
+	if (shape->decode_seqs > 0) {
+		mean_ctx = (double)shape->decode_context_tokens / (double)shape->decode_seqs;
+		dec = decode_ms(t, (double)shape->decode_seqs, mean_ctx);
+	}
 	total = (pre + dec) * 1e6;
-	/* MODEL: P19 — a mixed step pays the iteration overhead once, not twice;
-	 * it never costs less than its larger part. */
+	/* MODEL: P19 — a mixed step streams the weights once: its decode tokens
+	 * ride in the prefill pass (prefill row at prompt + decode tokens), and
+	 * only the decode rows' context-dependent part (attention over the KV)
+	 * is added; never less than its larger part alone. */
 	if (pre > 0 && dec > 0) {
-		total -= (double)iteration_overhead_ns;
+		total = (interp(t->prefill_tokens, t->prefill_ms, t->n_prefill,
+		                (double)(shape->prefill_tokens + shape->decode_seqs)) +
+		         decode_context_ms(t, (double)shape->decode_seqs, mean_ctx)) * 1e6;
 		if (total < fmax(pre, dec) * 1e6)
 			total = fmax(pre, dec) * 1e6;
 	}

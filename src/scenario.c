@@ -29,7 +29,7 @@ static const char *const ROOT_KEYS[] = {
 };
 static const char *const SIM_KEYS[] = {
 	"horizon", "warmup", "sample_interval", "start_hour", "seed",
-	"replications", "max_in_system", NULL
+	"replications", "max_in_system", "drain", NULL
 };
 
 /* Default sample interval: horizon / 100 rounded to a whole second, at least
@@ -79,6 +79,9 @@ static int load_simulation(struct fs__sc *sc, const cJSON *node, struct fs_sim_c
 	    fs__sc_int(sc, node, "seed", 0, FS__MAX_INT_JSON, &seed) < 0 ||
 	    fs__sc_int(sc, node, "replications", 1, 100000, &reps) < 0 ||
 	    fs__sc_int(sc, node, "max_in_system", 1, FS__MAX_INT_JSON, &max_in) < 0)
+		return -1;
+	sim->drain = false;
+	if (fs__sc_bool(sc, node, "drain", &sim->drain) < 0)
 		return -1;
 	sim->seed = (uint64_t)seed;
 	sim->replications = (int)reps;

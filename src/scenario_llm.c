@@ -19,7 +19,6 @@
 #include "fleetsim/scenario.h"
 
 #define GB 1e9
-#define GIB 1073741824.0
 #define MAX_TOKENS_PER_STEP INT64_C(2147483647)
 
 const char *const fs__sc_vllm_keys[] = {
@@ -27,7 +26,7 @@ const char *const fs__sc_vllm_keys[] = {
 	"gpu_mem_util", "block_tokens", "kv_blocks", "max_num_seqs",
 	"max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold",
 	"policy", "batching", "max_model_len", "max_preemptions_per_request",
-	"efficiency", "step_table", NULL
+	"efficiency", "step_table", "scheduler", NULL
 };
 static const char *const EFFICIENCY_KEYS[] = {
 	"mfu", "mbu", "iteration_overhead", "per_seq_overhead", "layer_overhead",
@@ -43,6 +42,10 @@ static const enum fs_llm_policy POLICIES[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY
 static const char *const BATCHING_NAMES[] = { "continuous", "static", NULL };
 static const enum fs_llm_batching BATCHINGS[] = {
 	FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC
+};
+static const char *const SCHEDULER_NAMES[] = { "chunked", "prefill_first", NULL };
+static const enum fs_llm_scheduler SCHEDULERS[] = {
+	FS_LLM_SCHED_CHUNKED, FS_LLM_SCHED_PREFILL_FIRST
 };
 
 /* ---- names through the catalogue ----------------------------------------------- */
@@ -79,20 +82,6 @@ static int load_names(struct fs__sc *sc, const cJSON *node, bool gpu_required,
 }
 
 /* ---- defaults ------------------------------------------------------------------- */
-
-/* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
- * with >= 70 GiB of memory whose name does not contain "a100" as big
- * (vllm_semantics §2, [V4] arg_utils._set_default_args). */
-static bool big_gpu(const struct fs_gpu_spec *gpu)
-{
-	char id[128];
-	size_t i;
-
-	for (i = 0; gpu->id[i] != '\0' && i + 1 < sizeof id; i++)
-		id[i] = (char)tolower((unsigned char)gpu->id[i]);
-	id[i] = '\0';
-	return gpu->mem_bytes >= 70.0 * GIB && strstr(id, "a100") == NULL;
-}
 
 /* ---- keys ------------------------------------------------------------------------- */
 
@@ -180,16 +169,18 @@ static int load_step_table(struct fs__sc *sc, const cJSON *node, struct fs_llm_c
 static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf_cfg *perf,
                       struct fs_llm_engine_cfg *s)
 {
-	bool big = big_gpu(perf->gpu);
 	int64_t max_ctx = perf->model->max_context_tokens, budget;
-	int policy = 0, batching = 0;
+	int policy = 0, batching = 0, scheduler = 0, chunked_given;
 	char found[64];
 
-	s->max_num_batched_tokens = big ? 8192 : 2048;             /* MODEL: V17 */
+	s->max_num_batched_tokens = fs_llm_default_max_num_batched_tokens(perf->gpu);
 	s->max_model_len = max_ctx;
 	if (fs__sc_int(sc, node, "max_num_batched_tokens", 1, MAX_TOKENS_PER_STEP,
 	               &s->max_num_batched_tokens) < 0 ||
-	    fs__sc_bool(sc, node, "chunked_prefill", &s->enable_chunked_prefill) < 0 ||
+	    (chunked_given = fs__sc_bool(sc, node, "chunked_prefill",
+	                                 &s->enable_chunked_prefill)) < 0 ||
+	    fs__sc_enum(sc, node, "scheduler", "scheduler", SCHEDULER_NAMES,
+	                &scheduler) < 0 ||
 	    fs__sc_int(sc, node, "long_prefill_token_threshold", 0, MAX_TOKENS_PER_STEP,
 	               &s->long_prefill_token_threshold) < 0 ||
 	    fs__sc_enum(sc, node, "policy", "scheduling policy", POLICY_NAMES,
@@ -203,6 +194,20 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 		return -1;
 	s->policy = POLICIES[policy];
 	s->batching = BATCHINGS[batching];
+	s->scheduler = SCHEDULERS[scheduler];
+	if (s->scheduler == FS_LLM_SCHED_PREFILL_FIRST) {          /* MODEL: V20 */
+		if (chunked_given == 1 && s->enable_chunked_prefill)
+			return fs__sc_fail_member(sc, node, "chunked_prefill", "expected "
+			                          "false or no key with \"scheduler\": "
+			                          "\"prefill_first\" (it runs whole prompts), "
+			                          "found true");
+		if (s->batching == FS_LLM_BATCHING_STATIC)
+			return fs__sc_fail_member(sc, node, "scheduler", "expected "
+			                          "\"chunked\" with \"batching\": \"static\" "
+			                          "(a static batch has its own schedule), "
+			                          "found \"prefill_first\"");
+		s->enable_chunked_prefill = false;
+	}
 	if (s->max_model_len > max_ctx) {
 		fs__sc_found(sc, fs__sc_get(node, "max_model_len"), found, sizeof found);
 		return fs__sc_fail_member(sc, node, "max_model_len", "expected a value <= "
@@ -212,9 +217,7 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	/* MODEL: V17 — the default is capped at the token budget (vLLM caps it
 	 * at max_num_batched_tokens); a given value must fit the budget the
 	 * engine will use (V4 raises it when chunked prefill is off). */
-	s->max_num_seqs = big ? 1024 : 256;
-	if (s->max_num_seqs > s->max_num_batched_tokens)
-		s->max_num_seqs = s->max_num_batched_tokens;
+	s->max_num_seqs = fs_llm_default_max_num_seqs(perf->gpu, s->max_num_batched_tokens);
 	budget = s->max_num_batched_tokens;
 	if (!s->enable_chunked_prefill && budget < s->max_model_len)
 		budget = s->max_model_len;                          /* MODEL: V4 */
@@ -422,6 +425,8 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 	                        name_of(POLICY_NAMES, policies, 2, (int)s->policy));
 	cJSON_AddStringToObject(engine, "batching",
 	                        name_of(BATCHING_NAMES, batchings, 2, (int)s->batching));
+	if (s->scheduler != FS_LLM_SCHED_CHUNKED)    /* absent = default: old output kept */
+		cJSON_AddStringToObject(engine, "scheduler", "prefill_first");
 	fs__sc_print_number(engine, "max_model_len", (double)s->max_model_len);
 	fs__sc_print_number(engine, "max_preemptions_per_request",
 	                    (double)s->max_preemptions_per_request);
@@ -459,13 +464,11 @@ void fs__sc_print_vllm_fleet(const struct fs_fleet_cfg *fleet, cJSON *engine)
 
 	for (i = 0; i < fleet->n_pools; i++) {
 		const struct fs_llm_engine_cfg *s = &fleet->pools[i].llm->sched;
-		bool big = big_gpu(fleet->pools[i].llm->perf.gpu);          /* MODEL: V17 */
+		const struct fs_gpu_spec *gpu = fleet->pools[i].llm->perf.gpu;
 
-		if (s->max_num_batched_tokens != (big ? 8192 : 2048))
+		if (s->max_num_batched_tokens != fs_llm_default_max_num_batched_tokens(gpu))
 			tokens_default = false;
-		seqs = big ? 1024 : 256;
-		if (seqs > s->max_num_batched_tokens)
-			seqs = s->max_num_batched_tokens;
+		seqs = fs_llm_default_max_num_seqs(gpu, s->max_num_batched_tokens);    /* MODEL: V17 */
 		if (s->max_num_seqs != seqs)
 			seqs_default = false;
 	}

@@ -170,6 +170,8 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 	fs__sc_print_number(sim, "seed", (double)sc->sim.seed);
 	fs__sc_print_number(sim, "replications", sc->sim.replications);
 	fs__sc_print_number(sim, "max_in_system", (double)sc->sim.max_in_system);
+	if (sc->sim.drain)                   /* absent = false: old output kept */
+		cJSON_AddBoolToObject(sim, "drain", true);
 	wl = cJSON_AddObjectToObject(root, "workload");
 	if (sc->workload.has_shared_arrivals)
 		add_arrivals(wl, &sc->workload.arrivals);

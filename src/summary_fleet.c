@@ -375,10 +375,12 @@ static double usd_by_pricing(const struct fs_scenario *sc, const struct fs_fleet
 }
 
 /* MODEL: S3, F14 — hours simulated by replication r: the horizon, or up to
- * the stop at max_in_system (billing stopped there too). */
+ * the stop at max_in_system (billing stopped there too); with drain, up to
+ * the end of the drain, where billing ends (MODEL: E5). */
 static double span_h(const struct fs_scenario *sc, const struct fs_rep_result *r)
 {
-	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns ? r->end_ns : sc->sim.horizon_ns;
+	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns || sc->sim.drain ? r->end_ns :
+	               sc->sim.horizon_ns;
 
 	return (double)end_ns / 3600e9;
 }

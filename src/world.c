@@ -3,7 +3,8 @@
  * and the event loop.  Events pop in (time, seq) order and one switch sends
  * each kind to its handler (engine handlers live in world_queue.c and
  * world_llm.c).  The horizon event is pushed first, so anything at exactly
- * the horizon counts as still in flight.  Invariants checked always: time
+ * the horizon counts as still in flight (with simulation.drain the world
+ * runs on until the system is empty, MODEL E5).  Invariants checked always: time
  * never goes back, and every request ends completed, failed or in flight.
  */
 #include "world_state.h"
@@ -86,6 +87,7 @@ void fs_world_free(struct fs_world *w)
 	fs__world_fleet_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
+	free(w->kicks);
 	free(w->slots);
 	free(w);
 }
@@ -93,6 +95,7 @@ void fs_world_free(struct fs_world *w)
 bool fs_world_step(struct fs_world *w)
 {
 	struct fs_event ev;
+	fs_ns next_ns;
 
 	if (w->ended || !fs_eventq_pop(w->q, &ev)) {
 		w->ended = true;
@@ -113,7 +116,15 @@ bool fs_world_step(struct fs_world *w)
 		fs__world_fleet_after_step(w, ev.a);
 		break;
 	case FS_EV_HORIZON:
-		w->ended = true;
+		/* MODEL: E5 — with drain, the world runs on (no arrivals are left)
+		 * until every request in the system ended, for at most another
+		 * horizon; a second HORIZON event marks that limit. */
+		if (w->sc->sim.drain && !w->draining) {
+			w->draining = true;
+			fs_eventq_push(w->q, 2 * w->sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);
+		} else {
+			w->ended = true;
+		}
 		break;
 	case FS_EV_INSTANCE_UP:
 	case FS_EV_SPOT_NOTICE:
@@ -128,6 +139,13 @@ bool fs_world_step(struct fs_world *w)
 		fs__world_llm_note_levels(w);
 		break;
 	}
+	if (w->draining && w->in_system == 0)
+		w->ended = true;                         /* MODEL: E5 */
+	/* MODEL: V21 — idle instances given work start once this instant's
+	 * last event has run. */
+	if (w->n_kicks > 0 && !w->ended &&
+	    (!fs_eventq_peek_time(w->q, &next_ns) || next_ns > w->now_ns))
+		fs__world_llm_flush_kicks(w);
 	return !w->ended;
 }
 

@@ -84,6 +84,35 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 	sync_levels(w, in);
 }
 
+/* MODEL: V21 — a request routed to an idle instance does not start a step
+ * at once: the instance is listed and started after the last event of this
+ * instant, so every request arriving at the same ns joins its first step
+ * (vLLM schedules at the next iteration boundary, which sees them all).
+ * O(1) per routed request; nothing when the instance is already stepping. */
+static void kick_later(struct fs_world *w, uint32_t ii)
+{
+	struct fs__instance *in = &w->insts[ii];
+
+	if (!in->stepping && !in->kick_pending) {
+		in->kick_pending = true;
+		fs_xgrow((void **)&w->kicks, &w->cap_kicks, w->n_kicks + 1, sizeof *w->kicks);
+		w->kicks[w->n_kicks++] = ii;
+	}
+	sync_levels(w, in);
+}
+
+void fs__world_llm_flush_kicks(struct fs_world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_kicks; i++) {
+		w->insts[w->kicks[i]].kick_pending = false;
+		fs__world_llm_kick(w, w->kicks[i]);
+	}
+	w->n_kicks = 0;
+	fs__world_llm_note_levels(w);
+}
+
 /* Candidates: serving instances (of the class's pinned pool, if any). */
 static size_t candidates(struct fs_world *w, int pinned_pool)
 {
@@ -149,7 +178,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	s->routed = true;
 	in->outstanding++;
 	w->pools[in->pool].routed++;
-	fs__world_llm_kick(w, s->instance);
+	kick_later(w, s->instance);
 	return true;
 }
 

@@ -61,6 +61,8 @@ struct fs__instance {
 	struct fs_llm_engine *engine;/* while serving, notice or draining */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	bool stepping;               /* a STEP_DONE event is pending */
+	bool kick_pending;           /* in w->kicks: starts a step once every
+	                              * event of this instant has run (MODEL: V21) */
 	struct fs_event_handle step_ev, life_ev;
 	double step_flops, step_bytes;
 	fs_ns step_begin_ns;
@@ -149,6 +151,10 @@ struct fs_world {
 	uint32_t unrouted_head, unrouted_tail;  /* requests no instance can take yet */
 	uint64_t n_unrouted;
 	uint32_t busy_insts;         /* instances with a step in flight */
+	bool draining;               /* past the horizon with simulation.drain */
+	uint32_t *kicks;             /* idle instances given work at this instant,
+	                              * in the order they got it (MODEL: V21) */
+	size_t n_kicks, cap_kicks;
 	uint64_t waiting_llm;        /* Σ waiting over instances + unrouted */
 	int64_t kv_used_llm;         /* Σ KV blocks in use */
 	int64_t kv_total_llm;        /* Σ KV blocks of serving instances */
@@ -196,6 +202,8 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t inst);
 void fs__world_llm_evacuate(struct fs_world *w, uint32_t inst, bool fail);
 /* Start an iteration on an idle instance with work. */
 void fs__world_llm_kick(struct fs_world *w, uint32_t inst);
+/* Kick the instances that got work at this instant (after its last event). */
+void fs__world_llm_flush_kicks(struct fs_world *w);
 
 /* The fleet (world_fleet.c): instance lifecycle, spot, autoscaling, cost. */
 void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication);

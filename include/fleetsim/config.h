@@ -200,6 +200,9 @@ struct fs_sim_cfg {
 	uint64_t seed;
 	int replications;
 	int64_t max_in_system;       /* beyond this the replication stops: unstable */
+	bool drain;                  /* run past the horizon until every request in
+	                              * the system ended, for at most another
+	                              * horizon (MODEL: E5) */
 };
 
 #endif

@@ -40,6 +40,16 @@ enum fs_llm_batching {
 	FS_LLM_BATCHING_STATIC       /* baseline: admit only when idle (MODEL: V14) */
 };
 
+/* How a step mixes prefills and decodes (MODEL: V20). */
+enum fs_llm_scheduler {
+	FS_LLM_SCHED_CHUNKED,        /* vLLM V1: running first, then admissions,
+	                              * one step mixes both (chunked prefill when
+	                              * enable_chunked_prefill) */
+	FS_LLM_SCHED_PREFILL_FIRST   /* vLLM V0 default: a step is all prefills
+	                              * (whole prompts) or all decodes, prefills
+	                              * first; implies no chunked prefill */
+};
+
 struct fs_llm_engine_cfg {
 	int64_t max_num_seqs;                /* running requests at most (256) */
 	int64_t max_num_batched_tokens;      /* token budget per step (8192) */
@@ -53,6 +63,7 @@ struct fs_llm_engine_cfg {
 	bool reserve_full_input;             /* 2026 admission gate (true) */
 	double kv_watermark;                 /* 2026 watermark fraction (0) */
 	int64_t max_preemptions_per_request; /* livelock guard, 0 = none (100) */
+	enum fs_llm_scheduler scheduler;     /* CHUNKED */
 };
 
 /* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
@@ -134,6 +145,18 @@ struct fs_llm_engine;
 /* Fill `cfg` with the defaults listed next to its fields (kv_blocks = 0:
  * the caller must set it). */
 void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg);
+
+/*
+ * The `vllm serve` defaults on `gpu` (MODEL: V17), the one rule the scenario
+ * loader and `fleetsim estimate` share.  fs_llm_big_gpu: device memory >=
+ * 70 GiB and an id without "a100" (any case).  The token budget per step is
+ * 8192 on a big GPU, else 2048; max_num_seqs is 1024 on a big GPU, else 256,
+ * capped at `max_num_batched_tokens` (the budget actually used).
+ */
+bool fs_llm_big_gpu(const struct fs_gpu_spec *gpu);
+int64_t fs_llm_default_max_num_batched_tokens(const struct fs_gpu_spec *gpu);
+int64_t fs_llm_default_max_num_seqs(const struct fs_gpu_spec *gpu,
+                                    int64_t max_num_batched_tokens);
 
 /*
  * Create an idle engine.  `cost` prices each step (called once per step from
