@@ -69,7 +69,7 @@ MPI_PROBE := $(BUILD)/tests/par_mpi_probe
 endif
 
 .PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
-        fuzz fuzz-build fuzz-bins
+        fuzz fuzz-build fuzz-bins fit-step
 all: $(BIN) $(MPI_PROBE)
 
 deps:
@@ -124,6 +124,15 @@ demo: deps
 	./$(BIN) run scenarios/quickstart.json -o out/quickstart
 	./$(BIN) sweep scenarios/quickstart.json -o out/quickstart-sweep
 	./$(BIN) report out/quickstart-sweep
+
+# The step-time model's fit on the published points (docs/VALIDATION.md):
+# prints the fitted shared terms and the fit / validation errors.
+$(BUILD)/tools/%: tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+fit-step: $(BUILD)/tools/fit_step
+	$(BUILD)/tools/fit_step docs/data/step_points.csv --rows
 
 bench: $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do ./$$b || exit 1; done

@@ -103,7 +103,9 @@ static void scales_of(const struct fs_cal_params *b, double scale[FS_CAL_N])
  * MODEL: C3 — a term is fitted when the data identify it: a 1% change of it
  * moves some point by at least 0.02% (scaled sensitivity column), and its
  * column is not (nearly) a combination of the columns of the terms taken
- * before it, in the order mfu, mbu, iteration, per-sequence.
+ * before it, in the order mfu, mbu, iteration, per-sequence.  MODEL: C4 —
+ * at most n - 1 terms are taken from n points (the first ones in that
+ * order), so one residual degree of freedom is left for the error estimate.
  */
 static int choose(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
                   const struct fs_cal_params *b, int fitted[FS_CAL_N])
@@ -118,6 +120,8 @@ static int choose(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 		double norm0 = 0, norm = 0, maxabs = 0;
 
 		fitted[j] = 0;
+		if ((size_t)nb + 1 >= n)
+			continue;
 		up.v[j] = b->v[j] > 0 ? b->v[j] * 1.01 : (j == FS_CAL_ITER ? 1e4 : 1e2);
 		for (i = 0; i < n; i++) {
 			const struct fs_cal_point *pt = &ps->pts[i];
@@ -226,7 +230,7 @@ int fs__cal_fit(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 	int j, f;
 
 	memset(res, 0, sizeof *res);
-	res->before.v[FS_CAL_MFU] = cfg->mfu > 0 ? cfg->mfu : g->mfu;
+	res->before.v[FS_CAL_MFU] = fs_perf_mfu(cfg);
 	res->before.v[FS_CAL_MBU] = cfg->mbu > 0 ? cfg->mbu : g->mbu;
 	res->before.v[FS_CAL_ITER] = (double)(cfg->iteration_overhead_ns >= 0
 	                                      ? cfg->iteration_overhead_ns
@@ -236,8 +240,8 @@ int fs__cal_fit(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 	                                     : g->per_seq_overhead_ns);
 	res->after = res->before;
 	res->n_fitted = n > 0 ? choose(cfg, ps, &res->before, res->fitted) : 0;
-	/* MODEL: C4 — at least one point more than fitted terms (a residual
-	 * degree of freedom for the error estimate). */
+	/* MODEL: C4 — at least two points: one term and a residual degree of
+	 * freedom. */
 	if (res->n_fitted == 0 || n < (size_t)res->n_fitted + 1) {
 		fs_error_set(err, "", "measurements",
 		             "expected at least %d points for %d fitted parameter%s, found %zu",

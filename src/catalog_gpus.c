@@ -13,34 +13,44 @@
 #define US FS_NS_PER_US
 
 /*
- * Efficiency defaults.  Calibrated values exist only for A100 and H100, from
- * Vidur's per-layer operator profiles [S56] (gpu_facts.md §4): MFU = mean of
- * the measured TP1 GEMM points at >= 512 tokens, MBU = mean of the 1-token
- * weight-streaming points.  Every other GPU takes the DEFAULT_* values (the
- * rounded lower end of both A100/H100 ranges) and says "uncalibrated".
+ * Step-time defaults, fitted (docs/VALIDATION.md; `make fit-step` prints
+ * them) on the fit rows of docs/data/step_points.csv: Vidur kernel profiles
+ * of A100 and H100 [S56, S29], TensorRT-LLM v0.5/v0.6 and vLLM CI step
+ * times [S55, S69]; held-out rows check them.  MFU and MBU are bounded at
+ * 0.95 in the fit (H100's MBU sits at that bound).  GPUs without
+ * measurements take the DEFAULT_* values (FS_GPU_*_DEFAULT in catalog.h)
+ * and say "uncalibrated".
  */
-#define MFU_A100 0.72      /* S56 derived: 0.70, 0.72, 0.72, 0.76 */
-#define MBU_A100 0.76      /* S56 derived: 1.52 and 1.60 TB/s of 2.039 = 0.75, 0.78 */
-#define MFU_H100 0.71      /* S56 derived: 0.64, 0.75, 0.76, 0.69 */
-#define MBU_H100 0.82      /* S56 derived: 2.60 and 2.89 TB/s of 3.35 = 0.78, 0.86 */
-#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* S56 derived: lower end of 0.70-0.78 */
-#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* S56 derived: lower end of 0.75-0.86 */
-/* Non-GEMM ops add ~9-17% to a 1-token layer at TP1 [S56 derived]:
- * A100 Llama-2-7B 0.266 ms x 0.13 ~ 35 us, H100 0.156 ms x 0.13 ~ 20 us. */
-#define LAYER_A100_NS (30 * US)
-#define LAYER_H100_NS (20 * US)
-#define LAYER_DEFAULT_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT   /* 30 us */
-/* CPU-side work per engine step and per sequence: no number in the
- * references (S70 only says scheduling + API server took 62% of step time
- * in vLLM v0.5.3 on H100); an engineering estimate awaiting calibration. */
-#define ITER_DEFAULT_NS FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT   /* 1 ms */
+#define MFU_A100 0.742     /* fit: A100 GEMMs 1-4096 tokens, TP1-8 */
+#define MBU_A100 0.857     /* fit */
+#define MFU_H100 0.767     /* fit: H100 GEMMs 1-4096 tokens, TP1-8 */
+#define MBU_H100 0.95      /* fit (at the fit's bound) */
+#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* lower of the A100/H100 fits */
+#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* lower of the A100/H100 fits */
+/* Launch floor of a layer's elementwise kernels, fitted on Vidur's
+ * norm/RoPE/activation/add profiles (A100 and H100 alike: 21.8 us). */
+#define LAYER_A100_NS (22 * US)
+#define LAYER_H100_NS (22 * US)
+#define LAYER_DEFAULT_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT   /* 22 us */
+/* CPU-side work per engine step (scheduling, sampling, host sync), fitted
+ * on batch-1 prefill and batch-8 decode steps of TensorRT-LLM v0.5 and vLLM
+ * (1.94 ms); per sequence: not identified by the data, an estimate. */
+#define ITER_DEFAULT_NS FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT   /* 1.94 ms */
 #define SEQ_DEFAULT_NS FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT     /* 10 us */
-/* NCCL all-reduce small-message floors, Vidur DGX profiles [S29]: A100
- * ~10 us at TP2, ~60 us at TP4/8; H100 ~7 us at TP2, ~37 us at TP4/8.  The
- * TP4/8 floor is used (large models are where TP is used). */
-#define ALLREDUCE_A100_NS (60 * US)
+/* NCCL all-reduce launch latency, fitted with the bus bandwidth on Vidur's
+ * DGX profiles at TP 2/4/8, 18 KB-64 MB [S29]: A100 38 us, H100 37 us. */
+#define ALLREDUCE_A100_NS (38 * US)
 #define ALLREDUCE_H100_NS (37 * US)
 #define ALLREDUCE_DEFAULT_NS FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT   /* 60 us */
+/* Prefill attention: "FlashAttention-2 achieving only 35% utilization on
+ * the H100 GPU" (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608) [S77];
+ * other GPUs take FS_GPU_ATTN_EFF_DEFAULT (FA2 on A100, 50-73% [S76]). */
+#define ATTN_HOPPER 0.35
+/* 8-bit GEMMs: Hopper reaches 0.668 of its 16-bit MFU relative to the fp8
+ * peak (fit: TensorRT-LLM v0.5/v0.6 fp8 rows); the Ada fp8 rows (L40S) fit
+ * at the ratio's bound 1.0, so Ada's 8-bit MFU equals its 16-bit one. */
+#define MFU_8BIT_H100 (MFU_H100 * 0.668)
+#define MFU_8BIT_ADA MFU_DEFAULT
 
 /*
  * Monthly price: no per-GPU monthly quote exists in the references, so it is
@@ -65,10 +75,11 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 165.2 * TFLOPS,      /* S2: FP16 with FP32 accumulate, half rate */
 	.fp8_flops_per_s = 330.3 * TFLOPS,       /* Ada whitepaper, recalled (gpu_facts †) */
 	.int8_ops_per_s = 660.6 * TFLOPS,        /* S2: INT8 dense (sparse / 2) */
-	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16, no NVLink */
+	.link_bytes_per_s = 32 * GB,             /* S1: PCIe 4.0 x16 per direction, no NVLink */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 450,                            /* S3 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.mfu_8bit = MFU_8BIT_ADA,             /* fit: fp8 rows (see above) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
 	.price_on_demand_usd_per_h = 0.60,       /* S37: RunPod, Mar 2026 */
@@ -90,10 +101,11 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 364.2 * TFLOPS,      /* S1: full-rate professional AD102 */
 	.fp8_flops_per_s = 728 * TFLOPS,         /* recalled, ~728 (gpu_facts †) */
 	.int8_ops_per_s = 728.5 * TFLOPS,        /* S1 */
-	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16, no NVLink */
+	.link_bytes_per_s = 32 * GB,             /* S1: PCIe 4.0 x16 per direction, no NVLink */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 300,                            /* S4 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.mfu_8bit = MFU_8BIT_ADA,             /* fit: fp8 rows (see above) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
 	.price_on_demand_usd_per_h = 0,          /* no anchor in the references */
@@ -115,10 +127,11 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 121 * TFLOPS,        /* S1, S5: 242 sparse / 2 */
 	.fp8_flops_per_s = 242 * TFLOPS,         /* S1, S5: 485 sparse / 2 */
 	.int8_ops_per_s = 242 * TFLOPS,          /* S1 */
-	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16 */
+	.link_bytes_per_s = 32 * GB,             /* S1: PCIe 4.0 x16, per direction */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 72,                             /* S5 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.mfu_8bit = MFU_8BIT_ADA,             /* fit: fp8 rows (see above) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
 	.price_on_demand_usd_per_h = 0.78,       /* S37: RunPod, Mar 2026 */
@@ -139,10 +152,11 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 362 * TFLOPS,        /* S6: 362.05 BF16 dense */
 	.fp8_flops_per_s = 733 * TFLOPS,         /* S6 */
 	.int8_ops_per_s = 733 * TFLOPS,          /* S1, S6 */
-	.link_bytes_per_s = 64 * GB,             /* S6: PCIe Gen4 64 GB/s bidir, no NVLink */
+	.link_bytes_per_s = 32 * GB,             /* S6: PCIe Gen4 64 GB/s bidir = 32 each way */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 350,                            /* S6 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.mfu_8bit = MFU_8BIT_ADA,             /* fit: fp8 rows (see above) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
 	.price_on_demand_usd_per_h = 1.40,       /* S37: RunPod, Mar 2026 */
@@ -162,7 +176,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 70 * TFLOPS,         /* S8, UNCERTAIN: recollection of its table */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 0,                     /* not verified (0 = unknown here) */
-	.link_bytes_per_s = 64 * GB,             /* S8: PCIe 4.0 (x16 assumed) */
+	.link_bytes_per_s = 32 * GB,             /* S8: PCIe 4.0 (x16 assumed), per direction */
 	.interconnect = "PCIe 4.0",
 	.tdp_w = 0,                              /* not verified */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -189,7 +203,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S7 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 250 * TFLOPS,          /* S7 */
-	.link_bytes_per_s = 64 * GB,             /* S7: PCIe 4.0 x16 */
+	.link_bytes_per_s = 32 * GB,             /* S7: PCIe 4.0 x16, per direction */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 150,                            /* datasheet value, not found verbatim (‡) */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -212,7 +226,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 65 * TFLOPS,         /* S9: mixed FP16 */
 	.fp8_flops_per_s = 0,                    /* Turing: no FP8 */
 	.int8_ops_per_s = 130 * TFLOPS,          /* S9 (INT4 260, S10) */
-	.link_bytes_per_s = 32 * GB,             /* S9: PCIe 3.0 x16 */
+	.link_bytes_per_s = 16 * GB,             /* S9: PCIe 3.0 x16, per direction */
 	.interconnect = "PCIe 3.0 x16",
 	.tdp_w = 70,                             /* S9 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -236,7 +250,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S11: SXM2 tensor */
 	.fp8_flops_per_s = 0,                    /* Volta: no FP8 */
 	.int8_ops_per_s = 0,                     /* S1: no INT8 tensor cores */
-	.link_bytes_per_s = 300 * GB,            /* S12: NVLink2 300 GB/s */
+	.link_bytes_per_s = 150 * GB,            /* S12: NVLink2 300 GB/s total = 150 each way */
 	.interconnect = "NVLink2 300 GB/s",
 	.tdp_w = 300,                            /* datasheet value, not re-verified */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -261,7 +275,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S11 */
 	.fp8_flops_per_s = 0,
 	.int8_ops_per_s = 0,                     /* S1: no INT8 tensor cores */
-	.link_bytes_per_s = 300 * GB,            /* S12 */
+	.link_bytes_per_s = 150 * GB,            /* S12: NVLink2, per direction */
 	.interconnect = "NVLink2 300 GB/s",
 	.tdp_w = 300,                            /* datasheet value, not re-verified */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -286,7 +300,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13: 624 sparse / 2 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
-	.link_bytes_per_s = 600 * GB,            /* S1, S13: NVLink3 */
+	.link_bytes_per_s = 152 * GB,            /* fit: NCCL busBW, A100 DGX (S29) */
 	.interconnect = "NVLink3 600 GB/s",
 	.tdp_w = 400,                            /* S13 */
 	.mfu = MFU_A100, .mbu = MBU_A100,        /* A100-80G SXM calibration, same GA100 */
@@ -314,7 +328,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
-	.link_bytes_per_s = 600 * GB,            /* S14: NVLink3 600 GB/s */
+	.link_bytes_per_s = 152 * GB,            /* fit: NCCL busBW, A100 DGX, NVLink3 (S29) */
 	.interconnect = "NVLink3 600 GB/s",
 	.tdp_w = 400,                            /* S13 */
 	.mfu = MFU_A100, .mbu = MBU_A100,        /* calibrated: S56 */
@@ -339,7 +353,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S13 */
 	.fp8_flops_per_s = 0,
 	.int8_ops_per_s = 624 * TFLOPS,          /* S13 */
-	.link_bytes_per_s = 64 * GB,             /* S1: PCIe 4.0 x16 (NVLink bridge pairs only) */
+	.link_bytes_per_s = 32 * GB,             /* S1: PCIe 4.0 x16 per direction (bridge pairs only) */
 	.interconnect = "PCIe 4.0 x16",
 	.tdp_w = 300,                            /* S13: datasheet value (‡) */
 	.mfu = MFU_A100, .mbu = MBU_A100,        /* A100-80G SXM calibration */
@@ -363,10 +377,12 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S15 */
 	.fp8_flops_per_s = 1979 * TFLOPS,        /* S17 */
 	.int8_ops_per_s = 1979 * TFLOPS,         /* S1, S17 */
-	.link_bytes_per_s = 900 * GB,            /* S15: NVLink4 */
+	.link_bytes_per_s = 403 * GB,            /* fit: NCCL busBW, H100 DGX, NVLink4 (S29) */
 	.interconnect = "NVLink4 900 GB/s",
 	.tdp_w = 700,                            /* S15, S17 */
 	.mfu = MFU_H100, .mbu = MBU_H100,        /* calibrated: S56 */
+	.mfu_8bit = MFU_8BIT_H100,            /* fit: fp8 rows (see above) */
+	.attn_eff = ATTN_HOPPER,                 /* FlashAttention-2 on H100 (S77) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_H100_NS, .allreduce_latency_ns = ALLREDUCE_H100_NS,
 	.price_on_demand_usd_per_h = 4.76,       /* S37: RunPod H100 SXM, Mar 2026 */
@@ -389,10 +405,11 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 756 * TFLOPS,        /* S1: 1513 sparse / 2 */
 	.fp8_flops_per_s = 1513 * TFLOPS,        /* S1 */
 	.int8_ops_per_s = 1513 * TFLOPS,         /* S1 */
-	.link_bytes_per_s = 128 * GB,            /* S15: PCIe 5.0 x16 (bridge pairs only) */
+	.link_bytes_per_s = 64 * GB,             /* S15: PCIe 5.0 x16 per direction (bridge pairs only) */
 	.interconnect = "PCIe 5.0 x16",
 	.tdp_w = 350,                            /* S18: 300-350 configurable */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
+	.attn_eff = ATTN_HOPPER,                 /* FlashAttention-2 on H100 (S77) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
 	.price_on_demand_usd_per_h = 3.51,       /* S37: RunPod H100 PCIe, Mar 2026 */
@@ -413,10 +430,12 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S1, S24 */
 	.fp8_flops_per_s = 1978.9 * TFLOPS,      /* S24 */
 	.int8_ops_per_s = 1979 * TFLOPS,         /* S1 */
-	.link_bytes_per_s = 900 * GB,            /* S19: 18x NVLink, 900 GB/s */
+	.link_bytes_per_s = 403 * GB,            /* fit on H100 DGX (S29); same NVLink4 (S19) */
 	.interconnect = "NVLink4 900 GB/s",
 	.tdp_w = 700,                            /* S19: TGP */
 	.mfu = MFU_H100, .mbu = MBU_H100,        /* H100 calibration, same GH100 */
+	.mfu_8bit = MFU_8BIT_H100,            /* fit: fp8 rows (see above) */
+	.attn_eff = ATTN_HOPPER,                 /* FlashAttention-2 on H100 (S77) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
 	.layer_overhead_ns = LAYER_H100_NS, .allreduce_latency_ns = ALLREDUCE_H100_NS,
 	.price_on_demand_usd_per_h = 6.35,       /* S37: RunPod, Mar 2026 */
@@ -437,7 +456,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 2250 * TFLOPS,       /* S21: 4500 sparse */
 	.fp8_flops_per_s = 4500 * TFLOPS,        /* S21 */
 	.int8_ops_per_s = 4500 * TFLOPS,         /* S1 */
-	.link_bytes_per_s = 1800 * GB,           /* S23: NVLink5 1.8 TB/s */
+	.link_bytes_per_s = 900 * GB,            /* S23: NVLink5 1.8 TB/s total = 900 each way */
 	.interconnect = "NVLink5 1800 GB/s",
 	.tdp_w = 1000,                           /* S21, S22: TGP */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -460,7 +479,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 1307.4 * TFLOPS,     /* S24: BF16 dense */
 	.fp8_flops_per_s = 2614.9 * TFLOPS,      /* S24 */
 	.int8_ops_per_s = 2614.9 * TFLOPS,       /* S1 */
-	.link_bytes_per_s = 896 * GB,            /* S25: xGMI aggregate, 8-GPU mesh */
+	.link_bytes_per_s = 448 * GB,            /* S25: xGMI 896 aggregate = 448 each way */
 	.interconnect = "Infinity Fabric 896 GB/s",
 	.tdp_w = 750,                            /* S25 */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
@@ -484,7 +503,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 353.8 * TFLOPS,      /* S26: 910B2 cube FP16 */
 	.fp8_flops_per_s = 0,                    /* S26: no FP8 */
 	.int8_ops_per_s = 707.9 * TFLOPS,        /* S26 */
-	.link_bytes_per_s = 196 * GB,            /* S26: HCCS intra-node (others quote 392) */
+	.link_bytes_per_s = 98 * GB,             /* S26: HCCS 196 intra-node = 98 each way (others quote 392) */
 	.interconnect = "HCCS 196 GB/s",
 	.tdp_w = 400,                            /* S27 et al.: ~310-400, low confidence */
 	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,

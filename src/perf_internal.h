@@ -18,4 +18,8 @@ double fs__perf_kv_bytes_per_token_per_gpu(const struct fs_perf_cfg *cfg);
 /* The effective iteration overhead of cfg (its override or the GPU's). */
 fs_ns fs__perf_iteration_overhead_ns(const struct fs_perf_cfg *cfg);
 
+/* (a^n + b^n)^(1/n) for a, b >= 0: the larger of two bounds, raised where
+ * they are close (P11); 0 when both are 0. */
+double fs__perf_smooth_max(double a, double b, double knee_exp);
+
 #endif

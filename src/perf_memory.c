@@ -2,7 +2,7 @@
  * perf_memory.c — data types, the replica configuration and its memory plan:
  * weights, the activation reserve and the KV-block pool per GPU.  Pure
  * arithmetic on borrowed catalogue entries; nothing is allocated.  The
- * assumptions tagged here are P1–P7 of docs/MODEL-perf.md.
+ * assumptions tagged here are P1–P7 of docs/MODEL.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +72,13 @@ void fs_perf_cfg_defaults(struct fs_perf_cfg *cfg, const struct fs_gpu_spec *gpu
 	cfg->max_seqs = 256;
 	cfg->mfu = 0;
 	cfg->mbu = 0;
+	cfg->mfu_8bit = 0;
+	cfg->knee_exp = 0;
+	cfg->gemm_floor_ns = -1;
+	cfg->attn_prefill_eff = 0;
+	cfg->attn_decode_eff = 0;
+	cfg->elementwise_eff = 0;
+	cfg->link_bytes_per_s = 0;
 	cfg->iteration_overhead_ns = -1;
 	cfg->per_seq_overhead_ns = -1;
 	cfg->layer_overhead_ns = -1;
@@ -105,6 +112,20 @@ int fs_perf_cfg_check(const struct fs_perf_cfg *cfg, struct fs_error *err)
 	if (cfg->mfu < 0 || cfg->mfu > 1 || cfg->mbu < 0 || cfg->mbu > 1)
 		return fs_error_set(err, "", "", "mfu/mbu: expected a fraction in "
 		                    "(0, 1] (0 = GPU default), found %g/%g", cfg->mfu, cfg->mbu);
+	if (cfg->mfu_8bit < 0 || cfg->mfu_8bit > 1 || cfg->attn_prefill_eff < 0 ||
+	    cfg->attn_prefill_eff > 1 || cfg->attn_decode_eff < 0 || cfg->attn_decode_eff > 1 ||
+	    cfg->elementwise_eff < 0 || cfg->elementwise_eff > 1)
+		return fs_error_set(err, "", "", "mfu_8bit/attn_prefill_eff/attn_decode_eff/"
+		                    "elementwise_eff: expected a fraction in (0, 1] (0 = "
+		                    "default), found %g/%g/%g/%g", cfg->mfu_8bit,
+		                    cfg->attn_prefill_eff, cfg->attn_decode_eff,
+		                    cfg->elementwise_eff);
+	if (cfg->knee_exp != 0 && !(cfg->knee_exp >= 1 && cfg->knee_exp <= 64))
+		return fs_error_set(err, "", "", "knee_exp: expected 1 to 64 (0 = default), "
+		                    "found %g", cfg->knee_exp);
+	if (cfg->link_bytes_per_s < 0)
+		return fs_error_set(err, "", "", "link bandwidth: expected more than 0 (0 = "
+		                    "GPU default), found %g", cfg->link_bytes_per_s);
 	/* MODEL: P3 — attention heads split evenly; KV heads split evenly or,
 	 * when fewer than TP, replicated so each GPU holds one. */
 	if (m->heads % cfg->tp != 0)

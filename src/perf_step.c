@@ -1,12 +1,13 @@
 /*
- * perf_step.c — the roofline step-time model of one engine iteration: weight
- * GEMMs, attention, elementwise ops, tensor-parallel all-reduce and fixed
- * overheads, each bounded separately and summed (kernels run one after the
- * other).  Pure: every result is a function of (cfg, shape) only, computed in
- * double and rounded once to integer ns.  Assumptions P8–P16 of
- * docs/MODEL-perf.md.
+ * perf_step.c — the step-time model of one engine iteration: weight GEMMs
+ * (smooth roofline with a per-kernel floor), attention (prefill and decode
+ * kernels at their own efficiencies), elementwise ops, tensor-parallel
+ * all-reduce and fixed overheads, summed (kernels run one after the other).
+ * Pure: every result is a function of (cfg, shape) only, computed in double
+ * and rounded once to integer ns.  Assumptions P8–P16 of docs/MODEL.md.
  */
 #include <math.h>
+#include <stdbool.h>
 
 #include "fleetsim/perf.h"
 #include "perf_internal.h"
@@ -15,7 +16,9 @@
 struct eff {
 	double peak_flops_per_s;     /* for the weight GEMMs (P9) */
 	double attn_flops_per_s;     /* for attention: 16-bit tensor peak (P9) */
-	double mfu, mbu;
+	double mfu, mbu;             /* mfu at the weight dtype (P9) */
+	double knee_exp, gemm_floor_ns;
+	double attn_prefill_eff, attn_decode_eff, elem_eff;
 	double bw_bytes_per_s;
 	double link_bytes_per_s;
 	double iter_ns, per_seq_ns, layer_ns, allreduce_latency_ns;
@@ -46,16 +49,43 @@ double fs_perf_peak_flops_per_s(const struct fs_perf_cfg *cfg)
 	return g->fp16_flops_per_s;
 }
 
+/* MODEL: P9 — 8-bit GEMMs (fp8, int8 W8A8 on their own peak) reach their
+ * own fraction of that peak: the GPU's mfu_8bit, else its 16-bit MFU times
+ * FS_GPU_MFU_8BIT_RATIO_DEFAULT.  An explicit cfg->mfu is the MFU of the
+ * dtype in use (what a calibration on this replica measured). */
+double fs_perf_mfu(const struct fs_perf_cfg *cfg)
+{
+	const struct fs_gpu_spec *g = cfg->gpu;
+	double mfu16 = g->mfu > 0 ? g->mfu : FS_GPU_MFU_DEFAULT;
+	bool eight_bit = fs_perf_peak_flops_per_s(cfg) != g->fp16_flops_per_s;
+
+	if (cfg->mfu > 0)
+		return cfg->mfu;
+	if (!eight_bit)
+		return mfu16;
+	if (cfg->mfu_8bit > 0)
+		return cfg->mfu_8bit;
+	return g->mfu_8bit > 0 ? g->mfu_8bit : mfu16 * FS_GPU_MFU_8BIT_RATIO_DEFAULT;
+}
+
 static void resolve(const struct fs_perf_cfg *cfg, struct eff *e)
 {
 	const struct fs_gpu_spec *g = cfg->gpu;
 
 	e->peak_flops_per_s = fs_perf_peak_flops_per_s(cfg);
 	e->attn_flops_per_s = g->fp16_flops_per_s;
-	e->mfu = pick(cfg->mfu, g->mfu > 0 ? g->mfu : 0.7);
-	e->mbu = pick(cfg->mbu, g->mbu > 0 ? g->mbu : 0.75);
+	e->mfu = fs_perf_mfu(cfg);
+	e->mbu = pick(cfg->mbu, g->mbu > 0 ? g->mbu : FS_GPU_MBU_DEFAULT);
+	e->knee_exp = pick(cfg->knee_exp, FS_STEP_KNEE_EXP_DEFAULT);
+	e->gemm_floor_ns = (double)(cfg->gemm_floor_ns >= 0 ? cfg->gemm_floor_ns
+	                                                   : FS_STEP_GEMM_FLOOR_NS_DEFAULT);
+	e->attn_prefill_eff = pick(cfg->attn_prefill_eff,
+	                           g->attn_eff > 0 ? g->attn_eff : FS_GPU_ATTN_EFF_DEFAULT);
+	e->attn_decode_eff = pick(cfg->attn_decode_eff, e->mbu);
+	e->elem_eff = pick(cfg->elementwise_eff, FS_STEP_ELEMENTWISE_EFF_DEFAULT);
 	e->bw_bytes_per_s = g->mem_bw_bytes_per_s;
-	e->link_bytes_per_s = g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 32e9;
+	e->link_bytes_per_s = pick(cfg->link_bytes_per_s,
+	                           g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 16e9);
 	e->iter_ns = (double)fs__perf_iteration_overhead_ns(cfg);
 	e->per_seq_ns = (double)(cfg->per_seq_overhead_ns >= 0 ? cfg->per_seq_overhead_ns
 	                                                       : g->per_seq_overhead_ns);
@@ -107,13 +137,27 @@ static double weight_bytes_read(const struct fs_perf_cfg *cfg, const struct para
 	       fs_dtype_bytes(cfg->weight_dtype);
 }
 
-static double roofline_ns(double flops, double flops_per_s, double bytes,
-                          double bytes_per_s)
+/* MODEL: P11 — a kernel bounded by both compute (c) and memory (m) takes
+ * (c^n + m^n)^(1/n): the hard max as n grows, and at the ridge, where tiles
+ * wait on loads and neither unit is saturated, up to 2^(1/n) x the max. */
+double fs__perf_smooth_max(double a, double b, double knee_exp)
 {
-	double c = flops / flops_per_s * 1e9, b = bytes / bytes_per_s * 1e9;
+	double hi = a > b ? a : b, lo = a > b ? b : a;
 
-	return c > b ? c : b;                                /* MODEL: P11 */
+	if (hi <= 0)
+		return 0;
+	return hi * pow(1.0 + pow(lo / hi, knee_exp), 1.0 / knee_exp);
 }
+
+static double roofline_ns(double flops, double flops_per_s, double bytes,
+                          double bytes_per_s, double knee_exp)
+{
+	return fs__perf_smooth_max(flops / flops_per_s * 1e9, bytes / bytes_per_s * 1e9,
+	                           knee_exp);
+}
+
+/* Weight GEMM kernels per transformer layer: QKV, output, gate+up, down. */
+#define GEMMS_PER_LAYER 4.0
 
 void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
                        struct fs_step_cost *cost)
@@ -121,8 +165,9 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 	const struct fs_model_spec *m = cfg->model;
 	struct eff e;
 	struct params p;
-	double tp = cfg->tp, tokens, sampled, lin_flops, lin_bytes, attn_flops;
-	double kv_gpu_bytes, elem_gpu_bytes, ffn_active, total;
+	double tp = cfg->tp, tokens, sampled, lin_flops, lin_bytes, per_pair_flops;
+	double pre_flops, dec_flops, new_kv_bytes, ctx_kv_bytes, elem_gpu_bytes;
+	double ffn_active, total;
 
 	resolve(cfg, &e);
 	split_params(m, &p);
@@ -131,53 +176,82 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 	ffn_active = (double)m->ffn * (m->experts_per_token > 0 ? m->experts_per_token : 1);
 
 	/* MODEL: P8 — 2 FLOPs per active body weight per token, plus the LM head
-	 * for one sampled row per sequence. */
+	 * for one sampled row per sequence.  MODEL: P11 — plus a floor per
+	 * weight GEMM kernel (launch and tail of a small per-GPU GEMM). */
 	lin_flops = 2.0 * p.body_active * tokens + 2.0 * p.lm_head * sampled;
 	lin_bytes = tokens > 0 ? weight_bytes_read(cfg, &p, tokens) : 0;
 	cost->linear_ns = roofline_ns(lin_flops / tp, e.peak_flops_per_s * e.mfu,
-	                              lin_bytes / tp, e.bw_bytes_per_s * e.mbu);
+	                              lin_bytes / tp, e.bw_bytes_per_s * e.mbu, e.knee_exp);
+	if (tokens > 0)
+		cost->linear_ns += e.gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
 
 	/* MODEL: P13 — attention: 4 FLOPs per (query, key) pair per attention
-	 * dimension per layer (QKᵀ and AV); reads the KV of decoding sequences,
-	 * writes the KV of every new token. */
-	attn_flops = 4.0 * m->layers * (double)m->heads * fs__perf_head_dim(m) *
-	             ((double)shape->prefill_attn_tokens + (double)shape->decode_context_tokens);
-	kv_gpu_bytes = fs__perf_kv_bytes_per_token_per_gpu(cfg) *
-	               ((double)shape->decode_context_tokens + tokens);
-	cost->attn_ns = roofline_ns(attn_flops / tp, e.attn_flops_per_s * e.mfu,
-	                            kv_gpu_bytes, e.bw_bytes_per_s * e.mbu);
+	 * dimension per layer (QKᵀ and AV).  The prefill kernel is compute-bound
+	 * at the GPU's attention efficiency of the 16-bit peak and writes the
+	 * new tokens' KV; the decode kernel reads every decoding sequence's KV
+	 * (at the MBU unless attn_decode_eff is given). */
+	per_pair_flops = 4.0 * m->layers * (double)m->heads * fs__perf_head_dim(m);
+	pre_flops = per_pair_flops * (double)shape->prefill_attn_tokens;
+	dec_flops = per_pair_flops * (double)shape->decode_context_tokens;
+	new_kv_bytes = fs__perf_kv_bytes_per_token_per_gpu(cfg) * tokens;
+	ctx_kv_bytes = fs__perf_kv_bytes_per_token_per_gpu(cfg) *
+	               (double)shape->decode_context_tokens;
+	cost->attn_ns = roofline_ns(pre_flops / tp, e.attn_flops_per_s * e.attn_prefill_eff,
+	                            new_kv_bytes, e.bw_bytes_per_s * e.mbu, e.knee_exp) +
+	                roofline_ns(dec_flops / tp, e.attn_flops_per_s * e.attn_prefill_eff,
+	                            ctx_kv_bytes, e.bw_bytes_per_s * e.attn_decode_eff,
+	                            e.knee_exp);
 
-	/* MODEL: P12 — norms, rotary, activation and residual adds: per token per
-	 * layer 6 hidden-sized (replicated) and 2 FFN-sized (split) 16-bit
-	 * vectors of memory traffic. */
-	elem_gpu_bytes = tokens * m->layers * (6.0 * m->hidden + 2.0 * ffn_active / tp) * 2.0;
-	cost->elementwise_ns = elem_gpu_bytes / (e.bw_bytes_per_s * e.mbu) * 1e9;
+	/* MODEL: P12 — elementwise kernels (two RMS norms and two residual adds
+	 * on hidden-sized vectors, replicated over TP; rotary on the local Q
+	 * and K heads; SiLU·mul reading 2 and writing 1 FFN-sized vector per
+	 * local expert) move their 16-bit vectors at elementwise_eff of the
+	 * memory bandwidth, each kernel no faster than its launch floor: the
+	 * per-layer floor and the traffic combine as a roofline (P11). */
+	elem_gpu_bytes = tokens * m->layers * 2.0 *
+	                 (2.0 * 2.0 * m->hidden + 2.0 * 3.0 * m->hidden +
+	                  2.0 * ((double)m->heads + (double)m->kv_heads) *
+	                      fs__perf_head_dim(m) / tp +
+	                  3.0 * ffn_active / tp);
+	cost->layer_floor_ns = e.layer_ns * m->layers;
+	cost->elementwise_ns = tokens > 0
+		? fs__perf_smooth_max(cost->layer_floor_ns,
+		                      elem_gpu_bytes / (e.bw_bytes_per_s * e.elem_eff) * 1e9,
+		                      e.knee_exp)
+		: 0;
 
 	/* MODEL: P14 — two ring all-reduces per layer of tokens × hidden 16-bit
-	 * activations: 2(TP−1)/TP × bytes / link bandwidth + a launch latency. */
+	 * activations: a launch latency + 2(TP−1)/TP × bytes / link bandwidth. */
 	cost->comm_ns = 0;
-	if (cfg->tp > 1 && tokens > 0) {
-		double ar_bytes = tokens * m->hidden * 2.0;
+	if (tokens > 0)
+		cost->comm_ns = 2.0 * m->layers * fs_perf_allreduce_ns(cfg, tokens * m->hidden * 2.0);
 
-		cost->comm_ns = 2.0 * m->layers *
-		                (2.0 * (tp - 1) / tp * ar_bytes / e.link_bytes_per_s * 1e9 +
-		                 e.allreduce_latency_ns);
-	}
+	/* MODEL: P15 — a fixed cost per iteration (scheduling, sampling launch,
+	 * host sync) and per sequence in the batch (sampling, bookkeeping). */
+	cost->overhead_ns = e.iter_ns + e.per_seq_ns * (double)shape->n_seqs;
 
-	/* MODEL: P15 — a fixed cost per iteration, per transformer layer (launch
-	 * floor of the non-GEMM kernels) and per sequence in the batch. */
-	cost->overhead_ns = e.iter_ns + e.layer_ns * m->layers +
-	                    e.per_seq_ns * (double)shape->n_seqs;
-
-	cost->flops = lin_flops + attn_flops;
-	cost->bytes = lin_bytes + kv_gpu_bytes * tp + elem_gpu_bytes * tp;
+	cost->flops = lin_flops + pre_flops + dec_flops;
+	cost->bytes = lin_bytes + (new_kv_bytes + ctx_kv_bytes + elem_gpu_bytes) * tp;
 	cost->compute_ns = lin_flops / tp / (e.peak_flops_per_s * e.mfu) * 1e9 +
-	                   attn_flops / tp / (e.attn_flops_per_s * e.mfu) * 1e9;
+	                   (pre_flops + dec_flops) / tp /
+	                   (e.attn_flops_per_s * e.attn_prefill_eff) * 1e9;
 	cost->memory_ns = cost->bytes / tp / (e.bw_bytes_per_s * e.mbu) * 1e9;
 	/* MODEL: P16 — the parts run back to back: no overlap. */
 	total = cost->linear_ns + cost->attn_ns + cost->elementwise_ns + cost->comm_ns +
 	        cost->overhead_ns;
 	cost->total_ns = total < 1 ? 1 : (fs_ns)llround(total);
+}
+
+double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes)
+{
+	struct eff e;
+	double tp = cfg->tp;
+
+	if (cfg->tp <= 1)
+		return 0;
+	resolve(cfg, &e);
+	/* MODEL: P14 — ring: each GPU sends and receives 2(TP−1)/TP × bytes. */
+	return 2.0 * (tp - 1) / tp * bytes / e.link_bytes_per_s * 1e9 + e.allreduce_latency_ns;
 }
 
 fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape)
@@ -203,7 +277,8 @@ double fs_perf_gemm_ns(const struct fs_perf_cfg *cfg, int64_t tokens)
 	             p.lm_head * fs_dtype_bytes(cfg->weight_dtype);
 	return roofline_ns(2.0 * p.body_active * (double)tokens / cfg->tp,
 	                   e.peak_flops_per_s * e.mfu, body_bytes / cfg->tp,
-	                   e.bw_bytes_per_s * e.mbu);
+	                   e.bw_bytes_per_s * e.mbu, e.knee_exp) +
+	       e.gemm_floor_ns * GEMMS_PER_LAYER * cfg->model->layers;
 }
 
 fs_ns fs_perf_prefill_ns(const struct fs_perf_cfg *cfg, int64_t prompt_tokens)

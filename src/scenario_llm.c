@@ -526,7 +526,7 @@ int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out)
 	    fprintf(out, "// step model: %s; mfu %.2f, mbu %.2f, iteration overhead %s, "
 	            "per-sequence %s, per-layer %s, all-reduce %s; token budget %" PRId64
 	            " per step\n", p->table != NULL ? "measured step table" : "roofline",
-	            p->mfu > 0 ? p->mfu : g->mfu, p->mbu > 0 ? p->mbu : g->mbu, it, seq,
+	            fs_perf_mfu(p), p->mbu > 0 ? p->mbu : g->mbu, it, seq,
 	            layer, ar, p->max_batched_tokens) < 0)
 		rc = -1;
 	/* vLLM refuses to start when one max_model_len sequence cannot fit. */

@@ -270,7 +270,7 @@ static void test_cli_run_guard_stop_reports_over_the_span_simulated(void **state
 	assert_true(get(get(get(get(root, "metrics"), "all"), "throughput_rps"),
 	                "value")->valuedouble > 5);
 	assert_non_null(strstr(out, "stopped early: 3 of 3 replications"));
-	assert_non_null(strstr(out, "2.802"));
+	assert_non_null(strstr(out, "per hour         2.80"));
 	free(out);
 	cJSON_Delete(root);
 	fs_test_tmpdir_free(dir);

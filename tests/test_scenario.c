@@ -20,6 +20,7 @@
 
 #include "fleetsim/capacity.h"
 #include "fleetsim/result.h"
+#include "fleetsim/catalog.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
 #include "fleetsim/trace.h"
@@ -565,7 +566,9 @@ static void test_scenario_vllm_notes_show_the_memory_plan(void **state)
 	assert_non_null(strstr(buf, "// memory: weights 16.1 GB/GPU, activations "));
 	snprintf(want, sizeof want, " blocks of 16 tokens (");
 	assert_non_null(strstr(buf, want));
-	assert_non_null(strstr(buf, "// step model: roofline; mfu 0.70, mbu 0.75"));
+	snprintf(want, sizeof want, "// step model: roofline; mfu %.2f, mbu %.2f",
+	         FS_GPU_MFU_DEFAULT, FS_GPU_MBU_DEFAULT);
+	assert_non_null(strstr(buf, want));
 	assert_null(strstr(buf, "warning"));
 	free(buf);
 	fs_scenario_free(sc);

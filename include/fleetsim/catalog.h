@@ -16,13 +16,28 @@
 
 /* Step-time defaults of a GPU without calibration data: the built-in
  * uncalibrated entries and a scenario catalogue GPU given without "base"
- * take these (sources beside their use in src/catalog_gpus.c). */
-#define FS_GPU_MFU_DEFAULT 0.70
-#define FS_GPU_MBU_DEFAULT 0.75
-#define FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT (1000 * FS_NS_PER_US)
+ * take these.  All come from the fit of docs/VALIDATION.md (`make
+ * fit-step`): MFU and MBU are the lower of the A100 and H100 fits, the
+ * overheads and shared terms are fitted across GPUs. */
+#define FS_GPU_MFU_DEFAULT 0.74
+#define FS_GPU_MBU_DEFAULT 0.85
+#define FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT (1940 * FS_NS_PER_US)
 #define FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT (10 * FS_NS_PER_US)
-#define FS_GPU_LAYER_OVERHEAD_NS_DEFAULT (30 * FS_NS_PER_US)
+#define FS_GPU_LAYER_OVERHEAD_NS_DEFAULT (22 * FS_NS_PER_US)
 #define FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT (60 * FS_NS_PER_US)
+/* 8-bit (fp8/int8) GEMMs reach a smaller fraction of their peak than 16-bit
+ * ones: mfu_8bit = mfu x this ratio where a GPU has no value of its own
+ * (the Hopper fit). */
+#define FS_GPU_MFU_8BIT_RATIO_DEFAULT 0.668
+/* FlashAttention-2 forward reaches "50-73% of the theoretical maximum
+ * FLOPs/s on A100" (Dao 2023, arXiv 2307.08691): the lower end is the
+ * default prefill attention efficiency; Hopper GPUs set their own (35%). */
+#define FS_GPU_ATTN_EFF_DEFAULT 0.50
+
+/* Step-time terms shared by every GPU (docs/MODEL.md P11, P12), fitted. */
+#define FS_STEP_KNEE_EXP_DEFAULT 1.94       /* (c^n + m^n)^(1/n) at the ridge */
+#define FS_STEP_GEMM_FLOOR_NS_DEFAULT (7 * FS_NS_PER_US)  /* per weight GEMM kernel */
+#define FS_STEP_ELEMENTWISE_EFF_DEFAULT 0.565   /* of the memory bandwidth */
 
 struct fs_gpu_spec {
 	const char *id;                      /* canonical id: "a100-80g" */
@@ -33,15 +48,21 @@ struct fs_gpu_spec {
 	double fp16_flops_per_s;             /* dense FP16/BF16 tensor (FP32 accumulate) */
 	double fp8_flops_per_s;              /* dense FP8; 0 when unsupported */
 	double int8_ops_per_s;               /* dense INT8; 0 when unsupported */
-	double link_bytes_per_s;             /* per-GPU bandwidth for TP all-reduce:
-	                                        NVLink/xGMI/HCCS total where present,
-	                                        else PCIe x16 (both bidirectional) */
+	double link_bytes_per_s;             /* per-GPU bandwidth a TP all-reduce
+	                                        moves data at, one direction:
+	                                        measured NCCL bus bandwidth where
+	                                        known, else the link's per-direction
+	                                        figure (PCIe x16, NVLink / 2) */
 	const char *interconnect;            /* "NVLink4 900 GB/s", "PCIe 4.0 x16" */
 	double tdp_w;                        /* board power, W; 0 when not verified */
 	/* Step-time model defaults (how chosen: docs/CATALOG.md; calibration:
 	 * docs/VALIDATION.md). */
 	double mfu;                          /* achievable fraction of peak FLOP/s */
 	double mbu;                          /* achievable fraction of memory bandwidth */
+	double mfu_8bit;                     /* fraction of the fp8/int8 peak reached by
+	                                        8-bit GEMMs; 0 = mfu x the ratio above */
+	double attn_eff;                     /* fraction of the 16-bit peak reached by
+	                                        prefill attention; 0 = the default */
 	fs_ns iteration_overhead_ns;         /* fixed cost per engine iteration */
 	fs_ns per_seq_overhead_ns;           /* extra cost per sequence in a batch */
 	fs_ns layer_overhead_ns;             /* fixed GPU time per transformer layer

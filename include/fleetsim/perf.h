@@ -4,7 +4,7 @@
  * no clock, no randomness, no state beyond what the caller passes in.  The
  * configuration borrows catalogue entries and an optional measured step table
  * (owned by the caller, freed with fs_step_table_free).  Assumptions P1–P20
- * are in docs/MODEL-perf.md; the evidence is in docs/VALIDATION.md.
+ * are in docs/MODEL.md; the evidence is in docs/VALIDATION.md.
  */
 #ifndef FLEETSIM_PERF_H
 #define FLEETSIM_PERF_H
@@ -56,6 +56,13 @@ struct fs_perf_cfg {
 	int64_t max_seqs;                    /* engine sequence cap (activation rule), 256 */
 	double mfu;                          /* 0 = gpu->mfu */
 	double mbu;                          /* 0 = gpu->mbu */
+	double mfu_8bit;                     /* 8-bit GEMMs; 0 = gpu default (P9) */
+	double knee_exp;                     /* GEMM ridge smoothness n; 0 = default (P11) */
+	fs_ns gemm_floor_ns;                 /* per weight GEMM kernel; -1 = default */
+	double attn_prefill_eff;             /* fraction of 16-bit peak; 0 = gpu's (P13) */
+	double attn_decode_eff;              /* fraction of memory BW; 0 = the MBU (P13) */
+	double elementwise_eff;              /* fraction of memory BW; 0 = default (P12) */
+	double link_bytes_per_s;             /* all-reduce bandwidth; 0 = gpu's (P14) */
 	fs_ns iteration_overhead_ns;         /* -1 = gpu default */
 	fs_ns per_seq_overhead_ns;           /* -1 = gpu default */
 	fs_ns layer_overhead_ns;             /* per layer per step; -1 = gpu default */
@@ -115,16 +122,23 @@ struct fs_step_cost {
 	double bytes;                        /* whole replica, HBM traffic */
 	double compute_ns;                   /* flops / (TP · peak · MFU) */
 	double memory_ns;                    /* bytes / (TP · BW · MBU) */
-	double linear_ns;                    /* roofline of the weight GEMMs */
+	double linear_ns;                    /* weight GEMMs (P11) with their floors */
 	double attn_ns;                      /* roofline of attention */
-	double elementwise_ns;               /* norms, activation, residual (P12) */
+	double elementwise_ns;               /* norms, activation, residual, with
+	                                        their per-layer launch floor (P12) */
 	double comm_ns;                      /* TP all-reduce */
 	double overhead_ns;                  /* iteration + per-sequence */
+	double layer_floor_ns;               /* layers x layer overhead (in elementwise_ns) */
 	fs_ns total_ns;                      /* the step time */
 };
 
 /* Peak FLOP/s of one GPU for the weight GEMMs at cfg's weight dtype (P9). */
 double fs_perf_peak_flops_per_s(const struct fs_perf_cfg *cfg);
+
+/* The MFU the weight GEMMs run at (P9): cfg->mfu when given, else the
+ * GPU's 16-bit MFU, or for 8-bit weights on an 8-bit peak its mfu_8bit
+ * (cfg's, the GPU's, or the 16-bit MFU x FS_GPU_MFU_8BIT_RATIO_DEFAULT). */
+double fs_perf_mfu(const struct fs_perf_cfg *cfg);
 
 /* Step time of one iteration, ns (≥ 1).  Uses cfg->table when set. */
 fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape);
@@ -137,6 +151,9 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
  * no LM head, attention, norms, communication or overheads) for `tokens`
  * tokens — the quantity Vidur profiles; used by the validation. */
 double fs_perf_gemm_ns(const struct fs_perf_cfg *cfg, int64_t tokens);
+
+/* Time of one all-reduce of `bytes` over cfg->tp GPUs (P14); 0 at TP 1. */
+double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes);
 
 /* Step time of one prompt of prompt_tokens at batch 1, no prior context. */
 fs_ns fs_perf_prefill_ns(const struct fs_perf_cfg *cfg, int64_t prompt_tokens);
@@ -162,9 +179,10 @@ struct fs_step_table *fs_step_table_load(const char *path, const char *display_p
 void fs_step_table_free(struct fs_step_table *table);
 
 /* Step time from the table (P17–P19): prefill part interpolated in tokens,
- * decode part bilinear in (batch, context), a mixed step the sum minus one
- * iteration overhead.  iteration_overhead_ns is the overhead removed when
- * both parts are present. */
+ * decode part bilinear in (batch, context); a mixed step pays the weights
+ * once: the prefill curve at (prompt tokens + decode sequences) plus the
+ * decode rows' context-dependent part.  iteration_overhead_ns is unused
+ * (kept for callers; each measured row already holds the overhead). */
 fs_ns fs_step_table_step_ns(const struct fs_step_table *table,
                             const struct fs_step_shape *shape,
                             fs_ns iteration_overhead_ns);

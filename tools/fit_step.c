@@ -1,0 +1,328 @@
+/*
+ * fit_step.c — fits the step-time model's shared terms and the calibrated
+ * GPUs' efficiencies to the fit rows of a published points file
+ * (docs/data/step_points.csv) by nonlinear least squares on log errors
+ * (gsl_multifit_nlinear), then reports the errors of the fit and held-out
+ * validation rows per source and regime.  `make fit-step` runs it; the
+ * fitted numbers are copied, with this provenance, into the catalogue.
+ *   fit_step POINTS.csv [--rows]     (--rows: one markdown row per point)
+ */
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/perf_points.h"
+
+/* One fitted quantity: how it is stored in x (log of the value, or of the
+ * value minus 1 for the knee exponent; a logistic for a bounded fraction),
+ * and which points it applies to. */
+struct param {
+	const char *name;
+	const char *chip;            /* GPU ids it applies to, comma-separated; NULL = all */
+	double init;                 /* start value (the catalogue's today) */
+	double offset;               /* value = offset + exp(x), or when hi > 0 */
+	double hi;                   /* value = hi / (1 + exp(-x)): a bounded fraction */
+	double scale;                /* printed value = value x scale */
+	const char *unit;
+};
+
+enum { P_KNEE, P_FLOOR, P_ELEM, P_ITER, P_SEQ, P_LAYER,
+       P_8BIT_HOPPER, P_8BIT_ADA, P_MFU_A100, P_MBU_A100, P_MFU_H100, P_MBU_H100,
+       P_LINK_A100, P_LINK_H100, P_ARLAT_A100, P_ARLAT_H100, N_PARAMS };
+
+#define A100S "a100-80g,a100-40g,a100-80g-pcie"
+#define H100S "h100,h200"
+static const struct param PARAMS[N_PARAMS] = {
+	[P_KNEE] = { "knee_exp", NULL, 2.0, 1.0, 0, 1, "" },
+	[P_FLOOR] = { "gemm_floor", NULL, 2e3, 0, 0, 1e-3, "us" },
+	[P_ELEM] = { "elementwise_eff", NULL, 0.5, 0, 0.95, 1, "" },
+	[P_ITER] = { "iteration_overhead", NULL, 1e6, 0, 0, 1e-3, "us" },
+	[P_SEQ] = { "per_seq_overhead", NULL, 1e4, 0, 0, 1e-3, "us" },
+	[P_LAYER] = { "layer_overhead", NULL, 25e3, 0, 0, 1e-3, "us" },
+	[P_8BIT_HOPPER] = { "mfu_8bit/mfu hopper", H100S ",h100-pcie", 0.65, 0, 1.0, 1, "" },
+	[P_8BIT_ADA] = { "mfu_8bit/mfu ada", "l40s,rtx4090,rtx6000-ada,l4", 0.65, 0, 1.0, 1, "" },
+	[P_MFU_A100] = { "mfu a100", A100S, 0.72, 0, 0.95, 1, "" },
+	[P_MBU_A100] = { "mbu a100", A100S, 0.76, 0, 0.95, 1, "" },
+	[P_MFU_H100] = { "mfu h100", H100S, 0.71, 0, 0.95, 1, "" },
+	[P_MBU_H100] = { "mbu h100", H100S, 0.82, 0, 0.95, 1, "" },
+	[P_LINK_A100] = { "link a100", "a100-80g,a100-40g", 300e9, 0, 0, 1e-9, "GB/s" },
+	[P_LINK_H100] = { "link h100", H100S, 450e9, 0, 0, 1e-9, "GB/s" },
+	[P_ARLAT_A100] = { "allreduce_latency a100", "a100-80g,a100-40g", 60e3, 0, 0, 1e-3, "us" },
+	[P_ARLAT_H100] = { "allreduce_latency h100", H100S, 37e3, 0, 0, 1e-3, "us" },
+};
+
+static int applies(const struct param *p, const char *gpu_id)
+{
+	const char *s = p->chip;
+	size_t n = strlen(gpu_id);
+
+	if (s == NULL)
+		return 1;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (len == n && strncmp(s, gpu_id, n) == 0)
+			return 1;
+		s += len + (e ? 1 : 0);
+	}
+	return 0;
+}
+
+static double value_of(int k, double x)
+{
+	if (PARAMS[k].hi > 0)
+		return PARAMS[k].hi / (1.0 + exp(-x));
+	return PARAMS[k].offset + exp(x);
+}
+
+static double x_of(int k, double value)
+{
+	if (PARAMS[k].hi > 0)
+		return -log(PARAMS[k].hi / value - 1.0);
+	return log(value - PARAMS[k].offset);
+}
+
+/* The point's configuration with the parameter vector applied. */
+static void tuned_cfg(const struct fs_perf_point *pt, const double *v, struct fs_perf_cfg *c)
+{
+	const char *id = pt->gpu->id;
+
+	fs_perf_point_cfg(pt, c);
+	c->knee_exp = v[P_KNEE];
+	c->gemm_floor_ns = (fs_ns)llround(v[P_FLOOR]);
+	c->elementwise_eff = fmin(v[P_ELEM], 1);
+	c->iteration_overhead_ns = (fs_ns)llround(v[P_ITER]);
+	c->per_seq_overhead_ns = (fs_ns)llround(v[P_SEQ]);
+	c->layer_overhead_ns = (fs_ns)llround(v[P_LAYER]);
+	for (int k = P_MFU_A100; k <= P_ARLAT_H100; k++) {
+		if (!applies(&PARAMS[k], id))
+			continue;
+		if (k == P_MFU_A100 || k == P_MFU_H100)
+			c->mfu = fmin(v[k], 1);
+		else if (k == P_MBU_A100 || k == P_MBU_H100)
+			c->mbu = fmin(v[k], 1);
+		else if (k == P_LINK_A100 || k == P_LINK_H100)
+			c->link_bytes_per_s = v[k];
+		else
+			c->allreduce_latency_ns = (fs_ns)llround(v[k]);
+	}
+	for (int k = P_8BIT_HOPPER; k <= P_8BIT_ADA; k++)
+		if (applies(&PARAMS[k], id)) {
+			double mfu16 = c->mfu > 0 ? c->mfu : pt->gpu->mfu;
+
+			c->mfu_8bit = fmin(mfu16 * v[k], 1);
+		}
+	/* An 8-bit point's explicit mfu would override mfu_8bit (P9): keep
+	 * the 16-bit one only for 16-bit runs. */
+	if (c->mfu > 0 && fs_perf_peak_flops_per_s(c) != pt->gpu->fp16_flops_per_s)
+		c->mfu = 0;
+}
+
+struct fit {
+	const struct fs_perf_point *pts;
+	size_t *idx, n;              /* fit rows */
+	int *free_k, n_free;         /* parameters being fitted */
+	double v[N_PARAMS];          /* current values of all parameters */
+};
+
+static double predict(const struct fs_perf_point *pt, const double *v)
+{
+	struct fs_perf_cfg c;
+
+	tuned_cfg(pt, v, &c);
+	return fs_perf_point_predict_ms(pt, &c);
+}
+
+static int resid(const gsl_vector *x, void *data, gsl_vector *f)
+{
+	struct fit *ft = data;
+	double v[N_PARAMS];
+
+	memcpy(v, ft->v, sizeof v);
+	for (int j = 0; j < ft->n_free; j++)
+		v[ft->free_k[j]] = value_of(ft->free_k[j], gsl_vector_get(x, (size_t)j));
+	for (size_t i = 0; i < ft->n; i++) {
+		const struct fs_perf_point *pt = &ft->pts[ft->idx[i]];
+
+		gsl_vector_set(f, i, log(predict(pt, v) / pt->measured_ms));
+	}
+	return GSL_SUCCESS;
+}
+
+/* Which parameters the fit rows move at all (others stay at their start). */
+static void find_free(struct fit *ft)
+{
+	ft->n_free = 0;
+	for (int k = 0; k < N_PARAMS; k++) {
+		double v[N_PARAMS];
+		int moved = 0;
+
+		memcpy(v, ft->v, sizeof v);
+		v[k] = PARAMS[k].offset + (v[k] - PARAMS[k].offset) * 1.2;
+		for (size_t i = 0; i < ft->n && !moved; i++)
+			moved = fabs(predict(&ft->pts[ft->idx[i]], v) -
+			             predict(&ft->pts[ft->idx[i]], ft->v)) > 1e-9;
+		if (moved)
+			ft->free_k[ft->n_free++] = k;
+	}
+}
+
+static void run_fit(struct fit *ft)
+{
+	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_fdf fdf = { 0 };
+	gsl_multifit_nlinear_workspace *w;
+	gsl_vector *x0 = gsl_vector_alloc((size_t)ft->n_free);
+	gsl_matrix *cov = gsl_matrix_alloc((size_t)ft->n_free, (size_t)ft->n_free);
+	double chisq;
+	int info;
+
+	for (int j = 0; j < ft->n_free; j++) {
+		int k = ft->free_k[j];
+
+		gsl_vector_set(x0, (size_t)j, x_of(k, ft->v[k]));
+	}
+	fdf.f = resid;
+	fdf.n = ft->n;
+	fdf.p = (size_t)ft->n_free;
+	fdf.params = ft;
+	fp.trs = gsl_multifit_nlinear_trs_lm;
+	fp.scale = gsl_multifit_nlinear_scale_more;
+	fp.h_df = 1e-2;               /* integer-ns terms need a visible step */
+	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, ft->n, fdf.p);
+	gsl_multifit_nlinear_init(x0, &fdf, w);
+	gsl_multifit_nlinear_driver(1000, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
+	gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chisq);
+	printf("fitted on %zu rows, %d parameters, rms log error %.4f\n", ft->n, ft->n_free,
+	       sqrt(chisq / (double)ft->n));
+	for (int j = 0; j < ft->n_free; j++) {
+		int k = ft->free_k[j];
+		double xj = gsl_vector_get(w->x, (size_t)j);
+		double se = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j) * chisq /
+		                 fmax((double)ft->n - ft->n_free, 1));
+
+		ft->v[k] = value_of(k, xj);
+		printf("  %-24s %10.4g %-5s (standard error %.3g in x)\n", PARAMS[k].name,
+		       ft->v[k] * PARAMS[k].scale, PARAMS[k].unit, se);
+	}
+	gsl_multifit_nlinear_free(w);
+	gsl_vector_free(x0);
+	gsl_matrix_free(cov);
+}
+
+static double median_abs(double *e, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	gsl_sort(e, 1, n);
+	return gsl_stats_median_from_sorted_data(e, 1, n);
+}
+
+/* Median |error| of the points of one set (0 fit, 1 validation) whose
+ * label (source, regime or "all") equals `want`; prints one line. */
+static void report_group(const struct fs_perf_point *pts, const double *err, size_t n,
+                         int validation, int by_source, const char *want)
+{
+	double *e = malloc(sizeof *e * n);
+	size_t m = 0;
+	int over20 = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *label = by_source ? pts[i].source : fs_perf_point_regime(&pts[i]);
+
+		if ((pts[i].other ? 2 : (int)pts[i].validation) != validation)
+			continue;
+		if (want != NULL && strcmp(label, want) != 0)
+			continue;
+		e[m++] = fabs(err[i]);
+		over20 += fabs(err[i]) > 0.20;
+	}
+	if (m > 0)
+		printf("| %s | %s | %zu | %.1f%% | %d |\n",
+		       validation == 2 ? "other" : validation ? "validation" : "fit",
+		       want ? want : "all", m, 100 * median_abs(e, m), over20);
+	free(e);
+}
+
+/* Each distinct label (source or regime) once, in first-seen order. */
+static void report_by(const struct fs_perf_point *pts, const double *err, size_t n,
+                      int validation, int by_source)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *label = by_source ? pts[i].source : fs_perf_point_regime(&pts[i]);
+		size_t j = 0;
+
+		for (; j < i; j++)
+			if (strcmp(label, by_source ? pts[j].source
+			                            : fs_perf_point_regime(&pts[j])) == 0)
+				break;
+		if (j == i)
+			report_group(pts, err, n, validation, by_source, label);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct fs_perf_point *pts;
+	struct fs_error err;
+	size_t n;
+	struct fit ft;
+	double *errs;
+	int rows = argc > 2 && strcmp(argv[2], "--rows") == 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: fit_step POINTS.csv [--rows]\n");
+		return 2;
+	}
+	if (fs_perf_points_load(argv[1], argv[1], &pts, &n, &err) < 0) {
+		fs_error_print(&err);
+		return 2;
+	}
+	memset(&ft, 0, sizeof ft);
+	ft.pts = pts;
+	ft.idx = malloc(sizeof *ft.idx * n);
+	ft.free_k = malloc(sizeof *ft.free_k * N_PARAMS);
+	for (int k = 0; k < N_PARAMS; k++)
+		ft.v[k] = PARAMS[k].init;
+	for (size_t i = 0; i < n; i++)
+		if (!pts[i].validation && !pts[i].other)
+			ft.idx[ft.n++] = i;
+	find_free(&ft);
+	run_fit(&ft);
+	errs = malloc(sizeof *errs * n);
+	for (size_t i = 0; i < n; i++)
+		errs[i] = predict(&pts[i], ft.v) / pts[i].measured_ms - 1;
+	printf("\n| set | group | points | median abs error | over 20%% |\n|---|---|---|---|---|\n");
+	for (int set = 0; set < 3; set++) {
+		report_group(pts, errs, n, set, 1, NULL);
+		report_by(pts, errs, n, set, 1);
+		report_by(pts, errs, n, set, 0);
+	}
+	if (rows) {
+		printf("\n| id | set | GPU | model | TP | dtype | kind | tokens | batch | "
+		       "context | measured ms | predicted ms | error |\n"
+		       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < n; i++)
+			printf("| %s | %s | %s | %s | %d | %s | %s | %lld | %lld | %lld | %.4g | "
+			       "%.4g | %+.1f%% |\n", pts[i].id,
+			       pts[i].other ? "other" : pts[i].validation ? "validation" : "fit",
+			       pts[i].gpu->id,
+			       pts[i].model ? pts[i].model->id : "-", pts[i].tp, fs_dtype_name(pts[i].weight_dtype),
+			       fs_point_kind_name(pts[i].kind), (long long)pts[i].tokens,
+			       (long long)pts[i].batch, (long long)pts[i].context,
+			       pts[i].measured_ms, pts[i].measured_ms * (1 + errs[i]),
+			       100 * errs[i]);
+	}
+	free(errs);
+	free(ft.idx);
+	free(ft.free_k);
+	free(pts);
+	return 0;
+}
