@@ -183,6 +183,10 @@ static cJSON *gpu_json(const struct fs_gpu_spec *g)
 	add_num(o, "tdp_w", g->tdp_w);
 	add_num(o, "mfu", g->mfu);
 	add_num(o, "mbu", g->mbu);
+	/* the effective values (P9, P13): the GPU's own or the shared default */
+	add_num(o, "mfu_8bit", g->mfu_8bit > 0 ? g->mfu_8bit
+	                       : g->mfu * FS_GPU_MFU_8BIT_RATIO_DEFAULT);
+	add_num(o, "attn_eff", g->attn_eff > 0 ? g->attn_eff : FS_GPU_ATTN_EFF_DEFAULT);
 	add_num(o, "iteration_overhead_ns", (double)g->iteration_overhead_ns);
 	add_num(o, "per_seq_overhead_ns", (double)g->per_seq_overhead_ns);
 	add_num(o, "layer_overhead_ns", (double)g->layer_overhead_ns);

@@ -85,7 +85,7 @@ static void resolve(const struct fs_perf_cfg *cfg, struct eff *e)
 	e->elem_eff = pick(cfg->elementwise_eff, FS_STEP_ELEMENTWISE_EFF_DEFAULT);
 	e->bw_bytes_per_s = g->mem_bw_bytes_per_s;
 	e->link_bytes_per_s = pick(cfg->link_bytes_per_s,
-	                           g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 16e9);
+	                           g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 16e9);   /* PCIe 3.0 x16 */
 	e->iter_ns = (double)fs__perf_iteration_overhead_ns(cfg);
 	e->per_seq_ns = (double)(cfg->per_seq_overhead_ns >= 0 ? cfg->per_seq_overhead_ns
 	                                                       : g->per_seq_overhead_ns);

@@ -27,8 +27,8 @@
 static const char *const CATALOG_KEYS[] = { "gpus", "models", NULL };
 static const char *const GPU_KEYS[] = {
 	"id", "base", "display_name", "mem_gb", "mem_bw_gbps", "fp16_tflops",
-	"fp8_tflops", "int8_tops", "link_gbps", "tdp_w", "mfu", "mbu",
-	"iteration_overhead", "per_seq_overhead", "layer_overhead",
+	"fp8_tflops", "int8_tops", "link_gbps", "tdp_w", "mfu", "mbu", "mfu_8bit",
+	"attn_eff", "iteration_overhead", "per_seq_overhead", "layer_overhead",
 	"allreduce_latency", "price_on_demand_usd_per_h", "price_spot_usd_per_h",
 	"price_monthly_usd", "price_date", "notes", NULL
 };
@@ -61,6 +61,8 @@ static const struct gpu_num GPU_NUMS[] = {
 	{ "tdp_w", GPU_FIELD(tdp_w), 1, 0, false, 1e6, false },
 	{ "mfu", GPU_FIELD(mfu), 1, 0, true, 1, false },
 	{ "mbu", GPU_FIELD(mbu), 1, 0, true, 1, false },
+	{ "mfu_8bit", GPU_FIELD(mfu_8bit), 1, 0, false, 1, false },   /* 0 = default */
+	{ "attn_eff", GPU_FIELD(attn_eff), 1, 0, false, 1, false },   /* 0 = default */
 	{ "price_on_demand_usd_per_h", GPU_FIELD(price_on_demand_usd_per_h), 1, 0,
 	  false, 1e9, false },
 	{ "price_spot_usd_per_h", GPU_FIELD(price_spot_usd_per_h), 1, 0, false,

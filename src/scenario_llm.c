@@ -28,10 +28,6 @@ const char *const fs__sc_vllm_keys[] = {
 	"policy", "batching", "max_model_len", "max_preemptions_per_request",
 	"efficiency", "step_table", "scheduler", NULL
 };
-static const char *const EFFICIENCY_KEYS[] = {
-	"mfu", "mbu", "iteration_overhead", "per_seq_overhead", "layer_overhead",
-	"allreduce_latency", "activation_reserve_gb", NULL
-};
 static const char *const DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", "int4", NULL };
 static const char *const KV_DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", NULL };
 static const enum fs_dtype DTYPES[] = {
@@ -108,30 +104,6 @@ static int load_block_tokens(struct fs__sc *sc, const cJSON *node, int64_t *out)
 		return fs__sc_fail_member(sc, node, "block_tokens", "expected 8, 16 or 32 "
 		                          "(vLLM's CUDA block sizes), found %s", found);
 	}
-	return 0;
-}
-
-/* "efficiency": overrides of the perf cfg's sentinels (0 / -1 = default). */
-static int load_efficiency(struct fs__sc *sc, const cJSON *node, struct fs_perf_cfg *perf)
-{
-	double reserve_gb = -1;
-
-	if (fs__sc_check_object(sc, node, EFFICIENCY_KEYS) != 0 ||
-	    fs__sc_number(sc, node, "mfu", 0, true, 1, false, &perf->mfu) < 0 ||
-	    fs__sc_number(sc, node, "mbu", 0, true, 1, false, &perf->mbu) < 0 ||
-	    fs__sc_duration_upto(sc, node, "iteration_overhead", 0, FS__MAX_OVERHEAD_NS,
-	                         &perf->iteration_overhead_ns) < 0 ||
-	    fs__sc_duration_upto(sc, node, "per_seq_overhead", 0, FS__MAX_OVERHEAD_NS,
-	                         &perf->per_seq_overhead_ns) < 0 ||
-	    fs__sc_duration_upto(sc, node, "layer_overhead", 0, FS__MAX_OVERHEAD_NS,
-	                         &perf->layer_overhead_ns) < 0 ||
-	    fs__sc_duration_upto(sc, node, "allreduce_latency", 0, FS__MAX_OVERHEAD_NS,
-	                         &perf->allreduce_latency_ns) < 0 ||
-	    fs__sc_number(sc, node, "activation_reserve_gb", 0, false, 1e6, false,
-	                  &reserve_gb) < 0)
-		return -1;
-	if (reserve_gb >= 0)
-		perf->activation_reserve_bytes = reserve_gb * GB;
 	return 0;
 }
 
@@ -304,7 +276,7 @@ int fs__sc_llm_build(struct fs__sc *sc, const cJSON *node,
 	eff = fs__sc_get(node, "efficiency");
 	if (eff != NULL) {
 		saved = fs__sc_push_key(sc, "efficiency");
-		rc = load_efficiency(sc, eff, perf);
+		rc = fs__sc_load_efficiency(sc, eff, perf);
 		fs__sc_pop(sc, saved);
 		if (rc != 0)
 			return -1;
@@ -403,7 +375,6 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 	const struct fs_llm_engine_cfg *s = &llm->sched;
 	const int policies[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY_PRIORITY };
 	const int batchings[] = { FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC };
-	cJSON *eff;
 
 	cJSON_AddStringToObject(engine, "model", p->model->id);
 	cJSON_AddStringToObject(engine, "gpu", p->gpu->id);
@@ -432,26 +403,7 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 	                    (double)s->max_preemptions_per_request);
 	/* Only what was overridden: the defaults are the GPU's, shown by
 	 * fs_scenario_print_notes. */
-	if (p->mfu > 0 || p->mbu > 0 || p->iteration_overhead_ns >= 0 ||
-	    p->per_seq_overhead_ns >= 0 || p->layer_overhead_ns >= 0 ||
-	    p->allreduce_latency_ns >= 0 || p->activation_reserve_bytes >= 0) {
-		eff = cJSON_AddObjectToObject(engine, "efficiency");
-		if (p->mfu > 0)
-			fs__sc_print_number(eff, "mfu", p->mfu);
-		if (p->mbu > 0)
-			fs__sc_print_number(eff, "mbu", p->mbu);
-		if (p->iteration_overhead_ns >= 0)
-			fs__sc_print_duration(eff, "iteration_overhead", p->iteration_overhead_ns);
-		if (p->per_seq_overhead_ns >= 0)
-			fs__sc_print_duration(eff, "per_seq_overhead", p->per_seq_overhead_ns);
-		if (p->layer_overhead_ns >= 0)
-			fs__sc_print_duration(eff, "layer_overhead", p->layer_overhead_ns);
-		if (p->allreduce_latency_ns >= 0)
-			fs__sc_print_duration(eff, "allreduce_latency", p->allreduce_latency_ns);
-		if (p->activation_reserve_bytes >= 0)
-			fs__sc_print_number(eff, "activation_reserve_gb",
-			                    p->activation_reserve_bytes / GB);
-	}
+	fs__sc_print_efficiency(p, engine);
 	if (llm->step_table_path != NULL)
 		cJSON_AddStringToObject(engine, "step_table", llm->step_table_path);
 }

@@ -249,6 +249,11 @@ int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out);
  * has its own GPU's default (V17). */
 void fs__sc_print_vllm_fleet(const struct fs_fleet_cfg *fleet, cJSON *engine);
 
+/* The vllm engine's "efficiency" object (scenario_efficiency.c): load its
+ * overrides onto perf's default sentinels; print back the given ones. */
+int fs__sc_load_efficiency(struct fs__sc *sc, const cJSON *node, struct fs_perf_cfg *perf);
+void fs__sc_print_efficiency(const struct fs_perf_cfg *p, cJSON *engine);
+
 /* Build one instance's llm config on (gpu, tp) from the vllm engine object
  * `node` (the current path must name it): dtypes, memory, scheduler (V17
  * defaults of this GPU), efficiency and step table, then the memory plan,

@@ -528,6 +528,45 @@ static void test_scenario_vllm_efficiency_overrides_change_step_times(void **sta
 	fs_scenario_free(b);
 }
 
+/* The step model's newer terms (P9-P14) are scenario keys: loaded onto the
+ * perf cfg, they move the step time the way their physics says, and print
+ * back; a value out of range is refused at its place. */
+static void test_scenario_vllm_efficiency_step_terms(void **state)
+{
+	struct fs_scenario *a = load_vllm("\"model\": \"llama-3.1-70b\", \"gpu\": \"h100\", "
+	                                  "\"tp\": 4", "", NULL);
+	struct fs_scenario *b = load_vllm(
+		"\"model\": \"llama-3.1-70b\", \"gpu\": \"h100\", \"tp\": 4, "
+		"\"efficiency\": {\"mfu_8bit\": 0.5, \"attn_prefill_eff\": 0.7, "
+		"\"attn_decode_eff\": 0.9, \"elementwise_eff\": 0.8, \"knee_exp\": 8, "
+		"\"gemm_floor\": \"1us\", \"link_gbps\": 50}", "", NULL);
+	const struct fs_perf_cfg *pa, *pb;
+	struct fs_error err;
+	char *text;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	pa = &a->engine.llm.perf;
+	pb = &b->engine.llm.perf;
+	assert_true(pb->mfu_8bit == 0.5 && pb->attn_prefill_eff == 0.7 &&
+	            pb->attn_decode_eff == 0.9 && pb->elementwise_eff == 0.8 &&
+	            pb->knee_exp == 8 && pb->link_bytes_per_s == 50e9);
+	assert_int_equal(pb->gemm_floor_ns, FS_NS_PER_US);
+	/* an all-reduce over a 50 GB/s link is slower than over NVLink's 403 */
+	assert_true(fs_perf_allreduce_ns(pb, 64e6) > 4 * fs_perf_allreduce_ns(pa, 64e6));
+	text = print_to_string(b);
+	assert_non_null(strstr(text, "\"link_gbps\":\t50"));
+	assert_non_null(strstr(text, "\"gemm_floor\":\t\"1us\""));
+	assert_non_null(strstr(text, "\"knee_exp\":\t8"));
+	free(text);
+	assert_null(load_vllm("\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", "
+	                      "\"efficiency\": {\"knee_exp\": 0.5}", "", &err));
+	assert_string_equal(err.path, "engine.efficiency.knee_exp");
+	fs_scenario_free(a);
+	fs_scenario_free(b);
+}
+
 static void test_scenario_vllm_errors_point_at_the_value(void **state)
 {
 	struct fs_error err;
@@ -1677,6 +1716,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_vllm_big_gpu_rule_sets_the_scheduler_defaults),
 		cmocka_unit_test(test_scenario_vllm_every_key_and_the_catalogue_reach_the_config),
 		cmocka_unit_test(test_scenario_vllm_efficiency_overrides_change_step_times),
+		cmocka_unit_test(test_scenario_vllm_efficiency_step_terms),
 		cmocka_unit_test(test_scenario_vllm_errors_point_at_the_value),
 		cmocka_unit_test(test_scenario_vllm_notes_show_the_memory_plan),
 		cmocka_unit_test(test_scenario_catalog_model_rules),
