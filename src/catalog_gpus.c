@@ -21,36 +21,44 @@
  * measurements take the DEFAULT_* values (FS_GPU_*_DEFAULT in catalog.h)
  * and say "uncalibrated".
  */
-#define MFU_A100 0.742     /* fit: A100 GEMMs 1-4096 tokens, TP1-8 */
-#define MBU_A100 0.857     /* fit */
-#define MFU_H100 0.767     /* fit: H100 GEMMs 1-4096 tokens, TP1-8 */
-#define MBU_H100 0.95      /* fit (at the fit's bound) */
-#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* lower of the A100/H100 fits */
-#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* lower of the A100/H100 fits */
+#define MFU_A100 0.734     /* fit: A100 GEMMs 1-4096 tokens, TP1-8, and A100 steps */
+#define MBU_A100 0.744     /* fit */
+#define MFU_H100 0.776     /* fit: H100 GEMMs 1-4096 tokens, TP1-8, and H100 steps */
+#define MBU_H100 0.918     /* fit */
+#define MBU_H200 0.683     /* fit: H200 steps (vLLM CI, TensorRT-LLM blog); HBM3e */
+#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* the lower of the A100/H100 fits */
+#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* the lower of the A100/H100 fits */
 /* Launch floor of a layer's elementwise kernels, fitted on Vidur's
- * norm/RoPE/activation/add profiles (A100 and H100 alike: 21.8 us). */
-#define LAYER_A100_NS (22 * US)
-#define LAYER_H100_NS (22 * US)
-#define LAYER_DEFAULT_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT   /* 22 us */
-/* CPU-side work per engine step (scheduling, sampling, host sync), fitted
- * on batch-1 prefill and batch-8 decode steps of TensorRT-LLM v0.5 and vLLM
- * (1.94 ms); per sequence: not identified by the data, an estimate. */
-#define ITER_DEFAULT_NS FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT   /* 1.94 ms */
-#define SEQ_DEFAULT_NS FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT     /* 10 us */
+ * norm/RoPE/activation/add profiles of A100 and H100 alike (24.5 us). */
+#define LAYER_A100_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT
+#define LAYER_H100_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT
+#define LAYER_DEFAULT_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT
+/* Host work per engine step and per sequence, fitted on the whole steps
+ * (the per-step part is poorly identified: 165 us, standard error 377%; a decode step
+ * replayed from a CUDA graph pays little, a prompt step pays the eager
+ * launch of P15 instead). */
+#define ITER_DEFAULT_NS FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT
+#define SEQ_DEFAULT_NS FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT
 /* NCCL all-reduce launch latency, fitted with the bus bandwidth on Vidur's
- * DGX profiles at TP 2/4/8, 18 KB-64 MB [S29]: A100 38 us, H100 37 us. */
-#define ALLREDUCE_A100_NS (38 * US)
-#define ALLREDUCE_H100_NS (37 * US)
+ * DGX profiles at TP 2/4/8, 18 KB-64 MB [S29]: A100 33 us, H100 29 us. */
+#define ALLREDUCE_A100_NS (33 * US)
+#define ALLREDUCE_H100_NS (29 * US)
 #define ALLREDUCE_DEFAULT_NS FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT   /* 60 us */
 /* Prefill attention: "FlashAttention-2 achieving only 35% utilization on
  * the H100 GPU" (Shah et al. 2024, FlashAttention-3, arXiv 2407.08608) [S77];
  * other GPUs take FS_GPU_ATTN_EFF_DEFAULT (FA2 on A100, 50-73% [S76]). */
 #define ATTN_HOPPER 0.35
-/* 8-bit GEMMs: Hopper reaches 0.668 of its 16-bit MFU relative to the fp8
- * peak (fit: TensorRT-LLM v0.5/v0.6 fp8 rows); the Ada fp8 rows (L40S) fit
- * at the ratio's bound 1.0, so Ada's 8-bit MFU equals its 16-bit one. */
-#define MFU_8BIT_H100 (MFU_H100 * 0.668)
+/* 8-bit GEMMs: Hopper reaches 0.786 of its 16-bit MFU relative to the fp8
+ * peak (fit: TensorRT-LLM fp8 rows on H100/H200); the Ada fp8 rows (L40S)
+ * fit at the ratio's bound 1.0, so Ada's 8-bit MFU equals its 16-bit one. */
+#define MFU_8BIT_H100 (MFU_H100 * 0.786)
 #define MFU_8BIT_ADA MFU_DEFAULT
+/* MI300X with ROCm vLLM 0.7.3 (AMD's published decode steps, TP 8, fp8):
+ * a per-sequence cost of 116 us, an all-reduce latency of 16 us and an MBU of
+ * 0.58 fit. */
+#define SEQ_MI300X_NS (116 * US)
+#define ALLREDUCE_MI300X_NS (16 * US)
+#define MBU_MI300X 0.58
 
 /*
  * Monthly price: no per-GPU monthly quote exists in the references, so it is
@@ -300,7 +308,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13: 624 sparse / 2 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
-	.link_bytes_per_s = 152 * GB,            /* fit: NCCL busBW, A100 DGX (S29) */
+	.link_bytes_per_s = 129 * GB,            /* fit: NCCL busBW, A100 DGX (S29) */
 	.interconnect = "NVLink3 600 GB/s",
 	.tdp_w = 400,                            /* S13 */
 	.mfu = MFU_A100, .mbu = MBU_A100,        /* A100-80G SXM calibration, same GA100 */
@@ -328,7 +336,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
 	.int8_ops_per_s = 624 * TFLOPS,          /* S1, S13 */
-	.link_bytes_per_s = 152 * GB,            /* fit: NCCL busBW, A100 DGX, NVLink3 (S29) */
+	.link_bytes_per_s = 129 * GB,            /* fit: NCCL busBW, A100 DGX, NVLink3 (S29) */
 	.interconnect = "NVLink3 600 GB/s",
 	.tdp_w = 400,                            /* S13 */
 	.mfu = MFU_A100, .mbu = MBU_A100,        /* calibrated: S56 */
@@ -377,7 +385,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S15 */
 	.fp8_flops_per_s = 1979 * TFLOPS,        /* S17 */
 	.int8_ops_per_s = 1979 * TFLOPS,         /* S1, S17 */
-	.link_bytes_per_s = 403 * GB,            /* fit: NCCL busBW, H100 DGX, NVLink4 (S29) */
+	.link_bytes_per_s = 359 * GB,            /* fit: NCCL busBW, H100 DGX, NVLink4 (S29) */
 	.interconnect = "NVLink4 900 GB/s",
 	.tdp_w = 700,                            /* S15, S17 */
 	.mfu = MFU_H100, .mbu = MBU_H100,        /* calibrated: S56 */
@@ -430,10 +438,10 @@ static const struct fs_gpu_spec gpus[] = {
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S1, S24 */
 	.fp8_flops_per_s = 1978.9 * TFLOPS,      /* S24 */
 	.int8_ops_per_s = 1979 * TFLOPS,         /* S1 */
-	.link_bytes_per_s = 403 * GB,            /* fit on H100 DGX (S29); same NVLink4 (S19) */
+	.link_bytes_per_s = 359 * GB,            /* fit on H100 DGX (S29); same NVLink4 (S19) */
 	.interconnect = "NVLink4 900 GB/s",
 	.tdp_w = 700,                            /* S19: TGP */
-	.mfu = MFU_H100, .mbu = MBU_H100,        /* H100 calibration, same GH100 */
+	.mfu = MFU_H100, .mbu = MBU_H200,        /* H100 calibration, same GH100 */
 	.mfu_8bit = MFU_8BIT_H100,            /* fit: fp8 rows (see above) */
 	.attn_eff = ATTN_HOPPER,                 /* FlashAttention-2 on H100 (S77) */
 	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
@@ -482,9 +490,9 @@ static const struct fs_gpu_spec gpus[] = {
 	.link_bytes_per_s = 448 * GB,            /* S25: xGMI 896 aggregate = 448 each way */
 	.interconnect = "Infinity Fabric 896 GB/s",
 	.tdp_w = 750,                            /* S25 */
-	.mfu = MFU_DEFAULT, .mbu = MBU_DEFAULT,
-	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_DEFAULT_NS,
-	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_DEFAULT_NS,
+	.mfu = MFU_DEFAULT, .mbu = MBU_MI300X,   
+	.iteration_overhead_ns = ITER_DEFAULT_NS, .per_seq_overhead_ns = SEQ_MI300X_NS,
+	.layer_overhead_ns = LAYER_DEFAULT_NS, .allreduce_latency_ns = ALLREDUCE_MI300X_NS,
 	.price_on_demand_usd_per_h = 0,          /* no anchor in the references */
 	.price_spot_usd_per_h = 0,
 	.price_monthly_usd = 0,

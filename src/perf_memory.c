@@ -79,6 +79,7 @@ void fs_perf_cfg_defaults(struct fs_perf_cfg *cfg, const struct fs_gpu_spec *gpu
 	cfg->attn_decode_eff = 0;
 	cfg->elementwise_eff = 0;
 	cfg->link_bytes_per_s = 0;
+	cfg->eager_launch_ns = -1;
 	cfg->iteration_overhead_ns = -1;
 	cfg->per_seq_overhead_ns = -1;
 	cfg->layer_overhead_ns = -1;

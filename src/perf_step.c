@@ -21,7 +21,7 @@ struct eff {
 	double attn_prefill_eff, attn_decode_eff, elem_eff;
 	double bw_bytes_per_s;
 	double link_bytes_per_s;
-	double iter_ns, per_seq_ns, layer_ns, allreduce_latency_ns;
+	double iter_ns, per_seq_ns, layer_ns, allreduce_latency_ns, launch_ns;
 };
 
 static double pick(double override, double fallback)
@@ -89,6 +89,8 @@ static void resolve(const struct fs_perf_cfg *cfg, struct eff *e)
 	e->iter_ns = (double)fs__perf_iteration_overhead_ns(cfg);
 	e->per_seq_ns = (double)(cfg->per_seq_overhead_ns >= 0 ? cfg->per_seq_overhead_ns
 	                                                       : g->per_seq_overhead_ns);
+	e->launch_ns = (double)(cfg->eager_launch_ns >= 0 ? cfg->eager_launch_ns
+	                                                 : FS_STEP_EAGER_LAUNCH_NS_DEFAULT);
 	e->layer_ns = (double)(cfg->layer_overhead_ns >= 0 ? cfg->layer_overhead_ns
 	                                                   : g->layer_overhead_ns);
 	e->allreduce_latency_ns = (double)(cfg->allreduce_latency_ns >= 0
@@ -237,8 +239,12 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 	                   (e.attn_flops_per_s * e.attn_prefill_eff) * 1e9;
 	cost->memory_ns = cost->bytes / tp / (e.bw_bytes_per_s * e.mbu) * 1e9;
 	/* MODEL: P16 — the parts run back to back: no overlap. */
-	total = cost->linear_ns + cost->attn_ns + cost->elementwise_ns + cost->comm_ns +
-	        cost->overhead_ns;
+	total = cost->linear_ns + cost->attn_ns + cost->elementwise_ns + cost->comm_ns;
+	/* MODEL: P15 — a step with prompt tokens runs without a CUDA graph (graphs
+	 * are captured for decode-only batches): the host launches its kernels
+	 * one by one, and the GPU work cannot finish before the last launch. */
+	cost->launch_ns = shape->prefill_tokens > 0 ? e.launch_ns * m->layers : 0;
+	total = fs__perf_smooth_max(total, cost->launch_ns, e.knee_exp) + cost->overhead_ns;
 	cost->total_ns = total < 1 ? 1 : (fs_ns)llround(total);
 }
 

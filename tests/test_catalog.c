@@ -162,12 +162,12 @@ static void test_catalog_gpu_reference_values(void **state)
 	assert_near(a->fp16_flops_per_s, 312e12, 0, 1e-12);
 	/* All-reduce bandwidth: the fitted NCCL bus bandwidth on NVLink
 	 * (docs/VALIDATION.md), the per-direction figure on PCIe. */
-	assert_near(a->link_bytes_per_s, 152e9, 0, 1e-12);
+	assert_near(a->link_bytes_per_s, 129e9, 0, 1e-12);
 	assert_near(fs_catalog_find_gpu("l40s")->link_bytes_per_s, 32e9, 0, 1e-12);
 	assert_near(fs_catalog_find_gpu("h100-pcie")->link_bytes_per_s, 64e9, 0, 1e-12);
 	assert_near(h->mem_bw_bytes_per_s, 3350e9, 0, 1e-12);
 	assert_near(h->fp16_flops_per_s, 989.4e12, 0, 1e-12);
-	assert_near(h->link_bytes_per_s, 403e9, 0, 1e-12);
+	assert_near(h->link_bytes_per_s, 359e9, 0, 1e-12);
 	assert_near(r->fp16_flops_per_s, 165.2e12, 0, 1e-12);   /* BF16, half rate */
 	assert_non_null(strstr(fs_catalog_find_gpu("a10g")->notes, "UNCERTAIN"));
 	assert_non_null(strstr(fs_catalog_find_gpu("ascend-910b")->notes, "LOW CONFIDENCE"));

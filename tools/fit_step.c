@@ -31,16 +31,18 @@ struct param {
 	const char *unit;
 };
 
-enum { P_KNEE, P_FLOOR, P_ELEM, P_ITER, P_SEQ, P_LAYER,
-       P_8BIT_HOPPER, P_8BIT_ADA, P_MFU_A100, P_MBU_A100, P_MFU_H100, P_MBU_H100,
-       P_LINK_A100, P_LINK_H100, P_ARLAT_A100, P_ARLAT_H100, N_PARAMS };
+enum { P_KNEE, P_FLOOR, P_ELEM, P_LAUNCH, P_ITER, P_SEQ, P_LAYER,
+       P_8BIT_HOPPER, P_8BIT_ADA, P_MFU_A100, P_MBU_A100, P_MFU_H100, P_MBU_H100, P_MBU_H200,
+       P_LINK_A100, P_LINK_H100, P_ARLAT_A100, P_ARLAT_H100, P_SEQ_MI300X,
+       P_ARLAT_MI300X, P_MBU_MI300X, N_PARAMS };
 
 #define A100S "a100-80g,a100-40g,a100-80g-pcie"
-#define H100S "h100,h200"
+#define H100S "h100,h200"   /* same GH100 die: one MFU */
 static const struct param PARAMS[N_PARAMS] = {
 	[P_KNEE] = { "knee_exp", NULL, 2.0, 1.0, 0, 1, "" },
 	[P_FLOOR] = { "gemm_floor", NULL, 2e3, 0, 0, 1e-3, "us" },
 	[P_ELEM] = { "elementwise_eff", NULL, 0.5, 0, 0.95, 1, "" },
+	[P_LAUNCH] = { "eager_launch", NULL, 100e3, 0, 0, 1e-3, "us" },
 	[P_ITER] = { "iteration_overhead", NULL, 1e6, 0, 0, 1e-3, "us" },
 	[P_SEQ] = { "per_seq_overhead", NULL, 1e4, 0, 0, 1e-3, "us" },
 	[P_LAYER] = { "layer_overhead", NULL, 25e3, 0, 0, 1e-3, "us" },
@@ -49,11 +51,15 @@ static const struct param PARAMS[N_PARAMS] = {
 	[P_MFU_A100] = { "mfu a100", A100S, 0.72, 0, 0.95, 1, "" },
 	[P_MBU_A100] = { "mbu a100", A100S, 0.76, 0, 0.95, 1, "" },
 	[P_MFU_H100] = { "mfu h100", H100S, 0.71, 0, 0.95, 1, "" },
-	[P_MBU_H100] = { "mbu h100", H100S, 0.82, 0, 0.95, 1, "" },
+	[P_MBU_H100] = { "mbu h100", "h100", 0.82, 0, 0.95, 1, "" },
+	[P_MBU_H200] = { "mbu h200", "h200", 0.82, 0, 0.95, 1, "" },
 	[P_LINK_A100] = { "link a100", "a100-80g,a100-40g", 300e9, 0, 0, 1e-9, "GB/s" },
 	[P_LINK_H100] = { "link h100", H100S, 450e9, 0, 0, 1e-9, "GB/s" },
 	[P_ARLAT_A100] = { "allreduce_latency a100", "a100-80g,a100-40g", 60e3, 0, 0, 1e-3, "us" },
 	[P_ARLAT_H100] = { "allreduce_latency h100", H100S, 37e3, 0, 0, 1e-3, "us" },
+	[P_SEQ_MI300X] = { "per_seq_overhead mi300x", "mi300x", 1e4, 0, 0, 1e-3, "us" },
+	[P_ARLAT_MI300X] = { "allreduce_latency mi300x", "mi300x", 60e3, 0, 0, 1e-3, "us" },
+	[P_MBU_MI300X] = { "mbu mi300x", "mi300x", 0.74, 0, 0.95, 1, "" },
 };
 
 static int applies(const struct param *p, const char *gpu_id)
@@ -97,6 +103,7 @@ static void tuned_cfg(const struct fs_perf_point *pt, const double *v, struct fs
 	c->knee_exp = v[P_KNEE];
 	c->gemm_floor_ns = (fs_ns)llround(v[P_FLOOR]);
 	c->elementwise_eff = fmin(v[P_ELEM], 1);
+	c->eager_launch_ns = (fs_ns)llround(v[P_LAUNCH]);
 	c->iteration_overhead_ns = (fs_ns)llround(v[P_ITER]);
 	c->per_seq_overhead_ns = (fs_ns)llround(v[P_SEQ]);
 	c->layer_overhead_ns = (fs_ns)llround(v[P_LAYER]);
@@ -105,13 +112,19 @@ static void tuned_cfg(const struct fs_perf_point *pt, const double *v, struct fs
 			continue;
 		if (k == P_MFU_A100 || k == P_MFU_H100)
 			c->mfu = fmin(v[k], 1);
-		else if (k == P_MBU_A100 || k == P_MBU_H100)
+		else if (k == P_MBU_A100 || k == P_MBU_H100 || k == P_MBU_H200)
 			c->mbu = fmin(v[k], 1);
 		else if (k == P_LINK_A100 || k == P_LINK_H100)
 			c->link_bytes_per_s = v[k];
 		else
 			c->allreduce_latency_ns = (fs_ns)llround(v[k]);
 	}
+	if (applies(&PARAMS[P_SEQ_MI300X], id))
+		c->per_seq_overhead_ns = (fs_ns)llround(v[P_SEQ_MI300X]);
+	if (applies(&PARAMS[P_ARLAT_MI300X], id))
+		c->allreduce_latency_ns = (fs_ns)llround(v[P_ARLAT_MI300X]);
+	if (applies(&PARAMS[P_MBU_MI300X], id))
+		c->mbu = fmin(v[P_MBU_MI300X], 1);
 	for (int k = P_8BIT_HOPPER; k <= P_8BIT_ADA; k++)
 		if (applies(&PARAMS[k], id)) {
 			double mfu16 = c->mfu > 0 ? c->mfu : pt->gpu->mfu;
@@ -127,6 +140,7 @@ static void tuned_cfg(const struct fs_perf_point *pt, const double *v, struct fs
 struct fit {
 	const struct fs_perf_point *pts;
 	size_t *idx, n;              /* fit rows */
+	double *w;                   /* weight of each fit row: 1 / (rows of its kind) */
 	int *free_k, n_free;         /* parameters being fitted */
 	double v[N_PARAMS];          /* current values of all parameters */
 };
@@ -150,7 +164,7 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 	for (size_t i = 0; i < ft->n; i++) {
 		const struct fs_perf_point *pt = &ft->pts[ft->idx[i]];
 
-		gsl_vector_set(f, i, log(predict(pt, v) / pt->measured_ms));
+		gsl_vector_set(f, i, sqrt(ft->w[i]) * log(predict(pt, v) / pt->measured_ms));
 	}
 	return GSL_SUCCESS;
 }
@@ -171,6 +185,31 @@ static void find_free(struct fit *ft)
 		if (moved)
 			ft->free_k[ft->n_free++] = k;
 	}
+}
+
+/* Heteroskedasticity-robust (sandwich, HC0) covariance of the fitted x:
+ * (JᵀJ)⁻¹ Jᵀ diag(r²) J (JᵀJ)⁻¹ — the weights balance kinds, they are not
+ * inverse variances, so the plain (JᵀJ)⁻¹ σ² would not be honest. */
+static void robust_cov(const gsl_matrix *jac, const gsl_vector *r, gsl_matrix *cov)
+{
+	size_t n = jac->size1, p = jac->size2;
+	gsl_matrix *a = gsl_matrix_alloc(p, p), *b = gsl_matrix_calloc(p, p);
+	gsl_matrix *t = gsl_matrix_alloc(p, p);
+
+	gsl_multifit_nlinear_covar(jac, 0.0, a);
+	for (size_t i = 0; i < n; i++) {
+		double ri = gsl_vector_get(r, i);
+
+		for (size_t u = 0; u < p; u++)
+			for (size_t v = 0; v < p; v++)
+				gsl_matrix_set(b, u, v, gsl_matrix_get(b, u, v) + ri * ri *
+				               gsl_matrix_get(jac, i, u) * gsl_matrix_get(jac, i, v));
+	}
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, a, b, 0.0, t);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, t, a, 0.0, cov);
+	gsl_matrix_free(a);
+	gsl_matrix_free(b);
+	gsl_matrix_free(t);
 }
 
 static void run_fit(struct fit *ft)
@@ -198,19 +237,24 @@ static void run_fit(struct fit *ft)
 	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, ft->n, fdf.p);
 	gsl_multifit_nlinear_init(x0, &fdf, w);
 	gsl_multifit_nlinear_driver(1000, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
-	gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+	robust_cov(gsl_multifit_nlinear_jac(w), gsl_multifit_nlinear_residual(w), cov);
 	gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &chisq);
-	printf("fitted on %zu rows, %d parameters, rms log error %.4f\n", ft->n, ft->n_free,
-	       sqrt(chisq / (double)ft->n));
+	printf("fitted on %zu rows, %d parameters, weighted rms log error %.4f\n", ft->n,
+	       ft->n_free, sqrt(chisq));
 	for (int j = 0; j < ft->n_free; j++) {
 		int k = ft->free_k[j];
 		double xj = gsl_vector_get(w->x, (size_t)j);
-		double se = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j) * chisq /
-		                 fmax((double)ft->n - ft->n_free, 1));
+		double se = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j));
 
 		ft->v[k] = value_of(k, xj);
-		printf("  %-24s %10.4g %-5s (standard error %.3g in x)\n", PARAMS[k].name,
-		       ft->v[k] * PARAMS[k].scale, PARAMS[k].unit, se);
+		/* relative standard error of the value: d(value)/dx / value */
+		if (PARAMS[k].hi > 0)
+			se *= 1.0 - ft->v[k] / PARAMS[k].hi;
+		else
+			se *= (ft->v[k] - PARAMS[k].offset) / ft->v[k];
+		printf("  %-26s %10.4g %-5s (standard error %s%.0f%%)\n", PARAMS[k].name,
+		       ft->v[k] * PARAMS[k].scale, PARAMS[k].unit, se > 10 ? ">" : "",
+		       100 * fmin(se, 10));
 	}
 	gsl_multifit_nlinear_free(w);
 	gsl_vector_free(x0);
@@ -294,6 +338,17 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (!pts[i].validation && !pts[i].other)
 			ft.idx[ft.n++] = i;
+	/* Each kind (GEMM, elementwise, all-reduce, prefill, decode) weighs the
+	 * same in total, so the many kernel rows do not outvote the whole
+	 * steps the simulator exists to predict. */
+	ft.w = malloc(sizeof *ft.w * (ft.n ? ft.n : 1));
+	for (size_t i = 0; i < ft.n; i++) {
+		size_t same = 0;
+
+		for (size_t j = 0; j < ft.n; j++)
+			same += pts[ft.idx[j]].kind == pts[ft.idx[i]].kind;
+		ft.w[i] = 1.0 / (double)same;
+	}
 	find_free(&ft);
 	run_fit(&ft);
 	errs = malloc(sizeof *errs * n);
@@ -322,6 +377,7 @@ int main(int argc, char **argv)
 	}
 	free(errs);
 	free(ft.idx);
+	free(ft.w);
 	free(ft.free_k);
 	free(pts);
 	return 0;

@@ -1,11 +1,12 @@
 #!/bin/sh
 # make_step_points.sh — joins the published points (points_kernel.csv,
 # points_engine.csv) into step_points.csv, the file the validation test and
-# `make fit-step` read, adding the `set` column: a row is held out for
-# validation when a hash of its id (h = 31 h + byte, mod 1000003) is 0 mod 3,
-# else it is in the fit set.  The rule depends on the id only and was fixed
-# before any fit, so no row is chosen for how well it fits, and the held-out
-# rows are spread over sizes, batches and GPUs rather than in a pattern.
+# `make fit-step` read, adding the `set` column.  The held-out rows are
+# stratified: within each (source, kind) group the rows are ordered by a
+# hash of their id (h = 31 h + byte, mod 1000003) and every third, starting
+# with the third, is held out for validation; the others are the fit set.
+# So every source and kind with three or more rows has held-out rows, and
+# which rows depends on the ids only, not on how well they fit.
 # Rows of an engine outside the defaults' scope (llama.cpp: single-stream
 # kernels at about half the memory bandwidth of vLLM / TensorRT-LLM, see
 # POINTS_ENGINE.md) get set "other": reported apart, neither fitted nor
@@ -30,14 +31,28 @@ trap 'rm -f "$tmp"' EXIT
 			h = 0
 			for (i = 1; i <= length($col["id"]); i++)
 				h = (h * 31 + ord[substr($col["id"], i, 1)]) % 1000003
-			set = (h % 3 == 0) ? "validation" : "fit"
-			if ($col["source"] ~ /^llamacpp/)
-				set = "other"
-			printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
-			    $col["id"], $col["source"], set, $col["gpu"], $col["model"],
+			n++
+			line[n] = sprintf("%s,%s,%%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s",
+			    $col["id"], $col["source"], $col["gpu"], $col["model"],
 			    $col["tp"], $col["weight_dtype"], $col["kv_dtype"], $col["kind"],
 			    $col["tokens"], $col["batch"], $col["context"], $col["bytes"],
-			    $col["measured_ms"], $col["citation"]
+			    $col["measured_ms"], $col["citation"])
+			hash[n] = h
+			group[n] = $col["source"] SUBSEP $col["kind"]
+			other[n] = ($col["source"] ~ /^llamacpp/)
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				rank = 0
+				for (j = 1; j <= n; j++)
+					if (group[j] == group[i] &&
+					    (hash[j] < hash[i] || (hash[j] == hash[i] && j < i)))
+						rank++
+				set = (rank % 3 == 2) ? "validation" : "fit"
+				if (other[i])
+					set = "other"
+				printf line[i] "\n", set
+			}
 		}' "$f"
 	done
 } > "$tmp"

@@ -20,24 +20,25 @@
  * fit-step`): MFU and MBU are the lower of the A100 and H100 fits, the
  * overheads and shared terms are fitted across GPUs. */
 #define FS_GPU_MFU_DEFAULT 0.74
-#define FS_GPU_MBU_DEFAULT 0.85
-#define FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT (1940 * FS_NS_PER_US)
-#define FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT (10 * FS_NS_PER_US)
-#define FS_GPU_LAYER_OVERHEAD_NS_DEFAULT (22 * FS_NS_PER_US)
+#define FS_GPU_MBU_DEFAULT 0.74
+#define FS_GPU_ITERATION_OVERHEAD_NS_DEFAULT (165 * FS_NS_PER_US)
+#define FS_GPU_PER_SEQ_OVERHEAD_NS_DEFAULT 23500      /* ns */
+#define FS_GPU_LAYER_OVERHEAD_NS_DEFAULT (24 * FS_NS_PER_US)
 #define FS_GPU_ALLREDUCE_LATENCY_NS_DEFAULT (60 * FS_NS_PER_US)
 /* 8-bit (fp8/int8) GEMMs reach a smaller fraction of their peak than 16-bit
  * ones: mfu_8bit = mfu x this ratio where a GPU has no value of its own
  * (the Hopper fit). */
-#define FS_GPU_MFU_8BIT_RATIO_DEFAULT 0.668
+#define FS_GPU_MFU_8BIT_RATIO_DEFAULT 0.786
 /* FlashAttention-2 forward reaches "50-73% of the theoretical maximum
  * FLOPs/s on A100" (Dao 2023, arXiv 2307.08691): the lower end is the
  * default prefill attention efficiency; Hopper GPUs set their own (35%). */
 #define FS_GPU_ATTN_EFF_DEFAULT 0.50
 
 /* Step-time terms shared by every GPU (docs/MODEL.md P11, P12), fitted. */
-#define FS_STEP_KNEE_EXP_DEFAULT 1.94       /* (c^n + m^n)^(1/n) at the ridge */
-#define FS_STEP_GEMM_FLOOR_NS_DEFAULT (7 * FS_NS_PER_US)  /* per weight GEMM kernel */
-#define FS_STEP_ELEMENTWISE_EFF_DEFAULT 0.565   /* of the memory bandwidth */
+#define FS_STEP_KNEE_EXP_DEFAULT 1.63       /* (c^n + m^n)^(1/n) at the ridge */
+#define FS_STEP_GEMM_FLOOR_NS_DEFAULT (4 * FS_NS_PER_US)   /* per weight GEMM kernel */
+#define FS_STEP_EAGER_LAUNCH_NS_DEFAULT (177 * FS_NS_PER_US)  /* per layer, eager step */
+#define FS_STEP_ELEMENTWISE_EFF_DEFAULT 0.63   /* of the memory bandwidth */
 
 struct fs_gpu_spec {
 	const char *id;                      /* canonical id: "a100-80g" */

@@ -63,6 +63,8 @@ struct fs_perf_cfg {
 	double attn_decode_eff;              /* fraction of memory BW; 0 = the MBU (P13) */
 	double elementwise_eff;              /* fraction of memory BW; 0 = default (P12) */
 	double link_bytes_per_s;             /* all-reduce bandwidth; 0 = gpu's (P14) */
+	fs_ns eager_launch_ns;               /* host launch time per layer of a step
+	                                        with prompt tokens; -1 = default (P15) */
 	fs_ns iteration_overhead_ns;         /* -1 = gpu default */
 	fs_ns per_seq_overhead_ns;           /* -1 = gpu default */
 	fs_ns layer_overhead_ns;             /* per layer per step; -1 = gpu default */
@@ -129,6 +131,7 @@ struct fs_step_cost {
 	double comm_ns;                      /* TP all-reduce */
 	double overhead_ns;                  /* iteration + per-sequence */
 	double layer_floor_ns;               /* layers x layer overhead (in elementwise_ns) */
+	double launch_ns;                    /* host launch floor of an eager step (P15) */
 	fs_ns total_ns;                      /* the step time */
 };
 
