@@ -1,8 +1,9 @@
 /*
  * calib_input.c — readers of the measurements `fleetsim calibrate` fits: a
- * CSV of measured step times and a `vllm bench serve` result JSON, each
- * turned into step shapes with a measured time (MODEL: C5, C6).  Bad input
- * is reported at file:line:col; nothing is kept between calls.
+ * CSV of measured step times, a CSV of whole `vllm bench latency` runs
+ * (the header decides) and a `vllm bench serve` result JSON, each turned
+ * into points with a measured time (MODEL: C5-C7).  Bad input is reported
+ * at file:line:col; nothing is kept between calls.
  */
 #include <ctype.h>
 #include <math.h>
@@ -18,6 +19,12 @@
 enum { C_BATCH, C_PREFILL, C_DECODE, C_CTX, C_MS, N_COLS };
 static const char *const COLS[N_COLS] = {
 	"batch", "prefill_tokens", "decode_tokens", "context", "ms"
+};
+
+/* The whole-run form (MODEL: C7): a header with latency_ms selects it. */
+enum { R_BATCH, R_INPUT, R_OUTPUT, R_MS, N_RUN_COLS };
+static const char *const RUN_COLS[N_RUN_COLS] = {
+	"batch", "input_len", "output_len", "latency_ms"
 };
 
 static int fail(struct fs_error *err, const char *file, int line, int col,
@@ -91,15 +98,87 @@ static int row_shape(const double v[N_COLS], struct fs_step_shape *s)
 	return 0;
 }
 
+/* One whole-run row (values v[], columns col[] of the cells in order
+ * RUN_COLS) as a point; -1 with err at the offending cell. */
+static int run_row(const char *path, int line_no, char *const cell[],
+                   const int col[], struct fs_cal_points *ps, struct fs_error *err)
+{
+	double v[N_RUN_COLS];
+	struct fs_cal_point pt;
+	int i;
+
+	for (i = 0; i < N_RUN_COLS; i++) {
+		char *end = NULL, path_buf[64];
+
+		snprintf(path_buf, sizeof path_buf, "measurements.%s", RUN_COLS[i]);
+		v[i] = strtod(cell[i], &end);
+		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] > 1e9 ||
+		    (i == R_MS ? v[i] <= 0 : v[i] < 1 || v[i] != floor(v[i])) ||
+		    (i == R_BATCH && v[i] > 256))
+			return fail(err, path, line_no, col[i], path_buf,
+			            i == R_MS ? "expected a number > 0, found \"%s\""
+			            : i == R_BATCH ? "expected a whole number 1..256 (vLLM's "
+			              "default max_num_seqs), found \"%s\""
+			            : "expected a whole number >= 1, found \"%s\"", cell[i]);
+	}
+	memset(&pt, 0, sizeof pt);
+	pt.kind = FS_CAL_RUN;
+	pt.run.batch = (int64_t)v[R_BATCH];
+	pt.run.input_len = (int64_t)v[R_INPUT];
+	pt.run.output_len = (int64_t)v[R_OUTPUT];
+	pt.run.input_col = col[R_INPUT];
+	pt.measured_ns = v[R_MS] * 1e6;
+	snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
+	fs__cal_points_push(ps, &pt);
+	return 0;
+}
+
+/* One step row (cells and columns in order COLS) as a point. */
+static int step_row(const char *path, int line_no, char *const cell[],
+                    const int col[], struct fs_cal_points *ps, struct fs_error *err)
+{
+	double v[N_COLS];
+	struct fs_cal_point pt;
+	int i;
+
+	for (i = 0; i < N_COLS; i++) {
+		char *end = NULL, path_buf[64];
+
+		snprintf(path_buf, sizeof path_buf, "measurements.%s", COLS[i]);
+		v[i] = strtod(cell[i], &end);
+		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] < 0 ||
+		    v[i] > 1e9 || (i == C_MS && v[i] <= 0) ||
+		    (i != C_CTX && i != C_MS && v[i] != floor(v[i])) ||
+		    (i == C_BATCH && v[i] < 1))
+			return fail(err, path, line_no, col[i], path_buf,
+			            i == C_MS ? "expected a number > 0, found \"%s\""
+			            : i == C_CTX ? "expected a number >= 0, found \"%s\""
+			            : "expected a whole number >= 0 (batch >= 1), "
+			              "found \"%s\"", cell[i]);
+	}
+	memset(&pt, 0, sizeof pt);
+	if (row_shape(v, &pt.shape) < 0)
+		return fail(err, path, line_no, 1, "measurements",
+		            "expected decode_tokens <= batch, a prefilling sequence "
+		            "for prefill_tokens > 0 and some work, found %s",
+		            "a row that is none of these");
+	pt.measured_ns = v[C_MS] * 1e6;
+	snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
+	fs__cal_points_push(ps, &pt);
+	return 0;
+}
+
+/* A CSV of steps, or of whole runs when the header names latency_ms. */
 static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
                     struct fs_error *err)
 {
-	int where_col[N_COLS], line_no = 0, have_header = 0, i;
+	int where_col[N_COLS], line_no = 0, have_header = 0, n_need = N_COLS, i;
+	const char *const *need = COLS;
 	char *line, *next;
 
 	for (line = text; line != NULL; line = next) {
-		char *cell[32];
-		int col[32], n;
+		char *cell[32], *row_cell[N_COLS];
+		int col[32], row_col[N_COLS], n;
 		size_t l;
 
 		next = strchr(line, '\n');
@@ -116,58 +195,45 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 			return fail(err, path, line_no, 1, "measurements",
 			            "expected at most 32 columns, found %s", "more");
 		if (!have_header) {
-			for (i = 0; i < N_COLS; i++) {
+			for (i = 0; i < n; i++)
+				if (strcmp(cell[i], "latency_ms") == 0) {
+					need = RUN_COLS;
+					n_need = N_RUN_COLS;
+				}
+			for (i = 0; i < n_need; i++) {
 				int k;
 
 				where_col[i] = -1;
 				for (k = 0; k < n; k++)
-					if (strcmp(cell[k], COLS[i]) == 0)
+					if (strcmp(cell[k], need[i]) == 0)
 						where_col[i] = k;
 				if (where_col[i] < 0)
 					return fail(err, path, line_no, 1, "header",
-					            "expected a column \"%s\", found none", COLS[i]);
+					            "expected a column \"%s\", found none", need[i]);
 			}
 			have_header = 1;
 			continue;
 		}
-		{
-			double v[N_COLS];
-			struct fs_cal_point pt;
+		for (i = 0; i < n_need; i++) {
+			int k = where_col[i];
+			char path_buf[64];
 
-			for (i = 0; i < N_COLS; i++) {
-				int k = where_col[i];
-				char *end = NULL, path_buf[64];
-
-				snprintf(path_buf, sizeof path_buf, "measurements.%s", COLS[i]);
-				if (k >= n)
-					return fail(err, path, line_no, (int)l + 1, path_buf,
-					            "expected a number, found %s", "end of line");
-				v[i] = strtod(cell[k], &end);
-				if (end == cell[k] || *end != '\0' || !isfinite(v[i]) || v[i] < 0 ||
-				    v[i] > 1e9 || (i == C_MS && v[i] <= 0) ||
-				    (i != C_CTX && i != C_MS && v[i] != floor(v[i])) ||
-				    (i == C_BATCH && v[i] < 1))
-					return fail(err, path, line_no, col[k], path_buf,
-					            i == C_MS ? "expected a number > 0, found \"%s\""
-					            : i == C_CTX ? "expected a number >= 0, found \"%s\""
-					            : "expected a whole number >= 0 (batch >= 1), "
-					              "found \"%s\"", cell[k]);
-			}
-			memset(&pt, 0, sizeof pt);
-			if (row_shape(v, &pt.shape) < 0)
-				return fail(err, path, line_no, 1, "measurements",
-				            "expected decode_tokens <= batch, a prefilling sequence "
-				            "for prefill_tokens > 0 and some work, found %s",
-				            "a row that is none of these");
-			pt.measured_ns = v[C_MS] * 1e6;
-			snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
-			fs__cal_points_push(ps, &pt);
+			snprintf(path_buf, sizeof path_buf, "measurements.%s", need[i]);
+			if (k >= n)
+				return fail(err, path, line_no, (int)l + 1, path_buf,
+				            "expected a number, found %s", "end of line");
+			row_cell[i] = cell[k];
+			row_col[i] = col[k];
 		}
+		if ((need == RUN_COLS ? run_row : step_row)(path, line_no, row_cell, row_col,
+		                                            ps, err) < 0)
+			return -1;
 	}
 	if (!have_header)
 		return fail(err, path, 1, 1, "header",
 		            "expected a header naming batch, prefill_tokens, decode_tokens, "
-		            "context, ms, found %s", "an empty file");
+		            "context, ms (steps) or batch, input_len, output_len, latency_ms "
+		            "(whole runs), found %s", "an empty file");
 	return 0;
 }
 

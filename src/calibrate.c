@@ -3,7 +3,8 @@
  * the measurements identify, a trust-region nonlinear least-squares fit of
  * those on relative errors (gsl_multifit_nlinear), their standard errors,
  * and k-fold cross-validation.  Pure and deterministic: folds are i mod k,
- * the start is the catalogue.  Assumptions C1-C4 of docs/MODEL.md.
+ * the start is the catalogue.  Assumptions C1-C4 of docs/MODEL.md; a
+ * point's model time (a step, or a whole run: C7) from fs__cal_point_ns.
  */
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>
@@ -85,7 +86,7 @@ static int resid(const gsl_vector *x, void *data, gsl_vector *f)
 	for (i = 0; i < c->n; i++) {
 		const struct fs_cal_point *pt = &c->pts[c->idx[i]];
 
-		gsl_vector_set(f, i, fs__cal_model_ns(c->cfg, &v, &pt->shape) /
+		gsl_vector_set(f, i, fs__cal_point_ns(c->cfg, &v, pt) /
 		                     pt->measured_ns - 1.0);
 	}
 	return GSL_SUCCESS;
@@ -126,8 +127,8 @@ static int choose(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 		for (i = 0; i < n; i++) {
 			const struct fs_cal_point *pt = &ps->pts[i];
 
-			col[i] = (fs__cal_model_ns(cfg, &up, &pt->shape) -
-			          fs__cal_model_ns(cfg, b, &pt->shape)) / pt->measured_ns / 0.01;
+			col[i] = (fs__cal_point_ns(cfg, &up, pt) -
+			          fs__cal_point_ns(cfg, b, pt)) / pt->measured_ns / 0.01;
 			maxabs = fmax(maxabs, fabs(col[i]));
 			norm0 += col[i] * col[i];
 		}
@@ -264,8 +265,8 @@ int fs__cal_fit(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 	res->pred_after_ns = fs_xmalloc(sizeof(double) * n);
 	res->cv_pred_ns = fs_xmalloc(sizeof(double) * n);
 	for (i = 0; i < n; i++) {
-		res->pred_before_ns[i] = fs__cal_model_ns(cfg, &res->before, &ps->pts[i].shape);
-		res->pred_after_ns[i] = fs__cal_model_ns(cfg, &res->after, &ps->pts[i].shape);
+		res->pred_before_ns[i] = fs__cal_point_ns(cfg, &res->before, &ps->pts[i]);
+		res->pred_after_ns[i] = fs__cal_point_ns(cfg, &res->after, &ps->pts[i]);
 		res->cv_pred_ns[i] = NAN;
 	}
 	res->k_folds = n < 5 ? (int)n : 5;
@@ -281,7 +282,7 @@ int fs__cal_fit(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 		    fit_subset(cfg, ps, idx, m, &res->before, res->fitted, &cv, NULL) < 0)
 			continue;
 		for (i = (size_t)f; i < n; i += (size_t)res->k_folds)
-			res->cv_pred_ns[i] = fs__cal_model_ns(cfg, &cv, &ps->pts[i].shape);
+			res->cv_pred_ns[i] = fs__cal_point_ns(cfg, &cv, &ps->pts[i]);
 	}
 	for (j = 0; j < FS_CAL_N; j++)
 		if (!res->fitted[j])

@@ -3,7 +3,8 @@
  * terms of one GPU to measured step times (fleetsim calibrate).  The fit is
  * pure: points in, parameters and errors out; the readers of measurement
  * files (CSV of step times, vLLM bench serve JSON) live in calib_input.c.
- * Points arrays are heap-owned by the caller (free()).  MODEL: C1-C4.
+ * Points arrays are heap-owned by the caller (free()).  A point is one
+ * step or one whole `benchmark_latency` run (calib_run.c).  MODEL: C1-C4, C7.
  */
 #ifndef FLEETSIM_CALIBRATE_H
 #define FLEETSIM_CALIBRATE_H
@@ -16,11 +17,27 @@
 /* The terms calibrate can fit, in this order. */
 enum { FS_CAL_MFU, FS_CAL_MBU, FS_CAL_ITER, FS_CAL_SEQ, FS_CAL_N };
 
-/* One measured step: its shape and time, and where it came from. */
+/* What a point measures: one engine step, or one whole batch run. */
+enum fs_cal_kind { FS_CAL_STEP, FS_CAL_RUN };
+
+/* A whole `vllm bench latency` run: batch prompts of input_len tokens each,
+ * output_len tokens generated for each (MODEL: C7). */
+struct fs_cal_run {
+	int64_t batch;               /* sequences, >= 1 */
+	int64_t input_len;           /* prompt tokens per sequence, >= 1 */
+	int64_t output_len;          /* generated tokens per sequence, >= 1 */
+	int64_t budget_tokens;       /* max_num_batched_tokens; 0 until set */
+	int input_col;               /* CSV column of input_len (for messages) */
+};
+
+/* One measured point: its shape (or run) and time, and where it came from.
+ * A zeroed point is a step (kind FS_CAL_STEP). */
 struct fs_cal_point {
-	struct fs_step_shape shape;
+	struct fs_step_shape shape;  /* FS_CAL_STEP only */
 	double measured_ns;          /* > 0 */
 	char where[160];             /* "file:line" or "file:key" */
+	enum fs_cal_kind kind;
+	struct fs_cal_run run;       /* FS_CAL_RUN only */
 };
 
 /* A growable list of points (heap; free pts with free()). */
@@ -62,6 +79,26 @@ int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_erro
 /* Model step time in ns (unrounded) of shape under cfg with parameters p. */
 double fs__cal_model_ns(const struct fs_perf_cfg *cfg, const struct fs_cal_params *p,
                         const struct fs_step_shape *shape);
+
+/*
+ * Model time in ns (unrounded) of point pt under cfg with parameters p: the
+ * step's time, or for a whole run the sum of its prefill and decode steps
+ * (MODEL: C7; pt->run.budget_tokens must be set).  In calib_run.c.
+ */
+double fs__cal_point_ns(const struct fs_perf_cfg *cfg, const struct fs_cal_params *p,
+                        const struct fs_cal_point *pt);
+
+/* vLLM V0's default token budget without chunked prefill for model m:
+ * max(max_model_len, 2048), max_model_len = the model's context (MODEL: C7). */
+int64_t fs__cal_default_budget(const struct fs_model_spec *m);
+
+/*
+ * Give every whole-run point of ps the token budget budget_tokens.  Returns
+ * 0, or -1 with err at the first run whose prompt does not fit the budget
+ * (vLLM without chunked prefill refuses such a prompt); ps is then unchanged.
+ */
+int fs__cal_set_budget(struct fs_cal_points *ps, int64_t budget_tokens,
+                       struct fs_error *err);
 
 /*
  * Fit the identifiable subset of the four terms (others keep cfg's GPU

@@ -1,6 +1,6 @@
 /*
- * cli_calibrate.c — `fleetsim calibrate`: read measured step times (CSV) and
- * `vllm bench serve` results (JSON), fit the step model's efficiency and
+ * cli_calibrate.c — `fleetsim calibrate`: read measured step times or whole
+ * `vllm bench latency` runs (CSV) and `vllm bench serve` results (JSON), fit the step model's efficiency and
  * overhead terms of one GPU (calibrate.c), print the errors before and after
  * with cross-validation, and write a catalogue override a scenario includes.
  */
@@ -17,7 +17,7 @@
 
 static const char help_text[] =
 	"usage: fleetsim calibrate MEASUREMENTS... --model M --gpu G [--tp N]\n"
-	"                          [-o FILE]\n"
+	"                          [--max-num-batched-tokens N] [-o FILE]\n"
 	"\n"
 	"Fit the step-time model's efficiency and overhead terms of GPU G (mfu, mbu,\n"
 	"iteration_overhead, per_seq_overhead: those the measurements identify; the\n"
@@ -33,8 +33,16 @@ static const char help_text[] =
 	"(median TPOT -> a decode step at the run's concurrency; median TTFT at\n"
 	"concurrency 1 -> a prefill of the mean input length); any other file is a\n"
 	"CSV with the header columns batch, prefill_tokens, decode_tokens, context,\n"
-	"ms (any order; '#' lines skipped): one measured step per row.\n"
+	"ms (any order; '#' lines skipped): one measured step per row; or, when the\n"
+	"header has latency_ms, the columns batch, input_len, output_len, latency_ms:\n"
+	"one whole `vllm bench latency` run per row (its average latency), modelled\n"
+	"as the prefill of batch x input_len tokens in steps of at most the token\n"
+	"budget, then output_len - 1 decode steps of the batch, summed step by step.\n"
 	"\n"
+	"  --max-num-batched-tokens N\n"
+	"                     the token budget of a prefill step in whole-run rows\n"
+	"                     (default max(model context, 2048): vLLM V0 without\n"
+	"                     chunked prefill)\n"
 	"  -o FILE            write the catalogue override (a `catalog` object:\n"
 	"                     {\"gpus\": [{\"id\": G, \"base\": G, ...}]}) for\n"
 	"                     `fleetsim estimate --catalog FILE` or a scenario\n"
@@ -44,6 +52,7 @@ static const char help_text[] =
 struct opts {
 	const char *model, *gpu, *out;
 	int64_t tp;
+	int64_t budget_tokens;             /* 0 = the default rule */
 	const char *files[256];
 	int n_files;
 };
@@ -77,6 +86,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->out = argv[++i];
 		else if (strcmp(a, "--tp") == 0) {
 			if (fs__cli_parse_int("calibrate", "--tp", argv[++i], 1, 64, &o->tp) < 0)
+				return FS_EXIT_INPUT;
+		} else if (strcmp(a, "--max-num-batched-tokens") == 0) {
+			if (fs__cli_parse_int("calibrate", a, argv[++i], 1, 100000000,
+			                      &o->budget_tokens) < 0)
 				return FS_EXIT_INPUT;
 		} else
 			return fs__cli_usage_error("calibrate", "unknown option \"%s\"", a);
@@ -148,15 +161,19 @@ static void print_report(const struct opts *o, const struct fs_cal_points *ps,
 
 	printf("calibration of %s serving %s at TP %lld: %zu points, %d of %d terms fitted\n\n",
 	       o->gpu, o->model, (long long)o->tp, ps->n, r->n_fitted, FS_CAL_N);
+	/* a whole run shows its prompt tokens in all and its batch */
 	printf("%-36s %8s %5s %5s %10s %10s %8s %10s %8s %8s\n", "point", "prefill",
 	       "dec", "batch", "meas_ms", "before_ms", "err", "after_ms", "err", "cv_err");
 	for (i = 0; i < ps->n; i++) {
 		const struct fs_cal_point *p = &ps->pts[i];
 		double m = p->measured_ns;
+		int run = p->kind == FS_CAL_RUN;
 
 		printf("%-36.36s %8lld %5lld %5lld %10.3f %10.3f %+7.1f%% %10.3f %+7.1f%% ",
-		       p->where, (long long)p->shape.prefill_tokens,
-		       (long long)p->shape.decode_seqs, (long long)p->shape.n_seqs, m / 1e6,
+		       p->where,
+		       (long long)(run ? p->run.batch * p->run.input_len : p->shape.prefill_tokens),
+		       (long long)(run ? p->run.batch : p->shape.decode_seqs),
+		       (long long)(run ? p->run.batch : p->shape.n_seqs), m / 1e6,
 		       r->pred_before_ns[i] / 1e6, 100 * rel(r->pred_before_ns[i], m),
 		       r->pred_after_ns[i] / 1e6, 100 * rel(r->pred_after_ns[i], m));
 		if (isnan(r->cv_pred_ns[i]))
@@ -245,6 +262,12 @@ int fs__cli_calibrate(int argc, char **argv)
 			free(ps.pts);
 			return FS_EXIT_INPUT;
 		}
+	if (fs__cal_set_budget(&ps, o.budget_tokens > 0 ? o.budget_tokens
+	                       : fs__cal_default_budget(m), &err) < 0) {
+		fs_error_print(&err);
+		free(ps.pts);
+		return FS_EXIT_INPUT;
+	}
 	if (fs__cal_fit(&cfg, &ps, &res, &err) < 0) {
 		char where[300];
 

@@ -2,7 +2,9 @@
  * test_calibrate.c — fleetsim calibrate: parameters recovered from step
  * times the model itself generates with 3% noise, the override loading back
  * into `fleetsim estimate --catalog`, bad measurement files (exit 2 at
- * file:line:col) and the example vllm bench serve results of tests/data.
+ * file:line:col), the example vllm bench serve results of tests/data, and
+ * whole `vllm bench latency` runs (a hand-summed run, the published PR 3240
+ * series of docs/data).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,6 +255,117 @@ static void published_vllm_result_fit_beats_the_catalogue(void **state)
 	fs_test_run_free(&r);
 }
 
+/* MODEL: C7 — a whole run is its prefill steps (budget 250 tokens: 2
+ * prompts of 100, then 1) and output_len − 1 = 3 decode steps of 3
+ * sequences at contexts 101, 102, 103, each the step model's time. */
+static void whole_run_is_the_sum_of_its_steps(void **state)
+{
+	char *dir = fs_test_tmpdir(), path[512];
+	struct fs_cal_points ps = { 0 };
+	struct fs_cal_params p;
+	struct fs_perf_cfg cfg;
+	struct fs_step_shape s[5];
+	struct fs_error err;
+	double hand_ns = 0, got_ns;
+	FILE *f;
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/runs.csv", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("# tiny\nlatency_ms,output_len,input_len,batch\n12.5,4,100,3\n", f);
+	fclose(f);
+	assert_int_equal(fs__cal_read_file(path, &ps, &err), 0);
+	assert_int_equal((int)ps.n, 1);
+	assert_int_equal(ps.pts[0].kind, FS_CAL_RUN);
+	assert_int_equal((int)ps.pts[0].run.batch, 3);
+	assert_int_equal((int)ps.pts[0].run.input_len, 100);
+	assert_int_equal((int)ps.pts[0].run.output_len, 4);
+	assert_near(ps.pts[0].measured_ns, 12.5e6, 1e-6, 0);
+	/* a prompt longer than the budget is refused at its column */
+	assert_int_equal(fs__cal_set_budget(&ps, 99, &err), -1);
+	assert_non_null(strstr(err.where, "runs.csv:3:8"));
+	assert_int_equal(fs__cal_set_budget(&ps, 250, &err), 0);
+
+	setup_cfg(&cfg);
+	p.v[FS_CAL_MFU] = 0.5;
+	p.v[FS_CAL_MBU] = 0.6;
+	p.v[FS_CAL_ITER] = 1e6;
+	p.v[FS_CAL_SEQ] = 2e4;
+	memset(s, 0, sizeof s);
+	s[0].prefill_tokens = 200;                   /* 2 prompts of 100 */
+	s[0].prefill_attn_tokens = 2 * 100 * 50;
+	s[0].n_seqs = 2;
+	s[1].prefill_tokens = 100;                   /* the third */
+	s[1].prefill_attn_tokens = 100 * 50;
+	s[1].n_seqs = 1;
+	for (i = 2; i < 5; i++) {
+		s[i].decode_seqs = 3;
+		s[i].n_seqs = 3;
+		s[i].decode_context_tokens = 3 * (100 + (i - 1));
+	}
+	for (i = 0; i < 5; i++)
+		hand_ns += fs__cal_model_ns(&cfg, &p, &s[i]);
+	got_ns = fs__cal_point_ns(&cfg, &p, &ps.pts[0]);
+	assert_near(got_ns, hand_ns, 0, 1e-12);
+	/* the overheads count once per step: 5 steps, 2 + 1 + 3 × 3 sequences */
+	p.v[FS_CAL_ITER] += 1e6;
+	p.v[FS_CAL_SEQ] += 1e3;
+	assert_near(fs__cal_point_ns(&cfg, &p, &ps.pts[0]) - got_ns, 5e6 + 12e3, 1e-3, 0);
+	/* with a budget for all three prompts: one prefill step of 300 */
+	assert_int_equal(fs__cal_set_budget(&ps, 300, &err), 0);
+	p.v[FS_CAL_ITER] -= 1e6;
+	p.v[FS_CAL_SEQ] -= 1e3;
+	s[0].prefill_tokens = 300;
+	s[0].prefill_attn_tokens = 3 * 100 * 50;
+	s[0].n_seqs = 3;
+	hand_ns = 0;
+	for (i = 0; i < 5; i++)
+		if (i != 1)
+			hand_ns += fs__cal_model_ns(&cfg, &p, &s[i]);
+	assert_near(fs__cal_point_ns(&cfg, &p, &ps.pts[0]), hand_ns, 0, 1e-12);
+	free(ps.pts);
+	fs_test_tmpdir_free(dir);
+}
+
+/* The published series of vllm-project/vllm PR 3240 (Mixtral-8x7B, A100
+ * TP 2, benchmark_latency at batch 1..64): calibrating lowers both the
+ * median and the rms error against the catalogue, whatever its defaults. */
+static void published_latency_runs_fit_beats_the_catalogue(void **state)
+{
+	const char *args[] = { "calibrate",
+	                       "docs/data/vllm-pr3240-mixtral-a100-tp2-latency.csv",
+	                       "--model", "mixtral-8x7b", "--gpu", "a100-80g", "--tp", "2",
+	                       NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	(void)state;
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, ": 7 points"));
+	assert_true(median_of(r.out, "  fitted ") < median_of(r.out, "  catalogue "));
+	assert_true(rms_of(r.out, "  fitted ") < rms_of(r.out, "  catalogue "));
+	fs_test_run_free(&r);
+}
+
+static void bad_whole_run_rows_exit_2_at_their_place(void **state)
+{
+	(void)state;
+	expect_bad("batch,input_len,output_len,latency_ms\n1,1000,50,845\n1,1000,0,900\n",
+	           ":3:8: measurements.output_len: expected a whole number >= 1");
+	expect_bad("# runs\nbatch,input_len,output_len,latency_ms\n0,1000,50,845\n",
+	           ":3:1: measurements.batch");
+	expect_bad("batch,input_len,output_len,latency_ms\n2,1000,50,-3\n",
+	           ":2:11: measurements.latency_ms");
+	expect_bad("batch,input_len,output_len,latency_ms\n2,1000,50\n",
+	           ":2:10: measurements.latency_ms");
+	/* longer than the default budget of llama-3.1-8b (its context) */
+	expect_bad("batch,input_len,output_len,latency_ms\n1,1000,50,845\n"
+	           "2,9000000,50,900\n", ":3:3: measurements.input_len");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +374,9 @@ int main(void)
 		cmocka_unit_test(bad_measurements_exit_2_at_their_place),
 		cmocka_unit_test(vllm_bench_results_reduce_the_error),
 		cmocka_unit_test(published_vllm_result_fit_beats_the_catalogue),
+		cmocka_unit_test(whole_run_is_the_sum_of_its_steps),
+		cmocka_unit_test(published_latency_runs_fit_beats_the_catalogue),
+		cmocka_unit_test(bad_whole_run_rows_exit_2_at_their_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
