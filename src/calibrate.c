@@ -49,7 +49,7 @@ double fs__cal_model_ns(const struct fs_perf_cfg *cfg, const struct fs_cal_param
 	c.iteration_overhead_ns = 0;
 	c.per_seq_overhead_ns = 0;
 	fs_perf_step_cost(&c, shape, &cost);
-	return cost.linear_ns + cost.attn_ns + cost.elementwise_ns + cost.comm_ns +
+	return cost.gpu_ns +
 	       cost.overhead_ns + fmax(p->v[FS_CAL_ITER], 0) +
 	       fmax(p->v[FS_CAL_SEQ], 0) * (double)shape->n_seqs;
 }
@@ -101,13 +101,17 @@ static void scales_of(const struct fs_cal_params *b, double scale[FS_CAL_N])
 }
 
 /*
- * MODEL: C3 — a term is fitted when the data identify it: a 1% change of it
- * moves some point by at least 0.02% (scaled sensitivity column), and its
+ * MODEL: C3 — a term is fitted when the data identify it: a probe step of it
+ * (PROBE: 0.01 of MFU or MBU, 10 us of iteration overhead, 1 us per
+ * sequence — fixed sizes, so a small catalogue value is not mistaken for an
+ * unidentifiable term) moves some point by at least 0.02%, and its
  * column is not (nearly) a combination of the columns of the terms taken
  * before it, in the order mfu, mbu, iteration, per-sequence.  MODEL: C4 —
  * at most n - 1 terms are taken from n points (the first ones in that
  * order), so one residual degree of freedom is left for the error estimate.
  */
+static const double PROBE[FS_CAL_N] = { 0.01, 0.01, 10e3, 1e3 };
+
 static int choose(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
                   const struct fs_cal_params *b, int fitted[FS_CAL_N])
 {
@@ -123,7 +127,7 @@ static int choose(const struct fs_perf_cfg *cfg, const struct fs_cal_points *ps,
 		fitted[j] = 0;
 		if ((size_t)nb + 1 >= n)
 			continue;
-		up.v[j] = b->v[j] > 0 ? b->v[j] * 1.01 : (j == FS_CAL_ITER ? 1e4 : 1e2);
+		up.v[j] = b->v[j] + PROBE[j];
 		for (i = 0; i < n; i++) {
 			const struct fs_cal_point *pt = &ps->pts[i];
 

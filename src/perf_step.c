@@ -244,7 +244,8 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 	 * are captured for decode-only batches): the host launches its kernels
 	 * one by one, and the GPU work cannot finish before the last launch. */
 	cost->launch_ns = shape->prefill_tokens > 0 ? e.launch_ns * m->layers : 0;
-	total = fs__perf_smooth_max(total, cost->launch_ns, e.knee_exp) + cost->overhead_ns;
+	cost->gpu_ns = fs__perf_smooth_max(total, cost->launch_ns, e.knee_exp);
+	total = cost->gpu_ns + cost->overhead_ns;
 	cost->total_ns = total < 1 ? 1 : (fs_ns)llround(total);
 }
 

@@ -132,6 +132,9 @@ struct fs_step_cost {
 	double overhead_ns;                  /* iteration + per-sequence */
 	double layer_floor_ns;               /* layers x layer overhead (in elementwise_ns) */
 	double launch_ns;                    /* host launch floor of an eager step (P15) */
+	double gpu_ns;                       /* the kernels: linear + attention +
+	                                        elementwise + comm, raised to the
+	                                        launch floor; total = this + overhead */
 	fs_ns total_ns;                      /* the step time */
 };
 
