@@ -405,6 +405,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fprintf(out, "figures: mean over replications ± half-width of the 95%% "
 	        "Student-t interval ([lo, hi] when cut at 0; \"exact\": the same in "
 	        "every replication); latencies in ms\n");
+	fprintf(out, "quantiles: of all replications pooled, [lo, hi] by sectioning "
+	        "widened by the histogram's 0.5%% error\n");
 	if (s->unstable_replications > 0)
 		fprintf(out, "verdict: UNSTABLE in %d of %d replications (backlog grows: "
 		        "offered load exceeds capacity)\n", s->unstable_replications,
@@ -413,6 +415,12 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 		fprintf(out, "verdict: stable\n");
 	if (s->stopped_early > 0)
 		stopped_line(out, s, sc);
+	{
+		char text[320];
+
+		if (fs_summary_skew_warning(s, text, sizeof text))
+			fprintf(out, "warning: %s\n", text);
+	}
 	if (s->llm)
 		engine_header(out, s, sc);
 	group_block(out, "all", &s->groups[s->n_classes], s->llm, true, s);
