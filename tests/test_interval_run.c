@@ -4,7 +4,9 @@
  * quantile of the pooled histograms of every replication (worked here by
  * merging them by hand), and no per-bin interval of timeseries.csv goes
  * below 0 (a lightly loaded queue, where most bins are empty in most
- * replications).  Runs replications in-process and ./fleetsim.
+ * replications), and the stopping rule keeps adding replications while the
+ * figure it watches is too skewed to trust its interval.  Runs
+ * replications in-process and ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/objective.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
@@ -182,7 +185,54 @@ static void test_interval_run_timeseries_intervals_never_go_below_zero(void **st
 	print_message("%d bin intervals cut at 0\n", cut);
 	assert_true(cut > 0);
 	free(text);
+	/* The summary says how its quantile intervals were made and carries
+	 * the skewness check. */
+	snprintf(csv, sizeof csv, "%s/summary.json", dir);
+	text = fs_test_read_file(csv, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"pooled_sectioning\""));
+	assert_non_null(strstr(text, "\"skewness_check\""));
+	free(text);
 	fs_test_tmpdir_free(dir);
+}
+
+/* One replication in ten at 100, the others at 1: skewness about 2.7 at
+ * any multiple of 10 replications, so Cochran's rule asks for ~180. */
+static double skewed_figure(const struct fs_scenario *sc, const struct fs_rep_result *r)
+{
+	(void)sc;
+	return r->replication % 10 == 9 ? 100.0 : 1.0;
+}
+
+/* The replication index itself: symmetric, never flagged. */
+static double even_figure(const struct fs_scenario *sc, const struct fs_rep_result *r)
+{
+	(void)sc;
+	return 1000.0 + (double)r->replication;
+}
+
+/* A target of 100% half-width is met at once by both figures; the skewed
+ * one keeps running, in batches of 10, up to the cap of 40; the even one
+ * stops after its first 10. */
+static void test_interval_run_stopping_rule_continues_while_skewed(void **state)
+{
+	struct fs_scenario sc;
+	struct fs_class_cfg cls;
+	struct fs_run_opts opts = { 10, 0, 2, 5, false };
+	struct fs_rep_result **res;
+	int n = 0;
+
+	(void)state;
+	mm1(&sc, &cls, 0.5);
+	sc.sim.horizon_ns = 200 * SERVICE_MEAN_NS;
+	sc.sim.warmup_ns = 0;
+	sc.sim.sample_interval_ns = sc.sim.horizon_ns;
+	res = fs_objective_run(&sc, &opts, skewed_figure, 1.0, 40, &n);
+	assert_int_equal(n, 40);
+	fs_replicate_free(res, n);
+	res = fs_objective_run(&sc, &opts, even_figure, 1.0, 40, &n);
+	assert_int_equal(n, 10);
+	fs_replicate_free(res, n);
 }
 
 int main(void)
@@ -190,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interval_run_quantiles_are_pooled_and_never_zero_width),
 		cmocka_unit_test(test_interval_run_timeseries_intervals_never_go_below_zero),
+		cmocka_unit_test(test_interval_run_stopping_rule_continues_while_skewed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

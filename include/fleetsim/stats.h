@@ -69,21 +69,23 @@ bool fs_stats_ci_exact(const struct fs_ci *ci);
 
 /*
  * The p-quantile (p in [0, 1]) of a quantity recorded in one histogram per
- * replication, h[0..n) in replication order (MODEL: M1, S4; docs/STATISTICS.md, "Quantiles").  The point estimate
- * is the quantile of the pooled histogram (the exact merge of all of them).
- * The interval is the sectioning interval: the replications are split, in
- * order, into k = min(R, FS_STATS_MAX_SECTIONS) sections of consecutive
- * replications (R non-empty histograms), the quantile of each section's
- * merged histogram q_j is read, and
- *     pooled ± t(k-1) sqrt(sum (q_j - pooled)^2 / (k - 1)) / sqrt(k),
- * then widened by the histogram's relative error a (lo / (1 + a), hi /
- * (1 - a)) and cut at 0.  When every recorded value is the same the
- * interval is exactly that value (half_width 0, "exact").  When the
- * sections leave a zero-width interval around a quantile sitting on the
- * atom at 0, the upper end is the pooled quantile at p + the t half-width
- * of the sections' share of zeros.  Empty histograms (a replication with no
- * value) are skipped; value NAN when all are; interval NAN with fewer than
- * two non-empty.  The scratch histograms are freed before returning.
+ * replication, h[0..n) in replication order (MODEL: M1, S4;
+ * docs/STATISTICS.md, "Quantiles").  The point estimate is the quantile of
+ * the pooled histogram (the exact merge of all of them).  The interval is
+ * by sectioning with CDF inversion: the replications are split, in order,
+ * into k = min(R, FS_STATS_MAX_SECTIONS) sections of consecutive
+ * replications (R non-empty histograms); at each bucket edge x the k
+ * sections' shares of values <= x get a t interval Fbar +- t(k-1) s / sqrt(k);
+ * the lower end is the lower edge of the first bucket where Fbar + that
+ * half-width reaches p, the upper end the upper edge of the first bucket
+ * where Fbar - it does (so the histogram's quantisation is inside), both
+ * brought within the observed [min, max] and around the estimate.  When
+ * every value is the same the interval is exactly that value (half_width
+ * 0, "exact"); otherwise it has zero width only for a quantile on the atom
+ * at 0 that every section agrees on.  Empty histograms (a replication with
+ * no value) are skipped; value NAN when all are; interval NAN with fewer
+ * than two non-empty.  Scratch histograms are freed before returning;
+ * O(k x buckets).
  */
 struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, double p,
                                   double level);

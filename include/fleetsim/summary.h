@@ -1,8 +1,9 @@
 /*
  * summary.h — figures across replications and their output.  Every figure is
- * the mean over replications of a per-replication value (a latency quantile of
- * that replication, a count, a rate) with a 95% Student-t interval: the
- * replication/deletion method (MODEL: S4), cut at 0 (shares also at 1: M6).  Writers produce summary.json
+ * the mean over replications of a per-replication value (a mean latency, a
+ * count, a rate) with a 95% Student-t interval: the replication/deletion
+ * method (MODEL: S4), cut at 0 (shares also at 1: M6); latency quantiles are
+ * read from the pooled histograms with a sectioning interval (stats.h).  Writers produce summary.json
  * (cJSON; atomically through a temporary file and rename), the console table
  * and the per-request CSV.  A summary borrows the scenario's class names.
  */
