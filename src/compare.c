@@ -19,7 +19,7 @@ void fs_compare_row_fill(struct fs_compare_row *row, const char *variant,
                          const struct fs_summary *s)
 {
 	const struct fs_group_summary *all = &s->groups[s->n_classes];
-	struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+	struct fs_ci none = { .value = NAN, .ci_lo = NAN, .ci_hi = NAN, .half_width = NAN };
 	size_t p;
 
 	memset(row, 0, sizeof *row);

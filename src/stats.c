@@ -1,9 +1,10 @@
 /*
  * stats.c — confidence intervals across replications (see stats.h; MODEL:
- * M4-M7).  Values are taken in the caller's (replication) order and summed
- * in that order by GSL, so results do not depend on thread count.  The
- * functions are pure; the only allocation is a scratch copy freed before
- * returning.
+ * M4-M7): t intervals of means with a skewness check, sectioning intervals
+ * of pooled quantiles, Wilson intervals of shares.  Values are taken in the
+ * caller's (replication) order and summed in that order by GSL, so results
+ * do not depend on thread count.  The functions are pure; the only
+ * allocations are scratch copies freed before returning.
  */
 #include "fleetsim/stats.h"
 
@@ -25,7 +26,29 @@ static struct fs_ci ci_none(double value, size_t n)
 	ci.ci_hi = NAN;
 	ci.half_width = NAN;
 	ci.n = n;
+	ci.method = FS_CI_T;
+	ci.sections = 0;
+	ci.skew = 0.0;
+	ci.n_suggested = 0;
 	return ci;
+}
+
+/*
+ * Replications a t interval needs given the skewness g of its values, or 0
+ * when it is trustworthy at k.  Cochran's rule (Sampling Techniques, 3rd
+ * ed., 1977, sec. 2.15): the normal approximation to a mean of n values is
+ * adequate when n > 25 g^2.  A sample skewness is itself noisy (standard
+ * error about sqrt(6 / k) for normal values), so only a skewness beyond two
+ * standard errors counts; below about 8 values none can.
+ */
+static size_t skew_suggested(double g, size_t k)
+{
+	double need;
+
+	if (k < 3 || !isfinite(g) || fabs(g) <= 2.0 * sqrt(6.0 / (double)k))
+		return 0;
+	need = ceil(25.0 * g * g);
+	return need > (double)k ? (size_t)need : 0;
 }
 
 static bool level_ok(double level)
@@ -61,8 +84,12 @@ struct fs_ci fs_stats_mean_ci(const double *x, size_t n, double level)
 		return ci_none(mean, k);
 	}
 	sd = gsl_stats_sd_m(kept, 1, k, mean);
-	free(kept);
 	ci = ci_none(mean, k);
+	if (k >= 3 && sd > 0.0) {
+		ci.skew = gsl_stats_skew_m_sd(kept, 1, k, mean, sd);
+		ci.n_suggested = skew_suggested(ci.skew, k);
+	}
+	free(kept);
 	if (sd == 0.0) {
 		ci.ci_lo = ci.ci_hi = mean;
 		ci.half_width = 0.0;
@@ -93,6 +120,7 @@ struct fs_ci fs_stats_wilson(size_t successes, size_t trials, double level)
 		return ci_none(NAN, trials);
 	p = (double)successes / n;
 	ci = ci_none(p, trials);
+	ci.method = FS_CI_WILSON;
 	if (!level_ok(level))
 		return ci;
 	z = gsl_cdf_ugaussian_Pinv(0.5 + level / 2.0);
@@ -215,4 +243,135 @@ size_t fs_stats_share_trials_needed(size_t successes, size_t trials, double thre
 			lo = mid;
 	}
 	return (size_t)hi;
+}
+
+/* Merge h[from..to) (non-empty ones, in order) into the empty histogram acc. */
+static void merge_range(struct fs_hist *acc, const struct fs_hist *const *h, size_t from,
+                        size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		fs_hist_merge(acc, h[i]);
+}
+
+/* Upper edge of bucket i (m g^i) and its lower edge (m g^(i-1); 0 for
+ * bucket 0), MODEL: M1. */
+static double bucket_hi(size_t i)
+{
+	return FS_HIST_MIN_VALUE * pow((1.0 + FS_HIST_REL_ERR) / (1.0 - FS_HIST_REL_ERR),
+	                               (double)i);
+}
+
+static double bucket_lo(size_t i)
+{
+	return i == 0 ? 0.0 : bucket_hi(i - 1);
+}
+
+/*
+ * Walk the CDF points x (0, then each bucket's upper edge) in order, with
+ * cum[j] the values of section j up to x.  At each, the sections' shares
+ * F_j(x) have mean Fbar and a t half-width d: x is below the quantile with
+ * confidence once Fbar + d < p, above it once Fbar - d >= p.  *lo is the
+ * lowest x not rejected as too low, *hi the first accepted as high enough.
+ */
+static void invert_cdf(struct fs_hist *sec, size_t k, double p, double t, double *lo,
+                       double *hi)
+{
+	size_t nb = fs_hist_n_buckets(), i, j;
+	uint64_t *cum = fs_xcalloc(k, sizeof *cum);
+	double *share = fs_xmalloc(k * sizeof *share);
+	bool lo_found = false;
+
+	*lo = *hi = NAN;
+	for (i = 0; i <= nb; i++) {          /* i = 0: x = 0; i > 0: bucket i - 1 */
+		double fbar, d;
+
+		for (j = 0; j < k; j++) {
+			cum[j] += i == 0 ? sec[j].n_zero : sec[j].buckets[i - 1];
+			share[j] = (double)cum[j] / (double)sec[j].n;
+		}
+		fbar = gsl_stats_mean(share, 1, k);
+		d = t * gsl_stats_sd_m(share, 1, k, fbar) / sqrt((double)k);
+		if (!lo_found && fbar + d >= p) {
+			*lo = i == 0 ? 0.0 : bucket_lo(i - 1);
+			lo_found = true;
+		}
+		if (fbar - d >= p) {
+			*hi = i == 0 ? 0.0 : bucket_hi(i - 1);
+			break;
+		}
+	}
+	free(share);
+	free(cum);
+}
+
+/*
+ * Sectioning with CDF inversion (Asmussen and Glynn, Stochastic Simulation,
+ * 2007, III.4-5; Nakayama, ACM TOMACS 24(4), 2014; the quantile interval of
+ * Law, Simulation Modeling and Analysis, 5th ed., 2015, sec. 9.4.3, read on
+ * sections): the share of a section's values at or below the true
+ * quantile has expectation p whatever the section's length, and the k
+ * shares are independent, so a t test of each candidate x keeps its level;
+ * inverting it on the histogram's bucket edges also takes in the
+ * quantisation of the histogram.  MODEL: M1.
+ */
+struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, double p,
+                                  double level)
+{
+	const struct fs_hist **kept;
+	struct fs_hist pool, *sec;
+	size_t i, j, m = 0, k;
+	double q, t, lo, hi;
+	struct fs_ci ci;
+
+	kept = fs_xmalloc((n == 0 ? 1 : n) * sizeof *kept);
+	for (i = 0; i < n; i++)
+		if (h[i] != NULL && h[i]->n > 0)
+			kept[m++] = h[i];
+	if (m == 0) {
+		free(kept);
+		return ci_none(NAN, 0);
+	}
+	fs_hist_init(&pool);
+	merge_range(&pool, kept, 0, m);
+	q = fs_hist_quantile(&pool, p);
+	ci = ci_none(q, m);
+	ci.method = FS_CI_SECTIONING;
+	k = m < FS_STATS_MAX_SECTIONS ? m : FS_STATS_MAX_SECTIONS;
+	if (m < 2 || !level_ok(level) || isnan(q)) {
+		fs_hist_fini(&pool);
+		free(kept);
+		return ci;
+	}
+	ci.sections = k;
+	if (pool.min == pool.max) {          /* every value the same: exact */
+		ci.ci_lo = ci.ci_hi = q;
+		ci.half_width = 0.0;
+		fs_hist_fini(&pool);
+		free(kept);
+		return ci;
+	}
+	sec = fs_xmalloc(k * sizeof *sec);
+	for (j = 0; j < k; j++) {
+		fs_hist_init(&sec[j]);
+		/* Section j: replications [j m / k, (j + 1) m / k), sizes within one. */
+		merge_range(&sec[j], kept, j * m / k, (j + 1) * m / k);
+	}
+	t = gsl_cdf_tdist_Pinv(0.5 + level / 2.0, (double)(k - 1));
+	invert_cdf(sec, k, p, t, &lo, &hi);
+	for (j = 0; j < k; j++)
+		fs_hist_fini(&sec[j]);
+	free(sec);
+	/* Below the smallest or above the largest value the shares are all 0
+	 * or all 1, so the ends can be brought to the observed extremes; the
+	 * pooled estimate is kept inside. */
+	lo = fmin(fmax(lo, pool.min), q);
+	hi = fmax(fmin(hi, pool.max), q);
+	fs_hist_fini(&pool);
+	free(kept);
+	ci.ci_lo = lo;
+	ci.ci_hi = hi;
+	ci.half_width = (hi - lo) / 2.0;
+	return ci;
 }

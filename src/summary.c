@@ -3,7 +3,8 @@
  * figure it collects one value per replication, in replication order, and
  * hands the array to fs_stats_mean_ci_nonneg (every figure here is a
  * latency, count, rate or share, so no interval goes below 0; shares are also
- * cut at 1).  A replication with no completed request contributes NAN to
+ * cut at 1); latency quantiles instead come from the pooled histograms with
+ * a sectioning interval (fs_stats_quantile_ci).  A replication with no completed request contributes NAN to
  * latency figures (skipped by the CI).  Rates divide by the span simulated
  * after the warm-up, which is shorter for a replication stopped early.
  */
@@ -65,19 +66,44 @@ static double latency_value(const struct fs_class_result *cr, enum fs_latency k,
 	return hist_value_ms(&cr->lat_hist[k], &cr->lat_moments[k], q);
 }
 
+/* The interval of a figure recorded in ns, in ms. */
+static struct fs_ci ci_ns_to_ms(struct fs_ci ci)
+{
+	const double ms = (double)FS_NS_PER_MS;
+
+	ci.value /= ms;
+	ci.ci_lo /= ms;
+	ci.ci_hi /= ms;
+	ci.half_width /= ms;
+	return ci;
+}
+
+/* A latency figure across replications: the mean as the mean of the
+ * replications' means (t interval); a quantile from the pooled histograms
+ * with its sectioning interval.  hists[r] points at replication r's
+ * histogram. */
+static struct fs_ci latency_ci(const struct fs_hist **hists, const double *per_rep_ms,
+                               int n_reps, enum fs_quantity q)
+{
+	if (q == FS_QTY_MEAN)
+		return fs_stats_mean_ci_nonneg(per_rep_ms, (size_t)n_reps, 0.95); /* MODEL: S4, M6 */
+	/* MODEL: M1, S4 — pooled quantile, sectioning interval (STATISTICS.md). */
+	return ci_ns_to_ms(fs_stats_quantile_ci(hists, (size_t)n_reps, quantile_p[q], 0.95));
+}
+
 static void build_group(struct fs_group_summary *g, struct fs_rep_result *const *results,
-                        int n_reps, size_t idx, double *buf)
+                        int n_reps, size_t idx, double *buf, const struct fs_hist **hists)
 {
 	int r, k, q;
 
 	for (k = 0; k < FS_LAT__COUNT; k++) {
-		for (q = 0; q < FS_QTY__COUNT; q++) {
-			for (r = 0; r < n_reps; r++)
-				buf[r] = latency_value(&results[r]->cls[idx],
-				                       (enum fs_latency)k, (enum fs_quantity)q);
-			/* MODEL: S4, M6 */
-			g->lat_ms[k][q] = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95);
+		for (r = 0; r < n_reps; r++) {
+			hists[r] = &results[r]->cls[idx].lat_hist[k];
+			buf[r] = latency_value(&results[r]->cls[idx], (enum fs_latency)k,
+			                       FS_QTY_MEAN);
 		}
+		for (q = 0; q < FS_QTY__COUNT; q++)
+			g->lat_ms[k][q] = latency_ci(hists, buf, n_reps, (enum fs_quantity)q);
 	}
 #define PER_REP(field, expr) \
 	do { \
@@ -113,17 +139,19 @@ static double itl_value(const struct fs_rep_result *r, enum fs_quantity q)
 
 /* Engine figures of the LLM engine, each per replication then a CI. */
 static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
-                         struct fs_rep_result *const *results, int n_reps, double *buf)
+                         struct fs_rep_result *const *results, int n_reps, double *buf,
+                         const struct fs_hist **hists)
 {
 	int r, q;
 
 	s->replicas = sc->engine.llm.replicas;
-	for (q = 0; q < FS_QTY__COUNT; q++) {
-		for (r = 0; r < n_reps; r++)
-			buf[r] = itl_value(results[r], (enum fs_quantity)q);
-		s->groups[s->n_classes].itl_ms[q] = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps,
-		                                                            0.95);
+	for (r = 0; r < n_reps; r++) {
+		hists[r] = &results[r]->itl_hist;
+		buf[r] = itl_value(results[r], FS_QTY_MEAN);
 	}
+	for (q = 0; q < FS_QTY__COUNT; q++)
+		s->groups[s->n_classes].itl_ms[q] = latency_ci(hists, buf, n_reps,
+		                                               (enum fs_quantity)q);
 #define PER_REP(field, expr) \
 	do { \
 		for (r = 0; r < n_reps; r++) { \
@@ -195,6 +223,62 @@ static void build_p_slo_met(struct fs_summary *s, const struct fs_scenario *sc,
 	set_p_slo_met(&s->groups[s->n_classes], met_all, n_reps, s->p_slo_target);
 }
 
+/* Count a figure whose t interval the skewness check distrusts, keeping
+ * the most skewed one and the largest replication count suggested. */
+static void note_skew(struct fs_summary *s, const char *group, const char *figure,
+                      const struct fs_ci *ci)
+{
+	if (ci->n_suggested <= ci->n)
+		return;
+	s->skewed_figures++;
+	if (ci->n_suggested > s->skew_replications_needed)
+		s->skew_replications_needed = ci->n_suggested;
+	if (s->skew_figure[0] == '\0' || fabs(ci->skew) > fabs(s->skew)) {
+		snprintf(s->skew_figure, sizeof s->skew_figure, "%s.%s", group, figure);
+		s->skew = ci->skew;
+	}
+}
+
+/* The skewness check over the headline means: every group's mean
+ * latencies, throughput and attainment, the queue, and the fleet's cost. */
+static void check_skew(struct fs_summary *s)
+{
+	size_t c;
+	int k;
+
+	for (c = 0; c <= s->n_classes; c++) {
+		const struct fs_group_summary *g = &s->groups[c];
+		const char *name = c == s->n_classes ? "all" : s->class_names[c];
+
+		for (k = 0; k < FS_LAT__COUNT; k++) {
+			char fig[40];
+
+			snprintf(fig, sizeof fig, "%s.mean", fs_latency_name((enum fs_latency)k));
+			note_skew(s, name, fig, &g->lat_ms[k][FS_QTY_MEAN]);
+		}
+		note_skew(s, name, "throughput_rps", &g->throughput_rps);
+		if (g->has_slo)
+			note_skew(s, name, "slo_attainment", &g->slo_attainment);
+	}
+	note_skew(s, "system", "queue_len", &s->queue_len);
+	if (s->llm)
+		note_skew(s, "cost", "total", &s->cost.total_usd);
+}
+
+bool fs_summary_skew_warning(const struct fs_summary *s, char *buf, size_t len)
+{
+	if (len > 0)
+		buf[0] = '\0';
+	if (s->skewed_figures == 0)
+		return false;
+	snprintf(buf, len, "%d figure%s skewed across replications (most: %s, "
+	         "skewness %.2f): their t intervals may miss more often than 5%%; "
+	         "run at least %zu replications", s->skewed_figures,
+	         s->skewed_figures == 1 ? " is" : "s are", s->skew_figure, s->skew,
+	         s->skew_replications_needed);
+	return true;
+}
+
 struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
                                     struct fs_rep_result *const *results,
                                     int replications, uint64_t seed)
@@ -202,6 +286,7 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	struct fs_summary *s = fs_xcalloc(1, sizeof *s);
 	double *buf = fs_xmalloc((size_t)replications * sizeof *buf);
 	double *buf2 = fs_xmalloc((size_t)replications * sizeof *buf2);
+	const struct fs_hist **hists = fs_xmalloc((size_t)replications * sizeof *hists);
 	const char **names = fs_xcalloc(sc->workload.n_classes, sizeof *names);
 	size_t c;
 	int r;
@@ -218,7 +303,7 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	for (c = 0; c <= s->n_classes; c++) {
 		struct fs_group_summary *g = &s->groups[c];
 
-		build_group(g, results, replications, c, buf);
+		build_group(g, results, replications, c, buf, hists);
 		g->has_slo = false;
 		g->slo_target = NAN;
 		if (c == s->n_classes) {
@@ -260,7 +345,9 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	s->queue_len = fs_stats_mean_ci_nonneg(buf2, (size_t)replications, 0.95);
 	s->llm = sc->engine.kind == FS_ENGINE_VLLM;
 	if (s->llm)
-		build_engine(s, sc, results, replications, buf);
+		build_engine(s, sc, results, replications, buf, hists);
+	check_skew(s);
+	free(hists);
 	free(buf);
 	free(buf2);
 	return s;

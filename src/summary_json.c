@@ -34,6 +34,12 @@ static cJSON *ci_json(const struct fs_ci *ci)
 	cJSON_AddItemToObject(o, "ci_hi", number(ci->ci_hi));
 	if (fs_stats_ci_exact(ci))
 		cJSON_AddTrueToObject(o, "exact");
+	if (ci->method == FS_CI_SECTIONING)
+		cJSON_AddStringToObject(o, "method", "pooled_sectioning");
+	if (ci->n_suggested > ci->n) {
+		cJSON_AddItemToObject(o, "skewness", number(ci->skew));
+		cJSON_AddNumberToObject(o, "replications_suggested", (double)ci->n_suggested);
+	}
 	return o;
 }
 
@@ -278,6 +284,25 @@ static cJSON *availability_json(const struct fs_summary *s, const struct fs_scen
 	return o;
 }
 
+/* The skewness check of the headline means (docs/STATISTICS.md). */
+static cJSON *skew_json(const struct fs_summary *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "skewed_figures", s->skewed_figures);
+	if (s->skewed_figures == 0) {
+		cJSON_AddNullToObject(o, "most_skewed");
+		cJSON_AddNullToObject(o, "skewness");
+		cJSON_AddNullToObject(o, "replications_suggested");
+		return o;
+	}
+	cJSON_AddStringToObject(o, "most_skewed", s->skew_figure);
+	cJSON_AddItemToObject(o, "skewness", number(s->skew));
+	cJSON_AddNumberToObject(o, "replications_suggested",
+	                        (double)s->skew_replications_needed);
+	return o;
+}
+
 /* Every pool's "too short to see spot risk" warning. */
 static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
@@ -291,6 +316,8 @@ static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario
 	for (int k = 0; k < FS_SCALE_WARNINGS; k++)
 		if (fs_summary_scale_warning(s, sc, k, text, sizeof text))
 			cJSON_AddItemToArray(a, cJSON_CreateString(text));
+	if (fs_summary_skew_warning(s, text, sizeof text))
+		cJSON_AddItemToArray(a, cJSON_CreateString(text));
 	return a;
 }
 
@@ -358,6 +385,7 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 		cJSON_AddItemToObject(verdict, "stopped_at_s", at);
 	}
 	cJSON_AddItemToObject(root, "verdict", verdict);
+	cJSON_AddItemToObject(root, "skewness_check", skew_json(s));
 	cJSON_AddItemToObject(metrics, "all",
 	                      group_json(&s->groups[s->n_classes], s->llm, true,
 	                                 s->p_slo_target));

@@ -35,10 +35,14 @@ static void cell(FILE *out, const struct fs_ci *ci, int width)
 		num(v, sizeof v, ci->value, 4);
 		snprintf(buf, sizeof buf, "%s (exact)", v);
 	} else if (fs_stats_ci_clipped(ci)) {
-		/* MODEL: M6 — an end cut at the quantity's bound: not symmetric. */
+		/* MODEL: M6 — an end cut at the quantity's bound: not symmetric.
+		 * A quantile's interval is narrow and asymmetric: its ends get
+		 * the value's digits so they do not read as the value itself. */
+		int d = ci->method == FS_CI_SECTIONING ? 4 : 2;
+
 		num(v, sizeof v, ci->value, 4);
-		num(l, sizeof l, ci->ci_lo, 2);
-		num(h, sizeof h, ci->ci_hi, 2);
+		num(l, sizeof l, ci->ci_lo, d);
+		num(h, sizeof h, ci->ci_hi, d);
 		snprintf(buf, sizeof buf, "%s [%s, %s]", v, l, h);
 	} else {
 		num(v, sizeof v, ci->value, 4);
@@ -46,7 +50,8 @@ static void cell(FILE *out, const struct fs_ci *ci, int width)
 		snprintf(buf, sizeof buf, "%s ± %s", v, h);
 		pm = 1;
 	}
-	fprintf(out, "%*s", width + pm, buf);
+	/* A cell wider than its column still keeps one space from the last. */
+	fprintf(out, "%s%*s", (int)strlen(buf) - pm >= width ? " " : "", width + pm, buf);
 }
 
 static void latency_row(FILE *out, const char *name, const struct fs_ci *by_qty)
@@ -55,7 +60,7 @@ static void latency_row(FILE *out, const char *name, const struct fs_ci *by_qty)
 
 	fprintf(out, "%-10s", name);
 	for (q = 0; q < FS_QTY__COUNT; q++)
-		cell(out, &by_qty[q], 18);
+		cell(out, &by_qty[q], 22);
 	fputc('\n', out);
 }
 
@@ -94,7 +99,7 @@ static void group_block(FILE *out, const char *name, const struct fs_group_summa
 
 	fprintf(out, "\n[%s]\n%-10s", name, "");
 	for (q = 0; q < FS_QTY__COUNT; q++)
-		fprintf(out, "%18s", fs_quantity_name((enum fs_quantity)q));
+		fprintf(out, "%22s", fs_quantity_name((enum fs_quantity)q));
 	fputc('\n', out);
 	for (k = 0; k < FS_LAT__COUNT; k++)
 		if (k != FS_LAT_TPOT || llm)
@@ -405,6 +410,8 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fprintf(out, "figures: mean over replications ± half-width of the 95%% "
 	        "Student-t interval ([lo, hi] when cut at 0; \"exact\": the same in "
 	        "every replication); latencies in ms\n");
+	fprintf(out, "quantiles: of all replications pooled, [lo, hi] by sectioning "
+	        "widened by the histogram's 0.5%% error\n");
 	if (s->unstable_replications > 0)
 		fprintf(out, "verdict: UNSTABLE in %d of %d replications (backlog grows: "
 		        "offered load exceeds capacity)\n", s->unstable_replications,
@@ -413,6 +420,12 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 		fprintf(out, "verdict: stable\n");
 	if (s->stopped_early > 0)
 		stopped_line(out, s, sc);
+	{
+		char text[320];
+
+		if (fs_summary_skew_warning(s, text, sizeof text))
+			fprintf(out, "warning: %s\n", text);
+	}
 	if (s->llm)
 		engine_header(out, s, sc);
 	group_block(out, "all", &s->groups[s->n_classes], s->llm, true, s);

@@ -319,7 +319,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 			baseline = &pts[i];
 	fs__sweep_find_best(pts, n, &best, &second);
 	for (i = 0; i < n; i++) {
-		struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+		struct fs_ci none = { .value = NAN, .ci_lo = NAN, .ci_hi = NAN, .half_width = NAN };
 
 		pts[i].diff_ci = baseline != NULL ? fs__sweep_paired_diff(&pts[i], baseline) : none;
 		pts[i].diff_best = best != SIZE_MAX ? fs__sweep_paired_diff(&pts[i], &pts[best]) : none;

@@ -48,7 +48,7 @@ static void add_figures(cJSON *rec, const struct fs_summary *s)
 {
 	const struct fs_group_summary *all = &s->groups[s->n_classes];
 	cJSON *f = cJSON_AddObjectToObject(rec, "figures");
-	struct fs_ci none = { NAN, NAN, NAN, NAN, 0 };
+	struct fs_ci none = { .value = NAN, .ci_lo = NAN, .ci_hi = NAN, .half_width = NAN };
 
 	cJSON_AddItemToObject(f, "total_cost", ci_array(s->llm ? &s->cost.total_usd : &none));
 	cJSON_AddItemToObject(f, "monthly_cost", ci_array(s->llm ? &s->cost.monthly_usd : &none));

@@ -244,7 +244,7 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 	for (k = 0; fs__sweep_figures[k] != NULL; k++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(p->rec, "figures"), fs__sweep_figures[k]);
-		struct fs_ci ci = { NAN, NAN, NAN, NAN, 0 };
+		struct fs_ci ci = { .value = NAN, .ci_lo = NAN, .ci_hi = NAN, .half_width = NAN };
 		const cJSON *v0 = cJSON_GetArrayItem(arr, 0), *v1 = cJSON_GetArrayItem(arr, 1),
 		            *v2 = cJSON_GetArrayItem(arr, 2);
 

@@ -43,7 +43,8 @@ bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_re
 
 /*
  * Run opts->replications replications, then, while the relative half-width
- * of the 95% CI of `figure` (per replication) exceeds ci_target and fewer
+ * of the 95% CI of `figure` (per replication) exceeds ci_target, or its
+ * values are too skewed to trust that interval, and fewer
  * than max_reps have run, as many more (replication indices continue, so
  * the first ones never change; MODEL: S10).  ci_target <= 0: no extra.
  * Returns the results (fs_replicate_free) and their count in *n_reps.

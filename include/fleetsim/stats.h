@@ -12,17 +12,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fleetsim/metrics.h"
+
+/* How an interval was made (docs/STATISTICS.md). */
+enum fs_ci_method {
+	FS_CI_T,                     /* Student t over replication values (M4) */
+	FS_CI_SECTIONING,            /* pooled quantile, sectioning t interval
+	                              * widened by the histogram's error */
+	FS_CI_WILSON                 /* a share (M5) */
+};
+
 struct fs_ci {
 	double value;                /* point estimate (mean) */
 	double ci_lo, ci_hi;         /* NAN when n < 2 */
 	double half_width;           /* of the t interval, before any cut at a
-	                              * bound (fs_stats_ci_clip); NAN when n < 2 */
+	                              * bound (fs_stats_ci_clip); NAN when n < 2;
+	                              * sectioning: (ci_hi - ci_lo) / 2 */
 	size_t n;                    /* values used (NANs are skipped) */
+	/* Fields added with the sectioning interval and the skewness check;
+	 * zero in an interval built field by field elsewhere. */
+	int method;                  /* enum fs_ci_method */
+	size_t sections;             /* sectioning: sections of replications */
+	double skew;                 /* t: sample skewness of the values (n >= 3) */
+	size_t n_suggested;          /* t: > n when the skewness makes the
+	                              * interval untrustworthy: the
+	                              * replications that would make it trustworthy */
 };
+
+/* Largest number of sections a sectioning interval uses. */
+#define FS_STATS_MAX_SECTIONS 20
 
 /* Mean of x[0..n) with a two-sided Student-t interval at `level` (0.95).
  * NAN entries are skipped (a replication with no completed request has no
- * latency); value is NAN when none remain. */
+ * latency); value is NAN when none remain.  With three or more values it
+ * also checks their skewness (docs/STATISTICS.md, "Skewed replication
+ * values"): skew and, when the interval cannot be trusted at this n,
+ * n_suggested > n. */
 struct fs_ci fs_stats_mean_ci(const double *x, size_t n, double level);
 
 /* fs_stats_mean_ci for a quantity that cannot be negative (a cost, a count,
@@ -41,6 +66,29 @@ bool fs_stats_ci_clipped(const struct fs_ci *ci);
 /* True when the interval has zero width because every replication gave the
  * same value (n >= 2): "exact", not noise. */
 bool fs_stats_ci_exact(const struct fs_ci *ci);
+
+/*
+ * The p-quantile (p in [0, 1]) of a quantity recorded in one histogram per
+ * replication, h[0..n) in replication order (MODEL: M1, S4;
+ * docs/STATISTICS.md, "Quantiles").  The point estimate is the quantile of
+ * the pooled histogram (the exact merge of all of them).  The interval is
+ * by sectioning with CDF inversion: the replications are split, in order,
+ * into k = min(R, FS_STATS_MAX_SECTIONS) sections of consecutive
+ * replications (R non-empty histograms); at each bucket edge x the k
+ * sections' shares of values <= x get a t interval Fbar +- t(k-1) s / sqrt(k);
+ * the lower end is the lower edge of the first bucket where Fbar + that
+ * half-width reaches p, the upper end the upper edge of the first bucket
+ * where Fbar - it does (so the histogram's quantisation is inside), both
+ * brought within the observed [min, max] and around the estimate.  When
+ * every value is the same the interval is exactly that value (half_width
+ * 0, "exact"); otherwise it has zero width only for a quantile on the atom
+ * at 0 that every section agrees on.  Empty histograms (a replication with
+ * no value) are skipped; value NAN when all are; interval NAN with fewer
+ * than two non-empty.  Scratch histograms are freed before returning;
+ * O(k x buckets).
+ */
+struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, double p,
+                                  double level);
 
 /* Wilson score interval for `successes` out of `trials` at `level`. */
 struct fs_ci fs_stats_wilson(size_t successes, size_t trials, double level);

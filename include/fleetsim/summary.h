@@ -1,8 +1,9 @@
 /*
  * summary.h — figures across replications and their output.  Every figure is
- * the mean over replications of a per-replication value (a latency quantile of
- * that replication, a count, a rate) with a 95% Student-t interval: the
- * replication/deletion method (MODEL: S4), cut at 0 (shares also at 1: M6).  Writers produce summary.json
+ * the mean over replications of a per-replication value (a mean latency, a
+ * count, a rate) with a 95% Student-t interval: the replication/deletion
+ * method (MODEL: S4), cut at 0 (shares also at 1: M6); latency quantiles are
+ * read from the pooled histograms with a sectioning interval (stats.h).  Writers produce summary.json
  * (cJSON; atomically through a temporary file and rename), the console table
  * and the per-request CSV.  A summary borrows the scenario's class names.
  */
@@ -172,7 +173,14 @@ struct fs_summary {
 	int stopped_early;                   /* replications cut at max_in_system (S3) */
 	double *stopped_at_s;                /* replications entries: simulated time a
 	                                      * replication stopped, NAN if it ran to
-	                                      * the horizon (owned) */
+	                                      * the horizon (owned) */	/* The skewness check of the headline means (docs/STATISTICS.md):
+	 * how many of them have replication values too skewed for their t
+	 * interval at this R, the most skewed one, and the replications that
+	 * would make every flagged interval trustworthy (0 when none). */
+	int skewed_figures;
+	char skew_figure[64];                /* e.g. "all.e2e_ms.mean"; "" when none */
+	double skew;                         /* its sample skewness */
+	size_t skew_replications_needed;
 };
 
 /* Aggregate R results (in replication order).  Caller frees with
@@ -211,6 +219,12 @@ bool fs_summary_scale_warning(const struct fs_summary *s, const struct fs_scenar
 
 bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenario *sc,
                              size_t pool, char *buf, size_t len);
+
+/* The skewness warning (docs/STATISTICS.md, "Skewed replication values"),
+ * written to buf (len bytes): true when some headline mean's replication
+ * values are too skewed for its t interval at this R, else false and buf
+ * is empty. */
+bool fs_summary_skew_warning(const struct fs_summary *s, char *buf, size_t len);
 
 /* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
  * "tpot_ms", "e2e_ms". */

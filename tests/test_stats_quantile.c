@@ -1,0 +1,266 @@
+/*
+ * test_stats_quantile.c — the pooled quantile and its sectioning interval
+ * (CDF inversion on the histogram's bucket edges), and the skewness check of
+ * a t interval, pinned against values worked by hand.  Each pinned number
+ * says where it comes from.  Histograms are built here; nothing runs a
+ * world.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "fleetsim/metrics.h"
+#include "fleetsim/stats.h"
+#include "util_test.h"
+
+#define GAMMA ((1.0 + FS_HIST_REL_ERR) / (1.0 - FS_HIST_REL_ERR))
+
+/* t_{0.975, 2} = 4.302653 (R's qt(0.975, 2); NIST e-Handbook table: 4.303). */
+#define T_975_DF2 4.302653
+
+/* Fill h[r] with count copies of each listed value. */
+static void fill(struct fs_hist *h, const double *values, size_t n_values, uint64_t count)
+{
+	size_t i;
+
+	fs_hist_init(h);
+	for (i = 0; i < n_values; i++)
+		fs_hist_add_n(h, values[i], count);
+}
+
+/* Four replications holding the same ten values: every section's quantile
+ * falls in the same bucket, which used to give a zero-width interval.  The
+ * shares are equal in every section (spread 0), so the interval is the
+ * bucket of the median itself: [m g^(b-1), m g^b] with b = ceil(log(500) /
+ * log g), whose width is the histogram's own error. */
+static void test_stats_quantile_same_bucket_is_not_zero_width(void **state)
+{
+	static const double v[] = { 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000 };
+	struct fs_hist h[4];
+	const struct fs_hist *hp[4];
+	double b = ceil(log(500.0) / log(GAMMA));
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 4; r++) {
+		fill(&h[r], v, 10, 1);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 4, 0.5, 0.95);
+	assert_int_equal(ci.method, FS_CI_SECTIONING);
+	assert_int_equal(ci.sections, 4);
+	assert_near(ci.value, fs_hist_bucket_value((size_t)b), 0, 1e-12);
+	assert_near(ci.ci_lo, pow(GAMMA, b - 1), 0, 1e-9);
+	assert_near(ci.ci_hi, pow(GAMMA, b), 0, 1e-9);
+	assert_true(ci.ci_lo <= 500.0 && 500.0 <= ci.ci_hi);
+	assert_true(ci.ci_hi > ci.ci_lo);
+	assert_false(fs_stats_ci_exact(&ci));
+	for (r = 0; r < 4; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/* Every value the same: the quantile is deterministic, "exact". */
+static void test_stats_quantile_of_constant_is_exact(void **state)
+{
+	static const double v[] = { 250 };
+	struct fs_hist h[3];
+	const struct fs_hist *hp[3];
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 3; r++) {
+		fill(&h[r], v, 1, 7);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 3, 0.99, 0.95);
+	assert_near(ci.value, 250.0, 0, 1e-15);
+	assert_near(ci.ci_lo, 250.0, 0, 1e-15);
+	assert_near(ci.ci_hi, 250.0, 0, 1e-15);
+	assert_true(fs_stats_ci_exact(&ci));
+	for (r = 0; r < 3; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/*
+ * Three replications of ten values each: all 100, all 200, all 300.  Pooled
+ * median: rank 15 of 30, the bucket of 200.  Shares at or below x: at the
+ * bucket of 100 (1, 0, 0), mean 1/3, s = 0.57735, d = 4.302653 s / sqrt(3) =
+ * 1.434218: 1/3 + d >= 0.5, so the lower end is that bucket (brought up to
+ * the smallest value, 100); at the bucket of 200 (1, 1, 0): 2/3 - d < 0.5;
+ * at 300 (1, 1, 1): 1 - 0 >= 0.5, so the upper end is the bucket of 300
+ * (brought down to the largest value, 300).
+ */
+static void test_stats_quantile_interval_matches_hand_inversion(void **state)
+{
+	static const double v[3] = { 100, 200, 300 };
+	struct fs_hist h[3];
+	const struct fs_hist *hp[3];
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	assert_near(T_975_DF2 * sqrt(1.0 / 3.0) / sqrt(3.0), 1.434218, 0, 1e-6);
+	for (r = 0; r < 3; r++) {
+		fill(&h[r], &v[r], 1, 10);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	assert_near(ci.value, fs_hist_bucket_value(fs_hist_bucket_of(200.0)), 0, 1e-12);
+	assert_near(ci.ci_lo, 100.0, 0, 1e-12);
+	assert_near(ci.ci_hi, 300.0, 0, 1e-12);
+	/* The old estimator, the mean of the replications' medians, gives 200
+	 * too here, but with a t half-width of 4.302653 x 100 / sqrt(3) = 248.4
+	 * it reaches below 0; the inversion stays inside the data. */
+	for (r = 0; r < 3; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/*
+ * A quantile on the atom at 0: 4, 6 and 8 zeros of 10 values (the rest 50).
+ * Pooled: 18 zeros of 30, so the median is 0.  Shares at 0: 0.4, 0.6, 0.8,
+ * mean 0.6, s = 0.2, d = 4.302653 x 0.2 / sqrt(3) = 0.496828: 0.6 + d >= 0.5
+ * (lower end 0) but 0.6 - d = 0.103 < 0.5, so the upper end is the next
+ * point, the bucket of 50 (brought down to 50): [0, 50], not [0, 0].
+ */
+static void test_stats_quantile_at_zero_atom_has_an_upper_end(void **state)
+{
+	static const double fifty = 50.0;
+	static const uint64_t zeros[3] = { 4, 6, 8 };
+	struct fs_hist h[3];
+	const struct fs_hist *hp[3];
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 3; r++) {
+		fill(&h[r], &fifty, 1, 10 - zeros[r]);
+		fs_hist_add_n(&h[r], 0.0, zeros[r]);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	assert_near(ci.value, 0.0, 1e-15, 0);
+	assert_near(ci.ci_lo, 0.0, 1e-15, 0);
+	assert_near(ci.ci_hi, 50.0, 0, 1e-12);
+	for (r = 0; r < 3; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/* Empty histograms (replications with no value) are skipped; none left:
+ * NAN; one left: a value without an interval. */
+static void test_stats_quantile_skips_empty_replications(void **state)
+{
+	static const double v[] = { 10, 20, 30 };
+	struct fs_hist h[3];
+	const struct fs_hist *hp[3];
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 3; r++) {
+		fs_hist_init(&h[r]);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	assert_true(isnan(ci.value));
+	fs_hist_fini(&h[1]);
+	fill(&h[1], v, 3, 1);
+	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	assert_int_equal(ci.n, 1);
+	assert_near(ci.value, fs_hist_bucket_value(fs_hist_bucket_of(20.0)), 0, 1e-12);
+	assert_true(isnan(ci.ci_lo) && isnan(ci.ci_hi));
+	for (r = 0; r < 3; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/* More replications than sections: 40 replications make 20 sections of 2. */
+static void test_stats_quantile_caps_the_sections(void **state)
+{
+	struct fs_hist h[40];
+	const struct fs_hist *hp[40];
+	struct fs_ci ci;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 40; r++) {
+		double v[2] = { 10.0 + r, 1000.0 - r };
+
+		fill(&h[r], v, 2, 3);
+		hp[r] = &h[r];
+	}
+	ci = fs_stats_quantile_ci(hp, 40, 0.9, 0.95);
+	assert_int_equal(ci.sections, FS_STATS_MAX_SECTIONS);
+	assert_int_equal(ci.n, 40);
+	assert_true(ci.ci_lo <= ci.value && ci.value <= ci.ci_hi && ci.ci_hi > ci.ci_lo);
+	for (r = 0; r < 40; r++)
+		fs_hist_fini(&h[r]);
+}
+
+/*
+ * Nineteen replications at 1 and one at 100: sample skewness, by the
+ * definition GSL uses (mean of cubed deviations over s^3, s with n - 1),
+ * computed here from the formula: about 3.82, beyond 2 sqrt(6 / 20) = 1.095,
+ * so Cochran's rule asks for ceil(25 g^2) replications.  1..20 is
+ * symmetric: skewness 0, nothing suggested.
+ */
+static void test_stats_skewed_values_suggest_more_replications(void **state)
+{
+	double x[20], mean = 0, ss = 0, s3 = 0, sd, g;
+	struct fs_ci ci;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		x[i] = i == 19 ? 100.0 : 1.0;
+	for (i = 0; i < 20; i++)
+		mean += x[i] / 20.0;
+	for (i = 0; i < 20; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	sd = sqrt(ss / 19.0);
+	for (i = 0; i < 20; i++)
+		s3 += pow((x[i] - mean) / sd, 3.0) / 20.0;
+	g = s3;
+	assert_true(g > 3.8 && g < 3.85);
+	ci = fs_stats_mean_ci(x, 20, 0.95);
+	assert_near(ci.skew, g, 0, 1e-9);
+	assert_int_equal(ci.n_suggested, (size_t)ceil(25.0 * g * g));
+	for (i = 0; i < 20; i++)
+		x[i] = i + 1;
+	ci = fs_stats_mean_ci(x, 20, 0.95);
+	assert_near(ci.skew, 0.0, 1e-12, 0);
+	assert_int_equal(ci.n_suggested, 0);
+}
+
+/* Five values cannot be checked: the largest skewness five values can
+ * have, (5 - 2) / sqrt(5 - 1) = 1.5 with the n - 1 deviation smaller still,
+ * is below 2 sqrt(6 / 5) = 2.19. */
+static void test_stats_skew_check_needs_enough_values(void **state)
+{
+	static const double x[] = { 1, 1, 1, 1, 1000 };
+	struct fs_ci ci = fs_stats_mean_ci(x, 5, 0.95);
+
+	(void)state;
+	assert_true(ci.skew > 1.0);
+	assert_int_equal(ci.n_suggested, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_quantile_same_bucket_is_not_zero_width),
+		cmocka_unit_test(test_stats_quantile_of_constant_is_exact),
+		cmocka_unit_test(test_stats_quantile_interval_matches_hand_inversion),
+		cmocka_unit_test(test_stats_quantile_at_zero_atom_has_an_upper_end),
+		cmocka_unit_test(test_stats_quantile_skips_empty_replications),
+		cmocka_unit_test(test_stats_quantile_caps_the_sections),
+		cmocka_unit_test(test_stats_skewed_values_suggest_more_replications),
+		cmocka_unit_test(test_stats_skew_check_needs_enough_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
