@@ -12,7 +12,8 @@
 
 static const char *const EFFICIENCY_KEYS[] = {
 	"mfu", "mbu", "mfu_8bit", "attn_prefill_eff", "attn_decode_eff",
-	"elementwise_eff", "knee_exp", "gemm_floor", "link_gbps", "iteration_overhead",
+	"elementwise_eff", "knee_exp", "gemm_floor", "link_gbps", "eager_launch",
+	"iteration_overhead",
 	"per_seq_overhead", "layer_overhead", "allreduce_latency", "activation_reserve_gb",
 	NULL
 };
@@ -35,6 +36,8 @@ int fs__sc_load_efficiency(struct fs__sc *sc, const cJSON *node, struct fs_perf_
 	    fs__sc_duration_upto(sc, node, "gemm_floor", 0, FS__MAX_OVERHEAD_NS,
 	                         &perf->gemm_floor_ns) < 0 ||
 	    fs__sc_number(sc, node, "link_gbps", 0, true, 1e6, false, &link_gbps) < 0 ||
+	    fs__sc_duration_upto(sc, node, "eager_launch", 0, FS__MAX_OVERHEAD_NS,
+	                         &perf->eager_launch_ns) < 0 ||
 	    fs__sc_duration_upto(sc, node, "iteration_overhead", 0, FS__MAX_OVERHEAD_NS,
 	                         &perf->iteration_overhead_ns) < 0 ||
 	    fs__sc_duration_upto(sc, node, "per_seq_overhead", 0, FS__MAX_OVERHEAD_NS,
@@ -59,7 +62,7 @@ void fs__sc_print_efficiency(const struct fs_perf_cfg *p, cJSON *engine)
 
 	if (!(p->mfu > 0 || p->mbu > 0 || p->mfu_8bit > 0 || p->attn_prefill_eff > 0 ||
 	      p->attn_decode_eff > 0 || p->elementwise_eff > 0 || p->knee_exp > 0 ||
-	      p->gemm_floor_ns >= 0 || p->link_bytes_per_s > 0 ||
+	      p->gemm_floor_ns >= 0 || p->link_bytes_per_s > 0 || p->eager_launch_ns >= 0 ||
 	      p->iteration_overhead_ns >= 0 || p->per_seq_overhead_ns >= 0 ||
 	      p->layer_overhead_ns >= 0 || p->allreduce_latency_ns >= 0 ||
 	      p->activation_reserve_bytes >= 0))
@@ -83,6 +86,8 @@ void fs__sc_print_efficiency(const struct fs_perf_cfg *p, cJSON *engine)
 		fs__sc_print_duration(eff, "gemm_floor", p->gemm_floor_ns);
 	if (p->link_bytes_per_s > 0)
 		fs__sc_print_number(eff, "link_gbps", p->link_bytes_per_s / GB);
+	if (p->eager_launch_ns >= 0)
+		fs__sc_print_duration(eff, "eager_launch", p->eager_launch_ns);
 	if (p->iteration_overhead_ns >= 0)
 		fs__sc_print_duration(eff, "iteration_overhead", p->iteration_overhead_ns);
 	if (p->per_seq_overhead_ns >= 0)

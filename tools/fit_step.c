@@ -5,13 +5,16 @@
  * (gsl_multifit_nlinear), then reports the errors of the fit and held-out
  * validation rows per source and regime.  `make fit-step` runs it; the
  * fitted numbers are copied, with this provenance, into the catalogue.
- *   fit_step POINTS.csv [--rows]     (--rows: one markdown row per point)
+ *   fit_step POINTS.csv [--rows] [--catalogue]
+ *   (--rows: one markdown row per point; --catalogue: no fit, predict with
+ *   the catalogue's defaults — the figures docs/VALIDATION.md reports)
  */
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,46 +272,82 @@ static double median_abs(double *e, size_t n)
 	return gsl_stats_median_from_sorted_data(e, 1, n);
 }
 
-/* Median |error| of the points of one set (0 fit, 1 validation) whose
- * label (source, regime or "all") equals `want`; prints one line. */
+/* The groups errors are reported by. */
+enum group { G_SOURCE, G_REGIME, G_WHOLE, G_PREFILL, G_TP, G_DTYPE, N_GROUPS };
+
+static bool whole_step(const struct fs_perf_point *p)
+{
+	return p->kind == FS_POINT_PREFILL || p->kind == FS_POINT_DECODE;
+}
+
+/* The point's label in group g, or NULL when the group does not hold it
+ * (the TP and dtype groups hold whole steps only). */
+static const char *label_of(const struct fs_perf_point *p, enum group g)
+{
+	switch (g) {
+	case G_SOURCE:
+		return p->source;
+	case G_REGIME:
+		return fs_perf_point_regime(p);
+	case G_WHOLE:
+		return whole_step(p) ? "whole steps" : NULL;
+	case G_PREFILL:
+		return p->kind == FS_POINT_PREFILL ? "batch-1 prefill (TTFT)" : NULL;
+	case G_TP:
+		if (!whole_step(p))
+			return NULL;
+		return p->tp == 1 ? "steps TP 1" : p->tp <= 4 ? "steps TP 2-4" : "steps TP 8";
+	case G_DTYPE:
+		if (!whole_step(p))
+			return NULL;
+		return fs_dtype_bytes(p->weight_dtype) < 2 ? "steps 8-bit" : "steps 16-bit";
+	case N_GROUPS:
+		break;
+	}
+	return NULL;
+}
+
+/* Median |error| of the points of one set (0 fit, 1 validation, 2 other)
+ * whose label in group g is `want` (NULL: all points); prints one line. */
 static void report_group(const struct fs_perf_point *pts, const double *err, size_t n,
-                         int validation, int by_source, const char *want)
+                         int set, enum group g, const char *want)
 {
 	double *e = malloc(sizeof *e * n);
 	size_t m = 0;
 	int over20 = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *label = by_source ? pts[i].source : fs_perf_point_regime(&pts[i]);
+		const char *label = label_of(&pts[i], g);
 
-		if ((pts[i].other ? 2 : (int)pts[i].validation) != validation)
+		if ((pts[i].other ? 2 : (int)pts[i].validation) != set)
 			continue;
-		if (want != NULL && strcmp(label, want) != 0)
+		if (want != NULL && (label == NULL || strcmp(label, want) != 0))
 			continue;
 		e[m++] = fabs(err[i]);
 		over20 += fabs(err[i]) > 0.20;
 	}
 	if (m > 0)
 		printf("| %s | %s | %zu | %.1f%% | %d |\n",
-		       validation == 2 ? "other" : validation ? "validation" : "fit",
+		       set == 2 ? "other" : set ? "validation" : "fit",
 		       want ? want : "all", m, 100 * median_abs(e, m), over20);
 	free(e);
 }
 
-/* Each distinct label (source or regime) once, in first-seen order. */
+/* Each distinct label of group g once, in first-seen order. */
 static void report_by(const struct fs_perf_point *pts, const double *err, size_t n,
-                      int validation, int by_source)
+                      int set, enum group g)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *label = by_source ? pts[i].source : fs_perf_point_regime(&pts[i]);
+		const char *label = label_of(&pts[i], g);
 		size_t j = 0;
 
+		if (label == NULL)
+			continue;
 		for (; j < i; j++)
-			if (strcmp(label, by_source ? pts[j].source
-			                            : fs_perf_point_regime(&pts[j])) == 0)
+			if (label_of(&pts[j], g) != NULL && strcmp(label, label_of(&pts[j], g)) == 0)
 				break;
 		if (j == i)
-			report_group(pts, err, n, validation, by_source, label);
+			report_group(pts, err, n, set, g, label);
 	}
 }
 
@@ -319,10 +358,18 @@ int main(int argc, char **argv)
 	size_t n;
 	struct fit ft;
 	double *errs;
-	int rows = argc > 2 && strcmp(argv[2], "--rows") == 0;
+	int rows = 0, catalogue = 0;
 
+	for (int a = 2; a < argc; a++) {
+		if (strcmp(argv[a], "--rows") == 0)
+			rows = 1;
+		else if (strcmp(argv[a], "--catalogue") == 0)
+			catalogue = 1;
+		else
+			argc = 0;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: fit_step POINTS.csv [--rows]\n");
+		fprintf(stderr, "usage: fit_step POINTS.csv [--rows] [--catalogue]\n");
 		return 2;
 	}
 	if (fs_perf_points_load(argv[1], argv[1], &pts, &n, &err) < 0) {
@@ -349,16 +396,27 @@ int main(int argc, char **argv)
 			same += pts[ft.idx[j]].kind == pts[ft.idx[i]].kind;
 		ft.w[i] = 1.0 / (double)same;
 	}
-	find_free(&ft);
-	run_fit(&ft);
 	errs = malloc(sizeof *errs * n);
-	for (size_t i = 0; i < n; i++)
-		errs[i] = predict(&pts[i], ft.v) / pts[i].measured_ms - 1;
+	if (catalogue) {
+		/* The catalogue's own defaults, as a simulation uses them. */
+		printf("predicted with the catalogue defaults (no fit)\n");
+		for (size_t i = 0; i < n; i++) {
+			struct fs_perf_cfg c;
+
+			fs_perf_point_cfg(&pts[i], &c);
+			errs[i] = fs_perf_point_predict_ms(&pts[i], &c) / pts[i].measured_ms - 1;
+		}
+	} else {
+		find_free(&ft);
+		run_fit(&ft);
+		for (size_t i = 0; i < n; i++)
+			errs[i] = predict(&pts[i], ft.v) / pts[i].measured_ms - 1;
+	}
 	printf("\n| set | group | points | median abs error | over 20%% |\n|---|---|---|---|---|\n");
 	for (int set = 0; set < 3; set++) {
-		report_group(pts, errs, n, set, 1, NULL);
-		report_by(pts, errs, n, set, 1);
-		report_by(pts, errs, n, set, 0);
+		report_group(pts, errs, n, set, G_SOURCE, NULL);
+		for (int g = 0; g < N_GROUPS; g++)
+			report_by(pts, errs, n, set, (enum group)g);
 	}
 	if (rows) {
 		printf("\n| id | set | GPU | model | TP | dtype | kind | tokens | batch | "
