@@ -27,6 +27,13 @@ static const char *const RUN_COLS[N_RUN_COLS] = {
 	"batch", "input_len", "output_len", "latency_ms"
 };
 
+/* The per-request form (MODEL: C8): a header with ttft_ms selects it;
+ * tpot_ms is optional (0 or absent: no decode point). */
+enum { Q_PROMPT, Q_OUTPUT, Q_TTFT, Q_TPOT, N_REQ_COLS };
+static const char *const REQ_COLS[N_REQ_COLS] = {
+	"prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms"
+};
+
 static int fail(struct fs_error *err, const char *file, int line, int col,
                 const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
@@ -168,17 +175,73 @@ static int step_row(const char *path, int line_no, char *const cell[],
 	return 0;
 }
 
-/* A CSV of steps, or of whole runs when the header names latency_ms. */
+/* MODEL: C8 — one request measured alone (concurrency 1): its TTFT is a
+ * batch-1 prefill of its prompt, its mean inter-token time a batch-1 decode
+ * step at its mid-life context, prompt + output / 2. */
+static void push_request(struct fs_cal_points *ps, double prompt, double output,
+                         double ttft_ms, double tpot_ms, const char *where)
+{
+	struct fs_cal_point pt;
+
+	memset(&pt, 0, sizeof pt);
+	pt.shape.prefill_tokens = (int64_t)llround(prompt);
+	pt.shape.prefill_attn_tokens = pt.shape.prefill_tokens * pt.shape.prefill_tokens / 2;
+	pt.shape.n_seqs = 1;
+	pt.measured_ns = ttft_ms * 1e6;
+	snprintf(pt.where, sizeof pt.where, "%.150s ttft", where);
+	fs__cal_points_push(ps, &pt);
+	if (!(tpot_ms > 0) || output < 2)
+		return;
+	memset(&pt, 0, sizeof pt);
+	pt.shape.decode_seqs = 1;
+	pt.shape.n_seqs = 1;
+	pt.shape.decode_context_tokens = (int64_t)llround(prompt + output / 2);
+	pt.measured_ns = tpot_ms * 1e6;
+	snprintf(pt.where, sizeof pt.where, "%.150s tpot", where);
+	fs__cal_points_push(ps, &pt);
+}
+
+/* One per-request row (cells in order REQ_COLS; tpot may be NULL). */
+static int request_row(const char *path, int line_no, char *const cell[],
+                       const int col[], struct fs_cal_points *ps, struct fs_error *err)
+{
+	double v[N_REQ_COLS] = { 0 };
+	char where[160];
+	int i;
+
+	for (i = 0; i < N_REQ_COLS; i++) {
+		char *end = NULL, path_buf[64];
+
+		if (cell[i] == NULL)
+			continue;
+		snprintf(path_buf, sizeof path_buf, "measurements.%s", REQ_COLS[i]);
+		v[i] = strtod(cell[i], &end);
+		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] > 1e9 ||
+		    (i == Q_TTFT ? v[i] <= 0 : v[i] < 0) ||
+		    (i <= Q_OUTPUT && (v[i] != floor(v[i]) || v[i] < 1)))
+			return fail(err, path, line_no, col[i], path_buf,
+			            i == Q_TTFT ? "expected a number > 0, found \"%s\""
+			            : i == Q_TPOT ? "expected a number >= 0, found \"%s\""
+			            : "expected a whole number >= 1, found \"%s\"", cell[i]);
+	}
+	snprintf(where, sizeof where, "%.140s:%d", path, line_no);
+	push_request(ps, v[Q_PROMPT], v[Q_OUTPUT], v[Q_TTFT], v[Q_TPOT], where);
+	return 0;
+}
+
+/* A CSV of steps, of whole runs when the header names latency_ms, or of
+ * single requests when it names ttft_ms. */
 static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
                     struct fs_error *err)
 {
-	int where_col[N_COLS], line_no = 0, have_header = 0, n_need = N_COLS, i;
+	int where_col[N_REQ_COLS + N_COLS], line_no = 0, have_header = 0, n_need = N_COLS, i;
 	const char *const *need = COLS;
 	char *line, *next;
 
 	for (line = text; line != NULL; line = next) {
 		char *cell[32], *row_cell[N_COLS];
 		int col[32], row_col[N_COLS], n;
+		int optional;
 		size_t l;
 
 		next = strchr(line, '\n');
@@ -195,11 +258,16 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 			return fail(err, path, line_no, 1, "measurements",
 			            "expected at most 32 columns, found %s", "more");
 		if (!have_header) {
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
 				if (strcmp(cell[i], "latency_ms") == 0) {
 					need = RUN_COLS;
 					n_need = N_RUN_COLS;
 				}
+				if (strcmp(cell[i], "ttft_ms") == 0) {
+					need = REQ_COLS;
+					n_need = N_REQ_COLS;
+				}
+			}
 			for (i = 0; i < n_need; i++) {
 				int k;
 
@@ -207,7 +275,8 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 				for (k = 0; k < n; k++)
 					if (strcmp(cell[k], need[i]) == 0)
 						where_col[i] = k;
-				if (where_col[i] < 0)
+				optional = need == REQ_COLS && i == Q_TPOT;
+				if (where_col[i] < 0 && !optional)
 					return fail(err, path, line_no, 1, "header",
 					            "expected a column \"%s\", found none", need[i]);
 			}
@@ -218,6 +287,11 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 			int k = where_col[i];
 			char path_buf[64];
 
+			if (k < 0) {                   /* an optional column left out */
+				row_cell[i] = NULL;
+				row_col[i] = 0;
+				continue;
+			}
 			snprintf(path_buf, sizeof path_buf, "measurements.%s", need[i]);
 			if (k >= n)
 				return fail(err, path, line_no, (int)l + 1, path_buf,
@@ -225,15 +299,16 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 			row_cell[i] = cell[k];
 			row_col[i] = col[k];
 		}
-		if ((need == RUN_COLS ? run_row : step_row)(path, line_no, row_cell, row_col,
-		                                            ps, err) < 0)
+		if ((need == RUN_COLS ? run_row : need == REQ_COLS ? request_row : step_row)(
+		            path, line_no, row_cell, row_col, ps, err) < 0)
 			return -1;
 	}
 	if (!have_header)
 		return fail(err, path, 1, 1, "header",
 		            "expected a header naming batch, prefill_tokens, decode_tokens, "
-		            "context, ms (steps) or batch, input_len, output_len, latency_ms "
-		            "(whole runs), found %s", "an empty file");
+		            "context, ms (steps), batch, input_len, output_len, latency_ms "
+		            "(whole runs) or prompt_tokens, output_tokens, ttft_ms[, tpot_ms] "
+		            "(single requests), found %s", "an empty file");
 	return 0;
 }
 
@@ -265,6 +340,54 @@ static int fail_key(struct fs_error *err, const char *path, const char *buf, siz
 	if (node != NULL && fs__jpos_lookup(pos, node, &k_off, &v_off) == 0)
 		fs__jpos_line_col(buf, len, v_off, &line, &col);
 	return fail(err, path, line, col, p, "%s", msg);
+}
+
+/* The per-request arrays `vllm bench serve --save-detailed` writes
+ * (input_lens, output_lens, ttfts and itls, times in seconds): points
+ * pushed per successful request; returns how many requests, 0 when the
+ * arrays are absent or malformed (then the medians are used). */
+static int read_detail(const char *path, const cJSON *root, const char *prefix,
+                       struct fs_cal_points *ps)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "input_lens");
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(root, "output_lens");
+	const cJSON *ttft = cJSON_GetObjectItemCaseSensitive(root, "ttfts");
+	const cJSON *itls = cJSON_GetObjectItemCaseSensitive(root, "itls");
+	int n, used = 0;
+
+	if (!cJSON_IsArray(in) || !cJSON_IsArray(out) || !cJSON_IsArray(ttft))
+		return 0;
+	n = cJSON_GetArraySize(in);
+	if (n == 0 || cJSON_GetArraySize(out) != n || cJSON_GetArraySize(ttft) != n ||
+	    (cJSON_IsArray(itls) && cJSON_GetArraySize(itls) != n))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const cJSON *pi = cJSON_GetArrayItem(in, i), *oi = cJSON_GetArrayItem(out, i);
+		const cJSON *ti = cJSON_GetArrayItem(ttft, i);
+		const cJSON *li = cJSON_IsArray(itls) ? cJSON_GetArrayItem(itls, i) : NULL;
+		double sum_s = 0, tpot_ms = 0;
+		char where[160];
+		int k = 0;
+
+		if (!cJSON_IsNumber(pi) || !cJSON_IsNumber(oi) || !cJSON_IsNumber(ti) ||
+		    !(pi->valuedouble >= 1) || !(ti->valuedouble > 0))
+			continue;                      /* a failed request: no timing */
+		if (cJSON_IsArray(li)) {
+			const cJSON *gap;
+
+			cJSON_ArrayForEach(gap, li)
+				if (cJSON_IsNumber(gap) && gap->valuedouble >= 0) {
+					sum_s += gap->valuedouble;
+					k++;
+				}
+			tpot_ms = k > 0 ? sum_s / k * 1e3 : 0;
+		}
+		snprintf(where, sizeof where, "%.120s:%.16s[%d]", path, prefix, i);
+		push_request(ps, pi->valuedouble, oi->valuedouble, ti->valuedouble * 1e3,
+		             tpot_ms, where);
+		used++;
+	}
+	return used;
 }
 
 /* One run's result object.  Mean tokens per request come from the totals
@@ -321,6 +444,10 @@ static int read_run(const char *path, const char *buf, size_t len,
 	 * end-to-end = TTFT + TPOT × (output − 1). */
 	if (num(root, "max_concurrency", &conc, &node) != 1 || conc < 1)
 		conc = v[4] * (v[2] + v[3] * fmax(out_tokens - 1, 0)) / 1000.0;
+	/* MODEL: C8 — a run saved with its per-request detail at concurrency
+	 * below 1.5 gives one prefill and one decode point per request. */
+	if (conc < 1.5 && read_detail(path, root, prefix, ps) > 0)
+		return 0;
 	{
 		struct fs_cal_point pt;
 		int64_t b = (int64_t)fmax(1, llround(conc));
