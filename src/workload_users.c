@@ -61,6 +61,7 @@ struct fs__users *fs__users_alloc(const struct fs_workload_cfg *cfg,
 
 		if (cc == NULL)
 			continue;
+		/* MODEL: U8 — the class's own think and turn streams. */
 		u->rng_think[c] = fs_rng_alloc(seed, replication, FS_STREAM_THINK, (uint32_t)c);
 		u->rng_turns[c] = fs_rng_alloc(seed, replication, FS_STREAM_TURNS, (uint32_t)c);
 		if (!cc->has_users)
