@@ -361,6 +361,15 @@ static void test_closed_loop_bad_input_is_reported_at_its_place(void **state)
 	             "workload.classes[0].users.steps[0].at", "first step at 0");
 	expect_error(BAD_CLASS("\"users\": 1, \"session\": { \"think\": \"1s\" }"),
 	             "workload.classes[0].session", "missing required key \"turns\"");
+	/* Benchmark mode on a 1 ns server for 10 years: 3e17 requests. */
+	expect_error("{ \"name\": \"bad\", \"simulation\": { \"horizon\": \"3650d\","
+	             " \"sample_interval\": \"1d\" }, \"workload\": { \"classes\": ["
+	             " { \"name\": \"c\", \"users\": 2,"
+	             " \"prompt_tokens\": { \"dist\": \"fixed\", \"tokens\": 1 },"
+	             " \"output_tokens\": { \"dist\": \"fixed\", \"tokens\": 1 } } ] },"
+	             " \"engine\": { \"type\": \"queue\", \"servers\": 1,"
+	             " \"service\": { \"dist\": \"fixed\", \"mean\": \"1ns\" } } }",
+	             "simulation.horizon", "arrivals per replication");
 }
 
 /* The resolved form loads back to the same scenario. */
