@@ -152,6 +152,10 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 int fs__plot_utilization(struct fs__report *r, struct fs_error *err);
 int fs__plot_cost(struct fs__report *r, struct fs_error *err);
 
+/* report_plots_conc.c: TTFT and throughput against closed-loop users
+ * (a sweep over users; skipped otherwise). */
+int fs__plot_concurrency(struct fs__report *r, struct fs_error *err);
+
 /* report_plots_reps.c: the total cost of every replication (run dir, variants). */
 int fs__plot_cost_per_rep(struct fs__report *r, struct fs_error *err);
 

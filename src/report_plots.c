@@ -513,7 +513,8 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		return -1;
 	switch (r->kind) {
 	case FS_REPORT_SWEEP:
-		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err))
+		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err) ||
+		    fs__plot_concurrency(r, err))
 			return -1;
 		fs__plot_skip(r, "timeline, utilization, cost_breakdown, cost_per_rep",
 		     "a sweep keeps no per-point time series or cost split; run the "

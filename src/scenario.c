@@ -265,6 +265,17 @@ static int check_work(struct fs__sc *sc, const cJSON *sim_node, const struct fs_
 	for (size_t c = 0; c < w->n_classes; c++)
 		if (w->classes[c].own_arrivals)
 			arrivals += expected_arrivals(&w->classes[c].arrivals, sim->horizon_ns);
+	for (size_t c = 0; c < w->n_classes; c++) {
+		/* MODEL: U1 — a closed loop on the queue engine sends at most
+		 * min(servers / S, users / (Z + S)) requests per second. */
+		const struct fs_closed_cfg *cc = w->classes[c].closed;
+		double s_s = (double)s->engine.service.mean_ns / 1e9;
+
+		if (cc != NULL && cc->has_users && s->engine.kind == FS_ENGINE_QUEUE && s_s > 0)
+			arrivals += (double)sim->horizon_ns / 1e9 *
+			            fmin((double)s->engine.servers / s_s, (double)cc->users_max /
+			                 ((double)cc->think.mean_ns / 1e9 + s_s));
+	}
 	fs__sc_path_save(sc, &saved);
 	fs__sc_path_set(sc, "simulation");
 	fs__sc_found(sc, fs__sc_get(sim_node, "sample_interval"), found, sizeof found);

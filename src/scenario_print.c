@@ -128,6 +128,11 @@ static void add_length(cJSON *parent, const char *key, const struct fs_length_cf
 	fs__sc_print_number(obj, "max", (double)l->max_tokens);
 }
 
+void fs__sc_print_length(cJSON *parent, const char *key, const struct fs_length_cfg *l)
+{
+	add_length(parent, key, l);
+}
+
 static void add_class(cJSON *list, const struct fs_class_cfg *cl)
 {
 	cJSON *obj = cJSON_CreateObject(), *slo;
@@ -135,8 +140,9 @@ static void add_class(cJSON *list, const struct fs_class_cfg *cl)
 	cJSON_AddStringToObject(obj, "name", cl->name);
 	if (cl->own_arrivals)
 		add_arrivals(obj, &cl->arrivals);
-	else
+	else if (cl->closed == NULL || !cl->closed->has_users)
 		fs__sc_print_number(obj, "share", cl->share);
+	fs__sc_print_closed(obj, cl);          /* users, think, session */
 	add_length(obj, "prompt_tokens", &cl->prompt);
 	add_length(obj, "output_tokens", &cl->output);
 	slo = cJSON_AddObjectToObject(obj, "slo");

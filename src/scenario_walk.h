@@ -228,6 +228,21 @@ int fs__sc_load_workload(struct fs__sc *sc, const cJSON *node, struct fs_workloa
 /* Free the classes and the shared arrivals; zeroed cfg is fine. */
 void fs__sc_workload_fini(struct fs_workload_cfg *cfg);
 
+/* A LENGTH object at `node` (the path names it; scenario_workload.c);
+ * "dist": "trace" only when from_trace. */
+int fs__sc_load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
+                       struct fs_length_cfg *cfg);
+/* parent[key] = the LENGTH's JSON form (scenario_print.c). */
+void fs__sc_print_length(cJSON *parent, const char *key, const struct fs_length_cfg *l);
+/* A class's closed-loop keys "users", "think", "session" (scenario_users.c):
+ * sets cl->closed (NULL for an open class); fs__sc_check_closed runs once
+ * the lengths are loaded; fs__sc_closed_fini frees; fs__sc_print_closed adds
+ * the keys to the class's printed object. */
+int fs__sc_load_closed(struct fs__sc *sc, const cJSON *node, struct fs_class_cfg *cl);
+int fs__sc_check_closed(struct fs__sc *sc, const cJSON *node, const struct fs_class_cfg *cl);
+void fs__sc_closed_fini(struct fs_class_cfg *cl);
+void fs__sc_print_closed(cJSON *obj, const struct fs_class_cfg *cl);
+
 /* The "engine" section (scenario_engine.c), dispatched on "type".  Model
  * and GPU names resolve through sc->catalog, which must be loaded first. */
 int fs__sc_load_engine(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg *cfg);

@@ -22,7 +22,7 @@
 static const char *const WORKLOAD_KEYS[] = { "arrivals", "classes", NULL };
 static const char *const CLASS_KEYS[] = {
 	"name", "share", "arrivals", "prompt_tokens", "output_tokens", "slo",
-	"priority", NULL
+	"priority", "users", "think", "session", NULL
 };
 static const char *const SLO_KEYS[] = { "ttft", "tpot", "e2e", "attainment", NULL };
 static const char *const LENGTH_KEYS[] = {
@@ -145,6 +145,12 @@ static int load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
 	return fs__sc_fail_at(sc, node, "internal error: unhandled length kind");
 }
 
+int fs__sc_load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
+                       struct fs_length_cfg *cfg)
+{
+	return load_length(sc, node, from_trace, cfg);
+}
+
 static int load_slo(struct fs__sc *sc, const cJSON *node, struct fs_slo_cfg *slo)
 {
 	if (fs__sc_check_object(sc, node, SLO_KEYS) != 0 ||
@@ -174,18 +180,21 @@ static int load_class(struct fs__sc *sc, const cJSON *node,
 {
 	const char *name = NULL;
 	int64_t priority = 0;
-	bool from_trace;
+	bool from_trace, users;
 
 	if (fs__sc_check_object(sc, node, CLASS_KEYS) != 0 ||
 	    fs__sc_require(sc, node, "name") != 0 ||
 	    fs__sc_string(sc, node, "name", false, &name) < 0)
 		return -1;
 	cl->name = fs_xstrdup(name);
+	if (fs__sc_load_closed(sc, node, cl) != 0)
+		return -1;
+	users = cl->closed != NULL && cl->closed->has_users;
 	cl->own_arrivals = fs__sc_get(node, "arrivals") != NULL;
 	if (cl->own_arrivals && fs__sc_forbid(sc, node, "share",
 	                                      "when the class has its own \"arrivals\"") != 0)
 		return -1;
-	if (!cl->own_arrivals && !wl->has_shared_arrivals) {
+	if (!cl->own_arrivals && !users && !wl->has_shared_arrivals) {
 		if (fs__sc_get(node, "share") != NULL)
 			return fs__sc_fail_member_key(sc, node, "share", "key \"share\" "
 			                              "needs a shared workload.arrivals "
@@ -193,12 +202,12 @@ static int load_class(struct fs__sc *sc, const cJSON *node,
 		return fs__sc_fail_at(sc, node, "missing required key \"arrivals\" "
 		                      "(there is no workload.arrivals to share)");
 	}
-	if (!cl->own_arrivals && (fs__sc_require(sc, node, "share") != 0 ||
+	if (!cl->own_arrivals && !users && (fs__sc_require(sc, node, "share") != 0 ||
 	    fs__sc_number(sc, node, "share", 0.0, false, INFINITY, false, &cl->share) < 0))
 		return -1;
 	if (cl->own_arrivals)
 		SUB(sc, node, "arrivals", fs__sc_load_arrivals(sc, sub_, &cl->arrivals));
-	from_trace = cl->own_arrivals ? cl->arrivals.kind == FS_ARRIVAL_TRACE :
+	from_trace = users ? false : cl->own_arrivals ? cl->arrivals.kind == FS_ARRIVAL_TRACE :
 	             wl->arrivals.kind == FS_ARRIVAL_TRACE;
 	cl->prompt.kind = cl->output.kind = FS_LENGTH_TRACE;
 	cl->prompt.min_tokens = cl->output.min_tokens = 1;
@@ -216,7 +225,13 @@ static int load_class(struct fs__sc *sc, const cJSON *node,
 	if (fs__sc_int(sc, node, "priority", -1000, 1000, &priority) < 0)
 		return -1;
 	cl->priority = (int)priority;
-	return 0;
+	return fs__sc_check_closed(sc, node, cl);
+}
+
+/* Closed-loop users drive the class: it takes no share (MODEL: U1). */
+static bool class_has_users(const struct fs_class_cfg *cl)
+{
+	return cl->closed != NULL && cl->closed->has_users;
 }
 
 /* Shares of the sharing classes must sum > 0; normalise them to 1 (a sum
@@ -228,7 +243,7 @@ static int normalise_shares(struct fs__sc *sc, const cJSON *classes,
 	size_t i, n_sharing = 0;
 
 	for (i = 0; i < wl->n_classes; i++) {
-		if (!wl->classes[i].own_arrivals) {
+		if (!wl->classes[i].own_arrivals && !class_has_users(&wl->classes[i])) {
 			sum += wl->classes[i].share;
 			n_sharing++;
 		}
@@ -243,7 +258,7 @@ static int normalise_shares(struct fs__sc *sc, const cJSON *classes,
 	if (fabs(sum - 1.0) <= 4.0 * DBL_EPSILON * (double)n_sharing)
 		return 0;
 	for (i = 0; i < wl->n_classes; i++)
-		if (!wl->classes[i].own_arrivals)
+		if (!wl->classes[i].own_arrivals && !class_has_users(&wl->classes[i]))
 			wl->classes[i].share /= sum;
 	return 0;
 }
@@ -303,6 +318,7 @@ void fs__sc_workload_fini(struct fs_workload_cfg *wl)
 		fs__sc_arrivals_fini(&wl->classes[i].arrivals);
 		fs_length_fini(&wl->classes[i].prompt);
 		fs_length_fini(&wl->classes[i].output);
+		fs__sc_closed_fini(&wl->classes[i]);
 	}
 	free(wl->classes);
 	wl->classes = NULL;

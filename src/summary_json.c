@@ -358,6 +358,50 @@ static cJSON *provenance_json(const struct fs_summary *s, const struct fs_scenar
 	return o;
 }
 
+/* MODEL: U7 — a closed-loop run by concurrency, as `vllm bench serve
+ * --max-concurrency` reports it: users, TTFT / TPOT / ITL / E2E (mean,
+ * median, p99), output tokens/s and requests/s.  NULL when no class has
+ * users. */
+static cJSON *concurrency_json(const struct fs_summary *s, const struct fs_scenario *sc)
+{
+	static const enum fs_quantity qty[] = { FS_QTY_MEAN, FS_QTY_P50, FS_QTY_P99 };
+	static const char *const qty_names[] = { "mean", "median", "p99" };
+	int64_t users;
+	bool scheduled;
+	int gi = fs_summary_closed_group(s, sc, &users, &scheduled);
+	const struct fs_group_summary *g;
+	cJSON *o;
+
+	if (gi < 0)
+		return NULL;
+	g = &s->groups[gi];
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "users", (double)users);
+	cJSON_AddBoolToObject(o, "users_scheduled", scheduled);
+	cJSON_AddStringToObject(o, "scope", (size_t)gi == s->n_classes ? "all" :
+	                        s->class_names[gi]);
+	for (int k = 0; k < 4; k++) {
+		static const enum fs_latency lat[] = {
+			FS_LAT_TTFT, FS_LAT_TPOT, FS_LAT__COUNT, FS_LAT_E2E
+		};
+		static const char *const names[] = { "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms" };
+		const struct fs_ci *by_qty;
+		cJSON *m;
+
+		if ((lat[k] == FS_LAT_TPOT || lat[k] == FS_LAT__COUNT) && !s->llm)
+			continue;
+		if (lat[k] == FS_LAT__COUNT && (size_t)gi != s->n_classes)
+			continue;        /* ITL is kept for all traffic only */
+		by_qty = lat[k] == FS_LAT__COUNT ? g->itl_ms : g->lat_ms[lat[k]];
+		m = cJSON_AddObjectToObject(o, names[k]);
+		for (int q = 0; q < 3; q++)
+			cJSON_AddItemToObject(m, qty_names[q], ci_json(&by_qty[qty[q]]));
+	}
+	cJSON_AddItemToObject(o, "output_tokens_per_s", ci_json(&g->output_tokens_per_s));
+	cJSON_AddItemToObject(o, "requests_per_s", ci_json(&g->throughput_rps));
+	return o;
+}
+
 int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *sc,
                           const char *path, struct fs_error *err)
 {
@@ -397,6 +441,12 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddItemToObject(system, "busy_fraction", ci_json(&s->busy_fraction));
 	cJSON_AddItemToObject(system, "queue_len", ci_json(&s->queue_len));
 	cJSON_AddItemToObject(root, "system", system);
+	{
+		cJSON *conc = concurrency_json(s, sc);
+
+		if (conc != NULL)
+			cJSON_AddItemToObject(root, "concurrency", conc);
+	}
 	if (s->llm) {
 		cJSON_AddItemToObject(root, "engine", engine_json(s, sc));
 		cJSON_AddItemToObject(root, "cost", cost_json(s, sc));

@@ -437,6 +437,19 @@ void fs_summary_print_table(const struct fs_summary *s, const struct fs_scenario
 	fprintf(out, "   %-16s", "mean queue len");
 	cell(out, &s->queue_len, 14);
 	fputc('\n', out);
+	{
+		/* MODEL: U7 — a closed loop: its concurrency and which group's
+		 * figures summary.json "concurrency" holds. */
+		int64_t users;
+		bool scheduled;
+		int gi = fs_summary_closed_group(s, sc, &users, &scheduled);
+
+		if (gi >= 0)
+			fprintf(out, "closed loop: %lld users%s (figures by concurrency in "
+			        "summary.json \"concurrency\", from [%s])\n", (long long)users,
+			        scheduled ? " at most (scheduled)" : "",
+			        (size_t)gi == s->n_classes ? "all" : s->class_names[gi]);
+	}
 	if (s->llm) {
 		engine_block(out, s);
 		cost_block(out, s, sc);

@@ -66,6 +66,37 @@ static void add_figures(cJSON *rec, const struct fs_summary *s)
 	cJSON_AddBoolToObject(rec, "stable", s->unstable_replications == 0);
 }
 
+/* MODEL: U7 — a closed-loop point by concurrency (the block summary.json
+ * calls "concurrency"), each figure [value, ci_lo, ci_hi]; none without
+ * users. */
+static void add_concurrency(cJSON *rec, const struct fs_summary *s,
+                            const struct fs_scenario *sc)
+{
+	int64_t users;
+	bool scheduled;
+	int gi = fs_summary_closed_group(s, sc, &users, &scheduled);
+	const struct fs_group_summary *g;
+	cJSON *c;
+
+	if (gi < 0)
+		return;
+	g = &s->groups[gi];
+	c = cJSON_AddObjectToObject(rec, "concurrency");
+	cJSON_AddNumberToObject(c, "users", (double)users);
+	cJSON_AddItemToObject(c, "ttft_ms_mean", ci_array(&g->lat_ms[FS_LAT_TTFT][FS_QTY_MEAN]));
+	cJSON_AddItemToObject(c, "ttft_ms_median", ci_array(&g->lat_ms[FS_LAT_TTFT][FS_QTY_P50]));
+	cJSON_AddItemToObject(c, "ttft_ms_p99", ci_array(&g->lat_ms[FS_LAT_TTFT][FS_QTY_P99]));
+	cJSON_AddItemToObject(c, "e2e_ms_mean", ci_array(&g->lat_ms[FS_LAT_E2E][FS_QTY_MEAN]));
+	if (s->llm) {
+		cJSON_AddItemToObject(c, "tpot_ms_mean",
+		                      ci_array(&g->lat_ms[FS_LAT_TPOT][FS_QTY_MEAN]));
+		cJSON_AddItemToObject(c, "tpot_ms_p99",
+		                      ci_array(&g->lat_ms[FS_LAT_TPOT][FS_QTY_P99]));
+	}
+	cJSON_AddItemToObject(c, "output_tokens_per_s", ci_array(&g->output_tokens_per_s));
+	cJSON_AddItemToObject(c, "requests_per_s", ci_array(&g->throughput_rps));
+}
+
 /* The Pareto latency's CDF pooled over every replication, at p = 0.01 ..
  * 0.99, 0.995, 0.999: [[latency_ms, p], ...]. */
 static void add_cdf(cJSON *rec, const struct fs_objective_cfg *obj,
@@ -221,6 +252,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	else
 		cJSON_AddNullToObject(rec, "replications_needed");
 	add_figures(rec, s);
+	add_concurrency(rec, s, sc);
 	text = cJSON_PrintUnformatted(rec);
 	cJSON_Delete(rec);
 	fs_summary_free(s);

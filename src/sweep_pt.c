@@ -253,6 +253,14 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
 		cJSON_AddItemToObject(figs, fs__sweep_figures[k], fs__sweep_jci(&ci));
 	}
+	{
+		/* MODEL: U7 — a closed-loop point's figures by concurrency, as
+		 * the record holds them. */
+		const cJSON *conc = cJSON_GetObjectItemCaseSensitive(p->rec, "concurrency");
+
+		if (cJSON_IsObject(conc))
+			cJSON_AddItemToObject(o, "concurrency", cJSON_Duplicate(conc, true));
+	}
 	return o;
 }
 

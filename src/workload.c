@@ -4,7 +4,8 @@
  * arrivals, and prompt/output lengths.  Every source and class draws from its
  * own RNG streams, so adding a class or a draw elsewhere never shifts another
  * stream.  Borrows the config; owns its RNGs and arrays.  No per-request
- * allocation.  MODEL: W1-W13 (arrivals), W17-W22 (lengths).
+ * allocation.  MODEL: W1-W13 (arrivals), W17-W22 (lengths); closed-loop
+ * users and sessions live in workload_users.c (U1-U9).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@ struct fs_workload {
 	double *cum_share;           /* per class: running sum of shared shares */
 	double total_share;          /* sum of shares of classes without own arrivals */
 	uint64_t next_id;
+	struct fs__users *users;     /* closed-loop users and sessions */
+	uint32_t taken_agent;        /* agent of the last fs_workload_take */
 };
 
 /*
@@ -89,6 +92,8 @@ struct fs_workload *fs_workload_alloc(const struct fs_workload_cfg *cfg,
 		w->cum_share[c] = sum;
 	}
 	w->total_share = sum;
+	w->users = fs__users_alloc(cfg, sim, seed, replication, w->rng_prompt, w->rng_output);
+	w->taken_agent = FS_WORKLOAD_NO_AGENT;
 	return w;
 }
 
@@ -105,6 +110,7 @@ void fs_workload_free(struct fs_workload *w)
 		fs_rng_free(w->rng_prompt[c]);
 		fs_rng_free(w->rng_output[c]);
 	}
+	fs__users_free(w->users);
 	free(w->src);
 	free(w->rng_prompt);
 	free(w->rng_output);
@@ -185,10 +191,47 @@ fs_ns fs_workload_take(struct fs_workload *w, size_t src, fs_ns t_ns,
 	c = s->own_class >= 0 ? (size_t)s->own_class : pick_class(w, s);
 	cl = &w->cfg->classes[c];
 	req->id = w->next_id++;
-	req->class_idx = (uint32_t)c;
-	req->arrival_ns = t_ns;
-	req->prompt_tokens = length_for(&cl->prompt, w->rng_prompt[c], s->row, true);
-	req->output_tokens = length_for(&cl->output, w->rng_output[c], s->row, false);
+	w->taken_agent = FS_WORKLOAD_NO_AGENT;
+	if (cl->closed != NULL && cl->closed->sessions) {     /* MODEL: U6 */
+		w->taken_agent = fs__users_open(w->users, (uint32_t)c, t_ns, req);
+	} else {
+		req->class_idx = (uint32_t)c;
+		req->arrival_ns = t_ns;
+		req->prompt_tokens = length_for(&cl->prompt, w->rng_prompt[c], s->row, true);
+		req->output_tokens = length_for(&cl->output, w->rng_output[c], s->row, false);
+		req->session_id = 0;
+		req->turn = 0;
+	}
 	s->next_ns = fs__arrivals_next(&s->gen, &s->row);
 	return s->next_ns;
+}
+
+/* See workload.h: thin wrappers over workload_users.c that number the
+ * requests with the workload's own id counter. */
+size_t fs_workload_n_users(const struct fs_workload *w)
+{
+	return fs__users_count(w->users);
+}
+
+fs_ns fs_workload_user_first(struct fs_workload *w, uint32_t agent)
+{
+	return fs__users_first(w->users, agent);
+}
+
+void fs_workload_user_take(struct fs_workload *w, uint32_t agent, fs_ns t_ns,
+                           struct fs_request *req)
+{
+	req->id = w->next_id++;
+	fs__users_take(w->users, agent, t_ns, req);
+}
+
+uint32_t fs_workload_taken_agent(const struct fs_workload *w)
+{
+	return w->taken_agent;
+}
+
+fs_ns fs_workload_user_done(struct fs_workload *w, uint32_t agent, fs_ns t_ns,
+                            bool completed, int64_t output_tokens)
+{
+	return fs__users_done(w->users, agent, t_ns, completed, output_tokens);
 }

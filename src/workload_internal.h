@@ -15,6 +15,7 @@
 #include "fleetsim/config.h"
 
 struct fs_rng;
+struct fs_request;
 
 struct fs__arrivals {
 	const struct fs_arrival_cfg *cfg;
@@ -46,6 +47,30 @@ void fs__arrivals_init(struct fs__arrivals *a, const struct fs_arrival_cfg *cfg,
  * otherwise NULL.  O(1) draws per candidate; modulated sources may reject
  * several candidates per arrival. */
 fs_ns fs__arrivals_next(struct fs__arrivals *a, const struct fs_trace_row **row);
+
+/* Closed-loop users and open sessions (workload_users.c, MODEL: U1-U9).
+ * Borrows cfg, sim and the per-class length streams; owns its THINK and
+ * TURNS streams and its agents.  Agents [0, fs__users_count) are the users
+ * of the classes with `users`, in class order; open sessions follow. */
+struct fs__users;
+struct fs__users *fs__users_alloc(const struct fs_workload_cfg *cfg,
+                                  const struct fs_sim_cfg *sim, uint64_t seed,
+                                  uint64_t replication, struct fs_rng *const *rng_prompt,
+                                  struct fs_rng *const *rng_output);
+void fs__users_free(struct fs__users *u);                /* NULL is fine */
+size_t fs__users_count(const struct fs__users *u);
+/* A user's first request time (FS_NS_MAX: none before the horizon). */
+fs_ns fs__users_first(struct fs__users *u, uint32_t agent);
+/* Fill *req (all but id) with the agent's request at t_ns. */
+void fs__users_take(struct fs__users *u, uint32_t agent, fs_ns t_ns, struct fs_request *req);
+/* Start a session of class cls at t_ns, fill *req with its first turn (all
+ * but id) and return its agent. */
+uint32_t fs__users_open(struct fs__users *u, uint32_t cls, fs_ns t_ns,
+                        struct fs_request *req);
+/* The agent's request ended at t_ns: its next request time, or FS_NS_MAX
+ * (an open session's agent is then freed). */
+fs_ns fs__users_done(struct fs__users *u, uint32_t agent, fs_ns t_ns, bool completed,
+                     int64_t output_tokens);
 
 /* Clamp a token count to cfg's [min, max] (min < 1 means 1, max <= 0 none). */
 int64_t fs__length_clamp(const struct fs_length_cfg *cfg, int64_t tokens);

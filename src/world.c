@@ -13,19 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void on_arrival(struct fs_world *w, uint32_t src)
+/* A request enters the system: an open arrival, or an agent's (a
+ * closed-loop user's or a session's) next request. */
+static void admit(struct fs_world *w, const struct fs_request *req, uint32_t agent)
 {
-	struct fs_request req;
-	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
 	uint32_t slot;
 
-	if (next_ns != FS_NS_MAX)
-		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
-	FS__WORLD_CHECK(w, req.class_idx < w->sc->workload.n_classes,
+	FS__WORLD_CHECK(w, req->class_idx < w->sc->workload.n_classes,
 	                "class out of range");
 	w->arrivals++;
-	fs__recorder_arrival(&w->rec, &req);
-	slot = fs__world_slot_alloc(w, &req);
+	fs__recorder_arrival(&w->rec, req);
+	slot = fs__world_slot_alloc(w, req);
+	w->slots[slot].agent = agent;
 	switch (w->sc->engine.kind) {
 	case FS_ENGINE_QUEUE:
 		fs__world_queue_arrival(w, slot);
@@ -38,6 +37,25 @@ static void on_arrival(struct fs_world *w, uint32_t src)
 		w->rec.result->stopped_early = true;   /* MODEL: S3 */
 		w->ended = true;
 	}
+}
+
+static void on_arrival(struct fs_world *w, uint32_t src)
+{
+	struct fs_request req;
+	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
+
+	if (next_ns != FS_NS_MAX)
+		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
+	admit(w, &req, fs_workload_taken_agent(w->workload));
+}
+
+/* MODEL: U1 — a closed-loop user (or a session's next turn) sends. */
+static void on_user_send(struct fs_world *w, uint32_t agent)
+{
+	struct fs_request req;
+
+	fs_workload_user_take(w->workload, agent, w->now_ns, &req);
+	admit(w, &req, agent);
 }
 
 struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
@@ -74,6 +92,13 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 		if (first_ns != FS_NS_MAX)
 			fs_eventq_push(w->q, first_ns, FS_EV_ARRIVAL, (uint32_t)src, 0);
 	}
+	n_src = fs_workload_n_users(w->workload);
+	for (src = 0; src < n_src; src++) {              /* MODEL: U1 */
+		fs_ns first_ns = fs_workload_user_first(w->workload, (uint32_t)src);
+
+		if (first_ns != FS_NS_MAX)
+			fs_eventq_push(w->q, first_ns, FS_EV_USER_SEND, (uint32_t)src, 0);
+	}
 	return w;
 }
 
@@ -107,6 +132,9 @@ bool fs_world_step(struct fs_world *w)
 	switch ((enum fs_event_kind)ev.kind) {
 	case FS_EV_ARRIVAL:
 		on_arrival(w, ev.a);
+		break;
+	case FS_EV_USER_SEND:
+		on_user_send(w, ev.a);
 		break;
 	case FS_EV_SERVICE_DONE:
 		fs__world_queue_done(w, ev.a, (uint32_t)ev.b);

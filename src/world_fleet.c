@@ -596,6 +596,7 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 		break;
 	case FS_EV_AUTOSCALE:            /* world_scale.c's */
 	case FS_EV_ARRIVAL:
+	case FS_EV_USER_SEND:
 	case FS_EV_SERVICE_DONE:
 	case FS_EV_HORIZON:
 	case FS_EV_STEP_DONE:

@@ -148,7 +148,7 @@ static void fail_request(struct fs_world *w, uint32_t slot)
 
 	fs__recorder_failed(&w->rec, &s->req, s->start_ns, s->first_token_ns, w->now_ns);
 	w->failures++;
-	fs__world_slot_release(w, slot);
+	fs__world_slot_end(w, slot, false, 0);
 }
 
 /* Hand a request to an instance; false when none can take it now. */
@@ -298,7 +298,7 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		w->rec.result->fleet.all_output_tokens += out_tokens;
 		w->completions++;
 		in->outstanding--;
-		fs__world_slot_release(w, slot);
+		fs__world_slot_end(w, slot, true, out_tokens);
 	}
 	for (i = 0; i < rep.n_rejected; i++) {
 		in->outstanding--;

@@ -62,7 +62,7 @@ void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot)
 	fs__recorder_completion(&w->rec, &s->req, s->start_ns, s->first_token_ns,
 	                        w->now_ns, s->req.output_tokens);
 	w->completions++;
-	fs__world_slot_release(w, slot);
+	fs__world_slot_end(w, slot, true, s->req.output_tokens);
 	next = fs_qengine_finish(w->qengine, (int)server);
 	if (next != FS_QENGINE_NONE)
 		start_service(w, (int)server, next);

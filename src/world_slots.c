@@ -39,6 +39,7 @@ uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req)
 	s->routed = false;
 	s->instance = 0;
 	s->next_free = FS__WORLD_NO_SLOT;
+	s->agent = FS_WORKLOAD_NO_AGENT;
 	s->in_use = true;
 	w->in_system++;
 	return i;
@@ -51,4 +52,20 @@ void fs__world_slot_release(struct fs_world *w, uint32_t i)
 	w->slots[i].next_free = w->free_head;
 	w->free_head = i;
 	w->in_system--;
+}
+
+void fs__world_slot_end(struct fs_world *w, uint32_t i, bool completed,
+                        int64_t output_tokens)
+{
+	uint32_t agent = w->slots[i].agent;
+
+	if (agent != FS_WORKLOAD_NO_AGENT) {
+		/* MODEL: U1 — the response (or the failure) reaches the user now. */
+		fs_ns next_ns = fs_workload_user_done(w->workload, agent, w->now_ns,
+		                                      completed, output_tokens);
+
+		if (next_ns != FS_NS_MAX && !w->draining)
+			fs_eventq_push(w->q, next_ns, FS_EV_USER_SEND, agent, 0);
+	}
+	fs__world_slot_release(w, i);
 }

@@ -34,6 +34,8 @@ struct fs__slot {
 	int64_t carried_tokens;      /* LLM: outputs produced on a reclaimed instance */
 	uint32_t instance;           /* LLM: the instance serving it */
 	uint32_t next_free;          /* free list link (also the unrouted line) */
+	uint32_t agent;              /* closed-loop user or session that sent it,
+	                              * FS_WORKLOAD_NO_AGENT: open arrival */
 	bool in_use;
 	bool routed;                 /* LLM: held by an instance's engine */
 };
@@ -181,6 +183,10 @@ _Noreturn void fs__world_fail(const struct fs_world *w, const char *what,
 uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req);
 /* The request left the system (completed or failed). */
 void fs__world_slot_release(struct fs_world *w, uint32_t slot);
+/* The request ended (completed with output_tokens, or failed): its agent,
+ * if any, schedules its next request (MODEL: U1); then the slot is released. */
+void fs__world_slot_end(struct fs_world *w, uint32_t slot, bool completed,
+                        int64_t output_tokens);
 
 /* Queue engine driver (world_queue.c). */
 void fs__world_queue_init(struct fs_world *w, uint64_t seed, uint64_t replication);

@@ -132,6 +132,8 @@ struct fs_class_cfg {
 	struct fs_length_cfg output;
 	struct fs_slo_cfg slo;
 	int priority;                /* lower value = served first (vLLM convention) */
+	struct fs_closed_cfg *closed;/* closed-loop users and/or sessions, NULL:
+	                              * an open class (owned; MODEL: U1-U9) */
 };
 
 struct fs_workload_cfg {
@@ -163,6 +165,33 @@ struct fs_service_cfg {
 	enum fs_service_kind kind;
 	fs_ns mean_ns;
 	double cv;                   /* LOGNORMAL: coefficient of variation */
+};
+
+/* ---- closed-loop users and sessions (MODEL: U1-U9) ------------------------ */
+
+/* Piecewise-constant user count: users[i] from at_ns[i] on. */
+struct fs_users_step {
+	fs_ns at_ns;
+	int64_t users;
+};
+
+/*
+ * A class driven by users who wait for each response (`users`), and/or made
+ * of multi-turn sessions (`session`).  Think times use the service-time
+ * vocabulary (a mean of 0 is benchmark mode: no think time).  Without
+ * users, sessions start at the class's open arrivals.
+ */
+struct fs_closed_cfg {
+	bool has_users;              /* closed loop: users replace arrivals */
+	int64_t users;               /* constant count (no schedule), >= 0 */
+	struct fs_users_step *schedule;  /* NULL or n_schedule steps, ascending */
+	size_t n_schedule;
+	fs_ns schedule_period_ns;    /* 0: the last step holds */
+	int64_t users_max;           /* most users at any time */
+	struct fs_service_cfg think; /* after a response (users: between sessions) */
+	bool sessions;               /* multi-turn conversations */
+	struct fs_length_cfg turns;  /* turns per session, >= 1 */
+	struct fs_service_cfg turn_think;  /* between the turns of a session */
 };
 
 /*

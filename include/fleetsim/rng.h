@@ -21,7 +21,9 @@ enum fs_stream {
 	FS_STREAM_SERVICE = 5,       /* index: server or replica */
 	FS_STREAM_ROUTING = 6,
 	FS_STREAM_SPOT = 7,
-	FS_STREAM_FLEET = 8
+	FS_STREAM_FLEET = 8,
+	FS_STREAM_THINK = 9,         /* index: class (closed-loop think times) */
+	FS_STREAM_TURNS = 10         /* index: class (turns per session) */
 };
 
 struct fs_rng;

@@ -259,4 +259,13 @@ int fs_latency_cdf_write_csv(struct fs_rep_result *const *results, int replicati
 int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenario *sc,
                           const char *path, struct fs_error *err);
 
+/* Closed-loop runs (summary_closed.c, MODEL: U7): the group whose figures
+ * are reported by concurrency, as serving benchmarks do (the one closed-loop
+ * class, or n_classes for all traffic when every class is closed or there
+ * are several), with *users the users of the closed-loop classes (the most
+ * logged on at once under a schedule) and *scheduled whether any follows a
+ * schedule.  -1 when no class has users. */
+int fs_summary_closed_group(const struct fs_summary *s, const struct fs_scenario *sc,
+                            int64_t *users, bool *scheduled);
+
 #endif

@@ -11,6 +11,7 @@
 #ifndef FLEETSIM_WORKLOAD_H
 #define FLEETSIM_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,8 @@ struct fs_request {
 	fs_ns arrival_ns;
 	int64_t prompt_tokens;
 	int64_t output_tokens;
+	uint64_t session_id;         /* 1, 2, ... per world; 0: not in a session */
+	uint32_t turn;               /* 0-based turn index within its session */
 };
 
 struct fs_workload;
@@ -47,6 +50,35 @@ fs_ns fs_workload_first(struct fs_workload *w, size_t src);
  * FS_NS_MAX when none falls before the horizon. */
 fs_ns fs_workload_take(struct fs_workload *w, size_t src, fs_ns t_ns,
                        struct fs_request *req);
+
+/* ---- closed-loop users and sessions (MODEL: U1-U9) ------------------------
+ * An agent is a user of a class with `users` or an open multi-turn session.
+ * The world asks each user for its first request time, takes an agent's
+ * request at that time, and when the request ends (completed or failed)
+ * learns the agent's next request time. */
+#define FS_WORKLOAD_NO_AGENT UINT32_MAX
+
+/* Users of every closed-loop class (agents 0 .. n-1; the most logged on at
+ * once under a schedule). */
+size_t fs_workload_n_users(const struct fs_workload *w);
+
+/* User `agent`'s first request time (FS_NS_MAX: none before the horizon).
+ * Call once per user, in user order. */
+fs_ns fs_workload_user_first(struct fs_workload *w, uint32_t agent);
+
+/* Fill *req with agent's request at t_ns (the time it asked for). */
+void fs_workload_user_take(struct fs_workload *w, uint32_t agent, fs_ns t_ns,
+                           struct fs_request *req);
+
+/* The agent whose request the last fs_workload_take filled: an open session
+ * it started, or FS_WORKLOAD_NO_AGENT for a plain open-loop request. */
+uint32_t fs_workload_taken_agent(const struct fs_workload *w);
+
+/* Agent's request ended at t_ns (completed with output_tokens, or failed):
+ * returns its next request time, or FS_NS_MAX for none (an open session
+ * that ended; the horizon). */
+fs_ns fs_workload_user_done(struct fs_workload *w, uint32_t agent, fs_ns t_ns,
+                            bool completed, int64_t output_tokens);
 
 /* Instantaneous arrival rate (per second) of `cfg` at simulated time t_ns,
  * including diurnal, schedule and spikes (trace: its mean rate).  Pure. */

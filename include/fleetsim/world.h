@@ -27,7 +27,9 @@ enum fs_event_kind {
 	FS_EV_ZONE_RECLAIM = 8,      /* a = zone: every spot instance there */
 	FS_EV_CAPACITY = 9,          /* a = zone: its traced spot capacity changes */
 	FS_EV_LAUNCH_RETRY = 10,     /* a = pool: retry launches that found no capacity */
-	FS_EV_AUTOSCALE = 11         /* the autoscaler's periodic look */
+	FS_EV_AUTOSCALE = 11,        /* the autoscaler's periodic look */
+	FS_EV_USER_SEND = 12         /* a = agent: a closed-loop user or session
+	                              * sends its next request (MODEL: U1) */
 };
 
 struct fs_world;
