@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fleetsim/block_hash.h"
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
 
@@ -26,6 +27,10 @@ struct fs_request {
 	fs_ns arrival_ns;
 	int64_t prompt_tokens;
 	int64_t output_tokens;
+	struct fs_block_hashes block_hashes; /* content hashes of its leading
+	                              * blocks for prefix caching (MODEL: V21):
+	                              * trace ids (owned by the trace) or derived
+	                              * from a session; none: n_units == 0 */
 };
 
 struct fs_workload;
