@@ -70,7 +70,7 @@ uint64_t fs_block_hash_key(const struct fs_block_hashes *h, int64_t b,
 	if (b < 0 || b >= fs_block_hash_n_blocks(h, block_tokens, num_tokens))
 		return 0;
 	last_token = (b + 1) * block_tokens - 1;
-	/* MODEL: V21 — the unit holding the block's last token pins the prefix. */
+	/* MODEL: V23 — the unit holding the block's last token pins the prefix. */
 	return nonzero(mix64(unit_hash(h, (uint32_t)(last_token / h->unit_tokens)) +
 	                     (uint64_t)b));
 }

@@ -102,7 +102,7 @@ bool fs_kvcache_allocate(struct fs_kvcache *kv, int64_t n_blocks)
 		return false;
 	empty = kv->total_blocks - kv->used_blocks - kv->cached_blocks;
 	for (; empty < n_blocks; empty++)
-		evict_lru(kv);                           /* MODEL: V21 */
+		evict_lru(kv);                           /* MODEL: V22 */
 	kv->used_blocks += n_blocks;
 	KV_CHECK(kv->used_blocks + kv->cached_blocks <= kv->total_blocks,
 	         "used blocks exceed total");

@@ -36,7 +36,7 @@ void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg)
 	cfg->kv_watermark = 0.0;
 	cfg->max_preemptions_per_request = 100;
 	cfg->scheduler = FS_LLM_SCHED_CHUNKED;
-	cfg->prefix_caching = true;                      /* MODEL: V21 */
+	cfg->prefix_caching = true;                      /* MODEL: V22 */
 }
 
 /* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
@@ -127,7 +127,7 @@ struct fs_llm_engine *fs_llm_engine_alloc(const struct fs_llm_engine_cfg *cfg,
 	if (c.scheduler == FS_LLM_SCHED_PREFILL_FIRST)
 		c.enable_chunked_prefill = false;             /* MODEL: V20 */
 	if (c.batching == FS_LLM_BATCHING_STATIC)
-		c.prefix_caching = false;                     /* MODEL: V21 */
+		c.prefix_caching = false;                     /* MODEL: V22 */
 	if (!c.enable_chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
 		c.max_num_batched_tokens = c.max_model_len;   /* MODEL: V4 */
 	if (c.max_num_seqs > c.max_num_batched_tokens) {

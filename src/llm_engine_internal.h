@@ -35,7 +35,7 @@ struct llm_seq {
 	fs_ns last_token_ns;         /* time of the latest sampled token, -1 none */
 	int64_t preemptions;
 	bool admitted_once;          /* scheduled at least once (queue delay ends) */
-	struct fs_block_hashes hashes;  /* content hashes of its blocks (V21) */
+	struct fs_block_hashes hashes;  /* content hashes of its blocks (V22) */
 	int64_t cached_blocks;       /* leading kv_blocks that are prefix-cache
 	                              * entries (the rest are private) */
 	bool cache_stop;             /* a block it computed was already cached:
@@ -98,7 +98,7 @@ void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx);
 void fs__llm_reject(struct fs_llm_engine *e, uint32_t idx,
                     enum fs_llm_reject reason);
 
-/* Prefix cache (llm_prefix.c, MODEL: V21). */
+/* Prefix cache (llm_prefix.c, MODEL: V22). */
 /* Longest cached prefix of waiting request s in blocks (capped so one token
  * is computed); *revive = how many of them are unreferenced now. */
 int64_t fs__llm_prefix_lookup(const struct fs_llm_engine *e, const struct llm_seq *s,

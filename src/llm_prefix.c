@@ -1,5 +1,5 @@
 /*
- * llm_prefix.c — automatic prefix caching for the LLM replica (MODEL: V21,
+ * llm_prefix.c — automatic prefix caching for the LLM replica (MODEL: V22,
  * vllm_semantics §1.6): lookup of the longest cached prefix at admission,
  * caching of full blocks as they are computed, tail-first release, and the
  * conservation check tests call.  A request's cached blocks are always its
@@ -47,7 +47,7 @@ void fs__llm_prefix_take(struct fs_llm_engine *e, struct llm_seq *s, int64_t hit
 		fs_kvcache_prefix_acquire(&e->kv, fs_kvcache_prefix_find(&e->kv,
 		                          fs_block_hash_key(&s->hashes, b, bt, num)));
 	s->cached_blocks = hit;
-	if (!s->admitted_once && s->hashes.n_units > 0) {    /* MODEL: V21 */
+	if (!s->admitted_once && s->hashes.n_units > 0) {    /* MODEL: V22 */
 		e->step_prefix.query_tokens += num;
 		e->step_prefix.query_blocks += num / bt;
 		e->step_prefix.hit_tokens += hit * bt;

@@ -4,7 +4,7 @@
  * waiting) and C (advance computed tokens, price the step); the waiting line
  * itself is in llm_waiting.c.  Invariants: blocks in use == private blocks
  * of running requests + prefix-cache entries they reference (a shared block
- * counts once, MODEL: V21); a waiting request holds no blocks and has
+ * counts once, MODEL: V22); a waiting request holds no blocks and has
  * computed nothing.
  *
  * Cost: O(running) per step, plus O(log waiting) per admission or
@@ -71,7 +71,7 @@ static void preempt(struct fs_llm_engine *e, size_t v, int64_t *budget_tokens)
 
 	*budget_tokens += s->sched_tokens;
 	s->sched_tokens = 0;
-	fs__llm_seq_free_blocks(e, s);         /* its cached prefix stays (V21) */
+	fs__llm_seq_free_blocks(e, s);         /* its cached prefix stays (V22) */
 	s->computed_tokens = 0;
 	memmove(&e->running[v], &e->running[v + 1],
 	        (e->n_running - v - 1) * sizeof *e->running);
@@ -141,7 +141,7 @@ static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 		bool fits;
 
 		assert(s->computed_tokens == 0 && s->kv_blocks == 0);
-		/* MODEL: V21 — cached tokens need neither budget nor new blocks;
+		/* MODEL: V22 — cached tokens need neither budget nor new blocks;
 		 * reviving an unreferenced cached block takes it off the free list. */
 		hit = fs__llm_prefix_lookup(e, s, &revive);
 		s->computed_tokens = hit * e->kv.block_tokens;
@@ -299,7 +299,7 @@ static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
 			sh->prefill_attn_tokens += n * s->computed_tokens + n * n / 2;
 		}
 		s->computed_tokens += n;
-		fs__llm_prefix_commit(e, s);                  /* MODEL: V21 */
+		fs__llm_prefix_commit(e, s);                  /* MODEL: V22 */
 	}
 }
 

@@ -74,7 +74,7 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        double peak_bytes_per_s);
 
 /* Prefix-cache lookups of a step that began at begin_ns (counted after
- * warm-up, like the other engine figures; MODEL: V21). */
+ * warm-up, like the other engine figures; MODEL: V22). */
 void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
                          const struct fs_llm_prefix_counts *pc);
 

@@ -163,7 +163,7 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	               &s->max_model_len) < 0 ||
 	    fs__sc_int(sc, node, "max_preemptions_per_request", 0, FS__MAX_INT_JSON,
 	               &s->max_preemptions_per_request) < 0 ||
-	    fs__sc_bool(sc, node, "prefix_caching", &s->prefix_caching) < 0)  /* V21 */
+	    fs__sc_bool(sc, node, "prefix_caching", &s->prefix_caching) < 0)  /* V22 */
 		return -1;
 	s->policy = POLICIES[policy];
 	s->batching = BATCHINGS[batching];

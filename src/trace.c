@@ -354,7 +354,7 @@ static size_t number_len(const char *s)
 }
 
 /* Parse `"hash_ids": [id, ...]` at v (the value's start) into ld->hash_ids
- * for the row just added.  MODEL: V21 */
+ * for the row just added.  MODEL: V23 */
 static int read_hash_ids(struct loader *ld, const char *v)
 {
 	const char *p = v;
@@ -550,7 +550,7 @@ struct fs_trace *fs_trace_load(const char *path, const char *display_path,
 	t->span_ns = ld.rows[ld.n_rows - 1].t_ns;
 	t->hash_ids = ld.hash_ids;
 	t->n_hash_ids = ld.n_hash_ids;
-	/* MODEL: V21 — ids are the trace's own: salted by its name so two
+	/* MODEL: V23 — ids are the trace's own: salted by its name so two
 	 * traces' ids never share a block. */
 	for (size_t i = 0; i < ld.n_rows; i++)
 		if (ld.rows[i].hashes.n_units > 0) {

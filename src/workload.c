@@ -189,7 +189,7 @@ fs_ns fs_workload_take(struct fs_workload *w, size_t src, fs_ns t_ns,
 	req->arrival_ns = t_ns;
 	req->prompt_tokens = length_for(&cl->prompt, w->rng_prompt[c], s->row, true);
 	req->output_tokens = length_for(&cl->output, w->rng_output[c], s->row, false);
-	/* MODEL: V21 — a replayed prompt keeps its trace row's block hashes. */
+	/* MODEL: V23 — a replayed prompt keeps its trace row's block hashes. */
 	req->block_hashes = cl->prompt.kind == FS_LENGTH_TRACE && s->row != NULL ?
 	                    s->row->hashes : (struct fs_block_hashes){0};
 	s->next_ns = fs__arrivals_next(&s->gen, &s->row);

@@ -1,5 +1,5 @@
 /*
- * test_prefix_cache.c — automatic prefix caching (MODEL: V21): a scripted
+ * test_prefix_cache.c — automatic prefix caching (MODEL: V22): a scripted
  * hash sequence on a tiny cache against hand-computed LRU hits and eviction
  * order, blocks shared by running requests counted once, KV conservation
  * (free + used + cached == total and the per-request accounting) after every
@@ -392,12 +392,18 @@ static void test_prefix_cache_mooncake_hash_ids_parsed(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
-/* Run the shipped example's variant on the first 120 s of the slice and
- * return summary.json parsed. */
+/* Run the shipped example's variant on one H200 replica, the trace slowed
+ * to a fifth of its rate, over 600 s (about 400 requests, drained); return
+ * summary.json parsed.  One replica: no routing choice differs between
+ * the runs, only the cache. */
 static cJSON *run_variant(const char *variant, const char *dir)
 {
 	const char *args[] = {"run", "scenarios/mooncake-prefix.json", "--variant", variant,
-	                      "--set", "simulation.horizon=\"120s\"", "-o", dir, "-q", NULL};
+	                      "--set", "simulation.horizon=\"600s\"",
+	                      "--set", "fleet.pools[0].count=1",
+	                      "--set", "engine.gpu=\"h200\"",
+	                      "--set", "workload.classes[0].arrivals.trace.rate_scale=0.2",
+	                      "-o", dir, "-q", NULL};
 	struct fs_test_run r = fs_test_run_fleetsim(args);
 	char path[512], *text;
 	cJSON *root;

@@ -1,6 +1,6 @@
 /*
  * block_hash.h — the content hashes of a request's KV blocks, for prefix
- * caching (MODEL: V21).  A request carries a compact descriptor, not an array
+ * caching (MODEL: V23).  A request carries a compact descriptor, not an array
  * of its own: trace replays point into the trace's id array (owned by the
  * trace, which outlives every request), sessions derive block i of session s
  * as a pure function of (s, i), so nothing is allocated per request and
@@ -50,7 +50,7 @@ void fs_block_hashes_session(struct fs_block_hashes *h, uint64_t session,
  * `num_tokens` tokens, or 0 when the block is not full or not covered by
  * the units.  The key mixes the hash of the unit holding the block's last
  * token with b, so equal keys mean equal prefixes through the block
- * (MODEL: V21).  O(1).
+ * (MODEL: V23).  O(1).
  */
 uint64_t fs_block_hash_key(const struct fs_block_hashes *h, int64_t b,
                            int64_t block_tokens, int64_t num_tokens);

@@ -1,7 +1,7 @@
 /*
  * kvcache.h — the paged KV-cache block pool of one replica: N blocks of B
  * tokens.  It counts blocks; the engine tracks how many each sequence holds.
- * With the optional prefix cache (MODEL: V21) full blocks are also kept by
+ * With the optional prefix cache (MODEL: V22) full blocks are also kept by
  * content key: a block is free (no content), used (referenced by running
  * requests; a shared block counts once) or cached (unreferenced, keyed,
  * evictable in LRU order).  Invariant, checked always (not only in debug
@@ -68,7 +68,7 @@ int64_t fs_kvcache_used(const struct fs_kvcache *kv);
 int64_t fs_kvcache_free_blocks(const struct fs_kvcache *kv);
 int64_t fs_kvcache_total(const struct fs_kvcache *kv);
 
-/* ---- prefix cache (MODEL: V21) ------------------------------------------
+/* ---- prefix cache (MODEL: V22) ------------------------------------------
  * Entries are blocks with a content key (never 0), one entry per key.  An
  * entry with references counts in used_blocks; without, in cached_blocks,
  * on an LRU list.  fs_kvcache_allocate takes free blocks first, then evicts

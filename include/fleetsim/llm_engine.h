@@ -67,7 +67,7 @@ struct fs_llm_engine_cfg {
 	enum fs_llm_scheduler scheduler;     /* CHUNKED */
 	bool prefix_caching;                 /* automatic prefix caching (true, as
 	                                      * vLLM V1); only requests carrying
-	                                      * block hashes use it (MODEL: V21) */
+	                                      * block hashes use it (MODEL: V22) */
 };
 
 /* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
@@ -94,7 +94,7 @@ struct fs_llm_rejected {
 	enum fs_llm_reject reason;
 };
 
-/* Prefix-cache lookups (MODEL: V21).  Queries count the first admission of
+/* Prefix-cache lookups (MODEL: V22).  Queries count the first admission of
  * every request that carries block hashes while prefix caching is on: its
  * tokens and its full blocks;
  * hits the cached tokens and blocks found then.  saved_tokens counts the
@@ -155,7 +155,7 @@ struct fs_llm_engine_stats {
 	int64_t peak_running;
 	int64_t peak_kv_used_blocks;
 	fs_ns busy_ns;                   /* sum of step durations */
-	struct fs_llm_prefix_counts prefix;  /* prefix-cache lookups (V21) */
+	struct fs_llm_prefix_counts prefix;  /* prefix-cache lookups (V22) */
 };
 
 struct fs_llm_engine;
@@ -207,7 +207,7 @@ enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
  * engine — it points into trace storage or is session-derived; NULL or no
  * units: no hashes).  With prefix_caching on, its admission reuses cached
  * blocks of the longest cached prefix and its full blocks are cached as they
- * are computed (MODEL: V21).
+ * are computed (MODEL: V22).
  */
 enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t slot,
                                             int64_t prompt_tokens,

@@ -60,7 +60,7 @@ struct fs_engine_totals {
 	double busy_ns;                     /* Σ step durations over replicas */
 	double flops;                       /* Σ modelled FLOPs */
 	double bytes;                       /* Σ modelled HBM bytes */
-	/* Prefix-cache lookups of admissions in those steps (MODEL: V21; all
+	/* Prefix-cache lookups of admissions in those steps (MODEL: V22; all
 	 * 0 without caching): first admissions' tokens and full blocks, the
 	 * cached ones found, and cached tokens of every admission. */
 	int64_t prefix_query_tokens, prefix_hit_tokens;

@@ -28,7 +28,7 @@ struct fs_request {
 	int64_t prompt_tokens;
 	int64_t output_tokens;
 	struct fs_block_hashes block_hashes; /* content hashes of its leading
-	                              * blocks for prefix caching (MODEL: V21):
+	                              * blocks for prefix caching (MODEL: V23):
 	                              * trace ids (owned by the trace) or derived
 	                              * from a session; none: n_units == 0 */
 };
