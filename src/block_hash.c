@@ -22,9 +22,21 @@ static uint64_t nonzero(uint64_t x)
 	return x != 0 ? x : 1;
 }
 
+/* The key of session id `session` (never 0, so 0 can mean "none"). */
+static uint64_t session_key(uint64_t session)
+{
+	return nonzero(mix64(session ^ UINT64_C(0x5e55105e55105e55)));
+}
+
+/* Unit u of the session whose key is `key`. */
+static uint64_t session_unit(uint64_t key, uint32_t u)
+{
+	return nonzero(mix64(key + u));
+}
+
 uint64_t fs_block_hash_session_unit(uint64_t session, uint32_t u)
 {
-	return nonzero(mix64(mix64(session ^ UINT64_C(0x5e55105e55105e55)) + u));
+	return session_unit(session_key(session), u);
 }
 
 void fs_block_hashes_session(struct fs_block_hashes *h, uint64_t session,
@@ -32,11 +44,11 @@ void fs_block_hashes_session(struct fs_block_hashes *h, uint64_t session,
 {
 	int64_t n;
 
-	assert(session != 0 && unit_tokens >= 1 && shared_tokens >= 0);
+	assert(unit_tokens >= 1 && shared_tokens >= 0);
 	n = shared_tokens / unit_tokens;
 	h->ids = NULL;
 	h->salt = 0;
-	h->session = session;
+	h->session = session_key(session);
 	h->n_units = n > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	h->unit_tokens = unit_tokens;
 }
@@ -46,7 +58,7 @@ static uint64_t unit_hash(const struct fs_block_hashes *h, uint32_t u)
 {
 	if (h->ids != NULL)
 		return mix64(h->salt ^ mix64(h->ids[u]));
-	return fs_block_hash_session_unit(h->session, u);
+	return session_unit(h->session, u);
 }
 
 int64_t fs_block_hash_n_blocks(const struct fs_block_hashes *h,

@@ -305,6 +305,10 @@ static void test_prefix_cache_block_keys(void **state)
 	fs_block_hashes_session(&s2, 6, 300, 16);
 	assert_true(fs_block_hash_key(&s1, 0, 16, 100) != fs_block_hash_key(&s2, 0, 16, 300));
 	assert_true(fs_block_hash_session_unit(5, 3) != 0);
+	/* session id 0 is a session like any other (its key is not 0) */
+	fs_block_hashes_session(&s2, 0, 100, 16);
+	assert_true(s2.session != 0);
+	assert_true(fs_block_hash_key(&s2, 0, 16, 100) != 0);
 }
 
 static struct fs_route_candidate cand_of(uint32_t id, uint64_t outstanding,

@@ -17,13 +17,16 @@
  * `unit_tokens` tokens.  Units are prefix-chained: equal unit hashes u mean
  * equal token content from token 0 up to the end of unit u.  Either
  * `ids` (n_units entries, borrowed) or, when ids is NULL and session != 0,
- * unit u of session s is fs_block_hash_session_unit(s, u).  n_units == 0:
- * the request carries no hashes and is never cached or looked up.
+ * unit u is fs_block_hash_session_unit(s, u) of the session id s whose key
+ * `session` holds.  n_units == 0: the request carries no hashes and is
+ * never cached or looked up.  `session` also tells the session router which
+ * session the request belongs to.
  */
 struct fs_block_hashes {
 	const uint64_t *ids;         /* per-unit ids (borrowed), or NULL */
 	uint64_t salt;               /* namespace of ids (per trace file) */
-	uint64_t session;            /* session key when ids == NULL (0: none) */
+	uint64_t session;            /* key of the session id (set by
+	                              * fs_block_hashes_session; 0: none) */
 	uint32_t n_units;            /* units described */
 	uint32_t unit_tokens;        /* tokens per unit (>= 1 when n_units > 0) */
 };
@@ -33,7 +36,7 @@ struct fs_block_hashes {
 uint64_t fs_block_hash_session_unit(uint64_t session, uint32_t u);
 
 /*
- * Fill *h for a request of session `session` (!= 0) whose first
+ * Fill *h for a request of session id `session` (any value) whose first
  * `shared_tokens` tokens repeat the session's history (earlier turns'
  * prompts and answers), in units of `unit_tokens` (use the engine's block
  * size, 16 by default; any size works).  Only whole units are described:
