@@ -36,6 +36,7 @@ void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg)
 	cfg->kv_watermark = 0.0;
 	cfg->max_preemptions_per_request = 100;
 	cfg->scheduler = FS_LLM_SCHED_CHUNKED;
+	cfg->prefix_caching = true;                      /* MODEL: V22 */
 }
 
 /* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
@@ -125,6 +126,8 @@ struct fs_llm_engine *fs_llm_engine_alloc(const struct fs_llm_engine_cfg *cfg,
 		return NULL;
 	if (c.scheduler == FS_LLM_SCHED_PREFILL_FIRST)
 		c.enable_chunked_prefill = false;             /* MODEL: V20 */
+	if (c.batching == FS_LLM_BATCHING_STATIC)
+		c.prefix_caching = false;                     /* MODEL: V22 */
 	if (!c.enable_chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
 		c.max_num_batched_tokens = c.max_model_len;   /* MODEL: V4 */
 	if (c.max_num_seqs > c.max_num_batched_tokens) {
@@ -152,6 +155,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 {
 	if (e == NULL)
 		return;
+	fs_kvcache_fini(&e->kv);
 	free(e->seqs);
 	free(e->running);
 	free(e->waiting);
@@ -205,6 +209,16 @@ enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
                                      int64_t prompt_tokens, int64_t output_tokens,
                                      int priority, uint64_t arrival_seq)
 {
+	return fs_llm_engine_add_hashed(e, slot, prompt_tokens, output_tokens, priority,
+	                                arrival_seq, NULL);
+}
+
+enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t slot,
+                                            int64_t prompt_tokens,
+                                            int64_t output_tokens, int priority,
+                                            uint64_t arrival_seq,
+                                            const struct fs_block_hashes *hashes)
+{
 	const struct fs_llm_engine_cfg *c = &e->cfg;
 	struct llm_seq *s;
 	int64_t peak_tokens;
@@ -237,6 +251,11 @@ enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
 	s->output_tokens = output_tokens;
 	s->last_token_ns = -1;
 	s->next_free = LLM_NONE;
+	if (hashes != NULL && hashes->n_units > 0 && hashes->unit_tokens > 0 &&
+	    c->prefix_caching) {
+		s->hashes = *hashes;
+		fs_kvcache_prefix_enable(&e->kv);   /* at the first hashed request */
+	}
 	fs__llm_wait_push(e, idx, false);
 	e->stats.added++;
 	return FS_LLM_ACCEPTED;
@@ -271,8 +290,7 @@ static bool sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
 	e->rep_done[r->n_done].slot = s->slot;                 /* MODEL: V9 */
 	e->rep_done[r->n_done].output_tokens = s->generated;
 	r->n_done++;
-	fs_kvcache_release(&e->kv, s->kv_blocks);
-	s->kv_blocks = 0;
+	fs__llm_seq_free_blocks(e, s);
 	e->stats.completed++;
 	fs__llm_seq_release(e, idx);
 	return true;
@@ -314,6 +332,7 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 	r->kv_used_blocks = fs_kvcache_used(&e->kv);
 	r->waiting = (int64_t)e->n_waiting;
 	r->running = (int64_t)e->n_running;
+	r->prefix = e->step_prefix;
 	LLM_CHECK(e->stats.added ==
 	          e->stats.completed + e->stats.rejected_by_guard + e->stats.evacuated +
 	          e->n_waiting + e->n_running, "requests not conserved");
@@ -326,8 +345,7 @@ static void evacuate_one(struct fs_llm_engine *e, uint32_t idx, size_t *n)
 	e->rep_evacuees[*n].slot = s->slot;
 	e->rep_evacuees[*n].generated = s->generated;
 	(*n)++;
-	fs_kvcache_release(&e->kv, s->kv_blocks);
-	s->kv_blocks = 0;
+	fs__llm_seq_free_blocks(e, s);
 	s->sched_tokens = 0;
 	fs__llm_seq_release(e, idx);
 }
@@ -346,6 +364,7 @@ void fs_llm_engine_evacuate(struct fs_llm_engine *e, const struct fs_llm_evacuee
 	e->n_running = 0;
 	e->in_step = false;
 	e->stats.evacuated += n;
+	fs_kvcache_prefix_flush(&e->kv);       /* the instance's memory is gone */
 	LLM_CHECK(fs_kvcache_used(&e->kv) == 0, "KV blocks held after an evacuation");
 	*out = e->rep_evacuees;
 	*n_out = n;

@@ -35,6 +35,11 @@ struct llm_seq {
 	fs_ns last_token_ns;         /* time of the latest sampled token, -1 none */
 	int64_t preemptions;
 	bool admitted_once;          /* scheduled at least once (queue delay ends) */
+	struct fs_block_hashes hashes;  /* content hashes of its blocks (V22) */
+	int64_t cached_blocks;       /* leading kv_blocks that are prefix-cache
+	                              * entries (the rest are private) */
+	bool cache_stop;             /* a block it computed was already cached:
+	                              * it caches no further blocks */
 	uint32_t next_free;          /* pool free list */
 };
 
@@ -74,6 +79,7 @@ struct fs_llm_engine {
 	size_t cap_batch_scratch;
 
 	struct fs_llm_engine_stats stats;
+	struct fs_llm_prefix_counts step_prefix;  /* of the step being planned */
 };
 
 _Noreturn void fs__llm_fail(const char *what, const char *file, int line);
@@ -91,6 +97,20 @@ void fs__llm_note_started(struct fs_llm_engine *e, uint32_t idx);
 /* Record a request dropped after acceptance (livelock guard) and free it. */
 void fs__llm_reject(struct fs_llm_engine *e, uint32_t idx,
                     enum fs_llm_reject reason);
+
+/* Prefix cache (llm_prefix.c, MODEL: V22). */
+/* Longest cached prefix of waiting request s in blocks (capped so one token
+ * is computed); *revive = how many of them are unreferenced now. */
+int64_t fs__llm_prefix_lookup(const struct fs_llm_engine *e, const struct llm_seq *s,
+                              int64_t *revive);
+/* Reference the first `hit` blocks found by the lookup and count the
+ * admission; s->computed_tokens and kv_blocks are set by the caller. */
+void fs__llm_prefix_take(struct fs_llm_engine *e, struct llm_seq *s, int64_t hit);
+/* Cache the full blocks s has computed (after phase C advanced it). */
+void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
+/* Give back every block s holds (private ones free, entries to the LRU
+ * list tail-first); s->kv_blocks and cached_blocks become 0. */
+void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);
 
 static inline int64_t fs__llm_num_tokens(const struct llm_seq *s)
 {

@@ -2,8 +2,10 @@
  * llm_sched.c — planning one step of the LLM replica: vllm_semantics §0
  * phases A (running requests, preemption by recompute), B (admission from
  * waiting) and C (advance computed tokens, price the step); the waiting line
- * itself is in llm_waiting.c.  Invariants: sum of kv_blocks over running == blocks in use; a waiting
- * request holds no blocks and has computed nothing.
+ * itself is in llm_waiting.c.  Invariants: blocks in use == private blocks
+ * of running requests + prefix-cache entries they reference (a shared block
+ * counts once, MODEL: V22); a waiting request holds no blocks and has
+ * computed nothing.
  *
  * Cost: O(running) per step, plus O(log waiting) per admission or
  * preemption.  Deliberately not optimised yet: a later aggregate version
@@ -69,8 +71,7 @@ static void preempt(struct fs_llm_engine *e, size_t v, int64_t *budget_tokens)
 
 	*budget_tokens += s->sched_tokens;
 	s->sched_tokens = 0;
-	fs_kvcache_release(&e->kv, s->kv_blocks);
-	s->kv_blocks = 0;
+	fs__llm_seq_free_blocks(e, s);         /* its cached prefix stays (V22) */
 	s->computed_tokens = 0;
 	memmove(&e->running[v], &e->running[v + 1],
 	        (e->n_running - v - 1) * sizeof *e->running);
@@ -136,25 +137,36 @@ static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 	       (int64_t)e->n_running < c->max_num_seqs) {
 		uint32_t idx = e->waiting[0];
 		struct llm_seq *s = &e->seqs[idx];
-		int64_t n = tokens_wanted(e, s, *budget_tokens);
-		int64_t need, gate;
+		int64_t n, need, gate, hit, revive;
 		bool fits;
 
 		assert(s->computed_tokens == 0 && s->kv_blocks == 0);
-		if (n == 0)
+		/* MODEL: V22 — cached tokens need neither budget nor new blocks;
+		 * reviving an unreferenced cached block takes it off the free list. */
+		hit = fs__llm_prefix_lookup(e, s, &revive);
+		s->computed_tokens = hit * e->kv.block_tokens;
+		n = tokens_wanted(e, s, *budget_tokens);
+		if (n == 0) {
+			s->computed_tokens = 0;
 			break;             /* chunked prefill off: whole rest must fit */
-		need = fs_kvcache_blocks_for_tokens(&e->kv, n);
+		}
+		need = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + n) - hit;
 		gate = c->reserve_full_input ?                  /* MODEL: V7 */
-		       fs_kvcache_blocks_for_tokens(&e->kv, fs__llm_num_tokens(s)) : need;
-		fits = e->n_running > 0 ? fs_kvcache_can_allocate_watermark(&e->kv, gate)
-		                        : fs_kvcache_can_allocate(&e->kv, gate);
-		if (!fits)
+		       fs_kvcache_blocks_for_tokens(&e->kv, fs__llm_num_tokens(s)) - hit : need;
+		fits = e->n_running > 0 ?
+		       fs_kvcache_can_allocate_watermark(&e->kv, gate + revive) :
+		       fs_kvcache_can_allocate(&e->kv, gate + revive);
+		if (!fits) {
+			s->computed_tokens = 0;
 			break;
+		}
+		if (c->prefix_caching)
+			fs__llm_prefix_take(e, s, hit);
 		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "admission gate let in a misfit");
 		fs__llm_wait_pop(e);
 		e->running[e->n_running++] = idx;
 		fs__llm_note_started(e, idx);
-		s->kv_blocks = need;
+		s->kv_blocks = hit + need;
 		s->sched_tokens = n;
 		*budget_tokens -= n;
 	}
@@ -287,6 +299,7 @@ static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
 			sh->prefill_attn_tokens += n * s->computed_tokens + n * n / 2;
 		}
 		s->computed_tokens += n;
+		fs__llm_prefix_commit(e, s);                  /* MODEL: V22 */
 	}
 }
 
@@ -301,6 +314,7 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 	e->n_preempted = 0;
 	e->n_rejected = 0;
 	e->n_started = 0;
+	memset(&e->step_prefix, 0, sizeof e->step_prefix);
 	/* MODEL: V12 — a plan that scheduled nothing because its work was
 	 * preempted is redone at once; each such plan shrinks `running`. */
 	for (rounds = 0;; rounds++) {
@@ -329,6 +343,11 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 	e->stats.sum_batch_seqs += e->shape.n_seqs;
 	e->stats.sum_decode_seqs += e->shape.decode_seqs;
 	e->stats.sum_prefill_tokens += e->shape.prefill_tokens;
+	e->stats.prefix.query_tokens += e->step_prefix.query_tokens;
+	e->stats.prefix.hit_tokens += e->step_prefix.hit_tokens;
+	e->stats.prefix.query_blocks += e->step_prefix.query_blocks;
+	e->stats.prefix.hit_blocks += e->step_prefix.hit_blocks;
+	e->stats.prefix.saved_tokens += e->step_prefix.saved_tokens;
 	if ((int64_t)e->n_running > e->stats.peak_running)
 		e->stats.peak_running = (int64_t)e->n_running;
 	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)

@@ -247,6 +247,20 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 	t->bytes += bytes;
 }
 
+void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
+                         const struct fs_llm_prefix_counts *pc)
+{
+	struct fs_engine_totals *t = &rec->result->engine;
+
+	if (begin_ns < rec->sc->sim.warmup_ns)                 /* MODEL: S1 */
+		return;
+	t->prefix_query_tokens += pc->query_tokens;
+	t->prefix_hit_tokens += pc->hit_tokens;
+	t->prefix_query_blocks += pc->query_blocks;
+	t->prefix_hit_blocks += pc->hit_blocks;
+	t->prefix_saved_tokens += pc->saved_tokens;
+}
+
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
                          int busy)
 {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fleetsim/llm_engine.h"
 #include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/workload.h"
@@ -71,6 +72,11 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        int64_t tokens_generated, uint64_t preemptions,
                        double flops, double bytes, double peak_flops_per_s,
                        double peak_bytes_per_s);
+
+/* Prefix-cache lookups of a step that began at begin_ns (counted after
+ * warm-up, like the other engine figures; MODEL: V22). */
+void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
+                         const struct fs_llm_prefix_counts *pc);
 
 /* Levels changed (or may have) at t_ns: requests waiting, busy servers or
  * instances with an iteration in flight. */

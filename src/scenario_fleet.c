@@ -29,11 +29,12 @@ static const char *const ZONE_KEYS[] = { "name", "capacity_trace", NULL };
 static const char *const TRACE_KEYS[] = { "path", "format", "scale", "loop", NULL };
 
 static const char *const ROUTER_NAMES[] = {
-	"round_robin", "least_outstanding", "least_kv", "power_of_two", "cost_aware", NULL
+	"round_robin", "least_outstanding", "least_kv", "power_of_two", "cost_aware",
+	"session", "prefix", NULL
 };
 static const enum fs_router_kind ROUTERS[] = {
 	FS_ROUTER_ROUND_ROBIN, FS_ROUTER_LEAST_OUTSTANDING, FS_ROUTER_LEAST_KV,
-	FS_ROUTER_POWER_OF_TWO, FS_ROUTER_COST_AWARE
+	FS_ROUTER_POWER_OF_TWO, FS_ROUTER_COST_AWARE, FS_ROUTER_SESSION, FS_ROUTER_PREFIX
 };
 static const char *const STRATEGY_NAMES[] = { "none", "relaunch", "fallback", NULL };
 static const enum fs_spot_strategy STRATEGIES[] = {

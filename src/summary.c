@@ -174,6 +174,15 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(tokens_per_s, span_s > 0 ? (double)t->tokens_generated / span_s : NAN);
 	PER_REP(prefill_tokens_per_s, span_s > 0 ? (double)t->prefill_tokens / span_s : NAN);
 	s->kv_use = fs_stats_ci_clip(s->kv_use, 0.0, 1.0);
+	/* MODEL: V22 */
+	for (r = 0; r < n_reps; r++)
+		if (results[r]->engine.prefix_query_tokens > 0)
+			s->prefix_cache = true;
+	PER_REP(prefix_hit_rate_blocks, t->prefix_query_blocks > 0 ?
+	        (double)t->prefix_hit_blocks / (double)t->prefix_query_blocks : NAN);
+	PER_REP(prefix_hit_rate_tokens, t->prefix_query_tokens > 0 ?
+	        (double)t->prefix_hit_tokens / (double)t->prefix_query_tokens : NAN);
+	PER_REP(prefix_saved_tokens, (double)t->prefix_saved_tokens);
 #undef PER_REP
 	fs__summary_build_fleet(s, sc, results, n_reps, buf);
 }

@@ -113,6 +113,15 @@ static cJSON *engine_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON_AddItemToObject(o, "prefill_tokens_per_s", ci_json(&s->prefill_tokens_per_s));
 	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
 	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
+	if (s->prefix_cache) {                                   /* MODEL: V22 */
+		cJSON *pc = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(pc, "hit_rate_blocks", ci_json(&s->prefix_hit_rate_blocks));
+		cJSON_AddItemToObject(pc, "hit_rate_tokens", ci_json(&s->prefix_hit_rate_tokens));
+		cJSON_AddItemToObject(pc, "saved_prefill_tokens",
+		                      ci_json(&s->prefix_saved_tokens));
+		cJSON_AddItemToObject(o, "prefix_cache", pc);
+	}
 	return o;
 }
 

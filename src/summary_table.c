@@ -389,6 +389,14 @@ static void engine_block(FILE *out, const struct fs_summary *s)
 	pair_row(out, "KV use", &s->kv_use, "mean batch", &s->batch_size);
 	pair_row(out, "tokens/s", &s->tokens_per_s, "preemptions", &s->preemptions);
 	pair_row(out, "achieved MFU", &s->mfu, "achieved MBU", &s->mbu);
+	if (s->prefix_cache)                                     /* MODEL: V22 */
+	{
+		pair_row(out, "prefix hits tok", &s->prefix_hit_rate_tokens,
+		         "prefix hits blk", &s->prefix_hit_rate_blocks);
+		fprintf(out, "%-16s", "saved prefill");
+		cell(out, &s->prefix_saved_tokens, 18);
+		fprintf(out, "   (prompt tokens served from the prefix cache)\n");
+	}
 	/* MODEL: S17 */
 	fprintf(out, "%-16s", "capacity util");
 	cell(out, &s->capacity_util, 18);

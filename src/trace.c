@@ -25,6 +25,8 @@ struct loader {
 	struct fs_trace_row *rows;
 	size_t n_rows;
 	size_t cap;
+	uint64_t *hash_ids;          /* Mooncake hash_ids of all rows */
+	size_t n_hash_ids, cap_hash_ids;
 };
 
 int fs_trace_format_parse(const char *name, enum fs_trace_format *out)
@@ -213,6 +215,8 @@ static int add_row(struct loader *ld, int64_t t_ns, int64_t prompt, int64_t outp
 	r->t_ns = t_ns;
 	r->prompt_tokens = prompt;
 	r->output_tokens = output > 0 ? output : 1;   /* MODEL: W15 */
+	memset(&r->hashes, 0, sizeof r->hashes);
+	r->hash_off = 0;
 	return 0;
 }
 
@@ -349,7 +353,64 @@ static size_t number_len(const char *s)
 	return n;
 }
 
-/* Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n, ...} */
+/* Parse `"hash_ids": [id, ...]` at v (the value's start) into ld->hash_ids
+ * for the row just added.  MODEL: V23 */
+static int read_hash_ids(struct loader *ld, const char *v)
+{
+	const char *p = v;
+	struct fs_trace_row *r = &ld->rows[ld->n_rows - 1];
+
+	if (*p != '[')
+		return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+		                   (int)(p - ld->in.line) + 1, "",
+		                   "expected a list of block ids for \"hash_ids\", found '%c'",
+		                   *p != '\0' ? *p : ' ');
+	r->hash_off = ld->n_hash_ids;
+	p++;
+	for (;;) {
+		size_t len;
+		int64_t id;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == ']' && ld->n_hash_ids == r->hash_off)
+			break;
+		len = number_len(p);
+		if (fs__parse_count(p, len, &id)) {
+			char found[64];
+
+			fs__quote(p, len > 0 ? len : strcspn(p, ",]}"), found, sizeof found);
+			return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+			                   (int)(p - ld->in.line) + 1, "", "expected a block id "
+			                   "(integer >= 0) in \"hash_ids\", found %s", found);
+		}
+		fs_xgrow((void **)&ld->hash_ids, &ld->cap_hash_ids, ld->n_hash_ids + 1,
+		         sizeof *ld->hash_ids);
+		ld->hash_ids[ld->n_hash_ids++] = (uint64_t)id;
+		p += len;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p == ']')
+			break;
+		return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+		                   (int)(p - ld->in.line) + 1, "",
+		                   "expected ',' or ']' in \"hash_ids\", found %s",
+		                   *p != '\0' ? "another character" : "the end of the line");
+	}
+	if (ld->n_hash_ids - r->hash_off > UINT32_MAX)
+		return fs_error_at(ld->err, ld->in.display, ld->in.line_no, 1, "",
+		                   "too many hash_ids in one request");
+	r->hashes.n_units = (uint32_t)(ld->n_hash_ids - r->hash_off);
+	r->hashes.unit_tokens = FS_MOONCAKE_HASH_BLOCK_TOKENS;
+	return 0;
+}
+
+/* Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n,
+ * "hash_ids": [...] (optional)} */
 static int read_mooncake(struct loader *ld)
 {
 	static const char *const names[3] = {"timestamp", "input_length", "output_length"};
@@ -360,7 +421,7 @@ static int read_mooncake(struct loader *ld)
 		size_t len[3];
 		int col[3];
 		int64_t t_ns, tok[2];
-		const char *first = ld->in.line;
+		const char *first = ld->in.line, *hv;
 
 		while (*first == ' ' || *first == '\t')
 			first++;
@@ -399,6 +460,9 @@ static int read_mooncake(struct loader *ld)
 				                   "found %s", names[k], found);
 			}
 		if (add_row(ld, t_ns, tok[0], tok[1], col[1], col[2], names))
+			return -1;
+		hv = json_value(ld->in.line, "hash_ids");
+		if (hv != NULL && read_hash_ids(ld, hv))
 			return -1;
 	}
 	return got < 0 ? -1 : 0;
@@ -470,6 +534,7 @@ struct fs_trace *fs_trace_load(const char *path, const char *display_path,
 		                 "the %s trace has no requests", fs_trace_format_name(format));
 	if (rc != 0) {
 		free(ld.rows);
+		free(ld.hash_ids);
 		return NULL;
 	}
 	sort_rows(ld.rows, ld.n_rows);         /* MODEL: W14 */
@@ -483,6 +548,15 @@ struct fs_trace *fs_trace_load(const char *path, const char *display_path,
 	t->rows = ld.rows;
 	t->n_rows = ld.n_rows;
 	t->span_ns = ld.rows[ld.n_rows - 1].t_ns;
+	t->hash_ids = ld.hash_ids;
+	t->n_hash_ids = ld.n_hash_ids;
+	/* MODEL: V23 — ids are the trace's own: salted by its name so two
+	 * traces' ids never share a block. */
+	for (size_t i = 0; i < ld.n_rows; i++)
+		if (ld.rows[i].hashes.n_units > 0) {
+			ld.rows[i].hashes.ids = ld.hash_ids + ld.rows[i].hash_off;
+			ld.rows[i].hashes.salt = fs_block_hash_salt(display_path);
+		}
 	/* MODEL: W16 — loops are separated by the mean gap, 1 s if undefined. */
 	t->loop_gap_ns = ld.n_rows > 1 ? t->span_ns / (int64_t)(ld.n_rows - 1) : 0;
 	if (t->loop_gap_ns <= 0)
@@ -496,5 +570,6 @@ void fs_trace_free(struct fs_trace *t)
 		return;
 	free(t->path);
 	free(t->rows);
+	free(t->hash_ids);
 	free(t);
 }

@@ -201,6 +201,9 @@ fs_ns fs_workload_take(struct fs_workload *w, size_t src, fs_ns t_ns,
 		req->output_tokens = length_for(&cl->output, w->rng_output[c], s->row, false);
 		req->session_id = 0;
 		req->turn = 0;
+		/* MODEL: V23 — a replayed prompt keeps its trace row's block hashes. */
+		req->block_hashes = cl->prompt.kind == FS_LENGTH_TRACE && s->row != NULL ?
+		                    s->row->hashes : (struct fs_block_hashes){0};
 	}
 	s->next_ns = fs__arrivals_next(&s->gen, &s->row);
 	return s->next_ns;

@@ -13,6 +13,7 @@
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/workload.h"
+#include "fleetsim/block_hash.h"
 #include "workload_internal.h"
 
 #define OPEN_AGENT UINT32_MAX        /* agent.user of an open session */
@@ -203,6 +204,13 @@ static void fill(struct fs__users *u, struct agent *a, fs_ns t_ns, struct fs_req
 	req->output_tokens = fs_length_sample(&cl->output, u->rng_output[a->cls]);
 	req->session_id = a->session_id;
 	req->turn = a->turn;
+	req->block_hashes = (struct fs_block_hashes){ 0 };
+	/* MODEL: V23 — a turn's tokens are the session's stream so far (its
+	 * history, the new message, then its answer): hashed per 16-token unit
+	 * of that stream, so the next turn finds this one's blocks cached. */
+	if (a->session_id != 0)
+		fs_block_hashes_session(&req->block_hashes, a->session_id,
+		                        req->prompt_tokens + req->output_tokens, 16);
 	a->pending_prompt = req->prompt_tokens;
 }
 

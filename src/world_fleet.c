@@ -561,6 +561,7 @@ void fs__world_fleet_fini(struct fs_world *w)
 	free(w->pools);
 	free(w->zones);
 	free(w->cand);
+	fs_router_state_fini(&w->router);
 	fs_rng_free(w->fleet_rng);
 	fs_rng_free(w->spot_rng);
 	fs_rng_free(w->routing_rng);

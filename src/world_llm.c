@@ -113,9 +113,11 @@ void fs__world_llm_flush_kicks(struct fs_world *w)
 	fs__world_llm_note_levels(w);
 }
 
-/* Candidates: serving instances (of the class's pinned pool, if any). */
-static size_t candidates(struct fs_world *w, int pinned_pool)
+/* Candidates: serving instances (of the class's pinned pool, if any) for
+ * the request in `slot`. */
+static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
 {
+	const struct fs__slot *s = &w->slots[slot];
 	size_t i, n = 0;
 
 	for (i = 0; i < w->n_insts; i++) {
@@ -138,6 +140,11 @@ static size_t candidates(struct fs_world *w, int pinned_pool)
 		                     in->overflow ? w->pools[in->pool].cfg->overflow_usd_per_h :
 		                     fs_billing_price_at(w->pools[in->pool].cfg, w->now_ns);
 		c->max_num_seqs = w->pools[in->pool].cfg->llm->sched.max_num_seqs;
+		/* MODEL: R6 — the prefix router probes each instance's cache. */
+		c->prefix_blocks = w->fleet->router != FS_ROUTER_PREFIX ? 0 :
+		                   fs_llm_engine_prefix_match(in->engine, &s->req.block_hashes,
+		                                              s->req.prompt_tokens +
+		                                              s->carried_tokens);
 	}
 	return n;
 }
@@ -157,20 +164,23 @@ static bool route(struct fs_world *w, uint32_t slot)
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
 	int pinned = w->fleet->class_pool != NULL ? w->fleet->class_pool[s->req.class_idx] : -1;
-	size_t n = candidates(w, pinned), pick;
+	size_t n = candidates(w, pinned, slot), pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
+	struct fs_route_request rq = {.session = s->req.block_hashes.session};
 
 	if (n == 0)
 		return false;
-	pick = fs_router_pick(w->fleet->router, w->cand, n, &w->router, w->routing_rng);
+	pick = fs_router_pick_for(w->fleet->router, w->cand, n, &w->router,
+	                          w->routing_rng, &rq);
 	s->instance = w->cand[pick].id;
 	in = &w->insts[s->instance];
 	/* MODEL: F6 — a request moved off a reclaimed instance is prefilled again
 	 * with the tokens it already produced. */
-	why = fs_llm_engine_add(in->engine, slot, s->req.prompt_tokens + s->carried_tokens,
-	                        s->req.output_tokens - s->carried_tokens, cls->priority,
-	                        s->req.id);
+	why = fs_llm_engine_add_hashed(in->engine, slot,
+	                               s->req.prompt_tokens + s->carried_tokens,
+	                               s->req.output_tokens - s->carried_tokens,
+	                               cls->priority, s->req.id, &s->req.block_hashes);
 	if (why != FS_LLM_ACCEPTED) {
 		fail_request(w, slot);                   /* MODEL: V11 */
 		return true;
@@ -240,6 +250,7 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	                  rep->n_preempted, c->flops, c->bytes,
 	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
 	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
+	fs__recorder_prefix(&w->rec, rep->begin_ns, &rep->prefix);
 	/* MODEL: S17 — work for capacity utilisation: output tokens sampled. */
 	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
 }

@@ -19,7 +19,7 @@
 static struct fs_route_candidate cand_of(uint32_t id, uint64_t outstanding, double kv_frac,
                                          double price, int64_t max_num_seqs)
 {
-	struct fs_route_candidate c = {id, outstanding, kv_frac, price, max_num_seqs};
+	struct fs_route_candidate c = {id, outstanding, kv_frac, price, max_num_seqs, 0};
 
 	return c;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fleetsim/block_hash.h"
 #include "fleetsim/common.h"
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/perf.h"
@@ -35,7 +36,13 @@ struct fs_trace_row {
 	fs_ns t_ns;
 	int64_t prompt_tokens;
 	int64_t output_tokens;
+	struct fs_block_hashes hashes;   /* Mooncake hash_ids: ids point into the
+	                                  * trace's hash_ids (none: n_units 0) */
+	size_t hash_off;                 /* index of its first id in hash_ids */
 };
+
+/* Tokens per Mooncake hash_ids entry (FAST'25 traces, README there). */
+#define FS_MOONCAKE_HASH_BLOCK_TOKENS 512
 
 /* A loaded trace: rows sorted by t_ns, first at 0.  Immutable once loaded. */
 struct fs_trace {
@@ -45,6 +52,8 @@ struct fs_trace {
 	size_t n_rows;
 	fs_ns span_ns;               /* t of last row - t of first row */
 	fs_ns loop_gap_ns;           /* gap inserted between loops: mean gap */
+	uint64_t *hash_ids;          /* every row's block ids, row after row */
+	size_t n_hash_ids;
 };
 
 struct fs_trace_cfg {

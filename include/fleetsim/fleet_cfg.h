@@ -155,7 +155,9 @@ enum fs_router_kind {
 	FS_ROUTER_LEAST_OUTSTANDING,
 	FS_ROUTER_LEAST_KV,          /* lowest fraction of KV blocks in use */
 	FS_ROUTER_POWER_OF_TWO,      /* two at random, the less loaded */
-	FS_ROUTER_COST_AWARE         /* cheapest instance with room, else least loaded */
+	FS_ROUTER_COST_AWARE,        /* cheapest instance with room, else least loaded */
+	FS_ROUTER_SESSION,           /* a session's requests to its last instance */
+	FS_ROUTER_PREFIX             /* the longest cached prefix, else least loaded */
 };
 
 enum fs_scale_metric {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fleetsim/block_hash.h"
 #include "fleetsim/common.h"
 #include "fleetsim/perf.h"
 
@@ -64,6 +65,9 @@ struct fs_llm_engine_cfg {
 	double kv_watermark;                 /* 2026 watermark fraction (0) */
 	int64_t max_preemptions_per_request; /* livelock guard, 0 = none (100) */
 	enum fs_llm_scheduler scheduler;     /* CHUNKED */
+	bool prefix_caching;                 /* automatic prefix caching (true, as
+	                                      * vLLM V1); only requests carrying
+	                                      * block hashes use it (MODEL: V22) */
 };
 
 /* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
@@ -88,6 +92,18 @@ struct fs_llm_gap {
 struct fs_llm_rejected {
 	uint32_t slot;
 	enum fs_llm_reject reason;
+};
+
+/* Prefix-cache lookups (MODEL: V22).  Queries count the first admission of
+ * every request that carries block hashes while prefix caching is on: its
+ * tokens and its full blocks;
+ * hits the cached tokens and blocks found then.  saved_tokens counts the
+ * cached tokens of every admission (re-admissions after preemption too):
+ * prefill work skipped. */
+struct fs_llm_prefix_counts {
+	int64_t query_tokens, hit_tokens;
+	int64_t query_blocks, hit_blocks;
+	int64_t saved_tokens;
 };
 
 /*
@@ -119,6 +135,7 @@ struct fs_llm_report {
 	int64_t tokens_generated;                /* output tokens sampled in this step */
 	int64_t kv_used_blocks;                  /* after the step */
 	int64_t waiting, running;                /* after the step */
+	struct fs_llm_prefix_counts prefix;      /* admissions planned for this step */
 };
 
 /* Running totals since alloc. */
@@ -138,6 +155,7 @@ struct fs_llm_engine_stats {
 	int64_t peak_running;
 	int64_t peak_kv_used_blocks;
 	fs_ns busy_ns;                   /* sum of step durations */
+	struct fs_llm_prefix_counts prefix;  /* prefix-cache lookups (V22) */
 };
 
 struct fs_llm_engine;
@@ -182,6 +200,41 @@ void fs_llm_engine_free(struct fs_llm_engine *e);     /* NULL is fine */
 enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
                                      int64_t prompt_tokens, int64_t output_tokens,
                                      int priority, uint64_t arrival_seq);
+
+/*
+ * fs_llm_engine_add for a request whose blocks have content hashes
+ * (`hashes` borrowed; it must stay valid until the request leaves the
+ * engine — it points into trace storage or is session-derived; NULL or no
+ * units: no hashes).  With prefix_caching on, its admission reuses cached
+ * blocks of the longest cached prefix and its full blocks are cached as they
+ * are computed (MODEL: V22).
+ */
+enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t slot,
+                                            int64_t prompt_tokens,
+                                            int64_t output_tokens, int priority,
+                                            uint64_t arrival_seq,
+                                            const struct fs_block_hashes *hashes);
+
+/*
+ * Cached blocks a request with `hashes` and `num_tokens` tokens would reuse
+ * if admitted now (the longest cached prefix, capped so one token is
+ * computed); 0 with prefix caching off.  O(matched blocks).  For routers.
+ */
+int64_t fs_llm_engine_prefix_match(const struct fs_llm_engine *e,
+                                   const struct fs_block_hashes *hashes,
+                                   int64_t num_tokens);
+
+/*
+ * KV conservation check for tests, O(blocks + running): the pool's own
+ * check (free + used + cached == total, the LRU list), blocks in use ==
+ * private blocks of running requests + referenced cache entries, and the
+ * references on entries == the cached blocks running requests hold.
+ * Returns 0, or -1 when anything disagrees.
+ */
+int fs_llm_engine_kv_check(const struct fs_llm_engine *e);
+
+/* Unreferenced cached blocks now (evictable; 0 with caching off). */
+int64_t fs_llm_engine_kv_cached(const struct fs_llm_engine *e);
 
 /*
  * Plan one iteration at `now_ns` (scheduler phases A–C of vllm_semantics §0)

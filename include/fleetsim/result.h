@@ -60,6 +60,12 @@ struct fs_engine_totals {
 	double busy_ns;                     /* Σ step durations over replicas */
 	double flops;                       /* Σ modelled FLOPs */
 	double bytes;                       /* Σ modelled HBM bytes */
+	/* Prefix-cache lookups of admissions in those steps (MODEL: V22; all
+	 * 0 without caching): first admissions' tokens and full blocks, the
+	 * cached ones found, and cached tokens of every admission. */
+	int64_t prefix_query_tokens, prefix_hit_tokens;
+	int64_t prefix_query_blocks, prefix_hit_blocks;
+	int64_t prefix_saved_tokens;
 };
 
 /* Availability of a pool or of the whole fleet (MODEL: F15, F16): the

@@ -181,6 +181,12 @@ struct fs_summary {
 	char skew_figure[64];                /* e.g. "all.e2e_ms.mean"; "" when none */
 	double skew;                         /* its sample skewness */
 	size_t skew_replications_needed;
+	/* Prefix caching (MODEL: V22), per replication; shown only when some
+	 * request carried block hashes and caching was on (prefix_cache). */
+	bool prefix_cache;
+	struct fs_ci prefix_hit_rate_blocks; /* hit / queried full blocks */
+	struct fs_ci prefix_hit_rate_tokens; /* hit / queried prompt tokens */
+	struct fs_ci prefix_saved_tokens;    /* prefill tokens skipped */
 };
 
 /* Aggregate R results (in replication order).  Caller frees with

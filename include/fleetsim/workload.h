@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fleetsim/block_hash.h"
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
 
@@ -29,6 +30,10 @@ struct fs_request {
 	int64_t output_tokens;
 	uint64_t session_id;         /* 1, 2, ... per world; 0: not in a session */
 	uint32_t turn;               /* 0-based turn index within its session */
+	struct fs_block_hashes block_hashes; /* content hashes of its leading
+	                              * blocks for prefix caching (MODEL: V23):
+	                              * trace ids (owned by the trace) or derived
+	                              * from a session; none: n_units == 0 */
 };
 
 struct fs_workload;

@@ -1,0 +1,487 @@
+/*
+ * test_prefix_cache.c — automatic prefix caching (MODEL: V22): a scripted
+ * hash sequence on a tiny cache against hand-computed LRU hits and eviction
+ * order, blocks shared by running requests counted once, KV conservation
+ * (free + used + cached == total and the per-request accounting) after every
+ * step of a loaded run with preemptions, block keys, the session and prefix
+ * routers, Mooncake hash_ids parsing, and a whole replay of the shipped
+ * Mooncake slice with caching on and off.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/block_hash.h"
+#include "fleetsim/llm_engine.h"
+#include "fleetsim/router.h"
+#include "fleetsim/trace.h"
+#include "util_test.h"
+
+#define MOONCAKE_SLICE "scenarios/traces/mooncake_conversation_1000.jsonl"
+
+/* 1 ms + 0.01 ms per scheduled token. */
+static fs_ns synth_cost(void *ctx, const struct fs_step_shape *sh)
+{
+	(void)ctx;
+	return FS_NS_PER_MS + 10 * FS_NS_PER_US * (sh->prefill_tokens + sh->decode_seqs);
+}
+
+static struct fs_llm_engine *make_engine(int64_t kv_blocks, int64_t block_tokens)
+{
+	struct fs_llm_engine_cfg c;
+	struct fs_error err;
+	struct fs_llm_engine *e;
+
+	fs_llm_engine_cfg_default(&c);
+	c.kv_blocks = kv_blocks;
+	c.block_tokens = block_tokens;
+	e = fs_llm_engine_alloc(&c, synth_cost, NULL, &err);
+	if (e == NULL)
+		fail_msg("engine alloc: %s: %s", err.path, err.msg);
+	return e;
+}
+
+/* Run steps until idle, checking KV conservation after each. */
+static void run_to_idle(struct fs_llm_engine *e, fs_ns *t_ns)
+{
+	struct fs_llm_report r;
+	fs_ns d;
+
+	while ((d = fs_llm_engine_begin_step(e, *t_ns)) >= 0) {
+		assert_int_equal(fs_llm_engine_kv_check(e), 0);
+		*t_ns += d;
+		fs_llm_engine_end_step(e, *t_ns, &r);
+		assert_int_equal(fs_llm_engine_kv_check(e), 0);
+	}
+}
+
+/* Trace-style hashes: ids, one per `unit` tokens. */
+static struct fs_block_hashes ids_of(const uint64_t *ids, uint32_t n, uint32_t unit)
+{
+	struct fs_block_hashes h = {ids, 42, 0, n, unit};
+
+	return h;
+}
+
+/*
+ * B = 4 tokens, 5 blocks.  Every request has 9 prompt tokens (2 full
+ * blocks, both hittable: the cap is (9 - 1) / 4 = 2) and 1 output token, so
+ * it holds 3 blocks and finishes in its prefill step; its 2 full blocks stay
+ * cached, freed tail-first (block 1 older than block 0 in the LRU list).
+ * Requests run one at a time.  By hand (LRU oldest first, F = free blocks):
+ *   [1,2] miss            cache 2,1          F 3
+ *   [3,4] miss            cache 2,1,4,3      F 1
+ *   [1,2] hit 2           cache 4,3,2,1      F 1
+ *   [5,6] miss, evicts 4,3   cache 2,1,6,5   F 1
+ *   [3,4] miss, evicts 2,1   cache 6,5,4,3   F 1
+ *   [5,6] hit 2           cache 4,3,6,5      F 1
+ *   [1,2] miss, evicts 4,3   cache 6,5,2,1   F 1
+ * Hits 4 of 14 blocks, 16 of 63 tokens; 6 evictions; prefill 63 - 16.
+ */
+static void test_prefix_cache_scripted_lru_hits(void **state)
+{
+	static const uint64_t seq[7][2] = {
+		{1, 2}, {3, 4}, {1, 2}, {5, 6}, {3, 4}, {5, 6}, {1, 2}};
+	static const int64_t want_hit[7] = {0, 0, 2, 0, 0, 2, 0};
+	struct fs_llm_engine *e = make_engine(5, 4);
+	const struct fs_llm_engine_stats *st = fs_llm_engine_stats(e);
+	struct fs_block_hashes h[7];
+	fs_ns t = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 7; i++) {
+		int64_t saved_before = st->prefix.saved_tokens;
+
+		h[i] = ids_of(seq[i], 2, 4);
+		/* the prefix router's probe sees what the admission will hit */
+		assert_int_equal(fs_llm_engine_prefix_match(e, &h[i], 9), want_hit[i]);
+		assert_int_equal(fs_llm_engine_add_hashed(e, i, 9, 1, 0, i, &h[i]),
+		                 FS_LLM_ACCEPTED);
+		run_to_idle(e, &t);
+		assert_int_equal(st->prefix.saved_tokens - saved_before, 4 * want_hit[i]);
+		assert_int_equal(fs_llm_engine_kv_used(e), 0);
+		assert_int_equal(fs_llm_engine_kv_cached(e), i == 0 ? 2 : 4);
+	}
+	assert_int_equal(st->completed, 7);
+	assert_int_equal(st->prefix.query_blocks, 14);
+	assert_int_equal(st->prefix.hit_blocks, 4);
+	assert_int_equal(st->prefix.query_tokens, 63);
+	assert_int_equal(st->prefix.hit_tokens, 16);
+	assert_int_equal(st->sum_prefill_tokens, 63 - 16);
+	assert_near((double)st->prefix.hit_blocks / (double)st->prefix.query_blocks,
+	            4.0 / 14.0, 1e-12, 0);
+	/* the last state: 6,5 survived, 4,3 were evicted */
+	assert_int_equal(fs_llm_engine_prefix_match(e, &h[3], 9), 2);
+	assert_int_equal(fs_llm_engine_prefix_match(e, &h[1], 9), 0);
+	fs_llm_engine_free(e);
+}
+
+/* A request's blocks are freed tail-first: evicting one block of [1,2]
+ * takes block 2 and leaves block 1, so [1,2] then hits one block. */
+static void test_prefix_cache_evicts_the_chain_tail_first(void **state)
+{
+	static const uint64_t a[2] = {1, 2}, b[3] = {3, 4, 5};
+	struct fs_llm_engine *e = make_engine(5, 4);
+	struct fs_block_hashes ha = ids_of(a, 2, 4), hb = ids_of(b, 3, 4);
+	const struct fs_llm_engine_stats *st = fs_llm_engine_stats(e);
+	fs_ns t = 0;
+
+	(void)state;
+	fs_llm_engine_add_hashed(e, 0, 9, 1, 0, 0, &ha);
+	run_to_idle(e, &t);
+	/* 13 tokens: 4 blocks, 3 free -> one eviction */
+	fs_llm_engine_add_hashed(e, 1, 13, 1, 0, 1, &hb);
+	run_to_idle(e, &t);
+	assert_int_equal(fs_llm_engine_prefix_match(e, &ha, 9), 1);
+	fs_llm_engine_add_hashed(e, 2, 9, 1, 0, 2, &ha);
+	run_to_idle(e, &t);
+	assert_int_equal(st->prefix.hit_blocks, 1);
+	assert_int_equal(st->prefix.query_blocks, 2 + 3 + 2);
+	fs_llm_engine_free(e);
+}
+
+/* Two running requests with the same 2-block prefix: the second reuses the
+ * first's cached blocks and KV use counts them once (3 + 1, not 3 + 3). */
+static void test_prefix_cache_shared_blocks_count_once(void **state)
+{
+	static const uint64_t a[2] = {7, 8};
+	struct fs_llm_engine *e = make_engine(100, 4);
+	struct fs_block_hashes h = ids_of(a, 2, 4);
+	struct fs_llm_report r;
+	fs_ns t = 0, d;
+
+	(void)state;
+	fs_llm_engine_add_hashed(e, 0, 9, 5, 0, 0, &h);
+	d = fs_llm_engine_begin_step(e, t);        /* prefill: blocks 0, 1 cached */
+	fs_llm_engine_end_step(e, t += d, &r);
+	assert_int_equal(fs_llm_engine_kv_used(e), 3);
+	fs_llm_engine_add_hashed(e, 1, 9, 5, 0, 1, &h);
+	d = fs_llm_engine_begin_step(e, t);
+	assert_int_equal(r.n_first_token, 1);
+	assert_int_equal(fs_llm_engine_kv_check(e), 0);
+	/* first: 2 shared + 1 private (its decode token fits block 2);
+	 * second: 1 private for its one computed token */
+	assert_int_equal(fs_llm_engine_kv_used(e), 4);
+	fs_llm_engine_end_step(e, t += d, &r);
+	assert_int_equal(r.prefix.hit_blocks, 2);
+	assert_int_equal(r.prefix.saved_tokens, 8);
+	assert_int_equal(r.shape.prefill_tokens, 1);
+	run_to_idle(e, &t);
+	assert_int_equal(fs_llm_engine_kv_used(e), 0);
+	assert_int_equal(fs_llm_engine_kv_cached(e), 2);
+	fs_llm_engine_free(e);
+}
+
+static uint64_t xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/* A loaded engine with a small cache: 6 sessions with growing histories,
+ * arrivals while steps run, preemptions and evictions.  After every step
+ * free + used + cached == total, blocks in use == private blocks of running
+ * requests + referenced entries, and references == cached blocks held. */
+static void test_prefix_cache_conserves_blocks_every_step(void **state)
+{
+	struct fs_llm_engine *e = make_engine(120, 16);
+	const struct fs_llm_engine_stats *st = fs_llm_engine_stats(e);
+	struct fs_block_hashes *h = calloc(400, sizeof *h);
+	int64_t history[6] = {0};
+	uint64_t rng = 88172645463325252ULL;
+	struct fs_llm_report r;
+	fs_ns t = 0, d;
+	uint32_t added = 0;
+
+	(void)state;
+	while (added < 400 || fs_llm_engine_running(e) + fs_llm_engine_waiting(e) > 0) {
+		for (int k = 0; k < 2 && added < 400; k++) {
+			uint32_t s = (uint32_t)(xorshift64(&rng) % 6);
+			int64_t fresh = 20 + (int64_t)(xorshift64(&rng) % 200);
+			int64_t out = 1 + (int64_t)(xorshift64(&rng) % 60);
+			int64_t prompt = history[s] + fresh;
+
+			if (prompt + out > 1500) {         /* a new conversation */
+				history[s] = 0;
+				prompt = fresh;
+			}
+			fs_block_hashes_session(&h[added], 1000 + s, prompt + out, 16);
+			assert_int_equal(fs_llm_engine_add_hashed(e, added, prompt, out, 0,
+			                                          added, &h[added]),
+			                 FS_LLM_ACCEPTED);
+			history[s] = prompt + out;
+			added++;
+		}
+		d = fs_llm_engine_begin_step(e, t);
+		assert_int_equal(fs_llm_engine_kv_check(e), 0);
+		if (d < 0)
+			continue;
+		fs_llm_engine_end_step(e, t += d, &r);
+		assert_int_equal(fs_llm_engine_kv_check(e), 0);
+		assert_true(fs_llm_engine_kv_used(e) + fs_llm_engine_kv_cached(e) <=
+		            fs_llm_engine_kv_total(e));
+	}
+	assert_int_equal(st->completed + st->rejected_by_guard, 400);
+	assert_true(st->preemptions > 0);         /* the paths were exercised */
+	assert_true(st->prefix.hit_blocks > 0);
+	assert_true(st->prefix.hit_blocks < st->prefix.query_blocks);
+	assert_int_equal(fs_llm_engine_kv_used(e), 0);
+	free(h);
+	fs_llm_engine_free(e);
+}
+
+/* Without hashes (or with caching off) nothing is cached or counted. */
+static void test_prefix_cache_off_or_unhashed_changes_nothing(void **state)
+{
+	static const uint64_t a[2] = {1, 2};
+	struct fs_llm_engine_cfg c;
+	struct fs_block_hashes h = ids_of(a, 2, 4);
+	struct fs_llm_engine *e;
+	fs_ns t = 0;
+
+	(void)state;
+	fs_llm_engine_cfg_default(&c);
+	c.kv_blocks = 50;
+	c.block_tokens = 4;
+	c.prefix_caching = false;
+	e = fs_llm_engine_alloc(&c, synth_cost, NULL, NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		fs_llm_engine_add_hashed(e, i, 9, 1, 0, i, &h);
+		run_to_idle(e, &t);
+	}
+	assert_int_equal(fs_llm_engine_stats(e)->sum_prefill_tokens, 27);
+	assert_int_equal(fs_llm_engine_stats(e)->prefix.query_tokens, 0);
+	assert_int_equal(fs_llm_engine_kv_cached(e), 0);
+	fs_llm_engine_free(e);
+	e = make_engine(50, 4);
+	for (uint32_t i = 0; i < 3; i++) {
+		fs_llm_engine_add(e, i, 9, 1, 0, i);
+		run_to_idle(e, &t);
+	}
+	assert_int_equal(fs_llm_engine_stats(e)->sum_prefill_tokens, 27);
+	assert_int_equal(fs_llm_engine_stats(e)->prefix.query_tokens, 0);
+	fs_llm_engine_free(e);
+}
+
+/* Keys: equal prefixes give equal keys, a block is keyed only when full and
+ * covered; Mooncake's 512-token units map onto 16-token blocks. */
+static void test_prefix_cache_block_keys(void **state)
+{
+	static const uint64_t a[2] = {0, 1}, b[2] = {0, 2};
+	struct fs_block_hashes ha = ids_of(a, 2, 512), hb = ids_of(b, 2, 512), s1, s2;
+
+	(void)state;
+	/* 1000 tokens: units cover 1024, so blocks 0..61 (992 tokens) */
+	assert_int_equal(fs_block_hash_n_blocks(&ha, 16, 1000), 62);
+	assert_int_equal(fs_block_hash_key(&ha, 62, 16, 1000), 0);
+	assert_true(fs_block_hash_key(&ha, 61, 16, 1000) != 0);
+	/* first unit shared: its 32 blocks match, the next ones do not */
+	for (int64_t blk = 0; blk < 32; blk++)
+		assert_true(fs_block_hash_key(&ha, blk, 16, 1000) ==
+		            fs_block_hash_key(&hb, blk, 16, 1000));
+	assert_true(fs_block_hash_key(&ha, 32, 16, 1000) !=
+	            fs_block_hash_key(&hb, 32, 16, 1000));
+	assert_true(fs_block_hash_key(&ha, 0, 16, 1000) !=
+	            fs_block_hash_key(&ha, 1, 16, 1000));
+	/* sessions: a longer history keeps the keys of the shorter one */
+	fs_block_hashes_session(&s1, 5, 100, 16);
+	fs_block_hashes_session(&s2, 5, 300, 16);
+	assert_int_equal(s1.n_units, 6);
+	for (int64_t blk = 0; blk < 6; blk++)
+		assert_true(fs_block_hash_key(&s1, blk, 16, 100) ==
+		            fs_block_hash_key(&s2, blk, 16, 300));
+	fs_block_hashes_session(&s2, 6, 300, 16);
+	assert_true(fs_block_hash_key(&s1, 0, 16, 100) != fs_block_hash_key(&s2, 0, 16, 300));
+	assert_true(fs_block_hash_session_unit(5, 3) != 0);
+	/* session id 0 is a session like any other (its key is not 0) */
+	fs_block_hashes_session(&s2, 0, 100, 16);
+	assert_true(s2.session != 0);
+	assert_true(fs_block_hash_key(&s2, 0, 16, 100) != 0);
+}
+
+static struct fs_route_candidate cand_of(uint32_t id, uint64_t outstanding,
+                                         int64_t prefix_blocks)
+{
+	struct fs_route_candidate c = {id, outstanding, 0.0, 0.0, 8, prefix_blocks};
+
+	return c;
+}
+
+static void test_prefix_cache_session_router_sticks_while_alive(void **state)
+{
+	struct fs_route_candidate c[3] = {cand_of(10, 3, 0), cand_of(11, 1, 0),
+	                                  cand_of(12, 2, 0)};
+	struct fs_router_state st = {0};
+	struct fs_route_request a = {77}, b = {78}, none = {0};
+
+	(void)state;
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &a), 1);
+	c[1].outstanding = 9;                      /* now the busiest: still sticks */
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &a), 1);
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &b), 2);
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &none), 2);
+	/* instance 11 gone: least outstanding, and the session moves there */
+	c[1] = cand_of(13, 0, 0);
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &a), 1);
+	c[1].outstanding = 5;
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &a), 1);
+	/* many sessions: the map grows and keeps every entry */
+	for (uint64_t s = 1000; s < 1300; s++)
+		fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL,
+		                   &(struct fs_route_request){s});
+	assert_int_equal(st.sess_n, 302);
+	assert_int_equal(fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &b), 2);
+	fs_router_state_fini(&st);
+}
+
+static void test_prefix_cache_prefix_router_longest_then_least_loaded(void **state)
+{
+	struct fs_route_candidate c[4] = {cand_of(1, 0, 3), cand_of(2, 5, 7),
+	                                  cand_of(3, 2, 7), cand_of(4, 0, 0)};
+	struct fs_router_state st = {0};
+
+	(void)state;
+	assert_int_equal(fs_router_pick(FS_ROUTER_PREFIX, c, 4, &st, NULL), 2);
+	c[2].outstanding = 5;                      /* full tie: the earliest */
+	assert_int_equal(fs_router_pick(FS_ROUTER_PREFIX, c, 4, &st, NULL), 1);
+	for (int i = 0; i < 4; i++)
+		c[i].prefix_blocks = 0;            /* nothing cached: least loaded */
+	assert_int_equal(fs_router_pick(FS_ROUTER_PREFIX, c, 4, &st, NULL), 0);
+}
+
+/* hash_ids are read into the rows; a malformed list is an error at its
+ * column. */
+static void test_prefix_cache_mooncake_hash_ids_parsed(void **state)
+{
+	struct fs_error err;
+	struct fs_trace *t = fs_trace_load(MOONCAKE_SLICE, NULL, FS_TRACE_MOONCAKE, &err);
+	char *dir = fs_test_tmpdir(), path[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(t->n_rows, 1000);
+	/* line 1: 6758 tokens, hash_ids 0..13 (14 units of 512 tokens) */
+	assert_int_equal(t->rows[0].prompt_tokens, 6758);
+	assert_int_equal(t->rows[0].hashes.n_units, 14);
+	assert_int_equal(t->rows[0].hashes.unit_tokens, 512);
+	assert_int_equal(t->rows[0].hashes.ids[13], 13);
+	/* line 2 shares block 0 only */
+	assert_int_equal(t->rows[1].hashes.ids[0], 0);
+	assert_int_equal(t->rows[1].hashes.ids[1], 14);
+	fs_trace_free(t);
+
+	snprintf(path, sizeof path, "%s/bad.jsonl", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"timestamp\": 0, \"input_length\": 9, \"output_length\": 1, "
+	      "\"hash_ids\": [1, x]}\n", f);
+	fclose(f);
+	assert_null(fs_trace_load(path, "bad.jsonl", FS_TRACE_MOONCAKE, &err));
+	assert_string_equal(err.msg, "expected a block id (integer >= 0) in \"hash_ids\", "
+	                    "found \"x\"");
+	assert_string_equal(err.where, "bad.jsonl:1:73");
+	fs_test_tmpdir_free(dir);
+}
+
+/* Run the shipped example's variant on one H200 replica, the trace slowed
+ * to a fifth of its rate, over 600 s (about 400 requests, drained); return
+ * summary.json parsed.  One replica: no routing choice differs between
+ * the runs, only the cache. */
+static cJSON *run_variant(const char *variant, const char *dir)
+{
+	const char *args[] = {"run", "scenarios/mooncake-prefix.json", "--variant", variant,
+	                      "--set", "simulation.horizon=\"600s\"",
+	                      "--set", "fleet.pools[0].count=1",
+	                      "--set", "engine.gpu=\"h200\"",
+	                      "--set", "workload.classes[0].arrivals.trace.rate_scale=0.2",
+	                      "-o", dir, "-q", NULL};
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char path[512], *text;
+	cJSON *root;
+
+	if (r.exit_code != 0)
+		print_error("stderr: %s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	text = fs_test_read_file(path, NULL);
+	assert_non_null(text);
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	free(text);
+	return root;
+}
+
+static double value_at(const cJSON *root, const char *const *keys)
+{
+	const cJSON *o = root;
+
+	for (; *keys != NULL; keys++) {
+		o = cJSON_GetObjectItemCaseSensitive(o, *keys);
+		if (o == NULL)
+			fail_msg("no key %s", *keys);
+	}
+	o = cJSON_GetObjectItemCaseSensitive(o, "value");
+	assert_true(cJSON_IsNumber(o));
+	return o->valuedouble;
+}
+
+/* The Mooncake replay reports a hit rate and a lower TTFT with caching on
+ * than off, on the same router and traffic; saved prefill tokens equal the
+ * drop in prefill work. */
+static void test_prefix_cache_mooncake_replay_lowers_ttft(void **state)
+{
+	static const char *const ttft[] = {"metrics", "all", "ttft_ms", "mean", NULL};
+	static const char *const hit[] = {"engine", "prefix_cache", "hit_rate_tokens", NULL};
+	static const char *const saved[] = {"engine", "prefix_cache",
+	                                    "saved_prefill_tokens", NULL};
+	char *d_on = fs_test_tmpdir(), *d_off = fs_test_tmpdir();
+	cJSON *on, *off;
+	double rate;
+
+	(void)state;
+	on = run_variant("least-outstanding", d_on);
+	off = run_variant("no-cache", d_off);
+	rate = value_at(on, hit);
+	/* above 0, below the infinite-cache share of the slice (21.5%) */
+	assert_true(rate > 0.01 && rate < 0.216);
+	assert_true(value_at(on, saved) > 0);
+	assert_null(cJSON_GetObjectItemCaseSensitive(
+	        cJSON_GetObjectItemCaseSensitive(off, "engine"), "prefix_cache"));
+	assert_true(value_at(on, ttft) < value_at(off, ttft));
+	cJSON_Delete(on);
+	cJSON_Delete(off);
+	fs_test_tmpdir_free(d_on);
+	fs_test_tmpdir_free(d_off);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prefix_cache_scripted_lru_hits),
+		cmocka_unit_test(test_prefix_cache_evicts_the_chain_tail_first),
+		cmocka_unit_test(test_prefix_cache_shared_blocks_count_once),
+		cmocka_unit_test(test_prefix_cache_conserves_blocks_every_step),
+		cmocka_unit_test(test_prefix_cache_off_or_unhashed_changes_nothing),
+		cmocka_unit_test(test_prefix_cache_block_keys),
+		cmocka_unit_test(test_prefix_cache_session_router_sticks_while_alive),
+		cmocka_unit_test(test_prefix_cache_prefix_router_longest_then_least_loaded),
+		cmocka_unit_test(test_prefix_cache_mooncake_hash_ids_parsed),
+		cmocka_unit_test(test_prefix_cache_mooncake_replay_lowers_ttft),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
