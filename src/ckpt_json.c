@@ -7,15 +7,22 @@
 #include "ckpt_internal.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <cjson/cJSON.h>
 
+/* Rounded to 9 significant digits (docs/DETERMINISM.md D6). */
 static void num(cJSON *o, const char *key, double v)
 {
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
+	char buf[40];
+
+	if (isfinite(v)) {
+		snprintf(buf, sizeof buf, "%.9g", v);
+		cJSON_AddNumberToObject(o, key, strtod(buf, NULL));
+	} else {
 		cJSON_AddNullToObject(o, key);
+	}
 }
 
 static void ci(cJSON *o, const char *key, const struct fs_ci *c)
@@ -35,7 +42,7 @@ struct cJSON *fs__ckpt_policy_json(const struct fs_ckpt_result *r,
 
 	cJSON_AddStringToObject(o, "policy", fs_ckpt_policy_name(policy));
 	num(o, "interval_h", r->interval_h);
-	cJSON_AddNumberToObject(o, "checkpoints", r->segments);
+	num(o, "checkpoints", r->segments);
 	ci(o, "completion_h", &r->completion_h);
 	num(o, "completion_p50_h", r->completion_p50_h);
 	num(o, "completion_p95_h", r->completion_p95_h);
@@ -59,7 +66,7 @@ struct cJSON *fs__ckpt_interval_json(const struct fs_ckpt_result *r)
 	num(o, "renewal_opt_h", r->renewal_opt_h);
 	num(o, "best_h", r->best_interval_h);
 	ci(o, "best_h_ci", &r->best_interval_ci);
-	cJSON_AddNumberToObject(o, "best_h_sections", (double)r->best_interval_ci.sections);
+	num(o, "best_h_sections", (double)r->best_interval_ci.sections);
 	ci(o, "best_completion_h", &r->best_completion_h);
 	scan = cJSON_AddArrayToObject(o, "scan");
 	for (int i = 0; i < r->n_scan; i++) {

@@ -279,10 +279,8 @@ static void test_ckpt_trace_replay(void **state)
 	assert_true(r.completion_h.value > 6.6);
 	assert_true(r.interruptions.value > 0.5);
 	assert_int_equal(r.n_scan, 11);
-	/* spot over a 10 h pass is up 70% of the time: at most 10 / 7 x the
-	 * busy time of on-demand plus restarts, at least the work */
-	for (int i = 0; i < 1; i++)
-		assert_true(r.completion_p50_h >= 6.6);
+	/* never faster than without interruptions: 6 h + 6 x 0.1 h */
+	assert_true(r.completion_p50_h >= 6.6);
 	c.spot.trace_instances = 2;
 	assert_int_equal(fs_ckpt_run(&c, &r, &err), -1);
 	assert_string_equal(err.path, "interruptions.instances");
