@@ -38,6 +38,8 @@ static const char usage_text[] =
 	"  calibrate MEASUREMENTS... --model M --gpu G [--tp N] [-o FILE]\n"
 	"                      fit the GPU's step-model terms to measured step times\n"
 	"                      (CSV) or vllm bench serve results; write an override\n"
+	"  checkpoint FILE.json [-o DIR]  a training job on spot with checkpoints:\n"
+	"                      policies under a deadline, Young/Daly vs simulated interval\n"
 	"  help                this text;  fleetsim COMMAND --help for one command\n"
 	"  version             the version\n"
 	"\n"
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
 		return fs__cli_estimate(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return fs__cli_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "checkpoint") == 0) return fs__cli_ckpt(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 && argc > 2) {
 		char help_opt[] = "--help";
 		char *sub[] = { argv[2], help_opt, NULL };

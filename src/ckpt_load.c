@@ -1,0 +1,215 @@
+/*
+ * ckpt_load.c — the JSON input of `fleetsim checkpoint` (docs/BUDGET.md,
+ * "Training on spot with checkpoints"): every key checked with the
+ * scenario walk's strict readers, so a bad value is reported as
+ * FILE:LINE:COL: json.path: expected ..., found ....  A trace path is
+ * resolved against the file's directory and loaded once to check it.  The
+ * input owns its strings (fs__ckpt_input_fini).
+ */
+#include "ckpt_internal.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/capacity.h"
+#include "scenario_walk.h"
+
+#define H_NS (INT64_C(3600) * FS_NS_PER_S)
+#define MAX_H_NS (INT64_C(999999) * H_NS)
+
+static const char *const ROOT_KEYS[] = {
+	"name", "description", "work", "cards", "interval", "checkpoint_cost",
+	"restart_cost", "deadline", "spot_price_per_h", "on_demand_price_per_h",
+	"currency", "interruptions", "replications", "seed", "scan_points", NULL
+};
+static const char *const INT_KEYS[] = {
+	"rate_per_h", "unavailable_mean", "trace", "format", "instances", NULL
+};
+static const char *const FORMAT_NAMES[] = { "skypilot", "spotserve", NULL };
+static const enum fs_capacity_format FORMATS[] = {
+	FS_CAPACITY_SKYPILOT, FS_CAPACITY_SPOTSERVE
+};
+
+void fs__ckpt_input_fini(struct fs__ckpt_input *in)
+{
+	free(in->name);
+	free(in->currency);
+	free(in->trace_path);
+	free(in->trace_display);
+	memset(in, 0, sizeof *in);
+}
+
+/* A duration key in hours, at most 999,999 h: 1, 0, -1 as the readers. */
+static int hours(struct fs__sc *sc, const cJSON *obj, const char *key, fs_ns min_ns,
+                 double *out_h)
+{
+	fs_ns v_ns = 0;
+	int rc = fs__sc_duration_upto(sc, obj, key, min_ns, MAX_H_NS, &v_ns);
+
+	if (rc == 1)
+		*out_h = (double)v_ns / (double)H_NS;
+	return rc;
+}
+
+static int load_interruptions(struct fs__sc *sc, const cJSON *obj,
+                              struct fs__ckpt_input *in)
+{
+	struct fs_ckpt_interrupts *sp = &in->cfg.spot;
+	const cJSON *node = fs__sc_get(obj, "interruptions");
+	const char *rel = NULL;
+	size_t saved;
+	int64_t n = 1;
+	int fmt = 0, rc;
+
+	if (fs__sc_require(sc, obj, "interruptions") != 0)
+		return -1;
+	saved = fs__sc_push_key(sc, "interruptions");
+	if (fs__sc_check_object(sc, node, INT_KEYS) != 0)
+		return -1;
+	rc = fs__sc_string(sc, node, "trace", false, &rel);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		struct fs_capacity_trace *t;
+
+		if (fs__sc_forbid(sc, node, "rate_per_h", "with a trace (the trace sets "
+		                  "the interruptions)") != 0 ||
+		    fs__sc_forbid(sc, node, "unavailable_mean", "with a trace (the trace "
+		                  "sets when capacity returns)") != 0 ||
+		    fs__sc_enum(sc, node, "format", "trace format", FORMAT_NAMES, &fmt) < 0 ||
+		    fs__sc_int(sc, node, "instances", 1, 1000000, &n) < 0)
+			return -1;
+		if (fs__sc_open_data(sc, node, "trace", rel, "trace", &in->trace_path) != 0)
+			return -1;
+		in->trace_display = fs_xstrdup(rel);
+		t = fs_capacity_trace_load(in->trace_path, rel, FORMATS[fmt], 1.0, true, sc->err);
+		if (t == NULL)
+			return fs__sc_data_failed(sc, node, "trace");
+		fs_capacity_trace_free(t);
+		sp->trace_path = in->trace_path;
+		sp->trace_display = in->trace_display;
+		sp->trace_format = FORMATS[fmt];
+		sp->trace_instances = (int)n;
+	} else {
+		if (fs__sc_forbid(sc, node, "format", "without a trace") != 0 ||
+		    fs__sc_forbid(sc, node, "instances", "without a trace") != 0 ||
+		    fs__sc_require(sc, node, "rate_per_h") != 0 ||
+		    fs__sc_number(sc, node, "rate_per_h", 0, false, 1e4, false,
+		                  &sp->rate_per_h) < 0 ||
+		    hours(sc, node, "unavailable_mean", 0, &sp->unavailable_mean_h) < 0)
+			return -1;
+	}
+	fs__sc_pop(sc, saved);
+	return 0;
+}
+
+static int load_root(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input *in)
+{
+	struct fs_ckpt_cfg *c = &in->cfg;
+	const cJSON *iv = fs__sc_get(root, "interval");
+	const char *name = NULL, *cur = NULL;
+	int64_t v;
+	int rc;
+
+	if (fs__sc_check_object(sc, root, ROOT_KEYS) != 0)
+		return -1;
+	if (fs__sc_string(sc, root, "name", false, &name) < 0 ||
+	    fs__sc_string(sc, root, "description", true, &cur) < 0)
+		return -1;
+	cur = NULL;
+	if (fs__sc_string(sc, root, "currency", false, &cur) < 0)
+		return -1;
+	in->name = name != NULL ? fs_xstrdup(name) : NULL;
+	in->currency = fs_xstrdup(cur != NULL ? cur : "USD");
+	if (fs__sc_require(sc, root, "work") != 0 ||
+	    hours(sc, root, "work", 1, &c->work_h) < 0)
+		return -1;
+	if (fs__sc_int(sc, root, "cards", 1, 100000, &v) < 0)
+		return -1;
+	c->cards = fs__sc_get(root, "cards") != NULL ? (int)v : 1;
+	if (!(cJSON_IsString(iv) && strcmp(iv->valuestring, "auto") == 0) &&
+	    hours(sc, root, "interval", 1, &c->interval_h) < 0)
+		return -1;
+	if (fs__sc_require(sc, root, "checkpoint_cost") != 0 ||
+	    hours(sc, root, "checkpoint_cost", 0, &c->ckpt_cost_h) < 0 ||
+	    hours(sc, root, "restart_cost", 0, &c->restart_cost_h) < 0 ||
+	    hours(sc, root, "deadline", 1, &c->deadline_h) < 0)
+		return -1;
+	if (c->ckpt_cost_h == 0 && c->interval_h == 0)
+		return fs__sc_fail_member(sc, root, "checkpoint_cost", "expected a checkpoint "
+		                          "cost > 0 when the interval is \"auto\" (Daly's "
+		                          "interval is 0 for free checkpoints), found 0");
+	if (fs__sc_require(sc, root, "spot_price_per_h") != 0 ||
+	    fs__sc_number(sc, root, "spot_price_per_h", 0, false, 1e9, false,
+	                  &c->spot_price_per_h) < 0 ||
+	    fs__sc_require(sc, root, "on_demand_price_per_h") != 0 ||
+	    fs__sc_number(sc, root, "on_demand_price_per_h", 0, false, 1e9, false,
+	                  &c->on_demand_price_per_h) < 0)
+		return -1;
+	if (load_interruptions(sc, root, in) != 0)
+		return -1;
+	c->replications = 1000;
+	if (fs__sc_int(sc, root, "replications", 1, 10000000, &v) < 0)
+		return -1;
+	if (fs__sc_get(root, "replications") != NULL)
+		c->replications = (int)v;
+	c->seed = 1;
+	if (fs__sc_int(sc, root, "seed", 0, FS__MAX_INT_JSON, &v) < 0)
+		return -1;
+	if (fs__sc_get(root, "seed") != NULL)
+		c->seed = (uint64_t)v;
+	c->scan_points = 41;
+	rc = fs__sc_int(sc, root, "scan_points", 0, FS_CKPT_MAX_SCAN, &v);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		if (v == 1 || v == 2)
+			return fs__sc_fail_member(sc, root, "scan_points", "expected 0 (no scan) "
+			                          "or an integer in [3, %d], found %lld",
+			                          FS_CKPT_MAX_SCAN, (long long)v);
+		c->scan_points = (int)v;
+	}
+	if ((double)c->replications * (c->scan_points + 3) > 1e9)
+		return fs__sc_fail_member(sc, root, "replications", "expected replications x "
+		                          "(scan_points + 3) <= 10^9 simulated jobs, found %d x %d",
+		                          c->replications, c->scan_points + 3);
+	c->policy = FS_CKPT_SPOT_ONLY;
+	return 0;
+}
+
+int fs__ckpt_load(const char *path, struct fs__ckpt_input *in, struct fs_error *err)
+{
+	struct fs__sc sc;
+	struct fs__jpos *pos = NULL;
+	char *buf = NULL, *text, *dir_copy;
+	size_t len = 0;
+	cJSON *root;
+	int rc;
+
+	memset(in, 0, sizeof *in);
+	text = fs__sc_read_file(path, "input", &len, err);
+	if (text == NULL)
+		return -1;
+	root = fs__sc_parse(text, len, path, &buf, &pos, err);
+	free(text);
+	if (root == NULL)
+		return -1;
+	dir_copy = fs_xstrdup(path);
+	memset(&sc, 0, sizeof sc);
+	sc.file = path;
+	sc.text = buf;
+	sc.text_len = len;
+	sc.pos = pos;
+	sc.base_dir = dirname(dir_copy);
+	sc.err = err;
+	rc = load_root(&sc, root, in);
+	cJSON_Delete(root);
+	free(buf);
+	free(dir_copy);
+	fs__jpos_free(pos);
+	if (rc != 0)
+		fs__ckpt_input_fini(in);
+	return rc;
+}
