@@ -222,7 +222,9 @@ int fs__budget_task_figures(const struct fs_budget_plan *plan, size_t i,
 		else if (fs__budget_serving(t, r, err) != 0)
 			return -1;
 		r->cards = r->instances * t->serve.tp;
-		r->wall_h = (double)t->duration_ns / (double)FS__BUDGET_NS_PER_H + r->setup_h;
+		/* MODEL: G10 — a service's cold start falls inside its billed
+		 * window: the set-up delays the first answer, not the end. */
+		r->wall_h = (double)t->duration_ns / (double)FS__BUDGET_NS_PER_H;
 		break;
 	case FS_BUDGET_DATA:
 	case FS_BUDGET_EXPERIMENT:
