@@ -262,7 +262,7 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_budget_plan
 	if (fs__sc_string(sc, root, "name", false, &s) < 0)
 		return -1;
 	plan->name = fs_xstrdup(s);
-	s = NULL;
+	s = "";
 	if (fs__sc_string(sc, root, "description", true, &s) < 0)
 		return -1;
 	plan->description = fs_xstrdup(s);

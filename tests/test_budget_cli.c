@@ -154,6 +154,31 @@ static void test_budget_cli_report_writes_the_one_page_budget(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+static void test_budget_cli_minimal_plan_prints_its_table(void **state)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "p.json"), *out = path_in(dir, "o");
+	const char *args[] = { "budget", file, "-o", out, NULL };
+	struct fs_test_run r;
+	FILE *f = fopen(file, "w");
+
+	(void)state;
+	assert_non_null(f);
+	/* no description, no dates, defaults everywhere */
+	fputs("{\"name\": \"min\", \"tasks\": [{\"name\": \"e\", \"type\": "
+	      "\"experiment\", \"gpu\": \"h100\", \"card_hours\": 10}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "budget min\n"));
+	assert_non_null(strstr(r.out, "month 1"));
+	assert_true(exists(out, "budget.json"));
+	assert_true(exists(out, "budget.csv"));
+	fs_test_run_free(&r);
+	free(file);
+	free(out);
+	fs_test_tmpdir_free(dir);
+}
+
 /* Write `plan` to DIR/plan.json; run budget; expect exit 2, stderr starting
  * with DIR/plan.json:LINE:COL: PATH and containing `msg`, nothing written. */
 static void expect_bad(const char *plan, int line, int col, const char *path,
@@ -223,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_budget_cli_quarter_figures),
 		cmocka_unit_test(test_budget_cli_report_writes_the_one_page_budget),
 		cmocka_unit_test(test_budget_cli_bad_plans_exit_2_at_their_place),
+		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
