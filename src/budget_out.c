@@ -155,8 +155,9 @@ static void print_serving(const struct fs_budget_plan *plan,
 		        s->tp, t->gpu->id, r->prefill_ms, s->prompt_tokens,
 		        (long long)r->decode_batch, r->decode_step_ms, r->instance_rps);
 		fprintf(out, "    peak %.2f req/s (%.0f/day x peak-to-mean %.2f) -> %d instance%s, "
-		        "%d cards\n", r->peak_rps, s->requests_per_day, s->peak_to_mean,
-		        r->instances, r->instances == 1 ? "" : "s", r->cards);
+		        "%d card%s\n", r->peak_rps, s->requests_per_day, s->peak_to_mean,
+		        r->instances, r->instances == 1 ? "" : "s", r->cards,
+		        r->cards == 1 ? "" : "s");
 	}
 }
 
