@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fleetsim/billing.h"
+#include "fleetsim/catalog.h"
 #include "util_test.h"
 
 static const char *const EXAMPLES[] = {
@@ -179,6 +181,59 @@ static void test_budget_cli_minimal_plan_prints_its_table(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+static void test_budget_cli_serving_from_a_run_directory(void **state)
+{
+	char *dir = fs_test_tmpdir(), *run = path_in(dir, "run"), *file = path_in(dir, "p.json");
+	char *out = path_in(dir, "o"), *p = path_in(out, "budget.json"), *text;
+	const char *run_args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-o", run,
+	                           "-q", NULL };
+	const char *args[] = { "budget", file, "-o", out, "-q", NULL };
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
+	const cJSON *t;
+	struct fs_test_run r;
+	cJSON *j;
+	FILE *f;
+
+	(void)state;
+	r = fs_test_run_fleetsim(run_args);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", \"type\": "
+	      "\"serving\", \"from\": \"run\", \"duration\": \"30d\"}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	if (r.exit_code != 0)
+		print_error("%s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	text = fs_test_read_file(p, NULL);
+	j = cJSON_Parse(text);
+	assert_non_null(j);
+	t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
+	/* quickstart: 2 replicas of 1 x L40S for the whole hour simulated */
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "cards")->valuedouble, 2);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "gpu")),
+	                    "l40s");
+	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 2 * 720.0, 1e-9, 0);
+	/* 720 h fits one 730-h month: 2 cards x the catalogue's monthly fee */
+	assert_near(cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(t, "plan_cost"), "monthly")->valuedouble,
+	            2 * fs_billing_catalog_fee(g, FS_PRICING_MONTHLY), 1e-9, 0);
+	assert_near(cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(t, "serving"),
+	                "simulated_monthly_cost")->valuedouble,
+	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
+	cJSON_Delete(j);
+	free(text);
+	free(p);
+	free(out);
+	free(file);
+	free(run);
+	fs_test_tmpdir_free(dir);
+}
+
 /* Write `plan` to DIR/plan.json; run budget; expect exit 2, stderr starting
  * with DIR/plan.json:LINE:COL: PATH and containing `msg`, nothing written. */
 static void expect_bad(const char *plan, int line, int col, const char *path,
@@ -249,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_budget_cli_report_writes_the_one_page_budget),
 		cmocka_unit_test(test_budget_cli_bad_plans_exit_2_at_their_place),
 		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
+		cmocka_unit_test(test_budget_cli_serving_from_a_run_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
