@@ -16,6 +16,7 @@ int fs__cli_estimate(int argc, char **argv);
 int fs__cli_report(int argc, char **argv);
 int fs__cli_calibrate(int argc, char **argv);
 int fs__cli_ckpt(int argc, char **argv);
+int fs__cli_budget(int argc, char **argv);
 
 /* Parse a whole decimal integer in [lo, hi]; on failure prints
  * "fleetsim CMD: OPTION: expected ..., found "TEXT"" and returns -1. */

@@ -22,6 +22,9 @@ static const char report_help[] =
 	".dat data) and write a management report, DIR/report.html (self-contained)\n"
 	"and DIR/report.md, from DIR: the output directory of fleetsim run (one\n"
 	"configuration or a variants comparison) or of fleetsim sweep.\n"
+	"On the output directory of fleetsim budget (DIR/budget.json) it writes a\n"
+	"one-page budget instead: the plan, cost per task, per month and per pricing\n"
+	"plan, the planning margin and the assumptions (no plots, no gnuplot).\n"
 	"Needs gnuplot in $PATH (Debian/Ubuntu package " FS_GNUPLOT_PACKAGE ").\n"
 	"Contents: docs/REPORT.md.\n"
 	"\n"
@@ -67,6 +70,20 @@ static int check_outputs(const char *dir)
 	return rc;
 }
 
+/* A fleetsim budget output directory (DIR/budget.json)? */
+static int is_budget_dir(const char *dir)
+{
+	struct stat st;
+	size_t n = strlen(dir) + 16;
+	char *p = fs_xmalloc(n);
+	int yes;
+
+	snprintf(p, n, "%s/budget.json", dir);
+	yes = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
 int fs__cli_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -100,7 +117,9 @@ int fs__cli_report(int argc, char **argv)
 		                           argv[optind + 1]);
 	if (check_outputs(argv[optind]) != 0)
 		return FS_EXIT_INPUT;
-	if (fs_gnuplot_find(gnuplot, sizeof gnuplot) != 0) {
+	if (is_budget_dir(argv[optind]))
+		gnuplot[0] = '\0';       /* a budget has no plots */
+	else if (fs_gnuplot_find(gnuplot, sizeof gnuplot) != 0) {
 		fprintf(stderr, "fleetsim report: gnuplot not found in $PATH; install it "
 		        "(Debian/Ubuntu: apt-get install " FS_GNUPLOT_PACKAGE ")\n");
 		return FS_EXIT_RUNTIME;

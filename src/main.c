@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"                      every point of the scenario's sweep (or a bisection search),\n"
 	"                      then sweep.csv, sweep.json, pareto.csv and best.json\n"
 	"  report DIR [-q]     gnuplot plots (PNG, SVG) and report.html / report.md\n"
-	"                      from a run or sweep output directory\n"
+	"                      from a run or sweep output directory (a budget\n"
+	"                      directory: a one-page budget, no plots)\n"
 	"  validate SCENARIO   check a scenario and print it resolved, defaults filled in\n"
 	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
 	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
@@ -40,6 +41,10 @@ static const char usage_text[] =
 	"                      (CSV) or vllm bench serve results; write an override\n"
 	"  checkpoint FILE.json [-o DIR]  a training job on spot with checkpoints:\n"
 	"                      policies under a deadline, Young/Daly vs simulated interval\n"
+	"  budget PLAN [-o DIR] card-hours, peak cards, cheapest pricing plans and the\n"
+	"                      budget with its planning margin for a period's\n"
+	"                      fine-tuning, serving, data and experiment tasks;\n"
+	"                      DIR/budget.json, budget.csv (docs/BUDGET.md)\n"
 	"  help                this text;  fleetsim COMMAND --help for one command\n"
 	"  version             the version\n"
 	"\n"
@@ -82,7 +87,10 @@ int main(int argc, char **argv)
 		return fs__cli_estimate(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return fs__cli_calibrate(argc - 1, argv + 1);
-	if (strcmp(cmd, "checkpoint") == 0) return fs__cli_ckpt(argc - 1, argv + 1);
+	if (strcmp(cmd, "checkpoint") == 0)
+		return fs__cli_ckpt(argc - 1, argv + 1);
+	if (strcmp(cmd, "budget") == 0)
+		return fs__cli_budget(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 && argc > 2) {
 		char help_opt[] = "--help";
 		char *sub[] = { argv[2], help_opt, NULL };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fleetsim/escape.h"
 #include "report_internal.h"
@@ -16,7 +17,11 @@ int fs_report_build(const char *dir, const char *gnuplot, char *html_path,
 	struct fs__report r;
 	char path[4096];
 	int rc = FS_EXIT_RUNTIME;
+	struct stat st;
 
+	snprintf(path, sizeof path, "%s/budget.json", dir);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return fs__report_budget(dir, html_path, html_len, err);
 	if (fs__report_load(&r, dir, err)) {
 		fs__report_fini(&r);
 		return FS_EXIT_INPUT;

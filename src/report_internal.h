@@ -194,6 +194,12 @@ void fs__report_risk(struct fs__report *r);
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);
 
+/* report_budget.c: the one-page budget of a fleetsim budget directory
+ * (DIR/budget.json): report.md and report.html, no plots.  Returns as
+ * fs_report_build does. */
+int fs__report_budget(const char *dir, char *html_path, size_t html_len,
+                      struct fs_error *err);
+
 /* report_html.c, report_md.c: render the document into DIR (atomic). */
 int fs__report_write_html(const struct fs__report *r, const char *path,
                           struct fs_error *err);

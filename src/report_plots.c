@@ -563,6 +563,8 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		    fs__plot_utilization(r, err))
 			return -1;
 		return 0;
+	case FS_REPORT_BUDGET:       /* no plots (report_budget.c) */
+		return 0;
 	}
 	return 0;
 }

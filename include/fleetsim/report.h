@@ -14,7 +14,8 @@
 enum fs_report_kind {
 	FS_REPORT_RUN,               /* DIR/summary.json */
 	FS_REPORT_VARIANTS,          /* DIR/comparison.json + DIR/<variant>/ */
-	FS_REPORT_SWEEP              /* DIR/sweep.json + best.json */
+	FS_REPORT_SWEEP,             /* DIR/sweep.json + best.json */
+	FS_REPORT_BUDGET             /* DIR/budget.json (fleetsim budget) */
 };
 
 /* Build the report of dir using the gnuplot executable `gnuplot` (a path,

@@ -1,0 +1,311 @@
+/*
+ * test_budget_cli.c — `fleetsim budget` end to end: every worked example
+ * scenarios/budget-*.json prints its table and writes budget.json and
+ * budget.csv; `fleetsim report` on the output writes the one-page budget;
+ * bad plans exit 2 with file:line:col: json.path: message and write
+ * nothing.  Runs ./fleetsim.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fleetsim/billing.h"
+#include "fleetsim/catalog.h"
+#include "util_test.h"
+
+static const char *const EXAMPLES[] = {
+	"scenarios/budget-lora-7b-4090.json",
+	"scenarios/budget-lora-13b-2xa100.json",
+	"scenarios/budget-lora-13b-8xa100.json",
+	"scenarios/budget-quarter.json",
+};
+
+static char *path_in(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+static int exists(const char *dir, const char *file)
+{
+	char *p = path_in(dir, file);
+	struct stat st;
+	int yes = stat(p, &st) == 0;
+
+	free(p);
+	return yes;
+}
+
+static void test_budget_cli_examples_print_and_write(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof EXAMPLES / sizeof EXAMPLES[0]; i++) {
+		char *dir = fs_test_tmpdir(), *p, *text;
+		const char *args[] = { "budget", EXAMPLES[i], "-o", dir, NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+		cJSON *j;
+
+		if (r.exit_code != 0)
+			print_error("%s: %s\n", EXAMPLES[i], r.err);
+		assert_int_equal(r.exit_code, 0);
+		assert_non_null(strstr(r.out, "each task alone on each plan"));
+		assert_non_null(strstr(r.out, "budget to request"));
+		assert_non_null(strstr(r.out, "peak concurrent cards"));
+		fs_test_run_free(&r);
+		p = path_in(dir, "budget.json");
+		text = fs_test_read_file(p, NULL);
+		assert_non_null(text);
+		j = cJSON_Parse(text);
+		assert_non_null(j);
+		assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "tasks")) >= 1);
+		assert_true(cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(j, "totals"), "planned")->valuedouble > 0);
+		cJSON_Delete(j);
+		free(text);
+		free(p);
+		p = path_in(dir, "budget.csv");
+		text = fs_test_read_file(p, NULL);
+		assert_non_null(text);
+		assert_int_equal(strncmp(text, "task,type,gpu,cards,", 20), 0);
+		assert_non_null(strstr(text, "\nTOTAL,"));
+		free(text);
+		free(p);
+		fs_test_tmpdir_free(dir);
+	}
+}
+
+static void test_budget_cli_quarter_figures(void **state)
+{
+	char *dir = fs_test_tmpdir(), *p = path_in(dir, "budget.json"), *text;
+	const char *args[] = { "budget", "scenarios/budget-quarter.json", "-o", dir, "-q", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	const cJSON *tasks, *t, *tot;
+	double sum_months = 0;
+	cJSON *j, *m;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.out, "");
+	fs_test_run_free(&r);
+	text = fs_test_read_file(p, NULL);
+	j = cJSON_Parse(text);
+	assert_non_null(j);
+	tasks = cJSON_GetObjectItemCaseSensitive(j, "tasks");
+	tot = cJSON_GetObjectItemCaseSensitive(j, "totals");
+	/* weekly experiments from 2026-04-03 over the 91 days: 13 runs */
+	t = cJSON_GetArrayItem(tasks, 3);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "occurrences")->valuedouble, 13);
+	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 13 * 64.0, 1e-9, 0);
+	/* the chat service runs the whole quarter: 91 x 24 h per card */
+	t = cJSON_GetArrayItem(tasks, 2);
+	assert_near(cJSON_GetObjectItemCaseSensitive(t, "wall_h")->valuedouble, 91 * 24.0, 1e-9, 0);
+	/* months add up to the estimate */
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "months"))
+		sum_months += cJSON_GetObjectItemCaseSensitive(m, "cost")->valuedouble;
+	assert_near(sum_months, cJSON_GetObjectItemCaseSensitive(tot, "estimate")->valuedouble,
+	            1e-6, 1e-9);
+	assert_near(cJSON_GetObjectItemCaseSensitive(tot, "planned")->valuedouble,
+	            cJSON_GetObjectItemCaseSensitive(tot, "estimate")->valuedouble +
+	            cJSON_GetObjectItemCaseSensitive(tot, "margin")->valuedouble, 1e-9, 0);
+	cJSON_Delete(j);
+	free(text);
+	free(p);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_budget_cli_report_writes_the_one_page_budget(void **state)
+{
+	char *dir = fs_test_tmpdir(), *p, *md;
+	const char *args[] = { "budget", "scenarios/budget-quarter.json", "-o", dir, "-q", NULL };
+	const char *rep[] = { "report", dir, "-q", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	/* no gnuplot needed: a budget has no plots */
+	r = fs_test_run_fleetsim(rep);
+	if (r.exit_code != 0)
+		print_error("%s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	assert_true(exists(dir, "report.html"));
+	p = path_in(dir, "report.md");
+	md = fs_test_read_file(p, NULL);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "# Budget: quarter-2026q2"));
+	assert_non_null(strstr(md, "## Cost per task (USD)"));
+	assert_non_null(strstr(md, "## Cost per month (USD)"));
+	assert_non_null(strstr(md, "| 2026-05 |"));
+	assert_non_null(strstr(md, "## Cost per pricing plan (USD)"));
+	assert_non_null(strstr(md, "Planning margin"));
+	assert_non_null(strstr(md, "## Assumptions"));
+	free(md);
+	free(p);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_budget_cli_minimal_plan_prints_its_table(void **state)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "p.json"), *out = path_in(dir, "o");
+	const char *args[] = { "budget", file, "-o", out, NULL };
+	struct fs_test_run r;
+	FILE *f = fopen(file, "w");
+
+	(void)state;
+	assert_non_null(f);
+	/* no description, no dates, defaults everywhere */
+	fputs("{\"name\": \"min\", \"tasks\": [{\"name\": \"e\", \"type\": "
+	      "\"experiment\", \"gpu\": \"h100\", \"card_hours\": 10}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "budget min\n"));
+	assert_non_null(strstr(r.out, "month 1"));
+	assert_true(exists(out, "budget.json"));
+	assert_true(exists(out, "budget.csv"));
+	fs_test_run_free(&r);
+	free(file);
+	free(out);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_budget_cli_serving_from_a_run_directory(void **state)
+{
+	char *dir = fs_test_tmpdir(), *run = path_in(dir, "run"), *file = path_in(dir, "p.json");
+	char *out = path_in(dir, "o"), *p = path_in(out, "budget.json"), *text;
+	const char *run_args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-o", run,
+	                           "-q", NULL };
+	const char *args[] = { "budget", file, "-o", out, "-q", NULL };
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
+	const cJSON *t;
+	struct fs_test_run r;
+	cJSON *j;
+	FILE *f;
+
+	(void)state;
+	r = fs_test_run_fleetsim(run_args);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", \"type\": "
+	      "\"serving\", \"from\": \"run\", \"duration\": \"30d\"}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	if (r.exit_code != 0)
+		print_error("%s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	text = fs_test_read_file(p, NULL);
+	j = cJSON_Parse(text);
+	assert_non_null(j);
+	t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
+	/* quickstart: 2 replicas of 1 x L40S for the whole hour simulated */
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "cards")->valuedouble, 2);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "gpu")),
+	                    "l40s");
+	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 2 * 720.0, 1e-9, 0);
+	/* 720 h fits one 730-h month: 2 cards x the catalogue's monthly fee */
+	assert_near(cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(t, "plan_cost"), "monthly")->valuedouble,
+	            2 * fs_billing_catalog_fee(g, FS_PRICING_MONTHLY), 1e-9, 0);
+	assert_near(cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(t, "serving"),
+	                "simulated_monthly_cost")->valuedouble,
+	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
+	cJSON_Delete(j);
+	free(text);
+	free(p);
+	free(out);
+	free(file);
+	free(run);
+	fs_test_tmpdir_free(dir);
+}
+
+/* Write `plan` to DIR/plan.json; run budget; expect exit 2, stderr starting
+ * with DIR/plan.json:LINE:COL: PATH and containing `msg`, nothing written. */
+static void expect_bad(const char *plan, int line, int col, const char *path,
+                       const char *msg)
+{
+	char *dir = fs_test_tmpdir(), *file = path_in(dir, "plan.json"), *out = path_in(dir, "o");
+	const char *args[] = { "budget", file, "-o", out, NULL };
+	char want[1024];
+	struct fs_test_run r;
+	FILE *f = fopen(file, "w");
+
+	assert_non_null(f);
+	fputs(plan, f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	snprintf(want, sizeof want, "%s:%d:%d: %s: ", file, line, col, path);
+	if (r.exit_code != 2 || strncmp(r.err, want, strlen(want)) != 0 ||
+	    strstr(r.err, msg) == NULL)
+		print_error("want \"%s...%s\", got rc %d: %s\n", want, msg, r.exit_code, r.err);
+	assert_int_equal(r.exit_code, 2);
+	assert_int_equal(strncmp(r.err, want, strlen(want)), 0);
+	assert_non_null(strstr(r.err, msg));
+	assert_false(exists(dir, "o"));
+	fs_test_run_free(&r);
+	free(file);
+	free(out);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
+{
+	(void)state;
+	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+	           "   \"method\": \"lorra\", \"tokens\": 1e9}]}",
+	           3, 14, "tasks[0].method", "unknown method \"lorra\"");
+	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+	           "   \"method\": \"lora\", \"tokens\": 1e9, \"samples\": 5}]}",
+	           3, 37, "tasks[0].samples", "not allowed with \"tokens\"");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"epochs\": 2}]}",
+	           2, 64, "tasks[0].epochs", "unknown key \"epochs\"");
+	expect_bad("{\"name\": \"x\", \"buffer\": 1.5, \"tasks\": [{\"name\": \"a\","
+	           " \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+	           1, 25, "buffer", "expected a value <= 1, found 1.5");
+	expect_bad("{\"name\": \"x\", \"currency\": \"EUR\", \"tasks\": [\n"
+	           " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+	           2, 39, "tasks[0].gpu", "no on-demand price for GPU \"l40s\" in EUR");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+	           " \"gpu\": \"h101\", \"card_hours\": 1}]}",
+	           2, 39, "tasks[0].gpu", "did you mean \"h100\"");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"serving\","
+	           " \"gpu\": \"l4\", \"model\": \"llama-3.1-8b\", \"requests_per_day\": 1000,\n"
+	           "  \"prompt_tokens\": 500, \"output_tokens\": 100, \"tpot_slo_ms\": 1,"
+	           " \"duration\": \"30d\"}]}",
+	           2, 2, "tasks[0]", "above tpot_slo_ms 1");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
+	           2, 73, "tasks[0].start", "needs the plan's own \"start\" date");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_budget_cli_examples_print_and_write),
+		cmocka_unit_test(test_budget_cli_quarter_figures),
+		cmocka_unit_test(test_budget_cli_report_writes_the_one_page_budget),
+		cmocka_unit_test(test_budget_cli_bad_plans_exit_2_at_their_place),
+		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
+		cmocka_unit_test(test_budget_cli_serving_from_a_run_directory),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
