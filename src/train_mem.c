@@ -226,8 +226,8 @@ int fs_train_mem_plan(const struct fs_train_cfg *c, struct fs_train_mem *out,
 	if (c->n_gpus > 1 && c->shard >= FS_SHARD_ZERO3)
 		out->gathered_bytes += 2 * layer_params * (base_weight_bytes(c) / m->params);
 	if (c->n_gpus > 1 && c->shard >= FS_SHARD_ZERO2)
-		out->gathered_bytes += (trained / m->layers) *
-		                       (c->method == FS_TRAIN_FULL ? HALF_BYTES : FP32_BYTES);
+		out->gathered_bytes += c->method == FS_TRAIN_FULL ? layer_params * HALF_BYTES :
+		                       trained / m->layers * FP32_BYTES;
 	out->weights_bytes = weights;
 	out->grads_bytes = grads;
 	out->master_bytes = master;
