@@ -40,6 +40,7 @@ static const char train_help[] =
 	"                     qlora: the base in 4-bit NF4 with its block constants\n"
 	"  --gpu G            the GPU type; --gpus N data-parallel cards (default 1)\n"
 	"  --table            every catalogue GPU on 1, 2, 4 and 8 cards instead\n"
+	"                     (--gpu and --gpus are then not used)\n"
 	"  --shard S          none (default; plain data parallel, more cards add\n"
 	"                     speed, not memory), zero1 (optimizer states / N),\n"
 	"                     zero2 (+ gradients / N), zero3 or fsdp (+ weights / N)\n"
