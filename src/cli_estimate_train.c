@@ -203,13 +203,31 @@ static int parse_args(int argc, char **argv, struct topts *o)
 	return 0;
 }
 
+/* A JSON string: the model id may be a config.json path with any bytes. */
+static void print_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 static void print_cfg_json(const struct fs_train_cfg *c, const struct fs_train_mem *p)
 {
 	char mods[64];
 
 	fs_train_lora_modules_format(c->lora_modules, mods, sizeof mods);
-	printf("  \"model\": \"%s\",\n  \"method\": \"%s\",\n", c->model->id,
-	       fs_train_method_name(c->method));
+	printf("  \"model\": ");
+	print_json_str(c->model->id);
+	printf(",\n  \"method\": \"%s\",\n", fs_train_method_name(c->method));
 	printf("  \"params\": %.0f,\n  \"trainable_params\": %.0f,\n", p->params,
 	       p->trainable_params);
 	if (c->method == FS_TRAIN_QLORA)
@@ -278,8 +296,9 @@ static void print_one_json(const struct fs_train_cfg *c, const struct fs_gpu_spe
 {
 	printf("{\n");
 	print_cfg_json(c, p);
-	printf("  \"gpu\": \"%s\",\n  \"gpus\": %d,\n  \"mem_bytes_per_gpu\": %.0f,\n",
-	       g->id, c->n_gpus, g->mem_bytes);
+	printf("  \"gpu\": ");
+	print_json_str(g->id);
+	printf(",\n  \"gpus\": %d,\n  \"mem_bytes_per_gpu\": %.0f,\n", c->n_gpus, g->mem_bytes);
 	printf("  \"tokens_per_step\": %" PRId64 ",\n", p->tokens_per_step);
 	print_mem_json(p, "  ");
 	printf(",\n  \"fits\": %s\n}\n", p->total_bytes <= g->mem_bytes ? "true" : "false");
@@ -337,8 +356,9 @@ static int print_table(struct fs_train_cfg *c, const struct fs_catalog_file *cf,
 			if (p[k].total_bytes <= g->mem_bytes)
 				fewest = CARDS[k];
 		if (json) {
-			printf("    {\"gpu\": \"%s\", \"mem_bytes\": %.0f, \"fits\": [", g->id,
-			       g->mem_bytes);
+			printf("    {\"gpu\": ");
+			print_json_str(g->id);
+			printf(", \"mem_bytes\": %.0f, \"fits\": [", g->mem_bytes);
 			for (size_t k = 0; k < N_CARDS; k++)
 				printf("%s%s", k > 0 ? ", " : "",
 				       p[k].total_bytes <= g->mem_bytes ? "true" : "false");

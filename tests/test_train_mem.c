@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/catalog.h"
@@ -377,6 +379,36 @@ static void test_train_cli_table_covers_every_gpu(void **state)
 	cJSON_Delete(j);
 }
 
+static void test_train_cli_model_config_with_an_odd_path_is_valid_json(void **state)
+{
+	char *dir = fs_test_tmpdir(), path[512];
+	char *text = fs_test_read_file("docs/data/qwen-7b-config.json", NULL);
+	const char *args[] = { "estimate", "--train", "qlora", "--model-config", path,
+	                       "--gpu", "a100-80g", "--json", NULL };
+	const cJSON *id;
+	cJSON *j;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	snprintf(path, sizeof path, "%s/qwen \"7b\"\\config.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	j = train_json(args, 0);
+	id = cJSON_GetObjectItemCaseSensitive(j, "model");
+	assert_true(cJSON_IsString(id));
+	assert_string_equal(id->valuestring, path);
+	/* Qwen-7B: 32 x (4 x 4096^2 + QKV bias 12288 + 3 x 4096 x 11008 + 2 x
+	 * 4096) + 2 x 151936 x 4096 + 4096 parameters. */
+	assert_near(num(j, "params"), 32 * (4 * 4096.0 * 4096 + 12288 + 3 * 4096.0 * 11008 +
+	                                    8192) + 2 * 151936.0 * 4096 + 4096, 0, 0);
+	cJSON_Delete(j);
+	free(text);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_train_cli_bad_options_exit_2(void **state)
 {
 	static const char *const cases[][10] = {
@@ -422,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_train_cli_full_zero3_on_8_a100_is_the_hand_sum),
 		cmocka_unit_test(test_train_cli_lora_fits_a_4090_and_full_does_not),
 		cmocka_unit_test(test_train_cli_table_covers_every_gpu),
+		cmocka_unit_test(test_train_cli_model_config_with_an_odd_path_is_valid_json),
 		cmocka_unit_test(test_train_cli_bad_options_exit_2),
 	};
 
