@@ -3,7 +3,8 @@
  * published configs, parameter counts computed from them (gpu_facts.md §3:
  * embeddings untied, Qwen with QKV bias), each with its source key beside it
  * (keys expand in docs/CATALOG.md).  Immutable static data.  All dense
- * models here use SwiGLU, RMSNorm, RoPE and head_dim 128.
+ * models here use SwiGLU, RMSNorm, RoPE and head_dim 128; gpt-oss-20b is an
+ * MoE with head_dim 64.
  */
 #include <assert.h>
 
@@ -171,6 +172,24 @@ static const struct fs_model_spec models[] = {
 	.max_context_tokens = 131072,                /* S63: 32k native + YaRN x4 */
 	.source = "S63 Qwen2.5-72B config copies (registry hf_config)",
 	.notes = "32k native context, 131072 with YaRN x4; QKV bias",
+},
+{
+	.id = "gpt-oss-20b",
+	.aliases = "openai/gpt-oss-20b,gpt-oss-20B,gptoss-20b",
+	.display_name = "gpt-oss-20b",
+	/* S78 openai/gpt-oss-20b config.json copies; S79 model card */
+	.layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
+	.ffn = 2880, .vocab = 201088, .experts = 32, .experts_per_token = 4,
+	/* computed as src/model_config.c counts (attention_bias true):
+	 * 20,908,050,240 total, 4,186,539,840 active with embedding and head;
+	 * S79 publishes 20.9B total, 3.6B active without the input embedding */
+	.params = 20.91e9, .active_params = 4.19e9,
+	.max_context_tokens = 131072,                /* S78: 4096 x YaRN 32 */
+	.source = "S78 openai/gpt-oss-20b config.json (copies); S79 gpt-oss model card",
+	.notes = "MoE: 32 experts of FFN 2880, top-4; head_dim 64; alternate layers use a "
+		"128-token sliding window (not modelled: KV grows with the full context); "
+		"released with MXFP4 expert weights (about 4.25 bits; int4 is the nearest "
+		"--weights-dtype), attention, router and embeddings in bf16",
 },
 };
 

@@ -37,4 +37,18 @@ char *fs__cli_default_out_dir(const char *scenario_path);
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* `fleetsim estimate --train ...`: the fine-tuning memory fit
+ * (src/cli_estimate_train.c); argv as fs__cli_estimate's. */
+int fs__cli_estimate_train(int argc, char **argv);
+
+/* Catalogue lookups of `fleetsim estimate`: `cf` (may be NULL) first, then
+ * the built-ins; NULL after printing "unknown ..." with a suggestion. */
+struct fs_catalog_file;
+struct fs_gpu_spec;
+struct fs_model_spec;
+const struct fs_gpu_spec *fs__cli_estimate_find_gpu(const struct fs_catalog_file *cf,
+                                                   const char *name);
+const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_file *cf,
+                                                        const char *name);
+
 #endif

@@ -45,6 +45,8 @@ static const char estimate_help[] =
 	"  --catalog FILE     GPUs and models of FILE first, then the built-ins\n"
 	"                     ({\"gpus\": [...], \"models\": [...]}, docs/SCENARIO.md)\n"
 	"  --json             one JSON object on stdout\n"
+	"  --train METHOD     fine-tuning memory instead (full, lora, qlora): see\n"
+	"                     'fleetsim estimate --train full --help'\n"
 	"The output ends with the instance's catalogue price on every pricing plan\n"
 	"(hourly, spot, daily, weekly, monthly, yearly; dated USD examples) and the\n"
 	"use above which each commitment beats on-demand rental (break-even).\n"
@@ -315,8 +317,8 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	printf("fits: yes\n");
 }
 
-static const struct fs_gpu_spec *find_gpu(const struct fs_catalog_file *cf,
-                                          const char *name)
+const struct fs_gpu_spec *fs__cli_estimate_find_gpu(const struct fs_catalog_file *cf,
+                                                   const char *name)
 {
 	const struct fs_gpu_spec *g = fs_catalog_file_find_gpu(cf, name);
 	const char *s;
@@ -333,8 +335,8 @@ static const struct fs_gpu_spec *find_gpu(const struct fs_catalog_file *cf,
 	return NULL;
 }
 
-static const struct fs_model_spec *find_model(const struct fs_catalog_file *cf,
-                                              const char *name)
+const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_file *cf,
+                                                       const char *name)
 {
 	const struct fs_model_spec *m = fs_catalog_file_find_model(cf, name);
 	const char *s;
@@ -363,8 +365,12 @@ int fs__cli_estimate(int argc, char **argv)
 	struct estimate r;
 	const struct fs_gpu_spec *gpu;
 	const struct fs_model_spec *model;
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--train") == 0)
+			return fs__cli_estimate_train(argc, argv);
+	rc = parse_args(argc, argv, &o);
 	memset(&r, 0, sizeof r);
 	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
@@ -385,9 +391,9 @@ int fs__cli_estimate(int argc, char **argv)
 		}
 		model = &own_model;
 	} else {
-		model = find_model(cf, o.model);
+		model = fs__cli_estimate_find_model(cf, o.model);
 	}
-	gpu = find_gpu(cf, o.gpu);
+	gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (model == NULL || gpu == NULL) {
 		fs_catalog_file_free(cf);
 		fs_model_config_fini(&own_model);

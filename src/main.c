@@ -36,6 +36,8 @@ static const char usage_text[] =
 	"  catalog [gpus|models] [--json]  list built-in GPUs (specs, example prices) and models\n"
 	"  estimate --model M --gpu G [--tp N] [--json] ...\n"
 	"                      memory plan, KV blocks and step times of one replica\n"
+	"  estimate --train full|lora|qlora --model M (--gpu G [--gpus N] | --table)\n"
+	"                      fine-tuning memory per GPU, fits or not\n"
 	"  calibrate MEASUREMENTS... --model M --gpu G [--tp N] [-o FILE]\n"
 	"                      fit the GPU's step-model terms to measured step times\n"
 	"                      (CSV) or vllm bench serve results; write an override\n"
