@@ -117,7 +117,7 @@ check-tests: $(BIN) $(TEST_BIN)
 test: deps
 	@$(MAKE) --no-print-directory check-tests
 
-# The slow statistical checks (about 2 minutes on 2 cores): coverage of the
+# The slow statistical checks (about 2.5 minutes on 2 cores): coverage of the
 # mean, p90 and p99 sojourn of M/M/1 at rho 0.8 and 0.9 over 300 seeds each.
 check-long: $(BUILD)/tests/test_coverage
 	FLEETSIM_CHECK_LONG=1 ./$(BUILD)/tests/test_coverage

@@ -1,5 +1,6 @@
 /*
- * objective.c — per-replication decision figures and the stopping rule (see
+ * objective.c — per-replication decision figures, pooled latency figures and
+ * the verdict on quantile constraints, and the stopping rule (see
  * objective.h).  The stopping rule is deterministic: how many replications
  * run depends only on the results of earlier ones, never on threads.
  */
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 
 #include "fleetsim/billing.h"
+#include "fleetsim/common.h"
 #include "fleetsim/stats.h"
 
 static double total_usd(const struct fs_rep_result *r)
@@ -120,20 +122,135 @@ static double constraint_figure(const struct fs_constraint *c, const struct fs_r
 	return NAN;
 }
 
-/* MODEL: S11, S20 — a replication meets the objective's constraints when
- * each holds in it (a figure with no data fails). */
-bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r)
+/* Whether r meets every constraint, leaving out the pooled ones when
+ * skip_pooled (a figure with no data fails). */
+static bool met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r,
+                bool skip_pooled)
 {
 	size_t i;
 
 	for (i = 0; i < obj->n_constraints; i++) {
 		const struct fs_constraint *c = &obj->constraints[i];
-		double v = constraint_figure(c, r);
+		double v;
 
+		if (skip_pooled && fs_constraint_pooled(c))
+			continue;
+		v = constraint_figure(c, r);
 		if (c->kind == FS_CONSTRAINT_LATENCY ? !(v <= c->max_ms) : !(v >= c->min))
 			return false;
 	}
 	return true;
+}
+
+/* MODEL: S11, S20 — a replication meets the objective's constraints when
+ * each holds in it (a figure with no data fails). */
+bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r)
+{
+	return met(obj, r, false);
+}
+
+/* MODEL: S11, M9 — quantile constraints are judged on pooled intervals. */
+bool fs_constraint_pooled(const struct fs_constraint *c)
+{
+	return c->kind == FS_CONSTRAINT_LATENCY && c->quantity != FS_QTY_MEAN;
+}
+
+bool fs_objective_met_per_run(const struct fs_objective_cfg *obj, const struct fs_rep_result *r)
+{
+	return met(obj, r, true);
+}
+
+size_t fs_objective_n_pooled(const struct fs_objective_cfg *obj)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < obj->n_constraints; i++)
+		n += fs_constraint_pooled(&obj->constraints[i]);
+	return n;
+}
+
+/* MODEL: M8 — quantiles from the pooled histograms with their sectioning
+ * interval; means as the mean of replication means with a t interval. */
+struct fs_ci fs_objective_latency_ci(struct fs_rep_result *const *res, int n, int class_idx,
+                                     enum fs_latency k, enum fs_quantity q)
+{
+	static const double p[FS_QTY__COUNT] = { 0, 0.50, 0.90, 0.95, 0.99 };
+	struct fs_ci ci;
+	int i;
+
+	if (q == FS_QTY_MEAN) {
+		double *x = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+
+		for (i = 0; i < n; i++)
+			x[i] = fs_rep_latency_ms(res[i], class_idx, k, q);
+		ci = fs_stats_mean_ci_nonneg(x, (size_t)n, 0.95);
+		free(x);
+		return ci;
+	} else {
+		const struct fs_hist **h = fs_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *h);
+
+		for (i = 0; i < n; i++)
+			h[i] = &group(res[i], class_idx)->lat_hist[k];
+		ci = fs_stats_quantile_ci(h, (size_t)n, p[q], 0.95);
+		free(h);
+	}
+	ci.value /= 1e6;                     /* ns to ms */
+	ci.ci_lo /= 1e6;
+	ci.ci_hi /= 1e6;
+	ci.half_width /= 1e6;
+	return ci;
+}
+
+/*
+ * MODEL: M9 — "quantile <= max_ms" is met when the whole interval is at or
+ * below the bound, not met when it lies above it.  Undecided: the sectioning
+ * interval narrows about as 1 / sqrt(R), so the side facing the bound must
+ * shrink by (distance to the bound) / (that side's length), which takes
+ * R (side / distance)^2 replications.
+ */
+enum fs_share_verdict fs_objective_pooled_verdict(const struct fs_constraint *c,
+                                                  const struct fs_ci *ci, size_t n_reps,
+                                                  size_t *needed)
+{
+	double side, gap, need;
+
+	*needed = 0;
+	if (!isfinite(ci->ci_lo) || !isfinite(ci->ci_hi) || !isfinite(ci->value)) {
+		if (n_reps < 2)
+			*needed = 2;         /* one replication has no interval */
+		return FS_SHARE_UNDECIDED;
+	}
+	if (ci->ci_hi <= c->max_ms)
+		return FS_SHARE_MET;
+	if (ci->ci_lo > c->max_ms)
+		return FS_SHARE_NOT_MET;
+	if (ci->value == c->max_ms)
+		return FS_SHARE_UNDECIDED;   /* no number of replications decides */
+	side = ci->value < c->max_ms ? ci->ci_hi - ci->value : ci->value - ci->ci_lo;
+	gap = fabs(c->max_ms - ci->value);
+	need = ceil((double)n_reps * (side / gap) * (side / gap));
+	if (!(need < 1e9))
+		return FS_SHARE_UNDECIDED;
+	*needed = need > (double)n_reps ? (size_t)need : n_reps + 1;
+	return FS_SHARE_UNDECIDED;
+}
+
+enum fs_share_verdict fs_objective_verdict_and(enum fs_share_verdict a, size_t needed_a,
+                                               enum fs_share_verdict b, size_t needed_b,
+                                               size_t *needed)
+{
+	*needed = 0;
+	if (a == FS_SHARE_NOT_MET || b == FS_SHARE_NOT_MET)
+		return FS_SHARE_NOT_MET;
+	if (a == FS_SHARE_MET && b == FS_SHARE_MET)
+		return FS_SHARE_MET;
+	/* Undecided: as many as the hungrier part needs; none when a part
+	 * cannot be decided by more replications. */
+	if ((a == FS_SHARE_UNDECIDED && needed_a == 0) ||
+	    (b == FS_SHARE_UNDECIDED && needed_b == 0))
+		return FS_SHARE_UNDECIDED;
+	*needed = needed_a > needed_b ? needed_a : needed_b;
+	return FS_SHARE_UNDECIDED;
 }
 
 double fs_objective_default_figure(const struct fs_scenario *sc,

@@ -1,7 +1,8 @@
 /*
  * stats.c — confidence intervals across replications (see stats.h; MODEL:
- * M4-M7): t intervals of means with a skewness check, sectioning intervals
- * of pooled quantiles, Wilson intervals of shares.  Values are taken in the
+ * M4-M10): t intervals of means with a skewness check, sectioning intervals
+ * of pooled quantiles (skewness-corrected test, ends interpolated inside
+ * their bucket), Wilson intervals of shares.  Values are taken in the
  * caller's (replication) order and summed in that order by GSL, so results
  * do not depend on thread count.  The functions are pure; the only
  * allocations are scratch copies freed before returning.
@@ -34,8 +35,8 @@ static struct fs_ci ci_none(double value, size_t n)
 }
 
 /*
- * Replications a t interval needs given the skewness g of its values, or 0
- * when it is trustworthy at k.  Cochran's rule (Sampling Techniques, 3rd
+ * MODEL: M11 — replications a t interval needs given the skewness g of its
+ * values, or 0 when it is trustworthy at k.  Cochran's rule (Sampling Techniques, 3rd
  * ed., 1977, sec. 2.15): the normal approximation to a mean of n values is
  * adequate when n > 25 g^2.  A sample skewness is itself noisy (standard
  * error about sqrt(6 / k) for normal values), so only a skewness beyond two
@@ -269,11 +270,67 @@ static double bucket_lo(size_t i)
 }
 
 /*
+ * MODEL: M10 — Hall's skewness-corrected t test of "the sections' shares y
+ * have mean p": with u = (ybar - p) / s and g their sample skewness,
+ *     T = sqrt(k) (u + g / 6k + g u^2 / 3 + g^2 u^3 / 27)
+ * (Hall, "On the removal of skewness by transformation", JRSS B 54(1),
+ * 1992, eq. 2.4 with Johnson's 1978 correction as its first terms): T is
+ * increasing in u and is the t statistic when g = 0.  True when T reaches
+ * bound.  Shares that all agree (s = 0) pass exactly when ybar >= p.
+ */
+static bool hall_passes(const double *y, size_t k, double p, double bound)
+{
+	double ybar = gsl_stats_mean(y, 1, k), sd = gsl_stats_sd_m(y, 1, k, ybar);
+	double u, g, t_stat;
+
+	if (!(sd > 0.0))
+		return ybar >= p;
+	u = (ybar - p) / sd;
+	g = gsl_stats_skew_m_sd(y, 1, k, ybar, sd);
+	t_stat = sqrt((double)k) * (u + g / (6.0 * (double)k) + g * u * u / 3.0 +
+	                            g * g * u * u * u / 27.0);
+	return t_stat >= bound;
+}
+
+/* The shares at fraction w of the way through a bucket, its values taken
+ * as spread evenly over it: y = lo + w (hi - lo). */
+static bool passes_at(const double *lo, const double *hi, double *y, size_t k, double w,
+                      double p, double bound)
+{
+	size_t j;
+
+	for (j = 0; j < k; j++)
+		y[j] = lo[j] + w * (hi[j] - lo[j]);
+	return hall_passes(y, k, p, bound);
+}
+
+/* The first x in bucket b (lower edge failing, upper edge passing) where
+ * the test passes, by bisection on the fraction of the bucket (to 2^-40). */
+static double cross_in_bucket(const double *lo, const double *hi, double *y, size_t k,
+                              size_t b, double p, double bound)
+{
+	double a = 0.0, c = 1.0;
+	int it;
+
+	for (it = 0; it < 40; it++) {
+		double m = (a + c) / 2.0;
+
+		if (passes_at(lo, hi, y, k, m, p, bound))
+			c = m;
+		else
+			a = m;
+	}
+	return bucket_lo(b) + c * (bucket_hi(b) - bucket_lo(b));
+}
+
+/*
  * Walk the CDF points x (0, then each bucket's upper edge) in order, with
- * cum[j] the values of section j up to x.  At each, the sections' shares
- * F_j(x) have mean Fbar and a t half-width d: x is below the quantile with
- * confidence once Fbar + d < p, above it once Fbar - d >= p.  *lo is the
- * lowest x not rejected as too low, *hi the first accepted as high enough.
+ * cum[j] the values of section j up to x and share[j] = F_j(x).  x is too
+ * low to be the quantile while the test of "mean share p" rejects on the
+ * low side (T < -t), high enough once it accepts on the high side
+ * (T >= t).  *lo is the lowest x not rejected as too low, *hi the first
+ * accepted as high enough; inside the bucket where either changes, the
+ * shares are interpolated (values spread evenly over the bucket).
  */
 static void invert_cdf(struct fs_hist *sec, size_t k, double p, double t, double *lo,
                        double *hi)
@@ -281,27 +338,29 @@ static void invert_cdf(struct fs_hist *sec, size_t k, double p, double t, double
 	size_t nb = fs_hist_n_buckets(), i, j;
 	uint64_t *cum = fs_xcalloc(k, sizeof *cum);
 	double *share = fs_xmalloc(k * sizeof *share);
+	double *prev = fs_xcalloc(k, sizeof *prev);
+	double *scratch = fs_xmalloc(k * sizeof *scratch);
 	bool lo_found = false;
 
 	*lo = *hi = NAN;
 	for (i = 0; i <= nb; i++) {          /* i = 0: x = 0; i > 0: bucket i - 1 */
-		double fbar, d;
-
 		for (j = 0; j < k; j++) {
 			cum[j] += i == 0 ? sec[j].n_zero : sec[j].buckets[i - 1];
 			share[j] = (double)cum[j] / (double)sec[j].n;
 		}
-		fbar = gsl_stats_mean(share, 1, k);
-		d = t * gsl_stats_sd_m(share, 1, k, fbar) / sqrt((double)k);
-		if (!lo_found && fbar + d >= p) {
-			*lo = i == 0 ? 0.0 : bucket_lo(i - 1);
+		if (!lo_found && hall_passes(share, k, p, -t)) {
+			*lo = i == 0 ? 0.0 : cross_in_bucket(prev, share, scratch, k, i - 1, p, -t);
 			lo_found = true;
 		}
-		if (fbar - d >= p) {
-			*hi = i == 0 ? 0.0 : bucket_hi(i - 1);
+		if (hall_passes(share, k, p, t)) {
+			*hi = i == 0 ? 0.0 : cross_in_bucket(prev, share, scratch, k, i - 1, p, t);
 			break;
 		}
+		for (j = 0; j < k; j++)
+			prev[j] = share[j];
 	}
+	free(scratch);
+	free(prev);
 	free(share);
 	free(cum);
 }
@@ -312,9 +371,10 @@ static void invert_cdf(struct fs_hist *sec, size_t k, double p, double t, double
  * Law, Simulation Modeling and Analysis, 5th ed., 2015, sec. 9.4.3, read on
  * sections): the share of a section's values at or below the true
  * quantile has expectation p whatever the section's length, and the k
- * shares are independent, so a t test of each candidate x keeps its level;
- * inverting it on the histogram's bucket edges also takes in the
- * quantisation of the histogram.  MODEL: M1.
+ * shares are independent, so a test of each candidate x keeps its level.
+ * Near p = 0.99 the shares are skewed (exceedances come in congestion
+ * episodes), so the test is Hall's skewness-corrected t (M10); the ends are
+ * interpolated inside their bucket rather than moved to its edges (M1, M8).
  */
 struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, double p,
                                   double level)
@@ -363,9 +423,17 @@ struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, doub
 	for (j = 0; j < k; j++)
 		fs_hist_fini(&sec[j]);
 	free(sec);
-	/* Below the smallest or above the largest value the shares are all 0
-	 * or all 1, so the ends can be brought to the observed extremes; the
-	 * pooled estimate is kept inside. */
+	/* MODEL: M1, M8 — the pooled estimate is kept inside, and the
+	 * histogram's own error (a value and its bucket's representative differ
+	 * by at most FS_HIST_REL_ERR) is added to each side in quadrature, as an
+	 * independent error: negligible beside a sampling half-width of a few
+	 * per cent, but never a zero width when the sections agree.  Below the
+	 * smallest or above the largest value the shares are all 0 or all 1,
+	 * so the ends are then brought to the observed extremes. */
+	lo = fmin(lo, q);
+	hi = fmax(hi, q);
+	lo = q - hypot(q - lo, FS_HIST_REL_ERR * q);
+	hi = q + hypot(hi - q, FS_HIST_REL_ERR * q);
 	lo = fmin(fmax(lo, pool.min), q);
 	hi = fmax(fmin(hi, pool.max), q);
 	fs_hist_fini(&pool);

@@ -26,6 +26,8 @@ struct fs__sweep_pt {
 	double *obj;                 /* per replication */
 	double *pareto;
 	int met;                     /* replications meeting every constraint */
+	int met_run;                 /* replications meeting every constraint judged
+	                              * per run (all but quantile ones; MODEL: M9) */
 	bool feasible, stable;       /* feasible: proven (verdict MET) */
 	enum fs_share_verdict verdict;
 	size_t needed;               /* replications that would decide an undecided

@@ -3,8 +3,9 @@
  * sets, run its replications (with the stopping rule when one is set, and
  * more while its feasibility is undecided and the cap allows deciding it),
  * and describe the result as a JSON record holding what the outputs need:
- * per-replication objective, constraint outcome and Pareto latency (so
+ * per-replication objective, constraint outcomes and Pareto latency (so
  * intervals and paired differences are computed later from records alone),
+ * the pooled intervals of quantile constraints and of the Pareto latency,
  * and the headline figures with their intervals.  Numbers are written so
  * they read back exactly.
  */
@@ -129,18 +130,54 @@ static int count_met(const struct fs_objective_cfg *obj,
 	int r, met = 0;
 
 	for (r = 0; r < n_reps; r++)
-		met += !obj->present || fs_objective_met(obj, results[r]);
+		met += !obj->present || fs_objective_met_per_run(obj, results[r]);
 	return met;
 }
 
 /*
- * MODEL: S12, M7 — the point's verdict on the Wilson interval of its share
- * of replications meeting every constraint.  While undecided, and while the
- * replications that would decide it at the observed share fit under the
- * cap, run up to that many (indices continue, so earlier ones never change
- * and every point still sees the same traffic).  Deterministic: how many run
- * depends only on earlier results.  No constraint: feasible outright.  obj
- * is the base document's (a point's own scenario has none).
+ * MODEL: S12, M7, M9 — the verdict on the constraints judged per run (the
+ * Wilson interval of the share of replications meeting them all, against the
+ * confidence) and on each quantile constraint (its pooled interval against
+ * the bound), combined: feasible when every part is proven.
+ */
+static enum fs_share_verdict point_verdict(const struct fs_objective_cfg *obj,
+                                           struct fs_rep_result *const *results, int n_reps,
+                                           int met, size_t *needed)
+{
+	enum fs_share_verdict v = FS_SHARE_MET;
+	size_t i, need = 0;
+
+	if (fs_objective_n_pooled(obj) < obj->n_constraints) {
+		v = fs_stats_share_verdict((size_t)met, (size_t)n_reps, obj->confidence, 0.95);
+		if (v == FS_SHARE_UNDECIDED)
+			need = fs_stats_share_trials_needed((size_t)met, (size_t)n_reps,
+			                                    obj->confidence, 0.95);
+	}
+	for (i = 0; i < obj->n_constraints; i++) {
+		const struct fs_constraint *c = &obj->constraints[i];
+		struct fs_ci ci;
+		enum fs_share_verdict vc;
+		size_t need_c;
+
+		if (!fs_constraint_pooled(c))
+			continue;
+		ci = fs_objective_latency_ci(results, n_reps, c->class_idx,
+		                             (enum fs_latency)c->latency,
+		                             (enum fs_quantity)c->quantity);
+		vc = fs_objective_pooled_verdict(c, &ci, (size_t)n_reps, &need_c);
+		v = fs_objective_verdict_and(v, need, vc, need_c, &need);
+	}
+	*needed = need;
+	return v;
+}
+
+/*
+ * The point's verdict (point_verdict).  While undecided, and while the
+ * replications that would decide it fit under the cap, run up to that many
+ * (indices continue, so earlier ones never change and every point still
+ * sees the same traffic).  Deterministic: how many run depends only on
+ * earlier results.  No constraint: feasible outright.  obj is the base
+ * document's (a point's own scenario has none).
  */
 static struct fs_rep_result **settle(const struct fs_scenario *sc,
                                      const struct fs_objective_cfg *obj,
@@ -160,10 +197,7 @@ static struct fs_rep_result **settle(const struct fs_scenario *sc,
 		struct fs_rep_result **extra;
 		int i;
 
-		*verdict = fs_stats_share_verdict((size_t)met, (size_t)*n_reps,
-		                                  obj->confidence, 0.95);
-		*needed = fs_stats_share_trials_needed((size_t)met, (size_t)*n_reps,
-		                                       obj->confidence, 0.95);
+		*verdict = point_verdict(obj, results, *n_reps, met, needed);
 		if (*verdict != FS_SHARE_UNDECIDED || *needed == 0 || *needed > (size_t)cap)
 			return results;
 		more.first_replication = opts->first_replication + *n_reps;
@@ -181,6 +215,35 @@ static struct fs_rep_result **settle(const struct fs_scenario *sc,
 	}
 }
 
+/* MODEL: M8, M9 — the pooled figures the decisions and the Pareto front
+ * use: each quantile constraint's interval (in constraint order) and the
+ * Pareto latency's. */
+static void add_pooled(cJSON *rec, const struct fs_objective_cfg *obj,
+                       struct fs_rep_result *const *results, int n_reps)
+{
+	cJSON *qc = cJSON_AddArrayToObject(rec, "quantile_constraints");
+	struct fs_ci ci;
+	size_t i;
+
+	for (i = 0; obj->present && i < obj->n_constraints; i++) {
+		const struct fs_constraint *c = &obj->constraints[i];
+
+		if (!fs_constraint_pooled(c))
+			continue;
+		ci = fs_objective_latency_ci(results, n_reps, c->class_idx,
+		                             (enum fs_latency)c->latency,
+		                             (enum fs_quantity)c->quantity);
+		cJSON_AddItemToArray(qc, ci_array(&ci));
+	}
+	if (obj->present)
+		ci = fs_objective_latency_ci(results, n_reps, obj->pareto_class,
+		                             (enum fs_latency)obj->pareto_latency,
+		                             (enum fs_quantity)obj->pareto_quantity);
+	else
+		ci = fs_objective_latency_ci(results, n_reps, -1, FS_LAT_TTFT, FS_QTY_P99);
+	cJSON_AddItemToObject(rec, "pareto_latency", ci_array(&ci));
+}
+
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                            size_t point, bool *feasible)
 {
@@ -191,7 +254,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	struct fs_run_opts opts;
 	struct fs_rep_result **results;
 	struct fs_summary *s;
-	cJSON *rec, *arr_obj, *arr_met, *arr_par;
+	cJSON *rec, *arr_obj, *arr_met, *arr_par, *arr_run;
 	char label[1024], *text;
 	int n_reps, r, cap;
 	double ci_target;
@@ -231,8 +294,12 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	arr_obj = cJSON_AddArrayToObject(rec, "objective_per_rep");
 	arr_met = cJSON_AddArrayToObject(rec, "met_per_rep");
 	arr_par = cJSON_AddArrayToObject(rec, "pareto_per_rep");
+	arr_run = cJSON_AddArrayToObject(rec, "met_per_run_constraints_per_rep");
 	for (r = 0; r < n_reps; r++) {
 		bool ok = !obj->present || fs_objective_met(obj, results[r]);
+
+		cJSON_AddItemToArray(arr_run, cJSON_CreateNumber(
+			!obj->present || fs_objective_met_per_run(obj, results[r]) ? 1 : 0));
 
 		cJSON_AddItemToArray(arr_obj, num(obj->present ?
 			fs_objective_value(obj->minimize, sc, results[r]) :
@@ -241,10 +308,10 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 		cJSON_AddItemToArray(arr_par, num(obj->present ? pareto_value(obj, results[r]) :
 			fs_rep_latency_ms(results[r], -1, FS_LAT_TTFT, FS_QTY_P99)));
 	}
-	/* MODEL: S12 — feasible only when proven (the Wilson lower end of the
-	 * share meeting every constraint reaches the confidence). */
+	/* MODEL: S12, M9 — feasible only when proven (point_verdict). */
 	*feasible = verdict == FS_SHARE_MET;
 	add_cdf(rec, obj, results, n_reps);
+	add_pooled(rec, obj, results, n_reps);
 	cJSON_AddBoolToObject(rec, "feasible", *feasible);
 	cJSON_AddStringToObject(rec, "decision", fs__sweep_decision_name(verdict));
 	if (verdict == FS_SHARE_UNDECIDED && needed > 0)

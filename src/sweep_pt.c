@@ -1,8 +1,9 @@
 /*
  * sweep_pt.c — one evaluated sweep point: its record checked and parsed
- * back (per-replication objective, Pareto latency, constraints met), the
- * decision on its P(SLO met) (feasible, infeasible or undecided with the
- * replications that would decide it), paired differences between points,
+ * back (per-replication objective, Pareto latency, constraints met, pooled
+ * intervals of quantile constraints), the decision on its constraints
+ * (feasible, infeasible or undecided with the replications that would
+ * decide it), paired differences between points,
  * the cheapest proven-feasible points, and the point's JSON object shared by
  * sweep.json and best.json.  Pure functions of records; a parsed point owns
  * its record and arrays (the caller frees them).
@@ -39,20 +40,60 @@ static double *rep_array(const cJSON *rec, const char *key, int n)
 	return x;
 }
 
-/* MODEL: S12, M7 — decided on the Wilson interval of the share of
- * replications meeting every constraint, from the record's per-replication
- * outcomes (no constraint: feasible outright). */
+/* [value, ci_lo, ci_hi] (numbers or nulls) as an interval; NAN where
+ * absent. */
+static struct fs_ci ci_of(const cJSON *arr)
+{
+	struct fs_ci ci = { .value = NAN, .ci_lo = NAN, .ci_hi = NAN, .half_width = NAN };
+	const cJSON *v0 = cJSON_GetArrayItem(arr, 0), *v1 = cJSON_GetArrayItem(arr, 1),
+	            *v2 = cJSON_GetArrayItem(arr, 2);
+
+	ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
+	ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
+	ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
+	if (isfinite(ci.ci_lo) && isfinite(ci.ci_hi))
+		ci.half_width = (ci.ci_hi - ci.ci_lo) / 2.0;
+	return ci;
+}
+
+/* MODEL: S12, M7, M9 — the constraints judged per run are decided on the
+ * Wilson interval of the share of replications meeting them all; each
+ * quantile constraint on its pooled interval, read back from the record in
+ * constraint order; the point is feasible when every part is proven (no
+ * constraint: feasible outright). */
 static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
 {
+	const cJSON *qc = cJSON_GetObjectItemCaseSensitive(p->rec, "quantile_constraints");
+	size_t i, k = 0;
+
 	p->needed = 0;
+	p->verdict = FS_SHARE_MET;
 	if (!obj->present || obj->n_constraints == 0) {
-		p->verdict = FS_SHARE_MET;
-	} else {
-		p->verdict = fs_stats_share_verdict((size_t)p->met, (size_t)p->n_reps,
+		p->feasible = true;
+		return;
+	}
+	if (fs_objective_n_pooled(obj) < obj->n_constraints) {
+		p->verdict = fs_stats_share_verdict((size_t)p->met_run, (size_t)p->n_reps,
 		                                    obj->confidence, 0.95);
 		if (p->verdict == FS_SHARE_UNDECIDED)
-			p->needed = fs_stats_share_trials_needed((size_t)p->met, (size_t)p->n_reps,
+			p->needed = fs_stats_share_trials_needed((size_t)p->met_run,
+			                                         (size_t)p->n_reps,
 			                                         obj->confidence, 0.95);
+	}
+	for (i = 0; i < obj->n_constraints; i++) {
+		const struct fs_constraint *c = &obj->constraints[i];
+		const cJSON *a;
+		struct fs_ci ci;
+		enum fs_share_verdict vc;
+		size_t need_c;
+
+		if (!fs_constraint_pooled(c))
+			continue;
+		a = cJSON_GetArrayItem(qc, (int)k++);
+		ci = ci_of(a);
+		vc = fs_objective_pooled_verdict(c, &ci, (size_t)p->n_reps, &need_c);
+		p->verdict = fs_objective_verdict_and(p->verdict, p->needed, vc, need_c,
+		                                      &p->needed);
 	}
 	p->feasible = p->verdict == FS_SHARE_MET;
 }
@@ -83,7 +124,8 @@ static bool num_array(const cJSON *a, int n, bool allow_null)
 int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len)
 {
 	static const char *const PER_REP[] = { "objective_per_rep", "met_per_rep",
-	                                       "pareto_per_rep", NULL };
+	                                       "pareto_per_rep",
+	                                       "met_per_run_constraints_per_rep", NULL };
 	const cJSON *v, *figs, *pair;
 	double reps;
 	size_t k;
@@ -106,7 +148,7 @@ int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t 
 		MISSING("replications", "a positive integer");
 	for (k = 0; PER_REP[k] != NULL; k++)
 		if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), (int)reps,
-		               k != 1))
+		               k != 1 && k != 3))
 			MISSING(PER_REP[k], "an array of one number per replication");
 	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "feasible")))
 		MISSING("feasible", "true or false");
@@ -122,6 +164,14 @@ int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t 
 	cJSON_ArrayForEach(pair, v)
 		if (!num_array(pair, 2, true))
 			MISSING("pareto_cdf", "an array of [latency_ms, p] pairs");
+	v = cJSON_GetObjectItemCaseSensitive(rec, "quantile_constraints");
+	if (!cJSON_IsArray(v))
+		MISSING("quantile_constraints", "an array");
+	cJSON_ArrayForEach(pair, v)
+		if (!num_array(pair, 3, true))
+			MISSING("quantile_constraints", "an array of [value, ci_lo, ci_hi]");
+	if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, "pareto_latency"), 3, true))
+		MISSING("pareto_latency", "[value, ci_lo, ci_hi]");
 	figs = cJSON_GetObjectItemCaseSensitive(rec, "figures");
 	if (!cJSON_IsObject(figs))
 		MISSING("figures", "an object");
@@ -157,11 +207,15 @@ void fs__sweep_pt_parse(struct fs__sweep_pt *p, size_t index, const char *text,
 	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_rep");
 	cJSON_ArrayForEach(v, met)
 		p->met += cJSON_IsNumber(v) && v->valuedouble > 0.5;
+	met = cJSON_GetObjectItemCaseSensitive(p->rec, "met_per_run_constraints_per_rep");
+	cJSON_ArrayForEach(v, met)
+		p->met_run += cJSON_IsNumber(v) && v->valuedouble > 0.5;
 	decide(p, obj);
 	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
-	/* MODEL: M6 — costs and latencies cannot be negative. */
+	/* MODEL: M6 — costs cannot be negative. */
 	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
-	p->pareto_ci = fs_stats_mean_ci_nonneg(p->pareto, (size_t)p->n_reps, 0.95);
+	/* MODEL: M8 — the Pareto latency is pooled over the replications. */
+	p->pareto_ci = ci_of(cJSON_GetObjectItemCaseSensitive(p->rec, "pareto_latency"));
 	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
 }
 
@@ -208,6 +262,33 @@ cJSON *fs__sweep_jci(const struct fs_ci *ci)
 	return o;
 }
 
+/* MODEL: M9 — each quantile constraint with its pooled interval, bound and
+ * verdict: [{"value", "ci_lo", "ci_hi", "max_ms", "decision"}, ...] in
+ * constraint order. */
+static void add_quantile_constraints(cJSON *o, const struct fs_objective_cfg *obj,
+                                     const struct fs__sweep_pt *p)
+{
+	const cJSON *qc = cJSON_GetObjectItemCaseSensitive(p->rec, "quantile_constraints");
+	cJSON *arr = cJSON_AddArrayToObject(o, "quantile_constraints");
+	size_t i, k = 0;
+
+	for (i = 0; obj->present && i < obj->n_constraints; i++) {
+		const struct fs_constraint *c = &obj->constraints[i];
+		struct fs_ci ci;
+		size_t need;
+		cJSON *item;
+
+		if (!fs_constraint_pooled(c))
+			continue;
+		ci = ci_of(cJSON_GetArrayItem(qc, (int)k++));
+		item = fs__sweep_jci(&ci);
+		cJSON_AddItemToObject(item, "max_ms", fs__sweep_jnum(c->max_ms));
+		cJSON_AddStringToObject(item, "decision", fs__sweep_decision_name(
+			fs_objective_pooled_verdict(c, &ci, (size_t)p->n_reps, &need)));
+		cJSON_AddItemToArray(arr, item);
+	}
+}
+
 /* A point as sweep.json and best.json show it (caller owns the object). */
 cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p)
 {
@@ -240,6 +321,7 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
 	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
 	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
+	add_quantile_constraints(o, &base->objective, p);
 	figs = cJSON_AddObjectToObject(o, "figures");
 	for (k = 0; fs__sweep_figures[k] != NULL; k++) {
 		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(

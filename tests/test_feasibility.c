@@ -1,8 +1,10 @@
 /*
  * test_feasibility.c — a sweep point is feasible only when the lower end of
  * the 95% Wilson interval of its share of replications meeting every
- * constraint reaches the confidence (MODEL: S12, M7), on
- * tests/data/feasibility*.json (one or two L40S, confidence 0.9).  Checked
+ * constraint judged per run reaches the confidence (MODEL: S12, M7), on
+ * tests/data/feasibility*.json (one or two L40S, confidence 0.9, a mean
+ * TTFT constraint), and when each quantile constraint's pooled interval is
+ * below its bound (M9, feasibility_pooled.json).  Checked
  * by hand from the closed form (z = 1.959964, z^2 = 3.841459):
  *   8 of 8 met:  [8 / (8 + z^2), 1] = [0.675592, 1]: straddles 0.9, undecided;
  *                n / (n + z^2) >= 0.9 needs n >= 9 z^2 = 34.57, so 35;
@@ -159,11 +161,65 @@ static void test_feasibility_undecided_point_runs_the_replications_it_needs(void
 	fs_test_tmpdir_free(dir);
 }
 
+/* A p99 TTFT constraint is judged on the pooled p99's interval: two L40S
+ * are feasible with their 8 replications although 8 of 8 replications
+ * meeting a per-run p99 would leave a share undecided at 0.9 (the Wilson
+ * interval is still reported as P(SLO met), [0.676, 1]); one L40S is
+ * infeasible.  The interval is the p99 TTFT of `fleetsim run` at the same
+ * point, seed and replications (same pooled histograms), and the Pareto
+ * latency (the same figure) equals it. */
+static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(void **state)
+{
+	char *dir = fs_test_tmpdir(), *rdir = fs_test_tmpdir(), path[4096], *text;
+	cJSON *sweep = sweep_file("tests/data/feasibility_pooled.json", dir, "sweep.json");
+	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *q2, *q1, *p99;
+	const char *args[] = { "run", "tests/data/feasibility_pooled.json", "-o", rdir, "-q",
+	                       "--set", "fleet.pools[0].count=2", NULL };
+	struct fs_test_run r;
+	cJSON *summary;
+
+	(void)state;
+	assert_int_equal(num(two, "replications"), 8);
+	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
+	q2 = cJSON_GetArrayItem(get(two, "quantile_constraints"), 0);
+	assert_non_null(q2);
+	assert_near(num(q2, "max_ms"), 2000.0, 1e-9, 0.0);
+	assert_true(num(q2, "ci_lo") <= num(q2, "value") && num(q2, "value") <= num(q2, "ci_hi"));
+	assert_true(num(q2, "ci_hi") < num(q2, "ci_lo") * 2.0);       /* not degenerate */
+	assert_true(num(q2, "ci_hi") <= 2000.0);
+	assert_string_equal(get(q2, "decision")->valuestring, "feasible");
+	assert_string_equal(get(two, "decision")->valuestring, "feasible");
+	assert_true(cJSON_IsTrue(get(two, "feasible")));
+	assert_near(num(get(two, "pareto_latency_ms"), "value"), num(q2, "value"), 1e-6, 0.0);
+	q1 = cJSON_GetArrayItem(get(one, "quantile_constraints"), 0);
+	assert_non_null(q1);
+	assert_true(num(q1, "ci_lo") > 2000.0);
+	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
+
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	snprintf(path, sizeof path, "%s/summary.json", rdir);
+	text = fs_test_read_file(path, NULL);
+	assert_non_null(text);
+	summary = cJSON_Parse(text);
+	free(text);
+	p99 = get(get(get(get(summary, "metrics"), "all"), "ttft_ms"), "p99");
+	assert_near(num(q2, "value"), num(p99, "value"), 1e-4, 1e-8);
+	assert_near(num(q2, "ci_lo"), num(p99, "ci_lo"), 1e-4, 1e-8);
+	assert_near(num(q2, "ci_hi"), num(p99, "ci_hi"), 1e-4, 1e-8);
+	cJSON_Delete(summary);
+	cJSON_Delete(sweep);
+	fs_test_tmpdir_free(rdir);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_feasibility_8_of_8_is_undecided_at_0_9),
 		cmocka_unit_test(test_feasibility_undecided_point_runs_the_replications_it_needs),
+		cmocka_unit_test(test_feasibility_p99_constraint_is_judged_on_the_pooled_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

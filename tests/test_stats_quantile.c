@@ -1,6 +1,7 @@
 /*
  * test_stats_quantile.c — the pooled quantile and its sectioning interval
- * (CDF inversion on the histogram's bucket edges), and the skewness check of
+ * (CDF inversion, Hall's skewness-corrected test, ends interpolated inside
+ * their bucket, the histogram's error added in quadrature), and the skewness check of
  * a t interval, pinned against values worked by hand.  Each pinned number
  * says where it comes from.  Histograms are built here; nothing runs a
  * world.
@@ -18,6 +19,7 @@
 #include "util_test.h"
 
 #define GAMMA ((1.0 + FS_HIST_REL_ERR) / (1.0 - FS_HIST_REL_ERR))
+#define A FS_HIST_REL_ERR
 
 /* t_{0.975, 2} = 4.302653 (R's qt(0.975, 2); NIST e-Handbook table: 4.303). */
 #define T_975_DF2 4.302653
@@ -34,9 +36,15 @@ static void fill(struct fs_hist *h, const double *values, size_t n_values, uint6
 
 /* Four replications holding the same ten values: every section's quantile
  * falls in the same bucket, which used to give a zero-width interval.  The
- * shares are equal in every section (spread 0), so the interval is the
- * bucket of the median itself: [m g^(b-1), m g^b] with b = ceil(log(500) /
- * log g), whose width is the histogram's own error. */
+ * shares are equal in every section (spread 0): 0.4 at the lower edge of
+ * the median's bucket b = ceil(log(500) / log g), 0.5 at its upper edge
+ * U = m g^b, so interpolated inside the bucket the test passes only at U
+ * itself: both statistical ends are U, the lower one brought to the
+ * estimate q = 2 U / (g + 1) = U (1 - a) (a = 0.005; (g - 1) / (g + 1) = a).
+ * The histogram's error a q is then added in quadrature on each side:
+ *     lo = q - a q = U (1 - a)^2,
+ *     hi = q + sqrt((U - q)^2 + (a q)^2) = U (1 - a + a sqrt(1 + (1 - a)^2)),
+ * [0.990025 U, 1.002053 U]: about the bucket, never zero width. */
 static void test_stats_quantile_same_bucket_is_not_zero_width(void **state)
 {
 	static const double v[] = { 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000 };
@@ -55,8 +63,9 @@ static void test_stats_quantile_same_bucket_is_not_zero_width(void **state)
 	assert_int_equal(ci.method, FS_CI_SECTIONING);
 	assert_int_equal(ci.sections, 4);
 	assert_near(ci.value, fs_hist_bucket_value((size_t)b), 0, 1e-12);
-	assert_near(ci.ci_lo, pow(GAMMA, b - 1), 0, 1e-9);
-	assert_near(ci.ci_hi, pow(GAMMA, b), 0, 1e-9);
+	assert_near(ci.ci_lo, pow(GAMMA, b) * (1 - A) * (1 - A), 0, 1e-9);
+	assert_near(ci.ci_hi, pow(GAMMA, b) * (1 - A + A * sqrt(1 + (1 - A) * (1 - A))), 0, 1e-9);
+	assert_near(ci.ci_hi / pow(GAMMA, b), 1.002053, 0, 1e-6);
 	assert_true(ci.ci_lo <= 500.0 && 500.0 <= ci.ci_hi);
 	assert_true(ci.ci_hi > ci.ci_lo);
 	assert_false(fs_stats_ci_exact(&ci));
@@ -89,11 +98,14 @@ static void test_stats_quantile_of_constant_is_exact(void **state)
 
 /*
  * Three replications of ten values each: all 100, all 200, all 300.  Pooled
- * median: rank 15 of 30, the bucket of 200.  Shares at or below x: at the
- * bucket of 100 (1, 0, 0), mean 1/3, s = 0.57735, d = 4.302653 s / sqrt(3) =
- * 1.434218: 1/3 + d >= 0.5, so the lower end is that bucket (brought up to
- * the smallest value, 100); at the bucket of 200 (1, 1, 0): 2/3 - d < 0.5;
- * at 300 (1, 1, 1): 1 - 0 >= 0.5, so the upper end is the bucket of 300
+ * median: rank 15 of 30, the bucket of 200.  The test of "mean share 0.5"
+ * is Hall's T = sqrt(3) (u + g/18 + g u^2/3 + g^2 u^3/27), u = (Fbar -
+ * 0.5) / s, g the shares' skewness (mean cubed deviation / s^3).  At the
+ * upper edge of the bucket of 100 the shares are (1, 0, 0): Fbar 1/3,
+ * s = 0.57735, u = -0.288675, g = 0.384900, T = -0.444673 >= -4.302653, so
+ * the lower end lies in that bucket (brought up to the smallest value,
+ * 100); at 200, (1, 1, 0): T = +0.444673 < 4.302653; at 300, (1, 1, 1):
+ * s = 0 and Fbar >= 0.5, so the upper end lies in the bucket of 300
  * (brought down to the largest value, 300).
  */
 static void test_stats_quantile_interval_matches_hand_inversion(void **state)
@@ -124,9 +136,10 @@ static void test_stats_quantile_interval_matches_hand_inversion(void **state)
 /*
  * A quantile on the atom at 0: 4, 6 and 8 zeros of 10 values (the rest 50).
  * Pooled: 18 zeros of 30, so the median is 0.  Shares at 0: 0.4, 0.6, 0.8,
- * mean 0.6, s = 0.2, d = 4.302653 x 0.2 / sqrt(3) = 0.496828: 0.6 + d >= 0.5
- * (lower end 0) but 0.6 - d = 0.103 < 0.5, so the upper end is the next
- * point, the bucket of 50 (brought down to 50): [0, 50], not [0, 0].
+ * mean 0.6, s = 0.2, skewness 0: T = sqrt(3) x 0.1 / 0.2 = 0.866 >= -4.302653
+ * (lower end 0) but < 4.302653, so the upper end lies in the bucket of 50,
+ * where the shares move to 1 (interpolated, the test passes from 44% of
+ * the way through it; brought down to 50): [0, 50], not [0, 0].
  */
 static void test_stats_quantile_at_zero_atom_has_an_upper_end(void **state)
 {

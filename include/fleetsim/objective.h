@@ -10,10 +10,12 @@
 #define FLEETSIM_OBJECTIVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
 #include "fleetsim/summary.h"
 
 /* The objective's value in one replication (USD; NAN without a fleet). */
@@ -40,6 +42,46 @@ double fs_rep_min_serving(const struct fs_rep_result *r, int pool_idx);
 
 /* True when replication r meets every constraint of the objective. */
 bool fs_objective_met(const struct fs_objective_cfg *obj, const struct fs_rep_result *r);
+
+/* True for a constraint judged on a pooled interval over all replications
+ * rather than in each replication: a latency quantile (p50..p99) bound
+ * (MODEL: M9). */
+bool fs_constraint_pooled(const struct fs_constraint *c);
+
+/* True when replication r meets every constraint that is judged per run
+ * (all but the pooled ones; true when there are none). */
+bool fs_objective_met_per_run(const struct fs_objective_cfg *obj,
+                              const struct fs_rep_result *r);
+
+/* Number of pooled constraints of obj. */
+size_t fs_objective_n_pooled(const struct fs_objective_cfg *obj);
+
+/*
+ * A latency figure over res[0..n) in ms (class_idx -1: all traffic): a
+ * quantile from the pooled histograms with its sectioning interval
+ * (fs_stats_quantile_ci), the mean as the mean of replication means with a
+ * t interval cut at 0.  95% level.  Value NAN when nothing completed.
+ */
+struct fs_ci fs_objective_latency_ci(struct fs_rep_result *const *res, int n, int class_idx,
+                                     enum fs_latency k, enum fs_quantity q);
+
+/*
+ * The verdict on pooled constraint c ("quantile <= c->max_ms") from the
+ * quantile's interval ci over n_reps replications: MET when ci_hi <= max_ms,
+ * NOT_MET when ci_lo > max_ms, else UNDECIDED with *needed the replications
+ * that would decide it if the estimate held (0: none would; 2 when there
+ * was a single replication and so no interval).  *needed is 0 when decided.
+ */
+enum fs_share_verdict fs_objective_pooled_verdict(const struct fs_constraint *c,
+                                                  const struct fs_ci *ci, size_t n_reps,
+                                                  size_t *needed);
+
+/* Both verdicts: NOT_MET if either is, MET if both are, else UNDECIDED with
+ * *needed the larger of the parts' needs (0 when an undecided part has no
+ * projection). */
+enum fs_share_verdict fs_objective_verdict_and(enum fs_share_verdict a, size_t needed_a,
+                                               enum fs_share_verdict b, size_t needed_b,
+                                               size_t *needed);
 
 /*
  * Run opts->replications replications, then, while the relative half-width

@@ -74,12 +74,14 @@ bool fs_stats_ci_exact(const struct fs_ci *ci);
  * the pooled histogram (the exact merge of all of them).  The interval is
  * by sectioning with CDF inversion: the replications are split, in order,
  * into k = min(R, FS_STATS_MAX_SECTIONS) sections of consecutive
- * replications (R non-empty histograms); at each bucket edge x the k
- * sections' shares of values <= x get a t interval Fbar +- t(k-1) s / sqrt(k);
- * the lower end is the lower edge of the first bucket where Fbar + that
- * half-width reaches p, the upper end the upper edge of the first bucket
- * where Fbar - it does (so the histogram's quantisation is inside), both
- * brought within the observed [min, max] and around the estimate.  When
+ * replications (R non-empty histograms); at each candidate x the k
+ * sections' shares of values <= x are tested against p with Hall's
+ * skewness-corrected t statistic T (MODEL: M10); the lower end is the first
+ * x where T >= -t(k-1), the upper end the first where T >= t(k-1), found on
+ * the bucket edges and then inside the bucket by interpolation; the
+ * estimate is kept inside, the histogram's relative error FS_HIST_REL_ERR
+ * is added to each side in quadrature, and the ends are brought within the
+ * observed [min, max] (MODEL: M8).  When
  * every value is the same the interval is exactly that value (half_width
  * 0, "exact"); otherwise it has zero width only for a quantile on the atom
  * at 0 that every section agrees on.  Empty histograms (a replication with
