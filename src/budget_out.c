@@ -52,11 +52,6 @@ const char *fs__budget_plan_word(enum fs_pricing p)
 	return "?";
 }
 
-static const char *method_name(enum fs_train_method m)
-{
-	return m == FS_TRAIN_FULL ? "full" : m == FS_TRAIN_LORA ? "lora" : "qlora";
-}
-
 /* "12.50" or "-" for NAN. */
 static const char *money(char *buf, size_t len, double v)
 {
@@ -96,7 +91,7 @@ static void print_training(const struct fs_budget_plan *plan,
 		if (t->kind != FS_BUDGET_FINETUNE)
 			continue;
 		fprintf(out, "  %s: %s %s, %.4g tokens x %.4g epochs", t->name, t->model->id,
-		        method_name(tr->method), tr->tokens_per_epoch, tr->epochs);
+		        fs_train_method_name(tr->method), tr->tokens_per_epoch, tr->epochs);
 		if (tr->samples > 0)
 			fprintf(out, " (%.0f samples x %.0f tokens)", tr->samples,
 			        tr->tokens_per_sample);
@@ -294,7 +289,7 @@ static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budge
 	add_num(o, "risk_factor", t->risk_factor);
 	if (t->kind == FS_BUDGET_FINETUNE) {
 		x = cJSON_AddObjectToObject(o, "training");
-		cJSON_AddStringToObject(x, "method", method_name(t->train.method));
+		cJSON_AddStringToObject(x, "method", fs_train_method_name(t->train.method));
 		add_num(x, "tokens", t->train.tokens_per_epoch * t->train.epochs);
 		add_num(x, "flops_per_token", r->flops_per_token);
 		add_num(x, "total_flops", r->total_flops);

@@ -30,49 +30,37 @@ double fs_budget_break_even_share(double fee, enum fs_pricing plan, double hourl
 	       FS_HOURS_PER_MONTH;
 }
 
-double fs_budget_lora_params(const struct fs_model_spec *m, int rank, unsigned modules)
-{
-	double h = m->hidden, q = (double)m->heads * m->head_dim;
-	double kv = (double)m->kv_heads * m->head_dim, f = m->ffn;
-	double mlp = m->experts > 1 ? m->experts : 1, per_layer = 0;
-
-	/* MODEL: G2 — an adapter on a d_in x d_out weight is A (d_in x r) and
-	 * B (r x d_out): r (d_in + d_out) parameters; MoE MLP modules get one
-	 * adapter per expert. */
-	if (modules & FS_LORA_Q)
-		per_layer += h + q;
-	if (modules & FS_LORA_K)
-		per_layer += h + kv;
-	if (modules & FS_LORA_V)
-		per_layer += h + kv;
-	if (modules & FS_LORA_O)
-		per_layer += q + h;
-	if (modules & FS_LORA_GATE)
-		per_layer += mlp * (h + f);
-	if (modules & FS_LORA_UP)
-		per_layer += mlp * (h + f);
-	if (modules & FS_LORA_DOWN)
-		per_layer += mlp * (f + h);
-	return (double)m->layers * rank * per_layer;
-}
-
 /* Trainable parameters of the job. */
 static double trainable(const struct fs_model_spec *m, const struct fs_budget_train *t)
 {
 	return t->method == FS_TRAIN_FULL ? m->params :
-	       fs_budget_lora_params(m, t->lora_rank, t->lora_modules);
+	       fs_train_lora_params(m, t->lora_modules, t->lora_rank);   /* MODEL: T2 */
+}
+
+/* Adapters a token passes through: an MoE model's MLP adapters only in the
+ * experts_per_token experts that route it (all of them still train and
+ * all-reduce). */
+static double active_adapters(const struct fs_model_spec *m, const struct fs_budget_train *t)
+{
+	struct fs_model_spec active = *m;
+
+	if (m->experts > 1 && m->experts_per_token > 0)
+		active.experts = m->experts_per_token;         /* MODEL: G1 */
+	return fs_train_lora_params(&active, t->lora_modules, t->lora_rank);
 }
 
 double fs_budget_flops_per_token(const struct fs_model_spec *m,
                                  const struct fs_budget_train *t)
 {
-	double n = m->active_params;
+	/* MODEL: G1 — N is the parameters a token meets: an MoE model's
+	 * active parameters (shared + experts_per_token experts). */
+	double n = m->active_params > 0 ? m->active_params : m->params;
 
 	if (t->method == FS_TRAIN_FULL)
 		return 6.0 * n;                             /* MODEL: G1 */
 	/* MODEL: G2 — frozen base: forward 2N + activation gradients 2N, no
 	 * weight gradients; the adapters train fully (6 per parameter). */
-	return 4.0 * n + 6.0 * fs_budget_lora_params(m, t->lora_rank, t->lora_modules);
+	return 4.0 * n + 6.0 * active_adapters(m, t);
 }
 
 /* Seconds of compute for `tokens` tokens on one card. */
@@ -210,7 +198,7 @@ int fs__budget_task_figures(const struct fs_budget_plan *plan, size_t i,
 	r->cards = t->cards;
 	r->n_occurrences = 1;
 	if (gb < 0)      /* MODEL: G10 — by default the bf16 weights move at set-up */
-		gb = t->model != NULL ? t->model->params * 2.0 / 1e9 : 0;
+		gb = t->model != NULL ? t->model->params * fs_dtype_bytes(FS_DTYPE_BF16) / 1e9 : 0;
 	r->setup_h = fs_budget_transfer_h(gb, plan->machine.bandwidth_bytes_per_s);
 	switch (t->kind) {
 	case FS_BUDGET_FINETUNE:

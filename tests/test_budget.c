@@ -164,11 +164,36 @@ static void test_budget_lora_flops_are_4N_plus_adapters(void **state)
 	t.lora_modules = FS_LORA_Q | FS_LORA_V;
 	/* Llama-2-7B: 32 layers, hidden 4096, 32 heads x 128, no GQA: q and v
 	 * are 4096 x 4096, so r (4096 + 4096) each: 32 x 8 x 16384 = 4,194,304 */
-	a = fs_budget_lora_params(m, 8, FS_LORA_Q | FS_LORA_V);
+	a = fs_train_lora_params(m, FS_LORA_Q | FS_LORA_V, 8);
 	assert_near(a, 4194304.0, 0, 0);
 	assert_near(fs_budget_flops_per_token(m, &t), 4.0 * m->params + 6.0 * a, 0, 1e-15);
 	t.method = FS_TRAIN_FULL;
 	assert_near(fs_budget_flops_per_token(m, &t), 6.0 * m->params, 0, 1e-15);
+}
+
+/* gpt-oss-20b (MoE, 32 experts, top-4): the FLOPs of a token use the
+ * active parameters and the adapters of its 4 routed experts, while all
+ * 32 experts' adapters train.  h 2880, q 64 x 64 = 4096, kv 8 x 64 = 512,
+ * f 2880, 24 layers, rank 16, all seven modules: attention r (h+q + 2(h+kv)
+ * + q+h) = 16 x 20736 per layer, one expert's MLP 16 x 3 (h + f) = 16 x
+ * 17280: active 24 x 16 x (20736 + 4 x 17280) = 34,504,704, all
+ * 24 x 16 x (20736 + 32 x 17280) = 220,299,264. */
+static void test_budget_moe_flops_use_active_params_and_adapters(void **state)
+{
+	const struct fs_model_spec *m = fs_catalog_find_model("gpt-oss-20b");
+	struct fs_budget_train t;
+
+	(void)state;
+	assert_non_null(m);
+	memset(&t, 0, sizeof t);
+	t.method = FS_TRAIN_LORA;
+	t.lora_rank = 16;
+	t.lora_modules = FS_LORA_ALL;
+	assert_near(fs_train_lora_params(m, FS_LORA_ALL, 16), 220299264.0, 0, 0);
+	assert_near(fs_budget_flops_per_token(m, &t), 4.0 * 4.19e9 + 6.0 * 34504704.0, 0,
+	            1e-15);
+	t.method = FS_TRAIN_FULL;
+	assert_near(fs_budget_flops_per_token(m, &t), 6.0 * 4.19e9, 0, 1e-15);
 }
 
 static void test_budget_peak_counts_overlaps_only(void **state)
@@ -312,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_budget_ten_gbit_moves_4_5_tb_an_hour),
 		cmocka_unit_test(test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak),
 		cmocka_unit_test(test_budget_lora_flops_are_4N_plus_adapters),
+		cmocka_unit_test(test_budget_moe_flops_use_active_params_and_adapters),
 		cmocka_unit_test(test_budget_peak_counts_overlaps_only),
 		cmocka_unit_test(test_budget_two_cards_speed_up_from_the_allreduce),
 		cmocka_unit_test(test_budget_margin_is_apart_from_the_estimate),

@@ -18,6 +18,7 @@
 #include "fleetsim/catalog.h"
 #include "fleetsim/common.h"
 #include "fleetsim/fleet_cfg.h"
+#include "fleetsim/train.h"
 
 #define FS_BUDGET_BUFFER_DEFAULT 0.25        /* G9: 20-30% */
 #define FS_BUDGET_RISK_DEFAULT 1.3           /* G9: 1.3-1.5 */
@@ -37,13 +38,8 @@ enum fs_budget_kind {
 	FS_BUDGET__KIND_COUNT
 };
 
-enum fs_train_method { FS_TRAIN_FULL, FS_TRAIN_LORA, FS_TRAIN_QLORA };
-
-/* LoRA target modules (bit set). */
-enum fs_lora_module {
-	FS_LORA_Q = 1, FS_LORA_K = 2, FS_LORA_V = 4, FS_LORA_O = 8,
-	FS_LORA_GATE = 16, FS_LORA_UP = 32, FS_LORA_DOWN = 64
-};
+/* The training method (enum fs_train_method) and the LoRA module bits
+ * (FS_LORA_*) are train.h's, shared with the training memory model. */
 
 struct fs_budget_train {
 	enum fs_train_method method;
@@ -56,7 +52,7 @@ struct fs_budget_train {
 	int64_t micro_batch;         /* sequences per micro-batch per card */
 	int64_t grad_accum;          /* micro-batches per optimizer step */
 	int lora_rank;
-	unsigned lora_modules;       /* enum fs_lora_module bits */
+	unsigned lora_modules;       /* FS_LORA_* bits (train.h) */
 	double dp_efficiency;        /* 0 = computed from the all-reduce (G3) */
 	double qlora_factor;         /* QLoRA time / LoRA time (G2) */
 	fs_ns deadline_ns;           /* from the plan's start; 0 = none */
@@ -222,10 +218,10 @@ double fs_budget_transfer_h(double gb, double bytes_per_s);
  * through fs_billing_break_even_h_per_month; INFINITY without an hourly price. */
 double fs_budget_break_even_share(double fee, enum fs_pricing plan, double hourly);
 
-/* Trainable parameters of a LoRA of rank r on `modules` (G2). */
-double fs_budget_lora_params(const struct fs_model_spec *m, int rank, unsigned modules);
-
-/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A (A adapters) LoRA. */
+/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A LoRA, N the
+ * active parameters (an MoE model's experts_per_token experts, not all),
+ * A the adapters those active parameters carry (fs_train_lora_params with
+ * the active experts only). */
 double fs_budget_flops_per_token(const struct fs_model_spec *m,
                                  const struct fs_budget_train *t);
 
