@@ -17,7 +17,8 @@
 static const char *const FINETUNE_KEYS[] = {
 	COMMON_KEYS, "model", "method", "tokens", "samples", "tokens_per_sample", "epochs",
 	"mfu", "seq_len", "micro_batch", "grad_accum", "lora_rank", "lora_modules",
-	"dp_efficiency", "qlora_factor", "deadline", NULL
+	"dp_efficiency", "qlora_factor", "deadline", "shard", "recompute", "logit_bytes",
+	"kbit_fp32_cast", "spot", NULL
 };
 static const char *const SERVING_KEYS[] = {
 	COMMON_KEYS, "model", "tp", "requests_per_day", "prompt_tokens", "output_tokens",
@@ -28,6 +29,8 @@ static const char *const FIXED_KEYS[] = {
 };
 static const char *const KIND_NAMES[] = { "finetune", "serving", "data", "experiment", NULL };
 static const char *const METHOD_NAMES[] = { "full", "lora", "qlora", NULL };
+static const char *const SHARD_NAMES[] = { "none", "zero1", "zero2", "zero3", NULL };
+static const char *const RECOMPUTE_NAMES[] = { "none", "full", NULL };
 static const char *const PLAN_NAMES[] = {
 	"on_demand", "spot", "monthly", "daily", "weekly", "yearly", NULL
 };
@@ -109,7 +112,8 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
                          const struct fs_budget_plan *plan, struct fs_budget_task *t)
 {
 	struct fs_budget_train *tr = &t->train;
-	int method = FS_TRAIN_LORA, rc;
+	int method = FS_TRAIN_LORA, rc, shard = 0, recompute = 0;
+	bool cast = true;
 	int64_t v;
 
 	tr->epochs = 1;
@@ -149,6 +153,18 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_number(sc, node, "dp_efficiency", 0, true, 1, false, &tr->dp_efficiency) < 0 ||
 	    fs__budget_when(sc, node, "deadline", plan, &tr->deadline_ns) < 0)
 		return -1;
+	tr->logit_bytes = FS_TRAIN_LOGIT_BYTES_DEFAULT;
+	tr->kbit_fp32_cast = 1;
+	if (fs__sc_enum(sc, node, "shard", "shard", SHARD_NAMES, &shard) < 0 ||
+	    fs__sc_enum(sc, node, "recompute", "recompute", RECOMPUTE_NAMES, &recompute) < 0 ||
+	    fs__sc_number(sc, node, "logit_bytes", 0, false, 64, false, &tr->logit_bytes) < 0 ||
+	    fs__sc_bool(sc, node, "kbit_fp32_cast", &cast) < 0 ||
+	    fs__budget_load_spot(sc, node, tr) < 0)
+		return -1;
+	tr->shard = (enum fs_train_shard)shard;
+	tr->recompute = (enum fs_train_recompute)recompute;
+	if (fs__sc_get(node, "kbit_fp32_cast") != NULL)
+		tr->kbit_fp32_cast = cast;
 	if (tr->method == FS_TRAIN_QLORA &&
 	    fs__sc_number(sc, node, "qlora_factor", 1, false, 10, false, &tr->qlora_factor) < 0)
 		return -1;
@@ -439,6 +455,11 @@ int fs__budget_load_task(struct fs__sc *sc, const cJSON *node, struct fs_budget_
 		return fs__sc_fail_member(sc, node, fs__sc_get(node, "gpu") != NULL ? "gpu" :
 		                          "from", "no on-demand price for GPU \"%s\" in %s: "
 		                          "give prices.%s.on_demand (per card-hour)", t->gpu->id,
+		                          plan->currency, t->gpu->id);
+	if (t->train.spot != NULL &&
+	    !(fs__budget_prices_of(plan, t->gpu)->fee[FS_PRICING_SPOT] > 0))
+		return fs__sc_fail_member(sc, node, "spot", "no spot price for GPU \"%s\" in %s: "
+		                          "give prices.%s.spot (per card-hour)", t->gpu->id,
 		                          plan->currency, t->gpu->id);
 	return 0;
 }

@@ -79,6 +79,31 @@ static const char *when(const struct fs_budget_plan *plan, fs_ns t_ns, char *buf
 	return buf;
 }
 
+/* The spot block's policies (G14), one line each, the chosen one marked. */
+static void print_spot(const struct fs_budget_task *t, const struct fs_budget_task_result *r,
+                       FILE *out)
+{
+	static const char *const NAMES[] = { "spot only", "on-demand only",
+	                                     "spot + on-demand fallback" };
+	const struct fs_budget_spot *s = t->train.spot;
+
+	fprintf(out, "    on spot with checkpoints every %.2f h%s (checkpoint %.2f h, restart "
+	        "%.2f h; %s):\n", r->spot_interval_h, s->interval_h > 0 ? "" : " (Daly)",
+	        s->ckpt_cost_h, s->restart_cost_h, s->trace_path != NULL ? "trace" :
+	        "Poisson interruptions");
+	for (int k = 0; k < 3; k++) {
+		if (isnan(r->spot_policy_cost[k]))
+			continue;
+		fprintf(out, "      %-26s %12.2f", NAMES[k], r->spot_policy_cost[k]);
+		if (!isnan(r->spot_policy_p_met[k]))
+			fprintf(out, "  P(deadline met) %.3f", r->spot_policy_p_met[k]);
+		fprintf(out, "%s\n", k == r->spot_policy ? "  <- chosen" : "");
+	}
+	fprintf(out, "      chosen: mean %.1f h, p95 %.1f h wall, set-up included (%d "
+	        "replications; target P(met) %.2f)\n", r->spot_completion_h, r->spot_p95_h,
+	        s->replications, s->p_target);
+}
+
 static void print_training(const struct fs_budget_plan *plan,
                            const struct fs_budget_result *res, FILE *out)
 {
@@ -97,7 +122,9 @@ static void print_training(const struct fs_budget_plan *plan,
 			        tr->tokens_per_sample);
 		fprintf(out, "\n    %.3g FLOP/token (%s), trainable %.4g params; MFU %.2f of "
 		        "%.1f TFLOP/s%s -> %.1f h on one card\n", r->flops_per_token,
-		        tr->method == FS_TRAIN_FULL ? "6N" : "4N + 6A", r->trainable_params,
+		        tr->recompute == FS_RECOMPUTE_FULL ?
+		        (tr->method == FS_TRAIN_FULL ? "8N, recompute" : "6N + 8A, recompute") :
+		        (tr->method == FS_TRAIN_FULL ? "6N" : "4N + 6A"), r->trainable_params,
 		        r->mfu, t->gpu->fp16_flops_per_s / 1e12,
 		        tr->method == FS_TRAIN_QLORA ? ", x qlora factor" : "", r->one_card_h);
 		fprintf(out, "    %d card%s: step %.0f ms compute + %.1f ms all-reduce -> data-"
@@ -113,6 +140,14 @@ static void print_training(const struct fs_budget_plan *plan,
 			fprintf(out, "    2 cards would finish %.1f%% sooner (efficiency %.1f%%; "
 			        "all-reduce %.1f ms per step)\n", 100 * (1 - 1 / (2 * e2)), 100 * e2, a2);
 		}
+		fprintf(out, "    memory %.2f GB per card of %.2f (activations %.2f; recompute "
+		        "%s, shard %s%s): fits\n", r->mem_bytes_per_card / 1e9,
+		        t->gpu->mem_bytes / 1e9, r->mem_activation_bytes / 1e9,
+		        fs_train_recompute_name(tr->recompute), fs_train_shard_name(tr->shard),
+		        tr->method == FS_TRAIN_QLORA && tr->kbit_fp32_cast ?
+		        ", fp32 cast of the unquantised" : "");
+		if (r->spot_policy >= 0)
+			print_spot(t, r, out);
 		if (tr->deadline_ns > 0) {
 			char w[32];
 
@@ -268,6 +303,30 @@ static cJSON *plans_json(const double *v)
 	return o;
 }
 
+/* The spot block's result: each policy's mean cost and P(met), the choice. */
+static cJSON *spot_json(const struct fs_budget_task_result *r)
+{
+	static const char *const KEYS[] = { "spot", "on_demand", "spot_fallback" };
+	cJSON *o = cJSON_CreateObject(), *pol = cJSON_AddObjectToObject(o, "policies");
+
+	add_num(o, "interval_h", r->spot_interval_h);
+	for (int k = 0; k < 3; k++) {
+		cJSON *x;
+
+		if (isnan(r->spot_policy_cost[k]))
+			continue;
+		x = cJSON_AddObjectToObject(pol, KEYS[k]);
+		add_num(x, "cost", r->spot_policy_cost[k]);
+		add_num(x, "p_deadline_met", r->spot_policy_p_met[k]);
+	}
+	cJSON_AddStringToObject(o, "chosen", KEYS[r->spot_policy]);
+	add_num(o, "cost", r->spot_cost);
+	add_num(o, "completion_h", r->spot_completion_h);
+	add_num(o, "completion_p95_h", r->spot_p95_h);
+	add_num(o, "p_deadline_met", r->spot_p_met);
+	return o;
+}
+
 static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budget_result *res,
                         size_t i)
 {
@@ -301,6 +360,13 @@ static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budge
 		add_num(x, "dp_efficiency", r->dp_efficiency);
 		add_num(x, "speedup", r->speedup);
 		add_num(x, "sooner_than_one_card", 1 - 1 / r->speedup);
+		add_num(x, "memory_gb_per_card", r->mem_bytes_per_card / 1e9);
+		add_num(x, "activation_gb_per_card", r->mem_activation_bytes / 1e9);
+		cJSON_AddBoolToObject(x, "fits", r->mem_bytes_per_card <= t->gpu->mem_bytes);
+		cJSON_AddStringToObject(x, "recompute", fs_train_recompute_name(t->train.recompute));
+		cJSON_AddStringToObject(x, "shard", fs_train_shard_name(t->train.shard));
+		if (r->spot_policy >= 0)
+			cJSON_AddItemToObject(x, "spot", spot_json(r));
 		if (t->train.deadline_ns > 0) {
 			add_num(x, "deadline_h", (double)t->train.deadline_ns /
 			        (double)FS__BUDGET_NS_PER_H);

@@ -23,8 +23,8 @@
 
 static const char *const EXAMPLES[] = {
 	"scenarios/budget-lora-7b-4090.json",
-	"scenarios/budget-lora-13b-2xa100.json",
-	"scenarios/budget-lora-13b-8xa100.json",
+	"scenarios/budget-lora-20b-2xa100.json",
+	"scenarios/budget-lora-20b-8xa100.json",
 	"scenarios/budget-quarter.json",
 };
 

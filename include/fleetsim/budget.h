@@ -56,6 +56,29 @@ struct fs_budget_train {
 	double dp_efficiency;        /* 0 = computed from the all-reduce (G3) */
 	double qlora_factor;         /* QLoRA time / LoRA time (G2) */
 	fs_ns deadline_ns;           /* from the plan's start; 0 = none */
+	/* memory fit (G13, T1-T10): how each card holds the job */
+	enum fs_train_shard shard;   /* over the task's cards (default none) */
+	enum fs_train_recompute recompute;   /* default none */
+	double logit_bytes;          /* T7 (default 4) */
+	int kbit_fp32_cast;          /* QLoRA: T10 (default 1) */
+	struct fs_budget_spot *spot; /* the task's spot block (owned), or NULL:
+	                              * the plan's flat spot overhead (G7) */
+};
+
+/* A fine-tuning task's "spot" block (G14): the job on spot with checkpoints,
+ * priced by fs_ckpt_run instead of the flat overhead.  Work, cards, prices
+ * and deadline come from the task; the strings are owned. */
+struct fs_budget_spot {
+	double interval_h;           /* 0 = "auto" (Daly's, K4) */
+	double ckpt_cost_h, restart_cost_h;
+	double rate_per_h, unavailable_mean_h;   /* or a trace: */
+	char *trace_path, *trace_display;
+	enum fs_capacity_format trace_format;
+	int trace_instances;
+	double p_target;             /* a policy meets the deadline when its
+	                              * P(met) is at least this (default 0.95) */
+	int replications;            /* default 1000 */
+	uint64_t seed;               /* default 1 */
 };
 
 struct fs_budget_serving {
@@ -142,6 +165,17 @@ struct fs_budget_task_result {
 	double step_compute_ms, allreduce_ms, dp_efficiency, speedup;
 	int cards_for_deadline;      /* fewest cards meeting it; 0 none / never */
 	bool late;                   /* misses its deadline */
+	double mem_bytes_per_card;   /* training memory plan's total (G13) */
+	double mem_activation_bytes; /* of which activations */
+	/* spot with checkpoints (a spot block, G14; else spot_policy -1) */
+	int spot_policy;             /* enum fs_ckpt_policy chosen, or -1 */
+	double spot_interval_h;      /* the checkpoint interval used */
+	double spot_cost;            /* mean cost of the chosen policy */
+	double spot_completion_h;    /* its mean wall hours, set-up included */
+	double spot_p95_h;           /* its 95th percentile, set-up included */
+	double spot_p_met;           /* its P(deadline met) (NAN: no deadline) */
+	double spot_policy_cost[3];  /* spot, on-demand, fallback: mean cost */
+	double spot_policy_p_met[3]; /* and P(deadline met) (NAN: none / not run) */
 	/* serving */
 	double instance_rps, peak_rps, prefill_ms, decode_step_ms;
 	int64_t decode_batch;
@@ -218,7 +252,8 @@ double fs_budget_transfer_h(double gb, double bytes_per_s);
  * through fs_billing_break_even_h_per_month; INFINITY without an hourly price. */
 double fs_budget_break_even_share(double fee, enum fs_pricing plan, double hourly);
 
-/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A LoRA, N the
+/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A LoRA (+ 2 N + 2 A
+ * with full recomputation: one more forward), N the
  * active parameters (an MoE model's experts_per_token experts, not all),
  * A the adapters those active parameters carry (fs_train_lora_params with
  * the active experts only). */
