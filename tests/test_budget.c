@@ -191,6 +191,56 @@ static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* G14, by hand: with no interruptions (rate 0) the job on spot runs its
+ * work W plus ceil(W / tau) checkpoints of delta and nothing else, so spot
+ * costs cards x spot price x (W + n delta), on-demand the same hours at the
+ * on-demand price, the fallback never falls back; spot is chosen, and it
+ * replaces the flat spot overhead for this task only. */
+static void test_budget_spot_block_at_rate_0_is_work_plus_checkpoints(void **state)
+{
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("a100-80g");
+	char *dir = fs_test_tmpdir();
+	const cJSON *sp, *t0, *t1;
+	double w_h, n, want;
+	cJSON *j;
+
+	(void)state;
+	j = run_plan(dir, "{\"name\": \"spot\", \"tasks\": ["
+	             "{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0, \"deadline\": \"30d\","
+	             " \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
+	             " \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
+	             " \"replications\": 50}},"
+	             "{\"name\": \"flat\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0}]}");
+	t0 = task_at(j, 0);
+	t1 = task_at(j, 1);
+	w_h = num_at(t0, "wall_h", NULL);
+	assert_true(w_h > 2 && w_h < 50);
+	n = ceil(w_h / 1.0);
+	want = 2 * g->price_spot_usd_per_h * (w_h + n * 0.1);
+	sp = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t0, "training"),
+	                                      "spot");
+	assert_non_null(sp);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sp, "chosen")),
+	                    "spot");
+	assert_near(num_at(sp, "cost", NULL), want, 1e-6, 1e-9);
+	assert_near(num_at(sp, "completion_h", NULL), w_h + n * 0.1, 1e-6, 1e-9);
+	assert_near(num_at(sp, "p_deadline_met", NULL), 1.0, 0, 0);
+	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "on_demand", "cost"),
+	            2 * g->price_on_demand_usd_per_h * (w_h + n * 0.1), 1e-6, 1e-9);
+	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "spot_fallback",
+	                   "cost"), want, 1e-6, 1e-9);
+	assert_near(num_at(t0, "plan_cost", "spot"), want, 1e-6, 1e-9);
+	/* the task without a block keeps the plan's flat 15% */
+	assert_near(num_at(t1, "plan_cost", "spot"),
+	            num_at(t1, "card_h", NULL) * 1.15 * g->price_spot_usd_per_h, 0, 1e-12);
+	cJSON_Delete(j);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_budget_lora_flops_are_4N_plus_adapters(void **state)
 {
 	const struct fs_model_spec *m = fs_catalog_find_model("llama-2-7b");
@@ -378,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_budget_ten_gbit_moves_4_5_tb_an_hour),
 		cmocka_unit_test(test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak),
 		cmocka_unit_test(test_budget_finetune_that_does_not_fit_is_refused),
+		cmocka_unit_test(test_budget_spot_block_at_rate_0_is_work_plus_checkpoints),
 		cmocka_unit_test(test_budget_lora_flops_are_4N_plus_adapters),
 		cmocka_unit_test(test_budget_moe_flops_use_active_params_and_adapters),
 		cmocka_unit_test(test_budget_peak_counts_overlaps_only),
