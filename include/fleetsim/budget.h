@@ -5,7 +5,7 @@
  * task and per GPU pool, machine costs besides the GPU, and a total with the
  * planning margin (risk factor, buffer) apart from the estimate.  A loaded
  * plan owns its strings and tasks (fs_budget_plan_free); a result owns its
- * arrays (fs_budget_result_fini).  Assumptions G1-G12 in docs/MODEL.md.
+ * arrays (fs_budget_result_fini).  Assumptions G1-G14 in docs/MODEL.md.
  */
 #ifndef FLEETSIM_BUDGET_H
 #define FLEETSIM_BUDGET_H
