@@ -363,6 +363,16 @@ static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
 	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
 	           2, 73, "tasks[0].start", "needs the plan's own \"start\" date");
+	/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
+	           " \"interruptions\": {\"rate_per_h\": -1}}}]}",
+	           3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
+	           3, 11, "tasks[0].spot", "missing required key \"interruptions\"");
 }
 
 int main(void)
