@@ -1,7 +1,8 @@
 /*
  * budget_internal.h — internal: shared between the budget's files (plan
  * loader budget_load*.c, the task figures budget_task.c, the schedule and
- * pricing budget_plan.c, the outputs budget_out.c).  Loader helpers follow
+ * pricing budget_plan.c, a task's spot block budget_spot.c, the outputs
+ * budget_out.c).  Loader helpers follow
  * the scenario walk's convention: 1 present, 0 absent, -1 error set.
  */
 #ifndef FLEETSIM_BUDGET_INTERNAL_H
@@ -44,6 +45,20 @@ int fs__budget_task_figures(const struct fs_budget_plan *plan, size_t i,
  * err when the model does not fit or an SLO cannot be met. */
 int fs__budget_serving(const struct fs_budget_task *t, struct fs_budget_task_result *r,
                        struct fs_error *err);
+
+/* A fine-tuning task's "spot" block into tr->spot (owned by the task even
+ * on failure; budget_spot.c): 1/0/-1 as the readers, 0 when absent. */
+int fs__budget_load_spot(struct fs__sc *sc, const cJSON *task, struct fs_budget_train *tr);
+void fs__budget_spot_free(struct fs_budget_spot *s);
+
+/* Price task i's spot block (G14) into r's spot_* fields: every deadline
+ * policy simulated, the cheapest meeting the deadline chosen.  r holds the
+ * task's figures (wall, set-up, cards).  0, or -1 with err. */
+int fs__budget_spot(const struct fs_budget_plan *plan, size_t i,
+                    struct fs_budget_task_result *r, struct fs_error *err);
+
+/* The training memory config of a fine-tuning task on its cards (G13). */
+void fs__budget_train_cfg(const struct fs_budget_task *t, struct fs_train_cfg *c);
 
 /* The prices of gpu in plan (never NULL after loading). */
 const struct fs_budget_prices *fs__budget_prices(const struct fs_budget_plan *plan,

@@ -380,6 +380,7 @@ void fs_budget_plan_free(struct fs_budget_plan *plan)
 		free(t->name);
 		free(t->model_label);
 		free(t->serve.from_dir);
+		fs__budget_spot_free(t->train.spot);
 		fs_model_config_fini(&t->own_model);
 	}
 	free(plan->tasks);

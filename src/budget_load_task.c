@@ -2,7 +2,7 @@
  * budget_load_task.c — one task of a budget plan: the keys every task has
  * (name, type, gpu, cards, start, plans, storage) and those of its kind
  * (fine-tuning, serving, data, experiment), with a serving task's fleet
- * read from a `fleetsim run` output directory.  Checks only; the figures
+ * read from a `fleetsim run` or `fleetsim sweep` output directory.  Checks only; the figures
  * are budget_task.c's.  Strings of the task are heap (fs_budget_plan_free).
  */
 #include <math.h>
@@ -11,13 +11,16 @@
 #include <string.h>
 
 #include "budget_internal.h"
+#include "fleetsim/config.h"
+#include "fleetsim/scenario.h"
 
 #define COMMON_KEYS "name", "type", "gpu", "cards", "start", "risk_factor", "plans", \
 	"transfer_gb", "disk_gb", "object_gb", "egress_gb"
 static const char *const FINETUNE_KEYS[] = {
 	COMMON_KEYS, "model", "method", "tokens", "samples", "tokens_per_sample", "epochs",
 	"mfu", "seq_len", "micro_batch", "grad_accum", "lora_rank", "lora_modules",
-	"dp_efficiency", "qlora_factor", "deadline", NULL
+	"dp_efficiency", "qlora_factor", "deadline", "shard", "recompute", "logit_bytes",
+	"kbit_fp32_cast", "spot", NULL
 };
 static const char *const SERVING_KEYS[] = {
 	COMMON_KEYS, "model", "tp", "requests_per_day", "prompt_tokens", "output_tokens",
@@ -28,6 +31,8 @@ static const char *const FIXED_KEYS[] = {
 };
 static const char *const KIND_NAMES[] = { "finetune", "serving", "data", "experiment", NULL };
 static const char *const METHOD_NAMES[] = { "full", "lora", "qlora", NULL };
+static const char *const SHARD_NAMES[] = { "none", "zero1", "zero2", "zero3", NULL };
+static const char *const RECOMPUTE_NAMES[] = { "none", "full", NULL };
 static const char *const PLAN_NAMES[] = {
 	"on_demand", "spot", "monthly", "daily", "weekly", "yearly", NULL
 };
@@ -109,7 +114,8 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
                          const struct fs_budget_plan *plan, struct fs_budget_task *t)
 {
 	struct fs_budget_train *tr = &t->train;
-	int method = FS_TRAIN_LORA, rc;
+	int method = FS_TRAIN_LORA, rc, shard = 0, recompute = 0;
+	bool cast = true;
 	int64_t v;
 
 	tr->epochs = 1;
@@ -149,6 +155,18 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_number(sc, node, "dp_efficiency", 0, true, 1, false, &tr->dp_efficiency) < 0 ||
 	    fs__budget_when(sc, node, "deadline", plan, &tr->deadline_ns) < 0)
 		return -1;
+	tr->logit_bytes = FS_TRAIN_LOGIT_BYTES_DEFAULT;
+	tr->kbit_fp32_cast = 1;
+	if (fs__sc_enum(sc, node, "shard", "shard", SHARD_NAMES, &shard) < 0 ||
+	    fs__sc_enum(sc, node, "recompute", "recompute", RECOMPUTE_NAMES, &recompute) < 0 ||
+	    fs__sc_number(sc, node, "logit_bytes", 0, false, 64, false, &tr->logit_bytes) < 0 ||
+	    fs__sc_bool(sc, node, "kbit_fp32_cast", &cast) < 0 ||
+	    fs__budget_load_spot(sc, node, tr) < 0)
+		return -1;
+	tr->shard = (enum fs_train_shard)shard;
+	tr->recompute = (enum fs_train_recompute)recompute;
+	if (fs__sc_get(node, "kbit_fp32_cast") != NULL)
+		tr->kbit_fp32_cast = cast;
 	if (tr->method == FS_TRAIN_QLORA &&
 	    fs__sc_number(sc, node, "qlora_factor", 1, false, 10, false, &tr->qlora_factor) < 0)
 		return -1;
@@ -203,6 +221,80 @@ static double jnum(const cJSON *o, const char *a, const char *b, const char *c)
 	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
+/* MODEL: G5 — a serving task from a sweep directory: the point of
+ * best.json's "best" (the cheapest proven-feasible one), rebuilt from the
+ * sweep's scenario.json with that point's axis values; its pools' GPU, TP
+ * and instances (the autoscaler's max_count where it scales: the most the
+ * point may run), its projected monthly cost from the point's figures. */
+static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
+                           const struct fs_budget_plan *plan, struct fs_budget_task *t,
+                           cJSON *best_doc)
+{
+	const cJSON *best = cJSON_GetObjectItemCaseSensitive(best_doc, "best");
+	const cJSON *pt = cJSON_GetObjectItemCaseSensitive(best, "point");
+	const cJSON *cur = cJSON_GetObjectItemCaseSensitive(best_doc, "currency");
+	const char *rel = cJSON_GetStringValue(fs__sc_get(node, "from"));
+	struct fs_scenario *base = NULL, *s = NULL;
+	struct fs_error e;
+	size_t n = strlen(t->serve.from_dir) + 16;
+	char *path = fs_xmalloc(n), buf[1400];
+	double inst = 0;
+	int rc = -1;
+
+	snprintf(path, n, "%s/scenario.json", t->serve.from_dir);
+	if (!cJSON_IsObject(best) || !cJSON_IsNumber(pt) || pt->valuedouble < 0) {
+		fs__sc_fail_member(sc, node, "from", "expected a sweep with a proven-feasible "
+		                   "point, found best.json's \"best\" null in \"%s\" (%s)", rel,
+		                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		                           best_doc, "why")) != NULL ? "see its \"why\"" :
+		                   "no \"why\"");
+		goto out;
+	}
+	if (!cJSON_IsString(cur) || strcmp(cur->valuestring, plan->currency) != 0) {
+		fs__sc_fail_member(sc, node, "from", "expected a sweep in the plan's currency "
+		                   "%s, found %s", plan->currency, cJSON_IsString(cur) ?
+		                   cur->valuestring : "none");
+		goto out;
+	}
+	memset(&e, 0, sizeof e);
+	base = fs_scenario_load(path, &e);
+	if (base != NULL && (size_t)pt->valuedouble < fs_sweep_n_points(&base->sweep))
+		s = fs_scenario_load_point(path, NULL, 0, &base->sweep, (size_t)pt->valuedouble,
+		                           &e);
+	if (s == NULL) {
+		fs_error_format(&e, buf, sizeof buf);
+		fs__sc_fail_member(sc, node, "from", "expected a sweep output directory whose "
+		                   "scenario.json loads with best point %.0f, found: %s",
+		                   pt->valuedouble, base == NULL || e.msg[0] != '\0' ? buf :
+		                   "a point outside the sweep");
+		goto out;
+	}
+	for (size_t i = 0; i < s->fleet.n_pools; i++) {
+		const struct fs_pool_cfg *pc = &s->fleet.pools[i];
+		const struct fs_gpu_spec *g = fs_catalog_find_gpu(pc->llm->perf.gpu->id);
+
+		if (g == NULL || (t->gpu != NULL && t->gpu != g)) {
+			fs__sc_fail_member(sc, node, "from", "expected a sweep whose best point's "
+			                   "pools are all on one catalogue GPU (one serving task per "
+			                   "GPU type), found pool \"%s\" on %s", pc->name,
+			                   pc->llm->perf.gpu->id);
+			goto out;
+		}
+		t->gpu = g;
+		t->serve.tp = pc->llm->perf.tp;
+		inst += s->fleet.autoscale.enabled && pc->max_count > pc->count ? pc->max_count :
+		        pc->count;
+	}
+	t->serve.from_instances = (int)inst;
+	t->serve.sim_monthly_cost = jnum(best, "figures", "monthly_cost", "value");
+	rc = 0;
+out:
+	fs_scenario_free(s);
+	fs_scenario_free(base);
+	free(path);
+	return rc;
+}
+
 /* MODEL: G5 — a serving task from a run directory: its GPU, its mean
  * instances (instance-hours / horizon, rounded up) x TP, its projected
  * monthly cost. */
@@ -220,6 +312,27 @@ static int load_from_dir(struct fs__sc *sc, const cJSON *node,
 	if (fs__sc_string(sc, node, "from", false, &rel) < 0)
 		return -1;
 	t->serve.from_dir = fs__sc_resolve_path(sc, rel);
+	{
+		/* a sweep directory has best.json */
+		size_t n = strlen(t->serve.from_dir) + 16;
+		char *best_path = fs_xmalloc(n);
+		FILE *f;
+
+		snprintf(best_path, n, "%s/best.json", t->serve.from_dir);
+		f = fopen(best_path, "rb");
+		free(best_path);
+		if (f != NULL) {
+			cJSON *best;
+
+			fclose(f);
+			best = read_json(sc, node, t->serve.from_dir, "best.json");
+			if (best == NULL)
+				return -1;
+			rc = load_from_sweep(sc, node, plan, t, best);
+			cJSON_Delete(best);
+			return rc;
+		}
+	}
 	sum = read_json(sc, node, t->serve.from_dir, "summary.json");
 	scen = sum != NULL ? read_json(sc, node, t->serve.from_dir, "scenario.json") : NULL;
 	if (scen == NULL)
@@ -439,6 +552,11 @@ int fs__budget_load_task(struct fs__sc *sc, const cJSON *node, struct fs_budget_
 		return fs__sc_fail_member(sc, node, fs__sc_get(node, "gpu") != NULL ? "gpu" :
 		                          "from", "no on-demand price for GPU \"%s\" in %s: "
 		                          "give prices.%s.on_demand (per card-hour)", t->gpu->id,
+		                          plan->currency, t->gpu->id);
+	if (t->train.spot != NULL &&
+	    !(fs__budget_prices_of(plan, t->gpu)->fee[FS_PRICING_SPOT] > 0))
+		return fs__sc_fail_member(sc, node, "spot", "no spot price for GPU \"%s\" in %s: "
+		                          "give prices.%s.spot (per card-hour)", t->gpu->id,
 		                          plan->currency, t->gpu->id);
 	return 0;
 }

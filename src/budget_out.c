@@ -52,11 +52,6 @@ const char *fs__budget_plan_word(enum fs_pricing p)
 	return "?";
 }
 
-static const char *method_name(enum fs_train_method m)
-{
-	return m == FS_TRAIN_FULL ? "full" : m == FS_TRAIN_LORA ? "lora" : "qlora";
-}
-
 /* "12.50" or "-" for NAN. */
 static const char *money(char *buf, size_t len, double v)
 {
@@ -84,6 +79,31 @@ static const char *when(const struct fs_budget_plan *plan, fs_ns t_ns, char *buf
 	return buf;
 }
 
+/* The spot block's policies (G14), one line each, the chosen one marked. */
+static void print_spot(const struct fs_budget_task *t, const struct fs_budget_task_result *r,
+                       FILE *out)
+{
+	static const char *const NAMES[] = { "spot only", "on-demand only",
+	                                     "spot + on-demand fallback" };
+	const struct fs_budget_spot *s = t->train.spot;
+
+	fprintf(out, "    on spot with checkpoints every %.2f h%s (checkpoint %.2f h, restart "
+	        "%.2f h; %s):\n", r->spot_interval_h, s->interval_h > 0 ? "" : " (Daly)",
+	        s->ckpt_cost_h, s->restart_cost_h, s->trace_path != NULL ? "trace" :
+	        "Poisson interruptions");
+	for (int k = 0; k < 3; k++) {
+		if (isnan(r->spot_policy_cost[k]))
+			continue;
+		fprintf(out, "      %-26s %12.2f", NAMES[k], r->spot_policy_cost[k]);
+		if (!isnan(r->spot_policy_p_met[k]))
+			fprintf(out, "  P(deadline met) %.3f", r->spot_policy_p_met[k]);
+		fprintf(out, "%s\n", k == r->spot_policy ? "  <- chosen" : "");
+	}
+	fprintf(out, "      chosen: mean %.1f h, p95 %.1f h wall, set-up included (%d "
+	        "replications; target P(met) %.2f)\n", r->spot_completion_h, r->spot_p95_h,
+	        s->replications, s->p_target);
+}
+
 static void print_training(const struct fs_budget_plan *plan,
                            const struct fs_budget_result *res, FILE *out)
 {
@@ -96,13 +116,15 @@ static void print_training(const struct fs_budget_plan *plan,
 		if (t->kind != FS_BUDGET_FINETUNE)
 			continue;
 		fprintf(out, "  %s: %s %s, %.4g tokens x %.4g epochs", t->name, t->model->id,
-		        method_name(tr->method), tr->tokens_per_epoch, tr->epochs);
+		        fs_train_method_name(tr->method), tr->tokens_per_epoch, tr->epochs);
 		if (tr->samples > 0)
 			fprintf(out, " (%.0f samples x %.0f tokens)", tr->samples,
 			        tr->tokens_per_sample);
 		fprintf(out, "\n    %.3g FLOP/token (%s), trainable %.4g params; MFU %.2f of "
 		        "%.1f TFLOP/s%s -> %.1f h on one card\n", r->flops_per_token,
-		        tr->method == FS_TRAIN_FULL ? "6N" : "4N + 6A", r->trainable_params,
+		        tr->recompute == FS_RECOMPUTE_FULL ?
+		        (tr->method == FS_TRAIN_FULL ? "8N, recompute" : "6N + 8A, recompute") :
+		        (tr->method == FS_TRAIN_FULL ? "6N" : "4N + 6A"), r->trainable_params,
 		        r->mfu, t->gpu->fp16_flops_per_s / 1e12,
 		        tr->method == FS_TRAIN_QLORA ? ", x qlora factor" : "", r->one_card_h);
 		fprintf(out, "    %d card%s: step %.0f ms compute + %.1f ms all-reduce -> data-"
@@ -118,6 +140,14 @@ static void print_training(const struct fs_budget_plan *plan,
 			fprintf(out, "    2 cards would finish %.1f%% sooner (efficiency %.1f%%; "
 			        "all-reduce %.1f ms per step)\n", 100 * (1 - 1 / (2 * e2)), 100 * e2, a2);
 		}
+		fprintf(out, "    memory %.2f GB per card of %.2f (activations %.2f; recompute "
+		        "%s, shard %s%s): fits\n", r->mem_bytes_per_card / 1e9,
+		        t->gpu->mem_bytes / 1e9, r->mem_activation_bytes / 1e9,
+		        fs_train_recompute_name(tr->recompute), fs_train_shard_name(tr->shard),
+		        tr->method == FS_TRAIN_QLORA && tr->kbit_fp32_cast ?
+		        ", fp32 cast of the unquantised" : "");
+		if (r->spot_policy >= 0)
+			print_spot(t, r, out);
 		if (tr->deadline_ns > 0) {
 			char w[32];
 
@@ -273,6 +303,30 @@ static cJSON *plans_json(const double *v)
 	return o;
 }
 
+/* The spot block's result: each policy's mean cost and P(met), the choice. */
+static cJSON *spot_json(const struct fs_budget_task_result *r)
+{
+	static const char *const KEYS[] = { "spot", "on_demand", "spot_fallback" };
+	cJSON *o = cJSON_CreateObject(), *pol = cJSON_AddObjectToObject(o, "policies");
+
+	add_num(o, "interval_h", r->spot_interval_h);
+	for (int k = 0; k < 3; k++) {
+		cJSON *x;
+
+		if (isnan(r->spot_policy_cost[k]))
+			continue;
+		x = cJSON_AddObjectToObject(pol, KEYS[k]);
+		add_num(x, "cost", r->spot_policy_cost[k]);
+		add_num(x, "p_deadline_met", r->spot_policy_p_met[k]);
+	}
+	cJSON_AddStringToObject(o, "chosen", KEYS[r->spot_policy]);
+	add_num(o, "cost", r->spot_cost);
+	add_num(o, "completion_h", r->spot_completion_h);
+	add_num(o, "completion_p95_h", r->spot_p95_h);
+	add_num(o, "p_deadline_met", r->spot_p_met);
+	return o;
+}
+
 static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budget_result *res,
                         size_t i)
 {
@@ -294,7 +348,7 @@ static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budge
 	add_num(o, "risk_factor", t->risk_factor);
 	if (t->kind == FS_BUDGET_FINETUNE) {
 		x = cJSON_AddObjectToObject(o, "training");
-		cJSON_AddStringToObject(x, "method", method_name(t->train.method));
+		cJSON_AddStringToObject(x, "method", fs_train_method_name(t->train.method));
 		add_num(x, "tokens", t->train.tokens_per_epoch * t->train.epochs);
 		add_num(x, "flops_per_token", r->flops_per_token);
 		add_num(x, "total_flops", r->total_flops);
@@ -306,6 +360,13 @@ static cJSON *task_json(const struct fs_budget_plan *plan, const struct fs_budge
 		add_num(x, "dp_efficiency", r->dp_efficiency);
 		add_num(x, "speedup", r->speedup);
 		add_num(x, "sooner_than_one_card", 1 - 1 / r->speedup);
+		add_num(x, "memory_gb_per_card", r->mem_bytes_per_card / 1e9);
+		add_num(x, "activation_gb_per_card", r->mem_activation_bytes / 1e9);
+		cJSON_AddBoolToObject(x, "fits", r->mem_bytes_per_card <= t->gpu->mem_bytes);
+		cJSON_AddStringToObject(x, "recompute", fs_train_recompute_name(t->train.recompute));
+		cJSON_AddStringToObject(x, "shard", fs_train_shard_name(t->train.shard));
+		if (r->spot_policy >= 0)
+			cJSON_AddItemToObject(x, "spot", spot_json(r));
 		if (t->train.deadline_ns > 0) {
 			add_num(x, "deadline_h", (double)t->train.deadline_ns /
 			        (double)FS__BUDGET_NS_PER_H);

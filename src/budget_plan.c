@@ -160,7 +160,10 @@ static void price_task(const struct fs_budget_plan *plan, struct fs_budget_resul
 		if (pl == FS_PRICING_ON_DEMAND) {
 			r->plan_cost[k] = r->card_h * fee;
 		} else if (pl == FS_PRICING_SPOT) {
-			r->plan_cost[k] = r->card_h * (1 + plan->spot_overhead) * fee;
+			/* MODEL: G7, G14 — the flat overhead unless the task
+			 * carries a spot block, then its simulated policy cost */
+			r->plan_cost[k] = r->spot_policy >= 0 ? r->spot_cost :
+			                  r->card_h * (1 + plan->spot_overhead) * fee;
 		} else {
 			/* whole periods: over the task's span, or per occurrence */
 			double periods = ceil(span_h / per_h - 1e-9);
@@ -189,6 +192,7 @@ static void price_pool(const struct fs_budget_plan *plan, struct fs_budget_resul
 	double od = p->fee[FS_PRICING_ON_DEMAND];
 	fs_ns a = FS_NS_MAX, b = 0;
 	unsigned allowed = (1u << FS_PRICING__COUNT) - 1;
+	double spot_sum = 0;            /* each task's spot cost (NAN: no fee) */
 	size_t n_e;
 	struct edge *e = edges_of(plan, res->slots, res->n_slots, pool->gpu, &n_e);
 
@@ -198,6 +202,7 @@ static void price_pool(const struct fs_budget_plan *plan, struct fs_budget_resul
 		if (plan->tasks[i].gpu != pool->gpu)
 			continue;
 		allowed &= plan->tasks[i].plans_allowed;
+		spot_sum += res->tasks[i].plan_cost[FS_PRICING_SPOT];
 		pool->card_h += res->tasks[i].card_h;
 		pool->per_task_cost += res->tasks[i].best_cost;
 		task_span(res, i, &x, &y);
@@ -227,7 +232,7 @@ static void price_pool(const struct fs_budget_plan *plan, struct fs_budget_resul
 		if (pl == FS_PRICING_ON_DEMAND)
 			pool->plan_cost[k] = pool->card_h * fee;
 		else if (pl == FS_PRICING_SPOT)
-			pool->plan_cost[k] = pool->card_h * (1 + plan->spot_overhead) * fee;
+			pool->plan_cost[k] = spot_sum;          /* MODEL: G7, G14 */
 		else {
 			pool->break_even_share[k] = fs_budget_break_even_share(fee, pl, od);
 			for (int kc = 1; kc <= pool->peak_cards; kc++) {
@@ -345,8 +350,18 @@ int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result
 	memset(res, 0, sizeof *res);
 	res->tasks = fs_xcalloc(plan->n_tasks, sizeof *res->tasks);
 	for (size_t i = 0; i < plan->n_tasks; i++) {
-		if (fs__budget_task_figures(plan, i, &res->tasks[i], err) != 0) {
+		struct fs_budget_task_result *r = &res->tasks[i];
+
+		if (fs__budget_task_figures(plan, i, r, err) != 0) {
 			snprintf(path, sizeof path, "tasks[%zu]", i);
+			snprintf(err->where, sizeof err->where, "%s", plan->path);
+			snprintf(err->path, sizeof err->path, "%s", path);
+			return -1;
+		}
+		r->spot_policy = -1;
+		if (plan->tasks[i].kind == FS_BUDGET_FINETUNE && plan->tasks[i].train.spot != NULL &&
+		    fs__budget_spot(plan, i, r, err) != 0) {
+			snprintf(path, sizeof path, "tasks[%zu].spot", i);
 			snprintf(err->where, sizeof err->where, "%s", plan->path);
 			snprintf(err->path, sizeof err->path, "%s", path);
 			return -1;

@@ -2,8 +2,8 @@
  * budget_task.c — the figures of one budget task on its own: fine-tuning
  * card-hours from training FLOPs and the data-parallel step model, serving
  * instances from the engine's step times (as `fleetsim estimate` computes
- * them) or a run directory, fixed card-hours; set-up transfer time.  Pure
- * functions of the plan; G1-G6, G10 in docs/MODEL.md.
+ * them) or a run directory, fixed card-hours; set-up transfer time; the
+ * training memory fit.  Pure functions of the plan; G1-G6, G10, G13.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -30,49 +30,41 @@ double fs_budget_break_even_share(double fee, enum fs_pricing plan, double hourl
 	       FS_HOURS_PER_MONTH;
 }
 
-double fs_budget_lora_params(const struct fs_model_spec *m, int rank, unsigned modules)
-{
-	double h = m->hidden, q = (double)m->heads * m->head_dim;
-	double kv = (double)m->kv_heads * m->head_dim, f = m->ffn;
-	double mlp = m->experts > 1 ? m->experts : 1, per_layer = 0;
-
-	/* MODEL: G2 — an adapter on a d_in x d_out weight is A (d_in x r) and
-	 * B (r x d_out): r (d_in + d_out) parameters; MoE MLP modules get one
-	 * adapter per expert. */
-	if (modules & FS_LORA_Q)
-		per_layer += h + q;
-	if (modules & FS_LORA_K)
-		per_layer += h + kv;
-	if (modules & FS_LORA_V)
-		per_layer += h + kv;
-	if (modules & FS_LORA_O)
-		per_layer += q + h;
-	if (modules & FS_LORA_GATE)
-		per_layer += mlp * (h + f);
-	if (modules & FS_LORA_UP)
-		per_layer += mlp * (h + f);
-	if (modules & FS_LORA_DOWN)
-		per_layer += mlp * (f + h);
-	return (double)m->layers * rank * per_layer;
-}
-
 /* Trainable parameters of the job. */
 static double trainable(const struct fs_model_spec *m, const struct fs_budget_train *t)
 {
 	return t->method == FS_TRAIN_FULL ? m->params :
-	       fs_budget_lora_params(m, t->lora_rank, t->lora_modules);
+	       fs_train_lora_params(m, t->lora_modules, t->lora_rank);   /* MODEL: T2 */
+}
+
+/* Adapters a token passes through: an MoE model's MLP adapters only in the
+ * experts_per_token experts that route it (all of them still train and
+ * all-reduce). */
+static double active_adapters(const struct fs_model_spec *m, const struct fs_budget_train *t)
+{
+	struct fs_model_spec active = *m;
+
+	if (m->experts > 1 && m->experts_per_token > 0)
+		active.experts = m->experts_per_token;         /* MODEL: G1 */
+	return fs_train_lora_params(&active, t->lora_modules, t->lora_rank);
 }
 
 double fs_budget_flops_per_token(const struct fs_model_spec *m,
                                  const struct fs_budget_train *t)
 {
-	double n = m->active_params;
+	/* MODEL: G1 — N is the parameters a token meets: an MoE model's
+	 * active parameters (shared + experts_per_token experts). */
+	double n = m->active_params > 0 ? m->active_params : m->params;
+
+	/* MODEL: G1 — full recomputation runs each layer's forward again in
+	 * backward: + 2 per parameter the token meets. */
+	double again = t->recompute == FS_RECOMPUTE_FULL ? 2.0 : 0.0;
 
 	if (t->method == FS_TRAIN_FULL)
-		return 6.0 * n;                             /* MODEL: G1 */
+		return (6.0 + again) * n;                   /* MODEL: G1 */
 	/* MODEL: G2 — frozen base: forward 2N + activation gradients 2N, no
 	 * weight gradients; the adapters train fully (6 per parameter). */
-	return 4.0 * n + 6.0 * fs_budget_lora_params(m, t->lora_rank, t->lora_modules);
+	return (4.0 + again) * n + (6.0 + again) * active_adapters(m, t);
 }
 
 /* Seconds of compute for `tokens` tokens on one card. */
@@ -115,6 +107,58 @@ static double train_wall_h(const struct fs_budget_task *t, double one_card_h, in
 	double eff = fs_budget_dp_efficiency(t->gpu, t->model, &t->train, n, NULL, NULL);
 
 	return one_card_h / (n * eff);                  /* MODEL: G3 */
+}
+
+void fs__budget_train_cfg(const struct fs_budget_task *t, struct fs_train_cfg *c)
+{
+	const struct fs_budget_train *tr = &t->train;
+
+	fs_train_cfg_defaults(c, t->model);
+	c->method = tr->method;
+	c->lora_modules = tr->lora_modules;
+	c->lora_rank = tr->lora_rank;
+	c->micro_batch = tr->micro_batch;
+	c->seq_tokens = tr->seq_tokens;
+	c->grad_accum = tr->grad_accum;
+	c->recompute = tr->recompute;
+	c->shard = tr->shard;
+	c->n_gpus = t->cards;
+	c->logit_bytes = tr->logit_bytes;
+	c->kbit_fp32_cast = tr->kbit_fp32_cast;
+}
+
+/* MODEL: G13 — the job must fit each card: the training memory plan (T1-
+ * T10) of its method, micro-batch, sequence, recomputation and sharding
+ * over its cards against the catalogue memory; a plan that does not fit is
+ * refused, with what would make it fit. */
+static int memory_fit(const struct fs_budget_task *t, struct fs_budget_task_result *r,
+                      struct fs_error *err)
+{
+	struct fs_train_cfg c;
+	struct fs_train_mem m;
+	char hint[200];
+
+	fs__budget_train_cfg(t, &c);
+	if (fs_train_mem_plan(&c, &m, err) != 0)
+		return -1;
+	r->mem_bytes_per_card = m.total_bytes;
+	r->mem_activation_bytes = m.activation_bytes;
+	if (m.total_bytes <= t->gpu->mem_bytes)
+		return 0;
+	snprintf(hint, sizeof hint, "%s%s%s%s",
+	         c.recompute == FS_RECOMPUTE_NONE ? "\"recompute\": \"full\", " : "",
+	         c.micro_batch > 1 ? "a smaller \"micro_batch\", " : "",
+	         t->cards > 1 && c.shard != FS_SHARD_ZERO3 ? "\"shard\": \"zero3\", " : "",
+	         c.method != FS_TRAIN_QLORA ? "\"method\": \"qlora\", " : "");
+	return fs_error_set(err, NULL, NULL, "does not fit: %s %s of %s needs %.2f GB per "
+	                    "card (weights %.2f, gradients %.2f, optimizer %.2f, "
+	                    "activations %.2f, other %.2f) on %d x %s of %.2f GB; try %sor "
+	                    "more memory per card (fleetsim estimate --train)",
+	                    fs_train_method_name(c.method), "fine-tuning", t->model->id,
+	                    m.total_bytes / 1e9, m.weights_bytes / 1e9, m.grads_bytes / 1e9,
+	                    (m.master_bytes + m.moments_bytes) / 1e9, m.activation_bytes / 1e9,
+	                    (m.gathered_bytes + m.reserve_bytes) / 1e9, t->cards, t->gpu->id,
+	                    t->gpu->mem_bytes / 1e9, hint);
 }
 
 static void finetune(const struct fs_budget_plan *plan, const struct fs_budget_task *t,
@@ -210,10 +254,12 @@ int fs__budget_task_figures(const struct fs_budget_plan *plan, size_t i,
 	r->cards = t->cards;
 	r->n_occurrences = 1;
 	if (gb < 0)      /* MODEL: G10 — by default the bf16 weights move at set-up */
-		gb = t->model != NULL ? t->model->params * 2.0 / 1e9 : 0;
+		gb = t->model != NULL ? t->model->params * fs_dtype_bytes(FS_DTYPE_BF16) / 1e9 : 0;
 	r->setup_h = fs_budget_transfer_h(gb, plan->machine.bandwidth_bytes_per_s);
 	switch (t->kind) {
 	case FS_BUDGET_FINETUNE:
+		if (memory_fit(t, r, err) != 0)
+			return -1;
 		finetune(plan, t, r);
 		break;
 	case FS_BUDGET_SERVING:

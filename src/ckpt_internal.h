@@ -79,6 +79,16 @@ struct fs__ckpt_input {
 /* Read and check the JSON file at path.  0, or -1 with err at
  * FILE:LINE:COL and the JSON path (in is then zeroed). */
 int fs__ckpt_load(const char *path, struct fs__ckpt_input *in, struct fs_error *err);
+/* obj["interruptions"] (required): {rate_per_h, unavailable_mean} or
+ * {trace, format, instances}, into *sp; a trace's resolved path and its
+ * name as written go to *trace_path and *trace_display (heap, the caller
+ * frees; *sp points at them).  0, or -1 with sc's error set.  Shared with
+ * a budget task's "spot" block. */
+struct fs__sc;
+int fs__ckpt_load_interruptions(struct fs__sc *sc, const struct cJSON *obj,
+                                struct fs_ckpt_interrupts *sp, char **trace_path,
+                                char **trace_display);
+
 /* Free what in owns and zero it; a zeroed input is fine. */
 void fs__ckpt_input_fini(struct fs__ckpt_input *in);
 

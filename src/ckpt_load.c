@@ -53,10 +53,10 @@ static int hours(struct fs__sc *sc, const cJSON *obj, const char *key, fs_ns min
 	return rc;
 }
 
-static int load_interruptions(struct fs__sc *sc, const cJSON *obj,
-                              struct fs__ckpt_input *in)
+int fs__ckpt_load_interruptions(struct fs__sc *sc, const cJSON *obj,
+                                struct fs_ckpt_interrupts *sp, char **trace_path,
+                                char **trace_display)
 {
-	struct fs_ckpt_interrupts *sp = &in->cfg.spot;
 	const cJSON *node = fs__sc_get(obj, "interruptions");
 	const char *rel = NULL;
 	size_t saved;
@@ -81,15 +81,15 @@ static int load_interruptions(struct fs__sc *sc, const cJSON *obj,
 		    fs__sc_enum(sc, node, "format", "trace format", FORMAT_NAMES, &fmt) < 0 ||
 		    fs__sc_int(sc, node, "instances", 1, 1000000, &n) < 0)
 			return -1;
-		if (fs__sc_open_data(sc, node, "trace", rel, "trace", &in->trace_path) != 0)
+		if (fs__sc_open_data(sc, node, "trace", rel, "trace", trace_path) != 0)
 			return -1;
-		in->trace_display = fs_xstrdup(rel);
-		t = fs_capacity_trace_load(in->trace_path, rel, FORMATS[fmt], 1.0, true, sc->err);
+		*trace_display = fs_xstrdup(rel);
+		t = fs_capacity_trace_load(*trace_path, rel, FORMATS[fmt], 1.0, true, sc->err);
 		if (t == NULL)
 			return fs__sc_data_failed(sc, node, "trace");
 		fs_capacity_trace_free(t);
-		sp->trace_path = in->trace_path;
-		sp->trace_display = in->trace_display;
+		sp->trace_path = *trace_path;
+		sp->trace_display = *trace_display;
 		sp->trace_format = FORMATS[fmt];
 		sp->trace_instances = (int)n;
 	} else {
@@ -148,7 +148,8 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input
 	    fs__sc_number(sc, root, "on_demand_price_per_h", 0, false, 1e9, false,
 	                  &c->on_demand_price_per_h) < 0)
 		return -1;
-	if (load_interruptions(sc, root, in) != 0)
+	if (fs__ckpt_load_interruptions(sc, root, &in->cfg.spot, &in->trace_path,
+	                                &in->trace_display) != 0)
 		return -1;
 	c->replications = 1000;
 	if (fs__sc_int(sc, root, "replications", 1, 10000000, &v) < 0)

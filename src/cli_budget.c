@@ -20,14 +20,16 @@ static const char budget_help[] =
 	"A card-hour budget for a period's GPU tasks: fine-tuning jobs (model, method\n"
 	"full / lora / qlora, tokens or samples x tokens per sample, epochs -> GPU-hours\n"
 	"from training FLOPs at an MFU, with the data-parallel efficiency of N cards\n"
-	"computed from the gradient all-reduce), serving (requests/day, lengths, SLO\n"
-	"-> instances from the step model, or a fleetsim run directory), data\n"
+	"computed from the gradient all-reduce; refused when its training memory does\n"
+	"not fit the cards; optionally on spot with checkpoints, every deadline\n"
+	"policy simulated), serving (requests/day, lengths, SLO -> instances from the\n"
+	"step model, or a fleetsim run or sweep directory), data\n"
 	"processing and experiments (fixed card-hours, recurring allowed).  Prints\n"
 	"card-hours per task, the peak concurrent cards, each task's and each GPU\n"
 	"pool's cheapest pricing plan (on demand, spot, daily, weekly, monthly,\n"
 	"yearly) with the break-even utilisation, machine costs besides the GPU, and\n"
 	"the total with the planning margin (risk factor, buffer) kept apart from the\n"
-	"estimate.  Plan keys: docs/BUDGET.md; assumptions: docs/MODEL.md G1-G12.\n"
+	"estimate.  Plan keys: docs/BUDGET.md; assumptions: docs/MODEL.md G1-G14.\n"
 	"\n"
 	"options:\n"
 	"  -o, --out DIR   write DIR/budget.json and DIR/budget.csv (default\n"
@@ -36,7 +38,8 @@ static const char budget_help[] =
 	"  -h, --help      this text\n"
 	"\n"
 	"exit status: 0 success, 1 I/O failure, 2 bad plan (file:line:col: json.path:\n"
-	"message) or an output directory that cannot be written.\n";
+	"message; also a task that does not fit its cards) or an output directory\n"
+	"that cannot be written.\n";
 
 static const char *const FILES[] = { "budget.json", "budget.csv" };
 

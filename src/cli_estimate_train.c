@@ -27,6 +27,7 @@ static const char train_help[] =
 	"                         [--recompute none|full] [--flash-attn yes|no]\n"
 	"                         [--lora-rank R] [--lora-modules LIST]\n"
 	"                         [--weights-dtype D] [--nf4-double-quant yes|no]\n"
+	"                         [--kbit-fp32-cast yes|no]\n"
 	"                         [--logit-bytes X] [--reserve-gb X]\n"
 	"                         [--catalog FILE] [--json]\n"
 	"\n"
@@ -56,6 +57,10 @@ static const char train_help[] =
 	"  --weights-dtype D  full: fp16 or bf16 (default); lora: the frozen base's\n"
 	"                     dtype (bf16, fp16, fp8, int8, int4); qlora: NF4 always\n"
 	"  --nf4-double-quant yes|no  qlora block constants in 8 bits (default yes)\n"
+	"  --kbit-fp32-cast yes|no  qlora: embeddings, LM head and norms cast to\n"
+	"                     fp32 as PEFT's prepare_model_for_kbit_training does\n"
+	"                     (default yes; no for LitGPT, GPTQ bases, Unsloth;\n"
+	"                     docs/MODEL.md T10)\n"
 	"  --logit-bytes X    bytes the loss holds per vocabulary entry per token\n"
 	"                     (default 4: fp32 logits; an unfused framework loss\n"
 	"                     holds more, docs/MODEL.md T7)\n"
@@ -147,6 +152,8 @@ static int parse_option(const char *a, const char *v, struct topts *o)
 		return parse_yes_no(a, v, &c->flash_attn);
 	else if (strcmp(a, "--nf4-double-quant") == 0)
 		return parse_yes_no(a, v, &c->nf4_double_quant);
+	else if (strcmp(a, "--kbit-fp32-cast") == 0)
+		return parse_yes_no(a, v, &c->kbit_fp32_cast);
 	else if (strcmp(a, "--lora-modules") == 0)
 		return fs_train_lora_modules_parse(v, &c->lora_modules) == 0 ? 0 :
 		       bad_choice(a, "a comma-separated list of q,k,v,o,gate,up,down or "
@@ -231,8 +238,9 @@ static void print_cfg_json(const struct fs_train_cfg *c, const struct fs_train_m
 	printf("  \"params\": %.0f,\n  \"trainable_params\": %.0f,\n", p->params,
 	       p->trainable_params);
 	if (c->method == FS_TRAIN_QLORA)
-		printf("  \"weights_dtype\": \"nf4\",\n  \"nf4_double_quant\": %s,\n",
-		       c->nf4_double_quant ? "true" : "false");
+		printf("  \"weights_dtype\": \"nf4\",\n  \"nf4_double_quant\": %s,\n"
+		       "  \"kbit_fp32_cast\": %s,\n", c->nf4_double_quant ? "true" : "false",
+		       c->kbit_fp32_cast ? "true" : "false");
 	else
 		printf("  \"weights_dtype\": \"%s\",\n", fs_dtype_name(c->weight_dtype));
 	if (c->method != FS_TRAIN_FULL)
@@ -273,6 +281,9 @@ static void print_one_text(const struct fs_train_cfg *c, const struct fs_gpu_spe
 	       c->method == FS_TRAIN_QLORA ? (c->nf4_double_quant ? "NF4, double-quantised "
 	                                      "constants" : "NF4") :
 	       fs_dtype_name(c->weight_dtype));
+	if (c->method == FS_TRAIN_QLORA)
+		printf("  unquantised    embeddings, LM head, norms in %s\n",
+		       c->kbit_fp32_cast ? "fp32 (PEFT's k-bit cast, T10)" : "bf16");
 	printf("  micro-batch    %" PRId64 " x %" PRId64 " tokens, accumulation %" PRId64
 	       ": %" PRId64 " tokens per optimizer step\n", c->micro_batch, c->seq_tokens,
 	       c->grad_accum, p->tokens_per_step);

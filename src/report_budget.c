@@ -236,8 +236,9 @@ static void assumptions_section(struct fs__report *r, const cJSON *b)
 
 	fs__doc_heading(r, 2, "Assumptions");
 	fs__doc_item(r, "Spot costs %.0f%% more card-hours than on demand (interruptions, "
-	             "checkpoints, restarts); serving never runs on spot unless its task "
-	             "allows it.", 100 * fs__jnum(b, "assumptions.spot_overhead"));
+	             "checkpoints, restarts) for tasks without a simulated spot block; "
+	             "serving never runs on spot unless its task allows it.",
+	             100 * fs__jnum(b, "assumptions.spot_overhead"));
 	fs__doc_item(r, "Data and weights move at %.3g Gbit/s (%.2f TB/h) at each task's "
 	             "set-up.", fs__jnum(b, "assumptions.bandwidth_gbit_per_s"),
 	             fs__jnum(b, "assumptions.transfer_tb_per_h"));
@@ -257,8 +258,26 @@ static void assumptions_section(struct fs__report *r, const cJSON *b)
 			             fs__jnum(task, "training.one_card_h"),
 			             100 * fs__jnum(task, "training.dp_efficiency"),
 			             fs__jnum(task, "cards"));
-		else if (fs__jget(task, "serving.from") != NULL)
-			fs__doc_item(r, "%s: the fleet of the simulated run %s (%.0f instances).",
+		if (fs__jget(task, "training.memory_gb_per_card") != NULL)
+			fs__doc_item(r, "%s: %.1f GB of training memory per card (recompute %s, "
+			             "shard %s): fits.", name,
+			             fs__jnum(task, "training.memory_gb_per_card"),
+			             str_or(fs__jstr(task, "training.recompute"), "?"),
+			             str_or(fs__jstr(task, "training.shard"), "?"));
+		if (fs__jget(task, "training.spot") != NULL)
+			fs__doc_item(r, "%s: on spot with checkpoints every %.2f h, simulated: "
+			             "policy %s, mean cost %.2f, P(deadline met) %.3f, mean "
+			             "completion %.1f h (replaces the flat spot overhead).", name,
+			             fs__jnum(task, "training.spot.interval_h"),
+			             str_or(fs__jstr(task, "training.spot.chosen"), "?"),
+			             fs__jnum(task, "training.spot.cost"),
+			             fs__jnum(task, "training.spot.p_deadline_met"),
+			             fs__jnum(task, "training.spot.completion_h"));
+		if (fs__jget(task, "training") != NULL)
+			continue;
+		if (fs__jget(task, "serving.from") != NULL)
+			fs__doc_item(r, "%s: the fleet of the simulated run or sweep %s (%.0f "
+			             "instances).",
 			             name, str_or(fs__jstr(task, "serving.from"), "?"),
 			             fs__jnum(task, "serving.instances"));
 		else if (fs__jget(task, "serving") != NULL)

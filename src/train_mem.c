@@ -1,9 +1,9 @@
 /*
- * train_mem.c — fine-tuning memory per GPU (docs/MODEL.md T1-T9): model
- * states of full mixed-precision AdamW, LoRA and QLoRA, their ZeRO/FSDP
- * sharding, activations after Korthikanti et al. 2022 generalised to GQA and
- * gated FFNs, the loss's logits, a fixed context reserve.  Pure arithmetic
- * over a caller-owned config; no allocation, no state.
+ * train_mem.c — fine-tuning memory per GPU (docs/MODEL.md T1-T10): model
+ * states of full mixed-precision AdamW, LoRA and QLoRA (with PEFT's fp32
+ * cast of the unquantised parameters), ZeRO/FSDP sharding, activations after
+ * Korthikanti et al. 2022 generalised to GQA and gated FFNs, the loss's
+ * logits, a fixed reserve.  Pure arithmetic over a caller-owned config.
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +34,7 @@ void fs_train_cfg_defaults(struct fs_train_cfg *c, const struct fs_model_spec *m
 	c->lora_modules = FS_LORA_ALL;
 	c->lora_rank = FS_TRAIN_LORA_RANK_DEFAULT;
 	c->nf4_double_quant = 1;
+	c->kbit_fp32_cast = 1;
 	c->micro_batch = 1;
 	c->seq_tokens = 2048;
 	c->grad_accum = 1;
@@ -106,8 +107,10 @@ static double base_weight_bytes(const struct fs_train_cfg *c)
 		return body * fs_dtype_bytes(c->weight_dtype) +      /* MODEL: T2 */
 		       keep * HALF_BYTES;
 	case FS_TRAIN_QLORA:
-		return body * nf4_bytes_per_param(c->nf4_double_quant) +
-		       keep * HALF_BYTES;                            /* MODEL: T3 */
+		/* MODEL: T10 — PEFT's prepare_model_for_kbit_training casts
+		 * every 16-bit parameter that is not 4-bit to fp32. */
+		return body * nf4_bytes_per_param(c->nf4_double_quant) +      /* MODEL: T3 */
+		       keep * (c->kbit_fp32_cast ? FP32_BYTES : HALF_BYTES);
 	}
 	return m->params * HALF_BYTES;
 }

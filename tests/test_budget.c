@@ -126,7 +126,7 @@ static void test_budget_ten_gbit_moves_4_5_tb_an_hour(void **state)
 static void test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak(void **state)
 {
 	const struct fs_model_spec *m = fs_catalog_find_model("llama-2-7b");
-	const struct fs_gpu_spec *g = fs_catalog_find_gpu("a100-80g");
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("h200");
 	char *dir = fs_test_tmpdir();
 	double want_h;
 	cJSON *j;
@@ -134,19 +134,109 @@ static void test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak(void **st
 	(void)state;
 	assert_non_null(m);
 	assert_non_null(g);
-	/* 1e9 tokens x 2 epochs at MFU 0.5 on 312 TFLOP/s, no set-up transfer */
+	/* 1e9 tokens x 2 epochs at MFU 0.5 on 989.4 TFLOP/s, no set-up
+	 * transfer (an H200: its 141 GB hold the 16 B per parameter of T1) */
 	want_h = 6.0 * m->params * 2e9 / (0.5 * g->fp16_flops_per_s) / 3600.0;
 	j = run_plan(dir, "{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\","
-	             " \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\","
+	             " \"type\": \"finetune\", \"gpu\": \"h200\", \"model\": \"llama-2-7b\","
 	             " \"method\": \"full\", \"tokens\": 1e9, \"epochs\": 2, \"mfu\": 0.5,"
 	             " \"transfer_gb\": 0}]}");
 	assert_near(num_at(task_at(j, 0), "card_h", NULL), want_h, 0, 1e-12);
 	assert_near(num_at(task_at(j, 0), "training", "flops_per_token"), 6.0 * m->params, 0, 1e-12);
-	/* about 6 x 6.74e9 x 2e9 / 156e12 / 3600 = 144 h */
-	assert_true(want_h > 140 && want_h < 150);
+	/* about 6 x 6.74e9 x 2e9 / 494.7e12 / 3600 = 45.4 h */
+	assert_true(want_h > 45 && want_h < 46);
 	/* its on-demand cost is those hours at the catalogue's price */
 	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"),
 	            want_h * g->price_on_demand_usd_per_h, 0, 1e-12);
+	cJSON_Delete(j);
+	fs_test_tmpdir_free(dir);
+}
+
+/* G13: the same job on one A100-80G needs 6.74e9 x 16 = 107.8 GB of model
+ * states before activations: refused (exit 2) with the numbers; the memory
+ * plan of a job that fits is in budget.json. */
+static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), path[512], out[512];
+	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
+	struct fs_test_run r;
+	cJSON *j;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/plan.json", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\", \"type\": \"finetune\","
+	      " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"full\","
+	      " \"tokens\": 1e9, \"transfer_gb\": 0}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "tasks[0]: does not fit"));
+	assert_non_null(strstr(r.err, "optimizer 80.88"));      /* 6.74e9 x 12 B */
+	fs_test_run_free(&r);
+	/* LoRA rank 16 on q,k,v,o of Llama-2-7B, 1 x 2048 tokens, fits: weights
+	 * 13.48 GB + the 16.78M adapters x 16 B + activations + 1 GB */
+	j = run_plan(dir, "{\"name\": \"ft\", \"tasks\": [{\"name\": \"lora\","
+	             " \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\","
+	             " \"method\": \"lora\", \"tokens\": 1e9, \"transfer_gb\": 0}]}");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(task_at(j, 0), "training"), "fits")));
+	assert_near(num_at(task_at(j, 0), "training", "memory_gb_per_card"),
+	            13.48 + 16777216 * 16 / 1e9 +
+	            num_at(task_at(j, 0), "training", "activation_gb_per_card") + 1.0, 0.01, 0);
+	cJSON_Delete(j);
+	fs_test_tmpdir_free(dir);
+}
+
+/* G14, by hand: with no interruptions (rate 0) the job on spot runs its
+ * work W plus ceil(W / tau) checkpoints of delta and nothing else, so spot
+ * costs cards x spot price x (W + n delta), on-demand the same hours at the
+ * on-demand price, the fallback never falls back; spot is chosen, and it
+ * replaces the flat spot overhead for this task only. */
+static void test_budget_spot_block_at_rate_0_is_work_plus_checkpoints(void **state)
+{
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("a100-80g");
+	char *dir = fs_test_tmpdir();
+	const cJSON *sp, *t0, *t1;
+	double w_h, n, want;
+	cJSON *j;
+
+	(void)state;
+	j = run_plan(dir, "{\"name\": \"spot\", \"tasks\": ["
+	             "{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0, \"deadline\": \"30d\","
+	             " \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
+	             " \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
+	             " \"replications\": 50}},"
+	             "{\"name\": \"flat\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0}]}");
+	t0 = task_at(j, 0);
+	t1 = task_at(j, 1);
+	w_h = num_at(t0, "wall_h", NULL);
+	assert_true(w_h > 2 && w_h < 50);
+	n = ceil(w_h / 1.0);
+	want = 2 * g->price_spot_usd_per_h * (w_h + n * 0.1);
+	sp = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t0, "training"),
+	                                      "spot");
+	assert_non_null(sp);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sp, "chosen")),
+	                    "spot");
+	assert_near(num_at(sp, "cost", NULL), want, 1e-6, 1e-9);
+	assert_near(num_at(sp, "completion_h", NULL), w_h + n * 0.1, 1e-6, 1e-9);
+	assert_near(num_at(sp, "p_deadline_met", NULL), 1.0, 0, 0);
+	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "on_demand", "cost"),
+	            2 * g->price_on_demand_usd_per_h * (w_h + n * 0.1), 1e-6, 1e-9);
+	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "spot_fallback",
+	                   "cost"), want, 1e-6, 1e-9);
+	assert_near(num_at(t0, "plan_cost", "spot"), want, 1e-6, 1e-9);
+	/* the task without a block keeps the plan's flat 15% */
+	assert_near(num_at(t1, "plan_cost", "spot"),
+	            num_at(t1, "card_h", NULL) * 1.15 * g->price_spot_usd_per_h, 0, 1e-12);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -164,11 +254,36 @@ static void test_budget_lora_flops_are_4N_plus_adapters(void **state)
 	t.lora_modules = FS_LORA_Q | FS_LORA_V;
 	/* Llama-2-7B: 32 layers, hidden 4096, 32 heads x 128, no GQA: q and v
 	 * are 4096 x 4096, so r (4096 + 4096) each: 32 x 8 x 16384 = 4,194,304 */
-	a = fs_budget_lora_params(m, 8, FS_LORA_Q | FS_LORA_V);
+	a = fs_train_lora_params(m, FS_LORA_Q | FS_LORA_V, 8);
 	assert_near(a, 4194304.0, 0, 0);
 	assert_near(fs_budget_flops_per_token(m, &t), 4.0 * m->params + 6.0 * a, 0, 1e-15);
 	t.method = FS_TRAIN_FULL;
 	assert_near(fs_budget_flops_per_token(m, &t), 6.0 * m->params, 0, 1e-15);
+}
+
+/* gpt-oss-20b (MoE, 32 experts, top-4): the FLOPs of a token use the
+ * active parameters and the adapters of its 4 routed experts, while all
+ * 32 experts' adapters train.  h 2880, q 64 x 64 = 4096, kv 8 x 64 = 512,
+ * f 2880, 24 layers, rank 16, all seven modules: attention r (h+q + 2(h+kv)
+ * + q+h) = 16 x 20736 per layer, one expert's MLP 16 x 3 (h + f) = 16 x
+ * 17280: active 24 x 16 x (20736 + 4 x 17280) = 34,504,704, all
+ * 24 x 16 x (20736 + 32 x 17280) = 220,299,264. */
+static void test_budget_moe_flops_use_active_params_and_adapters(void **state)
+{
+	const struct fs_model_spec *m = fs_catalog_find_model("gpt-oss-20b");
+	struct fs_budget_train t;
+
+	(void)state;
+	assert_non_null(m);
+	memset(&t, 0, sizeof t);
+	t.method = FS_TRAIN_LORA;
+	t.lora_rank = 16;
+	t.lora_modules = FS_LORA_ALL;
+	assert_near(fs_train_lora_params(m, FS_LORA_ALL, 16), 220299264.0, 0, 0);
+	assert_near(fs_budget_flops_per_token(m, &t), 4.0 * 4.19e9 + 6.0 * 34504704.0, 0,
+	            1e-15);
+	t.method = FS_TRAIN_FULL;
+	assert_near(fs_budget_flops_per_token(m, &t), 6.0 * 4.19e9, 0, 1e-15);
 }
 
 static void test_budget_peak_counts_overlaps_only(void **state)
@@ -233,7 +348,8 @@ static void test_budget_two_cards_speed_up_from_the_allreduce(void **state)
 	j = run_plan(dir, "{\"name\": \"dp\", \"tasks\": [{\"name\": \"full\","
 	             " \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"cards\": 2,"
 	             " \"model\": \"llama-2-7b\", \"method\": \"full\", \"tokens\": 1e8,"
-	             " \"mfu\": 0.5, \"seq_len\": 2048, \"transfer_gb\": 0}]}");
+	             " \"mfu\": 0.5, \"seq_len\": 2048, \"transfer_gb\": 0,"
+	             " \"shard\": \"zero2\"}]}");
 	assert_near(num_at(task_at(j, 0), "training", "speedup"), 2 * eff, 0, 1e-12);
 	assert_near(num_at(task_at(j, 0), "training", "sooner_than_one_card"),
 	            1 - 1 / (2 * eff), 0, 1e-12);
@@ -311,7 +427,10 @@ int main(void)
 		cmocka_unit_test(test_budget_break_even_is_fee_over_period_hours_times_hourly),
 		cmocka_unit_test(test_budget_ten_gbit_moves_4_5_tb_an_hour),
 		cmocka_unit_test(test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak),
+		cmocka_unit_test(test_budget_finetune_that_does_not_fit_is_refused),
+		cmocka_unit_test(test_budget_spot_block_at_rate_0_is_work_plus_checkpoints),
 		cmocka_unit_test(test_budget_lora_flops_are_4N_plus_adapters),
+		cmocka_unit_test(test_budget_moe_flops_use_active_params_and_adapters),
 		cmocka_unit_test(test_budget_peak_counts_overlaps_only),
 		cmocka_unit_test(test_budget_two_cards_speed_up_from_the_allreduce),
 		cmocka_unit_test(test_budget_margin_is_apart_from_the_estimate),

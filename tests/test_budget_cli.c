@@ -23,8 +23,8 @@
 
 static const char *const EXAMPLES[] = {
 	"scenarios/budget-lora-7b-4090.json",
-	"scenarios/budget-lora-13b-2xa100.json",
-	"scenarios/budget-lora-13b-8xa100.json",
+	"scenarios/budget-lora-20b-2xa100.json",
+	"scenarios/budget-lora-20b-8xa100.json",
 	"scenarios/budget-quarter.json",
 };
 
@@ -234,6 +234,75 @@ static void test_budget_cli_serving_from_a_run_directory(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* A serving task `from` a sweep directory takes best.json's point: a grid
+ * of 3 and 2 replicas of Llama-3.1-8B on one L40S each, both meeting a lax
+ * SLO, so the cheaper (2 replicas, point 1) is best: 2 cards for 30 days,
+ * simulated monthly cost 2 x 730 h x the on-demand price. */
+static void test_budget_cli_serving_from_a_sweep_directory(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sc = path_in(dir, "s.json"), *sw = path_in(dir, "sw");
+	char *file = path_in(dir, "p.json"), *out = path_in(dir, "o");
+	char *p = path_in(out, "budget.json"), *text;
+	const char *sweep_args[] = { "sweep", sc, "-o", sw, "-q", NULL };
+	const char *args[] = { "budget", file, "-o", out, "-q", NULL };
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
+	const cJSON *t;
+	struct fs_test_run r;
+	cJSON *j;
+	FILE *f;
+
+	(void)state;
+	f = fopen(sc, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"tiny-sweep\", \"simulation\": {\"horizon\": \"10m\","
+	      " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
+	      " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
+	      " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
+	      " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 500},"
+	      " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
+	      " \"slo\": {\"ttft\": \"5s\", \"tpot\": \"200ms\", \"attainment\": 0.5}}]},"
+	      " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
+	      " \"tp\": 1, \"replicas\": 1},"
+	      " \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"engine.replicas\","
+	      " \"values\": [3, 2]}]}}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(sweep_args);
+	if (r.exit_code != 0)
+		print_error("%s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", \"type\": "
+	      "\"serving\", \"from\": \"sw\", \"duration\": \"30d\"}]}", f);
+	fclose(f);
+	r = fs_test_run_fleetsim(args);
+	if (r.exit_code != 0)
+		print_error("%s\n", r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	text = fs_test_read_file(p, NULL);
+	j = cJSON_Parse(text);
+	assert_non_null(j);
+	t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "cards")->valuedouble, 2);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "gpu")),
+	                    "l40s");
+	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 2 * 720.0, 1e-9, 0);
+	assert_near(cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(t, "serving"),
+	                "simulated_monthly_cost")->valuedouble,
+	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
+	cJSON_Delete(j);
+	free(text);
+	free(p);
+	free(out);
+	free(file);
+	free(sw);
+	free(sc);
+	fs_test_tmpdir_free(dir);
+}
+
 /* Write `plan` to DIR/plan.json; run budget; expect exit 2, stderr starting
  * with DIR/plan.json:LINE:COL: PATH and containing `msg`, nothing written. */
 static void expect_bad(const char *plan, int line, int col, const char *path,
@@ -294,6 +363,16 @@ static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
 	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
 	           2, 73, "tasks[0].start", "needs the plan's own \"start\" date");
+	/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
+	           " \"interruptions\": {\"rate_per_h\": -1}}}]}",
+	           3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0");
+	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
+	           3, 11, "tasks[0].spot", "missing required key \"interruptions\"");
 }
 
 int main(void)
@@ -305,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_budget_cli_bad_plans_exit_2_at_their_place),
 		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
 		cmocka_unit_test(test_budget_cli_serving_from_a_run_directory),
+		cmocka_unit_test(test_budget_cli_serving_from_a_sweep_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

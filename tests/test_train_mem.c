@@ -138,16 +138,49 @@ static void test_train_mem_qlora_nf4_with_its_constants(void **state)
 	c.method = FS_TRAIN_QLORA;
 	c.lora_rank = 8;
 	c.lora_modules = FS_LORA_Q | FS_LORA_V;
+	c.kbit_fp32_cast = 0;          /* the unquantised parameters in bf16 */
 	p = plan(&c);
 	/* Double quantisation: 4 bits + 8 bits per 64 + 32 bits per 64 x 256
 	 * = 0.515869140625 bytes per body weight (QLoRA §3: 0.127 bits). */
 	assert_near(p.weights_bytes, L2_BODY * 0.515869140625 + L2_KEEP * 2 +
 	            4194304 * 4.0, 1, 0);
 	assert_near(p.weights_bytes, 3883186358.8125, 1, 0);
+	/* The default (T10): PEFT's k-bit preparation holds them in fp32. */
+	c.kbit_fp32_cast = 1;
+	p = plan(&c);
+	assert_near(p.weights_bytes, L2_BODY * 0.515869140625 + L2_KEEP * 4 +
+	            4194304 * 4.0, 1, 0);
+	c.kbit_fp32_cast = 0;
 	c.nf4_double_quant = 0;
 	p = plan(&c);
 	/* One fp32 constant per 64 weights: 4.5 bits. */
 	assert_near(p.weights_bytes, L2_BODY * 0.5625 + L2_KEEP * 2 + 4194304 * 4.0, 1, 0);
+}
+
+/* T10: prepare_model_for_kbit_training casts Llama-3.1-8B's embedding,
+ * LM head (2 x 128256 x 4096) and 65 norm vectors of 4096 from bf16 to
+ * fp32: +2 B x 1,050,939,392 = 2,101,878,784 B; the default QLoRA plan
+ * holds them, a LoRA plan never does. */
+static void test_train_mem_qlora_peft_fp32_cast_adds_2_bytes_per_unquantised(void **state)
+{
+	struct fs_train_cfg c;
+	struct fs_train_mem with, without;
+
+	(void)state;
+	fs_train_cfg_defaults(&c, model("llama-3.1-8b"));
+	assert_int_equal(c.kbit_fp32_cast, 1);
+	c.method = FS_TRAIN_QLORA;
+	with = plan(&c);
+	c.kbit_fp32_cast = 0;
+	without = plan(&c);
+	assert_near(with.weights_bytes - without.weights_bytes, 2101878784.0, 1, 0);
+	assert_near(with.total_bytes - without.total_bytes, 2101878784.0, 1, 0);
+	c.method = FS_TRAIN_LORA;
+	c.kbit_fp32_cast = 1;
+	with = plan(&c);
+	c.kbit_fp32_cast = 0;
+	without = plan(&c);
+	assert_near(with.total_bytes, without.total_bytes, 0, 0);
 }
 
 static void test_train_mem_zero3_over_8_divides_model_states_by_8(void **state)
@@ -446,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_train_mem_lora_count_is_the_closed_form),
 		cmocka_unit_test(test_train_mem_lora_state_is_16_bytes_per_adapter),
 		cmocka_unit_test(test_train_mem_qlora_nf4_with_its_constants),
+		cmocka_unit_test(test_train_mem_qlora_peft_fp32_cast_adds_2_bytes_per_unquantised),
 		cmocka_unit_test(test_train_mem_zero3_over_8_divides_model_states_by_8),
 		cmocka_unit_test(test_train_mem_matches_the_zero_paper_figure_1),
 		cmocka_unit_test(test_train_mem_activations_with_and_without_recompute),

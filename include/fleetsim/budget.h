@@ -5,7 +5,7 @@
  * task and per GPU pool, machine costs besides the GPU, and a total with the
  * planning margin (risk factor, buffer) apart from the estimate.  A loaded
  * plan owns its strings and tasks (fs_budget_plan_free); a result owns its
- * arrays (fs_budget_result_fini).  Assumptions G1-G12 in docs/MODEL.md.
+ * arrays (fs_budget_result_fini).  Assumptions G1-G14 in docs/MODEL.md.
  */
 #ifndef FLEETSIM_BUDGET_H
 #define FLEETSIM_BUDGET_H
@@ -18,6 +18,7 @@
 #include "fleetsim/catalog.h"
 #include "fleetsim/common.h"
 #include "fleetsim/fleet_cfg.h"
+#include "fleetsim/train.h"
 
 #define FS_BUDGET_BUFFER_DEFAULT 0.25        /* G9: 20-30% */
 #define FS_BUDGET_RISK_DEFAULT 1.3           /* G9: 1.3-1.5 */
@@ -37,13 +38,8 @@ enum fs_budget_kind {
 	FS_BUDGET__KIND_COUNT
 };
 
-enum fs_train_method { FS_TRAIN_FULL, FS_TRAIN_LORA, FS_TRAIN_QLORA };
-
-/* LoRA target modules (bit set). */
-enum fs_lora_module {
-	FS_LORA_Q = 1, FS_LORA_K = 2, FS_LORA_V = 4, FS_LORA_O = 8,
-	FS_LORA_GATE = 16, FS_LORA_UP = 32, FS_LORA_DOWN = 64
-};
+/* The training method (enum fs_train_method) and the LoRA module bits
+ * (FS_LORA_*) are train.h's, shared with the training memory model. */
 
 struct fs_budget_train {
 	enum fs_train_method method;
@@ -56,10 +52,33 @@ struct fs_budget_train {
 	int64_t micro_batch;         /* sequences per micro-batch per card */
 	int64_t grad_accum;          /* micro-batches per optimizer step */
 	int lora_rank;
-	unsigned lora_modules;       /* enum fs_lora_module bits */
+	unsigned lora_modules;       /* FS_LORA_* bits (train.h) */
 	double dp_efficiency;        /* 0 = computed from the all-reduce (G3) */
 	double qlora_factor;         /* QLoRA time / LoRA time (G2) */
 	fs_ns deadline_ns;           /* from the plan's start; 0 = none */
+	/* memory fit (G13, T1-T10): how each card holds the job */
+	enum fs_train_shard shard;   /* over the task's cards (default none) */
+	enum fs_train_recompute recompute;   /* default none */
+	double logit_bytes;          /* T7 (default 4) */
+	int kbit_fp32_cast;          /* QLoRA: T10 (default 1) */
+	struct fs_budget_spot *spot; /* the task's spot block (owned), or NULL:
+	                              * the plan's flat spot overhead (G7) */
+};
+
+/* A fine-tuning task's "spot" block (G14): the job on spot with checkpoints,
+ * priced by fs_ckpt_run instead of the flat overhead.  Work, cards, prices
+ * and deadline come from the task; the strings are owned. */
+struct fs_budget_spot {
+	double interval_h;           /* 0 = "auto" (Daly's, K4) */
+	double ckpt_cost_h, restart_cost_h;
+	double rate_per_h, unavailable_mean_h;   /* or a trace: */
+	char *trace_path, *trace_display;
+	enum fs_capacity_format trace_format;
+	int trace_instances;
+	double p_target;             /* a policy meets the deadline when its
+	                              * P(met) is at least this (default 0.95) */
+	int replications;            /* default 1000 */
+	uint64_t seed;               /* default 1 */
 };
 
 struct fs_budget_serving {
@@ -146,6 +165,17 @@ struct fs_budget_task_result {
 	double step_compute_ms, allreduce_ms, dp_efficiency, speedup;
 	int cards_for_deadline;      /* fewest cards meeting it; 0 none / never */
 	bool late;                   /* misses its deadline */
+	double mem_bytes_per_card;   /* training memory plan's total (G13) */
+	double mem_activation_bytes; /* of which activations */
+	/* spot with checkpoints (a spot block, G14; else spot_policy -1) */
+	int spot_policy;             /* enum fs_ckpt_policy chosen, or -1 */
+	double spot_interval_h;      /* the checkpoint interval used */
+	double spot_cost;            /* mean cost of the chosen policy */
+	double spot_completion_h;    /* its mean wall hours, set-up included */
+	double spot_p95_h;           /* its 95th percentile, set-up included */
+	double spot_p_met;           /* its P(deadline met) (NAN: no deadline) */
+	double spot_policy_cost[3];  /* spot, on-demand, fallback: mean cost */
+	double spot_policy_p_met[3]; /* and P(deadline met) (NAN: none / not run) */
 	/* serving */
 	double instance_rps, peak_rps, prefill_ms, decode_step_ms;
 	int64_t decode_batch;
@@ -222,10 +252,11 @@ double fs_budget_transfer_h(double gb, double bytes_per_s);
  * through fs_billing_break_even_h_per_month; INFINITY without an hourly price. */
 double fs_budget_break_even_share(double fee, enum fs_pricing plan, double hourly);
 
-/* Trainable parameters of a LoRA of rank r on `modules` (G2). */
-double fs_budget_lora_params(const struct fs_model_spec *m, int rank, unsigned modules);
-
-/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A (A adapters) LoRA. */
+/* Training FLOPs per token (G1, G2): 6 N full, 4 N + 6 A LoRA (+ 2 N + 2 A
+ * with full recomputation: one more forward), N the
+ * active parameters (an MoE model's experts_per_token experts, not all),
+ * A the adapters those active parameters carry (fs_train_lora_params with
+ * the active experts only). */
 double fs_budget_flops_per_token(const struct fs_model_spec *m,
                                  const struct fs_budget_train *t);
 

@@ -61,6 +61,11 @@ struct fs_train_cfg {
 	unsigned lora_modules;               /* FS_LORA_* bits; LoRA and QLoRA */
 	int lora_rank;                       /* r >= 1 */
 	int nf4_double_quant;                /* QLoRA: quantise the constants too */
+	int kbit_fp32_cast;                  /* QLoRA: the unquantised parameters
+	                                        (embeddings, LM head, norms) cast
+	                                        to fp32, as PEFT's
+	                                        prepare_model_for_kbit_training
+	                                        does (T10); ignored otherwise */
 	int64_t micro_batch;                 /* sequences per GPU per step */
 	int64_t seq_tokens;                  /* tokens per sequence */
 	int64_t grad_accum;                  /* micro-batches per optimizer step */
@@ -90,7 +95,8 @@ struct fs_train_mem {
 };
 
 /* Fill *c with the defaults for model m: full fine-tuning in bf16, rank 16
- * on all seven modules, NF4 double quantisation, micro-batch 1 of 2048
+ * on all seven modules, NF4 double quantisation, QLoRA's fp32 cast of the
+ * unquantised parameters (T10), micro-batch 1 of 2048
  * tokens, no accumulation, no recomputation, FlashAttention, one GPU, no
  * sharding, 4 logit bytes, 1 GB reserve. */
 void fs_train_cfg_defaults(struct fs_train_cfg *c, const struct fs_model_spec *m);
