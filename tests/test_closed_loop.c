@@ -2,9 +2,10 @@
  * test_closed_loop.c — closed-loop users and sessions (MODEL: U1-U9).
  * The machine-repairman model (N users, exponential think Z, one FCFS
  * exponential server of mean S) against exact Mean Value Analysis; benchmark
- * mode against its hand computation; sessions' growing prompts, user
- * schedules and open sessions through the workload API; determinism over
- * thread counts; bad input; and the concurrency sweep scenario end to end.
+ * mode against its hand computation, and with drain nothing sent after the
+ * horizon; sessions' growing prompts, user schedules and open sessions
+ * through the workload API; determinism over thread counts; bad input; and
+ * the concurrency sweep scenario end to end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
