@@ -2,8 +2,10 @@
  * capacity_util.c — capacity utilisation (capacity_util.h, MODEL: S16-S19):
  * the saturation throughput of each pool from a closed-loop run of its
  * engine on the scenario's length mix, and the per-replication figures that
- * divide by it (whole horizon, per time bin, idle episodes).  The closed loop
- * owns its engine and random stream and frees both before returning.
+ * divide by it (whole horizon, per time bin, idle episodes), and the
+ * unloaded response time a closed-loop class's offered load is estimated
+ * from (U10).  The closed loop owns its engine and random stream and frees
+ * both before returning.
  */
 #include "fleetsim/capacity_util.h"
 
@@ -59,8 +61,23 @@ static bool serves(const struct fs_fleet_cfg *fleet, size_t pool, size_t c)
 	       (size_t)fleet->class_pool[c] == pool;
 }
 
+/* Expected requests of closed-loop class c over [0, horizon) on one
+ * instance of pool `pool` (MODEL: U10): its offered rate at an unloaded
+ * response time, by the midpoint rule like expected_arrivals. */
+static double expected_closed(const struct fs_scenario *sc, size_t pool, size_t c)
+{
+	double h_ns = (double)sc->sim.horizon_ns, sum = 0;
+	double r_s = fs_capacity_util_response_s(sc, pool, c);
+
+	for (int i = 0; i < RATE_SLICES; i++)
+		sum += fs__users_offered_per_s(&sc->workload, &sc->sim, c,
+		                               (fs_ns)((i + 0.5) * h_ns / RATE_SLICES), r_s);
+	return sum * h_ns * 1e-9 / RATE_SLICES;
+}
+
 /* MODEL: S16 — the pool's mix: the classes it may serve (pinned to it or
- * to no pool), each weighted by its expected arrivals over the horizon;
+ * to no pool), each weighted by its expected requests over the horizon
+ * (arrivals times turns per session; a closed loop's offered load, U10);
  * equal weights when none is expected, every class when it serves none. */
 static void mix_build(struct mix *m, const struct fs_scenario *sc, size_t pool)
 {
@@ -82,10 +99,14 @@ static void mix_build(struct mix *m, const struct fs_scenario *sc, size_t pool)
 
 		if (!serves(&sc->fleet, pool, c))
 			continue;
-		if (cl->own_arrivals)
+		if (cl->closed != NULL && cl->closed->has_users)
+			w = expected_closed(sc, pool, c);                /* MODEL: U10 */
+		else if (cl->own_arrivals)
 			w = expected_arrivals(&cl->arrivals, &sc->sim);
 		else
 			w = cl->share > 0 ? shared * cl->share / share_sum : 0;
+		if (cl->closed != NULL && cl->closed->sessions && !cl->closed->has_users)
+			w *= fs_length_mean(&cl->closed->turns);         /* MODEL: U6 */
 		if (w > 0 && isfinite(w))
 			total += w;
 		m->cls[m->n] = c;
@@ -118,6 +139,20 @@ static int64_t draw_length(const struct fs_length_cfg *lc, const struct fs_trace
 	return fs_length_sample(lc, rng);
 }
 
+/* A session class's prompt (MODEL: U4, U10): a turn index k drawn
+ * uniformly below a drawn turn count, then k earlier messages and answers
+ * and the new message. */
+static int64_t draw_session_prompt(const struct fs_class_cfg *cl, struct fs_rng *rng)
+{
+	int64_t turns = fs_length_sample(&cl->closed->turns, rng);
+	uint64_t k = turns > 1 ? fs_rng_below(rng, (uint64_t)turns) : 0;
+	int64_t prompt = fs_length_sample(&cl->prompt, rng);
+
+	for (uint64_t j = 0; j < k; j++)
+		prompt += fs_length_sample(&cl->prompt, rng) + fs_length_sample(&cl->output, rng);
+	return prompt;
+}
+
 /* Draw one request of the mix: class by weight, then its lengths. */
 static void draw_request(const struct mix *m, const struct fs_workload_cfg *wl,
                          struct fs_rng *rng, int64_t *prompt, int64_t *output)
@@ -136,7 +171,8 @@ static void draw_request(const struct mix *m, const struct fs_workload_cfg *wl,
 	    a != NULL && a->kind == FS_ARRIVAL_TRACE && a->trace.trace != NULL &&
 	    a->trace.trace->n_rows > 0)
 		row = &a->trace.trace->rows[fs_rng_below(rng, a->trace.trace->n_rows)];
-	*prompt = draw_length(&cl->prompt, row, true, rng);
+	*prompt = cl->closed != NULL && cl->closed->sessions ? draw_session_prompt(cl, rng) :
+	          draw_length(&cl->prompt, row, true, rng);
 	*output = draw_length(&cl->output, row, false, rng);
 }
 
@@ -230,6 +266,28 @@ int fs_capacity_util_saturation(const struct fs_scenario *sc, size_t pool,
 	fs_llm_engine_free(e);
 	mix_free(&m);
 	return rc;
+}
+
+double fs_capacity_util_response_s(const struct fs_scenario *sc, size_t pool, size_t c)
+{
+	const struct fs_class_cfg *cl = &sc->workload.classes[c];
+	const struct fs_perf_cfg *perf;
+	double prompt, output;
+	int64_t p, o;
+
+	if (sc->engine.kind != FS_ENGINE_VLLM)
+		return (double)sc->engine.service.mean_ns * 1e-9;
+	prompt = fs__users_mean_prompt_tokens(cl);
+	output = fs_length_mean(&cl->output);
+	if (!isfinite(prompt) || !isfinite(output) || pool >= sc->fleet.n_pools)
+		return NAN;
+	perf = &sc->fleet.pools[pool].llm->perf;
+	p = prompt < 1 ? 1 : llround(prompt);
+	o = output < 1 ? 1 : llround(output);
+	/* MODEL: U10 — alone on the instance: one prefill of the whole prompt,
+	 * then o - 1 decode steps at batch 1 and the mean context. */
+	return ((double)fs_perf_prefill_ns(perf, p) +
+	        (double)(o - 1) * (double)fs_perf_decode_ns(perf, 1, p + o / 2)) * 1e-9;
 }
 
 struct fs_saturation *fs_capacity_util_saturate_fleet(const struct fs_scenario *sc)

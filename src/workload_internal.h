@@ -72,6 +72,20 @@ uint32_t fs__users_open(struct fs__users *u, uint32_t cls, fs_ns t_ns,
 fs_ns fs__users_done(struct fs__users *u, uint32_t agent, fs_ns t_ns, bool completed,
                      int64_t output_tokens);
 
+/* Requests per second class c of wl offers at t_ns (MODEL: U10): an open
+ * class its arrival rate (its share of the shared process) times its mean
+ * turns per session; a closed loop N(t) users over one user's cycle, each
+ * response taking response_s (an estimate; < 0 or NAN: 0).  0 when the
+ * cycle has no length (benchmark mode with response_s 0).  Pure, O(steps
+ * of a user schedule) plus fs_length_mean of the turns. */
+double fs__users_offered_per_s(const struct fs_workload_cfg *wl, const struct fs_sim_cfg *sim,
+                               size_t c, fs_ns t_ns, double response_s);
+
+/* Mean prompt tokens of class cl's requests: its message length, plus the
+ * history of earlier turns for a session class (MODEL: U10).  NAN when the
+ * lengths come from a trace. */
+double fs__users_mean_prompt_tokens(const struct fs_class_cfg *cl);
+
 /* Clamp a token count to cfg's [min, max] (min < 1 means 1, max <= 0 none). */
 int64_t fs__length_clamp(const struct fs_length_cfg *cfg, int64_t tokens);
 

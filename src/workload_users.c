@@ -6,8 +6,11 @@
  * agent answers with the time of its next request.  Think times and turn
  * counts draw from per-class THINK and TURNS streams; prompt and output
  * lengths from the class's own length streams (borrowed from workload.c).
+ * Also the offered load of a class (U10), a pure function of its config, for
+ * capacity sizing.
  */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "fleetsim/qengine.h"
@@ -271,4 +274,51 @@ fs_ns fs__users_done(struct fs__users *u, uint32_t agent, fs_ns t_ns, bool compl
 		return FS_NS_MAX;
 	}
 	return user_next(u, a, t_ns, &cc->think);
+}
+
+/* Mean turns per session of cl (1 without sessions). */
+static double turns_mean(const struct fs_class_cfg *cl)
+{
+	if (cl->closed == NULL || !cl->closed->sessions)
+		return 1.0;
+	return fs_length_mean(&cl->closed->turns);
+}
+
+double fs__users_offered_per_s(const struct fs_workload_cfg *wl, const struct fs_sim_cfg *sim,
+                               size_t c, fs_ns t_ns, double response_s)
+{
+	const struct fs_class_cfg *cl = &wl->classes[c];
+	const struct fs_closed_cfg *cc = cl->closed;
+	double turns = turns_mean(cl), cycle_s, z_s, zt_s;
+
+	if (cc == NULL || !cc->has_users) {
+		double r = cl->own_arrivals ? fs_arrival_rate_at(&cl->arrivals, sim, t_ns) :
+		           wl->has_shared_arrivals ?
+		           cl->share * fs_arrival_rate_at(&wl->arrivals, sim, t_ns) : 0.0;
+
+		return r * turns;                            /* MODEL: U6, U10 */
+	}
+	if (!(response_s >= 0) || !isfinite(response_s))
+		response_s = 0;
+	/* MODEL: U10 — a user's cycle of one session: `turns` responses,
+	 * turns - 1 turn thinks and one think; without sessions one response
+	 * and one think.  Little's law: N requests per cycle / cycle time. */
+	z_s = (double)cc->think.mean_ns * 1e-9;
+	zt_s = cc->sessions ? (double)cc->turn_think.mean_ns * 1e-9 : 0.0;
+	cycle_s = turns * response_s + (turns - 1.0) * zt_s + z_s;
+	if (!(cycle_s > 0) || !isfinite(turns))
+		return 0.0;
+	return (double)users_at(cc, t_ns) * turns / cycle_s;
+}
+
+double fs__users_mean_prompt_tokens(const struct fs_class_cfg *cl)
+{
+	double msg = fs_length_mean(&cl->prompt), turns = turns_mean(cl);
+
+	if (turns <= 1.0)
+		return msg;
+	/* MODEL: U10 — turn k's prompt is k (message + answer) + a message;
+	 * the mean turn index, (mean turns - 1) / 2, is exact for a fixed
+	 * count and low for a spread one. */
+	return msg + 0.5 * (turns - 1.0) * (msg + fs_length_mean(&cl->output));
 }

@@ -14,6 +14,7 @@
 
 #include "fleetsim/capacity_util.h"
 #include "fleetsim/workload.h"
+#include "workload_internal.h"
 
 static double clock_hour(const struct fs_world *w)
 {
@@ -139,8 +140,10 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 	return NAN;
 }
 
-/* Expected arrivals per second and output tokens per second for pool p at
- * t_ns, from the scenario's arrival profiles (MODEL: A9). */
+/* Expected requests per second and output tokens per second for pool p at
+ * t_ns, from the scenario's arrival profiles (MODEL: A9), a session class's
+ * turns and a closed loop's offered load at an unloaded response time
+ * (U10). */
 static void forecast(const struct fs_world *w, uint32_t p, fs_ns t_ns, double *req_per_s,
                      double *tokens_per_s)
 {
@@ -154,9 +157,9 @@ static void forecast(const struct fs_world *w, uint32_t p, fs_ns t_ns, double *r
 		if (w->fleet->class_pool != NULL && w->fleet->class_pool[c] >= 0 &&
 		    (uint32_t)w->fleet->class_pool[c] != p)
 			continue;
-		r = cc->own_arrivals ? fs_arrival_rate_at(&cc->arrivals, &w->sc->sim, t_ns)
-		                     : cc->share * fs_arrival_rate_at(&wl->arrivals, &w->sc->sim,
-		                                                      t_ns);
+		r = fs__users_offered_per_s(wl, &w->sc->sim, c, t_ns,    /* MODEL: U10 */
+		                            cc->closed != NULL && cc->closed->has_users ?
+		                            fs_capacity_util_response_s(w->sc, p, c) : 0);
 		*req_per_s += r;
 		*tokens_per_s += r * fs_length_mean(&cc->output);
 	}

@@ -2,9 +2,10 @@
  * test_closed_loop.c — closed-loop users and sessions (MODEL: U1-U9).
  * The machine-repairman model (N users, exponential think Z, one FCFS
  * exponential server of mean S) against exact Mean Value Analysis; benchmark
- * mode against its hand computation; sessions' growing prompts, user
- * schedules and open sessions through the workload API; determinism over
- * thread counts; bad input; and the concurrency sweep scenario end to end.
+ * mode against its hand computation, and with drain nothing sent after the
+ * horizon; sessions' growing prompts, user schedules and open sessions
+ * through the workload API; determinism over thread counts; bad input; and
+ * the concurrency sweep scenario end to end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +151,35 @@ static void test_closed_loop_benchmark_mode_hand_computed(void **state)
 	assert_near(g->in_flight.value, 5.0, 0.0, 0.0);
 	assert_near(s->busy_fraction.value, 1.0, 1e-9, 0.0);
 	fs_summary_free(s);
+	fs_scenario_free(sc);
+}
+
+/* The same benchmark with `drain` (MODEL E5, U1): users send nothing at or
+ * after the horizon, so the five requests in flight then (sent from 99.5 s
+ * on) finish one every 100 ms, at 100.0 s (just after the horizon event,
+ * E2) to 100.4 s, and no response sends another: 990 sent and 990
+ * completed, none left, the run over at 100.4 s.  Users that kept sending through the drain
+ * would send about 5 more per 100 ms until the second horizon. */
+static void test_closed_loop_drain_stops_users_at_the_horizon(void **state)
+{
+	struct fs_scenario *sc = load(
+		"{ \"name\": \"bench\", \"simulation\": { \"horizon\": \"100s\","
+		" \"warmup\": \"1s\", \"replications\": 2, \"seed\": 3, \"drain\": true },"
+		" \"workload\": { \"classes\": [ { \"name\": \"b\", \"users\": 5,"
+		" \"prompt_tokens\": { \"dist\": \"fixed\", \"tokens\": 8 },"
+		" \"output_tokens\": { \"dist\": \"fixed\", \"tokens\": 4 } } ] },"
+		" \"engine\": { \"type\": \"queue\", \"servers\": 1,"
+		" \"service\": { \"dist\": \"fixed\", \"mean\": \"100ms\" } } }");
+	struct fs_run_opts opts = { 1, 0, 1, sc->sim.seed, false };
+	struct fs_rep_result **res = fs_replicate_run(sc, &opts);
+	const struct fs_class_result *all = &res[0]->cls[res[0]->n_classes];
+
+	(void)state;
+	assert_int_equal(all->arrived, 990);
+	assert_int_equal(all->completed, 990);
+	assert_int_equal(all->in_flight, 0);
+	assert_int_equal(res[0]->end_ns, 100400 * FS_NS_PER_MS);
+	fs_replicate_free(res, 1);
 	fs_scenario_free(sc);
 }
 
@@ -517,6 +547,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_closed_loop_repairman_matches_mva),
 		cmocka_unit_test(test_closed_loop_benchmark_mode_hand_computed),
+		cmocka_unit_test(test_closed_loop_drain_stops_users_at_the_horizon),
 		cmocka_unit_test(test_closed_loop_session_prompt_grows_by_history),
 		cmocka_unit_test(test_closed_loop_user_schedule_logs_users_on_and_off),
 		cmocka_unit_test(test_closed_loop_open_sessions_end_after_their_turns),

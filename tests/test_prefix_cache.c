@@ -4,8 +4,10 @@
  * order, blocks shared by running requests counted once, KV conservation
  * (free + used + cached == total and the per-request accounting) after every
  * step of a loaded run with preemptions, block keys, the session and prefix
- * routers, Mooncake hash_ids parsing, and a whole replay of the shipped
- * Mooncake slice with caching on and off.
+ * routers, Mooncake hash_ids parsing, a whole replay of the shipped
+ * Mooncake slice with caching on and off, and multi-turn sessions: later
+ * turns hit their earlier turns' blocks (hand-counted), and the session
+ * router keeps a session's turns on one replica.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +22,10 @@
 
 #include "fleetsim/block_hash.h"
 #include "fleetsim/llm_engine.h"
+#include "fleetsim/replicate.h"
 #include "fleetsim/router.h"
+#include "fleetsim/scenario.h"
+#include "fleetsim/workload.h"
 #include "fleetsim/trace.h"
 #include "util_test.h"
 
@@ -468,6 +473,147 @@ static void test_prefix_cache_mooncake_replay_lowers_ttft(void **state)
 	fs_test_tmpdir_free(d_off);
 }
 
+/* ---- multi-turn sessions (MODEL: U4, V22, V23, R5) ------------------------- */
+
+/* N users, each holding one 2-turn session in the run: both think 1 s, send
+ * turn 0 (a 100-token message, 10-token answer) at 1 s, turn 1 (history 110
+ * + a new 100 = 210 tokens) 2 s after the response, and would start their
+ * next session after 1 s more, past the 4 s horizon; drained.  On H100 a
+ * turn takes about 70 ms, so nothing else is sent. */
+static struct fs_scenario *sessions_scenario(int users, int replicas, const char *router,
+                                             bool caching)
+{
+	char text[1400];
+	struct fs_error err;
+	struct fs_scenario *sc;
+
+	snprintf(text, sizeof text,
+	         "{ \"name\": \"sessions\", \"simulation\": { \"horizon\": \"4s\","
+	         " \"drain\": true, \"seed\": 3 },"
+	         " \"workload\": { \"classes\": [ { \"name\": \"chat\", \"users\": %d,"
+	         " \"think\": \"1s\","
+	         " \"session\": { \"turns\": { \"dist\": \"fixed\", \"tokens\": 2 },"
+	         " \"think\": \"2s\" },"
+	         " \"prompt_tokens\": { \"dist\": \"fixed\", \"tokens\": 100 },"
+	         " \"output_tokens\": { \"dist\": \"fixed\", \"tokens\": 10 } } ] },"
+	         " \"engine\": { \"type\": \"vllm\", \"model\": \"llama-3.1-8b\","
+	         " \"gpu\": \"h100\", \"tp\": 1, \"prefix_caching\": %s },"
+	         " \"fleet\": { \"router\": \"%s\","
+	         " \"pools\": [ { \"name\": \"h100\", \"count\": %d } ] } }",
+	         users, caching ? "true" : "false", router, replicas);
+	sc = fs_scenario_load_text(text, strlen(text), "sessions.json", ".", &err);
+	if (sc == NULL)
+		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
+	return sc;
+}
+
+/* One replication of sessions_scenario: its engine totals (whole run: no
+ * warm-up), after checking that every turn completed. */
+static struct fs_engine_totals run_sessions(int users, int replicas, const char *router,
+                                            bool caching)
+{
+	struct fs_scenario *sc = sessions_scenario(users, replicas, router, caching);
+	struct fs_run_opts opts = {1, 0, 1, sc->sim.seed, false};
+	struct fs_rep_result **res = fs_replicate_run(sc, &opts);
+	struct fs_engine_totals tot = res[0]->engine;
+
+	assert_int_equal(res[0]->cls[res[0]->n_classes].completed, 2 * users);
+	fs_replicate_free(res, 1);
+	fs_scenario_free(sc);
+	return tot;
+}
+
+/* Two sessions on one replica.  By hand (16-token blocks): turn 0 computes
+ * 100 + 9 tokens (its last sampled token is never fed), so its 6 full
+ * blocks (96 tokens) are cached under the session's hashes.  Turn 1's
+ * 210-token prompt starts with those 96 tokens: 6 of its 13 full prompt
+ * blocks hit.  Tokens: 2 x 96 hit of 2 x (100 + 210) = 192 / 620; blocks:
+ * 12 / (2 x (6 + 13)) = 12 / 38; saved prefill 192.  Caching off: none. */
+static void test_prefix_cache_sessions_hit_on_later_turns(void **state)
+{
+	struct fs_engine_totals on = run_sessions(2, 1, "least_outstanding", true);
+	struct fs_engine_totals off = run_sessions(2, 1, "least_outstanding", false);
+
+	(void)state;
+	assert_int_equal(on.prefix_query_tokens, 620);
+	assert_int_equal(on.prefix_hit_tokens, 192);
+	assert_int_equal(on.prefix_query_blocks, 38);
+	assert_int_equal(on.prefix_hit_blocks, 12);
+	assert_int_equal(on.prefix_saved_tokens, 192);
+	assert_near((double)on.prefix_hit_tokens / (double)on.prefix_query_tokens,
+	            192.0 / 620.0, 1e-12, 0);
+	/* the saved tokens are prefill work not done */
+	assert_int_equal(off.prefill_tokens - on.prefill_tokens, 192);
+	assert_int_equal(off.prefix_hit_tokens, 0);
+	assert_int_equal(off.prefix_saved_tokens, 0);
+}
+
+/* Three sessions on two replicas.  Turn 0s arrive together: the session
+ * router sends sessions 1 and 3 to replica 0 and session 2 to replica 1
+ * (least outstanding), then keeps each turn 1 there, so every turn 1 hits
+ * its 6 blocks: 3 x 96 = 288 of 3 x 310 = 930 tokens.  A router blind to
+ * sessions sends some turn 1 to the other replica, where it misses. */
+static void test_prefix_cache_session_router_keeps_turns_on_one_replica(void **state)
+{
+	struct fs_engine_totals sess = run_sessions(3, 2, "session", true);
+	struct fs_engine_totals lo = run_sessions(3, 2, "least_outstanding", true);
+	struct fs_engine_totals rr = run_sessions(3, 2, "round_robin", true);
+
+	(void)state;
+	assert_int_equal(sess.prefix_query_tokens, 930);
+	assert_int_equal(sess.prefix_hit_tokens, 288);
+	assert_int_equal(sess.prefix_hit_blocks, 18);
+	assert_int_equal(sess.prefix_saved_tokens, 288);
+	assert_true(lo.prefix_hit_tokens < 288);
+	assert_true(rr.prefix_hit_tokens < 288);
+}
+
+/* The requests a session workload generates carry their session in
+ * block_hashes.session: routed by the session router, every turn of a
+ * session goes where its first went, whatever the loads; distinct
+ * sessions have distinct keys. */
+static void test_prefix_cache_session_requests_carry_their_session(void **state)
+{
+	struct fs_scenario *sc = sessions_scenario(3, 2, "session", true);
+	struct fs_workload *w = fs_workload_alloc(&sc->workload, &sc->sim, 3, 0);
+	struct fs_route_candidate c[3] = {cand_of(0, 0, 0), cand_of(1, 0, 0),
+	                                  cand_of(2, 0, 0)};
+	struct fs_router_state st = {0};
+	size_t first[3];
+	uint64_t keys[3];
+
+	(void)state;
+	for (uint32_t turn = 0; turn < 2; turn++) {
+		for (uint32_t u = 0; u < 3; u++) {
+			struct fs_request req;
+			struct fs_route_request rq;
+			size_t pick;
+
+			fs_workload_user_take(w, u, FS_NS_PER_S + turn, &req);
+			assert_int_equal(req.turn, turn);
+			assert_true(req.block_hashes.session != 0);
+			assert_true(req.block_hashes.n_units > 0);
+			rq.session = req.block_hashes.session;
+			pick = fs_router_pick_for(FS_ROUTER_SESSION, c, 3, &st, NULL, &rq);
+			if (turn == 0) {
+				first[u] = pick;
+				keys[u] = rq.session;
+			} else {
+				assert_int_equal(pick, first[u]);
+				assert_true(rq.session == keys[u]);
+			}
+			c[pick].outstanding += 5;   /* its replica now the busiest */
+			fs_workload_user_done(w, u, FS_NS_PER_S + turn + 1, true, 10);
+		}
+	}
+	/* three sessions spread by load over the three replicas */
+	assert_true(first[0] != first[1] && first[1] != first[2] && first[0] != first[2]);
+	assert_true(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != keys[2]);
+	fs_router_state_fini(&st);
+	fs_workload_free(w);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +627,9 @@ int main(void)
 		cmocka_unit_test(test_prefix_cache_prefix_router_longest_then_least_loaded),
 		cmocka_unit_test(test_prefix_cache_mooncake_hash_ids_parsed),
 		cmocka_unit_test(test_prefix_cache_mooncake_replay_lowers_ttft),
+		cmocka_unit_test(test_prefix_cache_sessions_hit_on_later_turns),
+		cmocka_unit_test(test_prefix_cache_session_router_keeps_turns_on_one_replica),
+		cmocka_unit_test(test_prefix_cache_session_requests_carry_their_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,16 +35,29 @@ struct fs_saturation {
  * Measure the saturation throughput of one instance of pool `pool` of `sc`
  * (an LLM scenario): its engine (scheduler limits, KV blocks, step-time
  * model; FCFS) always has max_num_seqs requests waiting, drawn from the
- * classes the pool serves in proportion to their expected arrivals, with
- * lengths from the classes' distributions (or their trace rows) on a fixed
- * seed.  After a warm-up of max(200, 2 x peak running) completions it
- * counts output tokens over the next max(2000, 2 x peak running).
+ * classes the pool serves in proportion to their expected requests (a
+ * closed loop's offered load, U10), with lengths from the classes'
+ * distributions (or their trace rows; a session class's prompts include a
+ * drawn history, U10) on a fixed seed.  After a warm-up of max(200, 2 x
+ * peak running) completions it counts output tokens over the next
+ * max(2000, 2 x peak running).
  * Deterministic: the same scenario gives the same numbers whatever the run's
  * seed.  Returns 0, or -1 when no request of the mix fits the engine (then
  * the throughputs are NAN).  Cost: O(output tokens of those requests).
  */
 int fs_capacity_util_saturation(const struct fs_scenario *sc, size_t pool,
                                 struct fs_saturation *out);
+
+/*
+ * Unloaded response time (seconds) of a request of class c on one instance
+ * of pool `pool` (MODEL: U10): with the vLLM engine, the step-time model's
+ * prefill of the class's mean prompt (a session's history included) at
+ * batch 1 plus (mean output - 1) decode steps at batch 1 and the mean
+ * context; with the queue engine, the mean service time.  No queueing, no
+ * batching, no prefix-cache hits: a lower bound of the response time.  NAN
+ * when the lengths come from a trace.  Pure; O(1) plus fs_length_mean.
+ */
+double fs_capacity_util_response_s(const struct fs_scenario *sc, size_t pool, size_t c);
 
 /* fs_capacity_util_saturation for every pool: a heap array of
  * sc->fleet.n_pools entries (free()), NULL when the scenario has none. */
