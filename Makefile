@@ -10,9 +10,22 @@
 #   make MPI=1      the MPI build: ./fleetsim-mpi from build-mpi/ with mpicc
 #                   (src/par_mpi.c instead of src/par_serial.c), plus the probe
 #                   build-mpi/tests/par_mpi_probe that tests/test_par_mpi.c runs
+#   make install    install under DESTDIR/PREFIX (docs/INSTALL.md); make uninstall
+#   make examples   build examples/ against the installed library (pkg-config)
+#   make check-install  install into a temporary DESTDIR and check it all
+#   make schema     regenerate docs/scenario.schema.json (fleetsim schema)
 #   WERROR=1        adds -Werror;  PREFIX=/usr/local for make install
 
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share/fleetsim
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The version lives in the VERSION file; the binary and library get it as
+# -DFS_VERSION, fleetsim.pc as its Version.
+VERSION := $(shell cat VERSION)
 # The MPI build lives beside the default one and never overwrites ./fleetsim.
 # Only it needs Open MPI (Debian: openmpi-bin libopenmpi-dev); CC is the
 # mpicc wrapper, which supplies the include and library flags itself.
@@ -50,7 +63,7 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
            -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN) \
-           -DFS_DATADIR='"$(PREFIX)/share/fleetsim"'
+           -DFS_DATADIR='"$(PREFIX)/share/fleetsim"' -DFS_VERSION='"$(VERSION)"'
 LDFLAGS += -fopenmp $(SAN)
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -69,7 +82,8 @@ MPI_PROBE := $(BUILD)/tests/par_mpi_probe
 endif
 
 .PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
-        fuzz fuzz-build fuzz-bins fit-step check-long
+        fuzz fuzz-build fuzz-bins fit-step check-long uninstall examples \
+        check-install schema
 all: $(BIN) $(MPI_PROBE)
 
 deps:
@@ -223,10 +237,76 @@ fuzz: fuzz-build
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi; \
 	echo "all $(words $(FUZZ_NAMES)) fuzz harnesses ran $(FUZZ_SECONDS) s without a failure"
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/fleetsim/plots
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
-	install -m 644 plots/*.gp $(DESTDIR)$(PREFIX)/share/fleetsim/plots/
+# ---- installing ----------------------------------------------------------------
+# DESTDIR stages the tree (packaging); PREFIX is where it will live.  The
+# example scenarios keep their data/ and traces/ beside them, as their
+# relative paths need.  The bash completion is printed by the built binary.
+INSTALL ?= install
+SCENARIO_FILES := $(wildcard scenarios/*.json)
+SCENARIO_DATA  := $(wildcard scenarios/data/*) $(wildcard scenarios/traces/*)
+PUBLIC_HEADERS := $(wildcard include/fleetsim/*.h)
+
+$(BUILD)/fleetsim.pc: fleetsim.pc.in VERSION
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@PRIVATE_LIBS@|$(PKG_LIBS) -fopenmp -lm|' fleetsim.pc.in > $@
+
+$(BUILD)/fleetsim.bash: $(BIN)
+	./$(BIN) completion bash > $@
+
+install: $(BIN) $(LIB) $(BUILD)/fleetsim.pc $(BUILD)/fleetsim.bash
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/fleetsim $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR)/scenarios/data \
+		$(DESTDIR)$(DATADIR)/scenarios/traces $(DESTDIR)$(DATADIR)/examples \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(notdir $(BIN))
+	$(INSTALL) -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libfleetsim.a
+	$(INSTALL) -m 644 $(BUILD)/fleetsim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fleetsim.pc
+	$(INSTALL) -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/fleetsim/
+	$(INSTALL) -m 644 docs/fleetsim.1 $(DESTDIR)$(MANDIR)/man1/fleetsim.1
+	$(INSTALL) -m 644 plots/*.gp $(DESTDIR)$(DATADIR)/plots/
+	$(INSTALL) -m 644 $(SCENARIO_FILES) $(DESTDIR)$(DATADIR)/scenarios/
+	$(INSTALL) -m 644 $(wildcard scenarios/data/*) $(DESTDIR)$(DATADIR)/scenarios/data/
+	$(INSTALL) -m 644 $(wildcard scenarios/traces/*) $(DESTDIR)$(DATADIR)/scenarios/traces/
+	$(INSTALL) -m 644 docs/scenario.schema.json $(DESTDIR)$(DATADIR)/scenario.schema.json
+	$(INSTALL) -m 644 examples/*.c $(DESTDIR)$(DATADIR)/examples/
+	$(INSTALL) -m 644 $(BUILD)/fleetsim.bash $(DESTDIR)$(BASHCOMPDIR)/fleetsim
+
+# Removes exactly what install put there, then the directories it made
+# when they are left empty.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/$(notdir $(BIN)) $(DESTDIR)$(LIBDIR)/libfleetsim.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/fleetsim.pc $(DESTDIR)$(MANDIR)/man1/fleetsim.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/fleetsim \
+		$(PUBLIC_HEADERS:include/%=$(DESTDIR)$(INCLUDEDIR)/%)
+	rm -rf $(DESTDIR)$(DATADIR)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/fleetsim 2>/dev/null
+
+# examples/ built against the INSTALLED library through pkg-config: its
+# fleetsim.pc under DESTDIR when DESTDIR is set (--define-prefix then
+# points the paths at the staged tree), else the one on the system path.
+EXAMPLES_PC_PATH := $(if $(DESTDIR),$(DESTDIR)$(LIBDIR)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH)),$(PKG_CONFIG_PATH))
+EXAMPLES_PC_FLAGS := $(if $(DESTDIR),--define-prefix)
+examples: $(BUILD)/examples/embed
+
+$(BUILD)/examples/embed: examples/embed.c FORCE
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) -o $@ $< \
+		$$(PKG_CONFIG_PATH=$(EXAMPLES_PC_PATH) pkg-config $(EXAMPLES_PC_FLAGS) \
+		--cflags --libs fleetsim)
+
+FORCE:
+
+check-install: $(BIN)
+	scripts/check_install.sh
+
+# docs/scenario.schema.json is `fleetsim schema` (tests/test_schema.c
+# fails when they differ).
+schema: $(BIN)
+	./$(BIN) schema > docs/scenario.schema.json
 
 clean:
 	rm -rf build build-asan build-ubsan build-mpi build-fuzz fleetsim fleetsim-mpi

@@ -17,6 +17,25 @@ int fs__cli_report(int argc, char **argv);
 int fs__cli_calibrate(int argc, char **argv);
 int fs__cli_ckpt(int argc, char **argv);
 int fs__cli_budget(int argc, char **argv);
+int fs__cli_schema(int argc, char **argv);
+int fs__cli_completion(int argc, char **argv);
+
+/* One subcommand (src/cli_commands.c): its name, its entry point (argv[0]
+ * is the command name) and what its operands are, for shell completion:
+ * "json" scenario or plan files, "dir" a directory, "file" any file, ""
+ * none, else the words it takes ("gpus models"). */
+struct fs__cli_cmd {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *operands;
+};
+
+/* The subcommands in the order `fleetsim help` lists them, ending with a
+ * { NULL, NULL, NULL } entry; static storage. */
+const struct fs__cli_cmd *fs__cli_commands(void);
+
+/* The subcommand `name`, or NULL. */
+const struct fs__cli_cmd *fs__cli_find(const char *name);
 
 /* Parse a whole decimal integer in [lo, hi]; on failure prints
  * "fleetsim CMD: OPTION: expected ..., found "TEXT"" and returns -1. */

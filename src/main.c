@@ -47,8 +47,10 @@ static const char usage_text[] =
 	"                      budget with its planning margin for a period's\n"
 	"                      fine-tuning, serving, data and experiment tasks;\n"
 	"                      DIR/budget.json, budget.csv (docs/BUDGET.md)\n"
-	"  help                this text;  fleetsim COMMAND --help for one command\n"
-	"  version             the version\n"
+	"  schema              a JSON Schema (draft 2020-12) of the scenario format\n"
+	"  completion bash     a bash completion script\n"
+	"  help [COMMAND]      this text;  help COMMAND = fleetsim COMMAND --help\n"
+	"  version, --version  the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 bad input (scenario, trace,\n"
 	"command line, an output directory that cannot be written), 130 / 143\n"
@@ -58,6 +60,7 @@ static const char usage_text[] =
 
 int main(int argc, char **argv)
 {
+	const struct fs__cli_cmd *c;
 	const char *cmd;
 
 	gsl_set_error_handler_off();
@@ -68,8 +71,6 @@ int main(int argc, char **argv)
 		return FS_EXIT_INPUT;
 	}
 	cmd = argv[1];
-	if (strcmp(cmd, "run") == 0)
-		return fs__cli_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "sweep") == 0) {
 		/* The sweep is the one command that spreads over MPI ranks. */
 		int rc;
@@ -79,26 +80,18 @@ int main(int argc, char **argv)
 		fs_par_finalize();
 		return rc;
 	}
-	if (strcmp(cmd, "report") == 0)
-		return fs__cli_report(argc - 1, argv + 1);
-	if (strcmp(cmd, "validate") == 0)
-		return fs__cli_validate(argc - 1, argv + 1);
-	if (strcmp(cmd, "catalog") == 0)
-		return fs__cli_catalog(argc - 1, argv + 1);
-	if (strcmp(cmd, "estimate") == 0)
-		return fs__cli_estimate(argc - 1, argv + 1);
-	if (strcmp(cmd, "calibrate") == 0)
-		return fs__cli_calibrate(argc - 1, argv + 1);
-	if (strcmp(cmd, "checkpoint") == 0)
-		return fs__cli_ckpt(argc - 1, argv + 1);
-	if (strcmp(cmd, "budget") == 0)
-		return fs__cli_budget(argc - 1, argv + 1);
+	if ((c = fs__cli_find(cmd)) != NULL)
+		return c->main(argc - 1, argv + 1);
+	/* `fleetsim help COMMAND` is `fleetsim COMMAND --help`. */
 	if (strcmp(cmd, "help") == 0 && argc > 2) {
 		char help_opt[] = "--help";
 		char *sub[] = { argv[2], help_opt, NULL };
 
-		if (strcmp(argv[2], "calibrate") == 0)
-			return fs__cli_calibrate(2, sub);
+		if ((c = fs__cli_find(argv[2])) != NULL)
+			return c->main(2, sub);
+		fprintf(stderr, "fleetsim help: unknown command \"%s\"\n", argv[2]);
+		fputs(usage_text, stderr);
+		return FS_EXIT_INPUT;
 	}
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
 	    strcmp(cmd, "-h") == 0) {

@@ -21,6 +21,7 @@
 #include "json_pos.h"
 #include "scenario_walk.h"
 #include "sha256.h"
+#include "scenario_schema.h"
 
 
 static const char *const ROOT_KEYS[] = {
@@ -582,4 +583,16 @@ void fs_scenario_free(struct fs_scenario *sc)
 	free(sc->name);
 	free(sc->description);
 	free(sc);
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_root_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(ROOT_KEYS),
+		FS__SC_TABLE(SIM_KEYS),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

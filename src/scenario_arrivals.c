@@ -15,6 +15,7 @@
 
 #include "fleetsim/scenario.h"
 #include "fleetsim/trace.h"
+#include "scenario_schema.h"
 
 static const char *const ARRIVAL_KEYS[] = {
 	"process", "rate_per_s", "cv", "shape", "diurnal", "schedule", "spikes",
@@ -297,4 +298,22 @@ void fs__sc_arrivals_fini(struct fs_arrival_cfg *cfg)
 	cfg->spikes = NULL;
 	cfg->trace.trace = NULL;
 	cfg->n_schedule = cfg->n_spikes = 0;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_arrivals_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(ARRIVAL_KEYS),
+		FS__SC_TABLE(PROCESS_NAMES),
+		FS__SC_TABLE(DIURNAL_KEYS),
+		FS__SC_TABLE(SCHEDULE_KEYS),
+		FS__SC_TABLE(STEP_KEYS),
+		FS__SC_TABLE(SPIKE_KEYS),
+		FS__SC_TABLE(TRACE_KEYS),
+		FS__SC_TABLE(FORMAT_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

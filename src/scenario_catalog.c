@@ -18,6 +18,7 @@
 #include "fleetsim/scenario.h"
 #include "scenario_model_cfg.h"
 #include "suggest.h"
+#include "scenario_schema.h"
 
 #define GB 1e9
 #define TERA 1e12
@@ -694,4 +695,17 @@ cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf)
 			                                      cf->model_bases[i]));
 	}
 	return o;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_catalog_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(CATALOG_KEYS),
+		FS__SC_TABLE(GPU_KEYS),
+		FS__SC_TABLE(MODEL_KEYS),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

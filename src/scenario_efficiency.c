@@ -7,6 +7,7 @@
 #include "scenario_walk.h"
 
 #include "fleetsim/perf.h"
+#include "scenario_schema.h"
 
 #define GB 1e9
 
@@ -98,4 +99,15 @@ void fs__sc_print_efficiency(const struct fs_perf_cfg *p, cJSON *engine)
 		fs__sc_print_duration(eff, "allreduce_latency", p->allreduce_latency_ns);
 	if (p->activation_reserve_bytes >= 0)
 		fs__sc_print_number(eff, "activation_reserve_gb", p->activation_reserve_bytes / GB);
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_efficiency_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(EFFICIENCY_KEYS),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fleetsim/scenario.h"
+#include "scenario_schema.h"
 
 struct engine_type {
 	const char *name;                    /* value of "type" */
@@ -172,4 +173,26 @@ void fs__sc_print_engine(const struct fs_engine_cfg *cfg, cJSON *engine)
 void fs__sc_engine_fini(struct fs_engine_cfg *cfg)
 {
 	fs__sc_llm_fini(&cfg->llm);
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_engine_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(QUEUE_KEYS),
+		FS__SC_TABLE(SERVICE_KEYS),
+		FS__SC_TABLE(SERVICE_NAMES),
+		FS__SC_TABLE(DISCIPLINE_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
+}
+
+const char *fs__sc_engine_type(size_t i, const char *const **keys)
+{
+	if (i >= N_ENGINE_TYPES)
+		return NULL;
+	*keys = ENGINE_TYPES[i].keys;
+	return ENGINE_TYPES[i].name;
 }

@@ -18,6 +18,7 @@
 #include "fleetsim/capacity.h"
 #include "fleetsim/scenario.h"
 #include "suggest.h"
+#include "scenario_schema.h"
 
 #define MAX_POOLS 32
 #define MAX_ZONES 64
@@ -512,4 +513,20 @@ int fs__sc_check_fleet_work(struct fs__sc *sc, const cJSON *root, const struct f
 	}
 	fs__sc_path_restore(sc, &saved);
 	return rc;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_fleet_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(FLEET_KEYS),
+		FS__SC_TABLE(ZONE_KEYS),
+		FS__SC_TABLE(TRACE_KEYS),
+		FS__SC_TABLE(ROUTER_NAMES),
+		FS__SC_TABLE(STRATEGY_NAMES),
+		FS__SC_TABLE(FORMAT_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fleetsim/scenario.h"
+#include "scenario_schema.h"
 
 #define GB 1e9
 #define MAX_TOKENS_PER_STEP INT64_C(2147483647)
@@ -493,4 +494,20 @@ int fs__sc_print_vllm_notes(const struct fs_llm_cfg *llm, FILE *out)
 	            llm->sched.kv_blocks * p->block_tokens) < 0)
 		rc = -1;
 	return rc;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_llm_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(fs__sc_vllm_keys),
+		FS__SC_TABLE(DTYPE_NAMES),
+		FS__SC_TABLE(KV_DTYPE_NAMES),
+		FS__SC_TABLE(POLICY_NAMES),
+		FS__SC_TABLE(BATCHING_NAMES),
+		FS__SC_TABLE(SCHEDULER_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

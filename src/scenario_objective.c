@@ -16,6 +16,7 @@
 #include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
+#include "scenario_schema.h"
 
 #define MAX_CONSTRAINTS 16
 #define MAX_REPLICATIONS 100000
@@ -330,4 +331,21 @@ cJSON *fs__sc_print_objective(const struct fs_scenario *s)
 	fs__sc_print_number(obj, "ci_target", cfg->ci_target);
 	fs__sc_print_number(obj, "max_replications", cfg->max_replications);
 	return obj;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_objective_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(OBJECTIVE_KEYS),
+		FS__SC_TABLE(CONSTRAINT_KEYS),
+		FS__SC_TABLE(PARETO_KEYS),
+		FS__SC_TABLE(MINIMIZE_NAMES),
+		FS__SC_TABLE(METRIC_NAMES),
+		FS__SC_TABLE(LATENCY_NAMES),
+		FS__SC_TABLE(QUANTITY_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

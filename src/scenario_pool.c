@@ -17,6 +17,7 @@
 #include "fleetsim/billing.h"
 #include "fleetsim/capacity.h"
 #include "fleetsim/scenario.h"
+#include "scenario_schema.h"
 
 #define MAX_COUNT 10000
 #define MAX_PRICE_STEPS 1000
@@ -654,4 +655,21 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 	if (p->fallback_pool >= 0)
 		cJSON_AddStringToObject(o, "fallback_pool", fleet->pools[p->fallback_pool].name);
 	return o;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_pool_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(POOL_KEYS),
+		FS__SC_TABLE(DELAY_KEYS),
+		FS__SC_TABLE(BILLING_KEYS),
+		FS__SC_TABLE(PRICE_STEP_KEYS),
+		FS__SC_TABLE(PRICING_NAMES),
+		FS__SC_TABLE(DELAY_NAMES),
+		FS__SC_TABLE(GRANULARITY_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

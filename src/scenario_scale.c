@@ -6,6 +6,7 @@
  * are an error naming it.  Fills struct fs_autoscale_cfg of the fleet.
  */
 #include "scenario_scale.h"
+#include "scenario_schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -318,4 +319,22 @@ void fs__sc_print_autoscale(const struct fs_scenario *s, cJSON *fl)
 	idle = cJSON_AddObjectToObject(o, "idle_release");
 	fs__sc_print_number(idle, "busy_below", as->idle_busy_below);
 	fs__sc_print_duration(idle, "for", as->idle_for_ns);
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_scale_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(AUTOSCALE_KEYS),
+		FS__SC_TABLE(RULES_KEYS),
+		FS__SC_TABLE(POLICY_KEYS),
+		FS__SC_TABLE(SCALE_STEP_KEYS),
+		FS__SC_TABLE(IDLE_KEYS),
+		FS__SC_TABLE(METRIC_NAMES),
+		FS__SC_TABLE(POLICY_TYPES),
+		FS__SC_TABLE(SELECT_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

@@ -17,6 +17,7 @@
 #include "fleetsim/capacity.h"
 #include "fleetsim/scenario.h"
 #include "suggest.h"
+#include "scenario_schema.h"
 
 static const char *const SPOT_KEYS[] = {
 	"interruption_rate_per_month", "interruption_band", "zone_reclaims_per_day",
@@ -336,4 +337,17 @@ int fs__sc_print_unused_spot_note(const struct fs_scenario *s, const struct fs_p
 	               "checked but unused; they apply where a sweep point, a variant "
 	               "or --set makes fleet.pools[%zu].pricing \"spot\"\n", p->name,
 	               keys, (size_t)(p - s->fleet.pools)) < 0 ? -1 : 0;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_spot_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(SPOT_KEYS),
+		FS__SC_TABLE(BAND_NAMES),
+		FS__SC_TABLE(INFLIGHT_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fleetsim/scenario.h"
+#include "scenario_schema.h"
 
 #define MAX_AXES FS_SWEEP_MAX_AXES
 #define MAX_VALUES 1000
@@ -379,4 +380,18 @@ int fs__sc_check_sweep_work(struct fs__sc *sc, const cJSON *root, const struct f
 		fs__sc_path_restore(sc, &saved);
 	}
 	return rc;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_sweep_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(SWEEP_KEYS),
+		FS__SC_TABLE(AXIS_KEYS),
+		FS__SC_TABLE(RANGE_KEYS),
+		FS__SC_TABLE(MODE_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

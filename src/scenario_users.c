@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fleetsim/workload.h"
+#include "scenario_schema.h"
 
 #define MAX_USERS 100000
 
@@ -255,4 +256,19 @@ void fs__sc_print_closed(cJSON *obj, const struct fs_class_cfg *cl)
 		fs__sc_print_length(s, "turns", &cc->turns);
 		print_think(s, "think", &cc->turn_think);
 	}
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_users_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(USERS_KEYS),
+		FS__SC_TABLE(STEP_KEYS),
+		FS__SC_TABLE(SESSION_KEYS),
+		FS__SC_TABLE(THINK_KEYS),
+		FS__SC_TABLE(THINK_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
 }

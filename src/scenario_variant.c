@@ -20,6 +20,7 @@
 
 #include "fleetsim/scenario.h"
 #include "suggest.h"
+#include "scenario_schema.h"
 
 #define MAX_VARIANTS 256
 #define MAX_STEPS 32
@@ -592,3 +593,14 @@ int fs__sc_apply_variant(struct fs__sc *sc, cJSON *root, struct fs__jpos *pos,
 }
 
 /* ---- everything up front ---------------------------------------------------------- */
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_variant_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(VARIANT_KEYS),
+		{ NULL, NULL }
+	};
+
+	return tables;
+}

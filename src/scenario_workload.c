@@ -16,6 +16,7 @@
 
 #include "fleetsim/trace.h"
 #include "fleetsim/workload.h"
+#include "scenario_schema.h"
 
 #define MAX_CLASSES 64
 
@@ -323,4 +324,24 @@ void fs__sc_workload_fini(struct fs_workload_cfg *wl)
 	free(wl->classes);
 	wl->classes = NULL;
 	wl->n_classes = 0;
+}
+
+/* This file's key and name tables, for `fleetsim schema` (scenario_schema.h). */
+const struct fs__sc_table *fs__sc_workload_tables(void)
+{
+	static const struct fs__sc_table tables[] = {
+		FS__SC_TABLE(WORKLOAD_KEYS),
+		FS__SC_TABLE(CLASS_KEYS),
+		FS__SC_TABLE(SLO_KEYS),
+		FS__SC_TABLE(LENGTH_KEYS),
+		FS__SC_TABLE(DIST_NAMES),
+		{ NULL, NULL }
+	};
+
+	return tables;
+}
+
+const char *const *fs__sc_length_dist_keys(size_t dist)
+{
+	return dist < sizeof DIST_KEYS / sizeof DIST_KEYS[0] ? DIST_KEYS[dist] : NULL;
 }

@@ -17,7 +17,12 @@ typedef int64_t fs_ns;                     /* simulated time or duration, ns */
 #define FS_NS_PER_S  INT64_C(1000000000)
 #define FS_NS_MAX    INT64_MAX
 
+/* The version: the top-level VERSION file, passed by the Makefile as
+ * -DFS_VERSION; this fallback (kept equal to it, tests/test_schema.c checks)
+ * serves a build without it, e.g. code including the installed headers. */
+#ifndef FS_VERSION
 #define FS_VERSION "0.1.0"
+#endif
 
 /* Exit codes of the fleetsim binary (DESIGN.md §2). */
 enum fs_exit {
