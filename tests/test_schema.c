@@ -421,6 +421,62 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* docs/fleetsim.1 has a section for every command and names every option
+ * the completion offers (read from the commands' help texts), and its
+ * header carries the version. */
+static void test_man_page_covers_every_command_and_option(void **state)
+{
+	const char *args[] = { "completion", "bash", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	char *man = fs_test_read_file("docs/fleetsim.1", NULL);
+	char *version = fs_test_read_file("VERSION", NULL);
+	const struct fs__cli_cmd *c;
+	char want[256], *p, *nl;
+	int n_options = 0;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(man);
+	assert_non_null(version);
+	nl = strchr(version, '\n');
+	if (nl != NULL)
+		*nl = '\0';
+	snprintf(want, sizeof want, "\"fleetsim %s\"", version);
+	if (strstr(man, want) == NULL)
+		fail_msg("docs/fleetsim.1: .TH does not say %s", want);
+	for (c = fs__cli_commands(); c->name != NULL; c++) {
+		snprintf(want, sizeof want, "\n.SS \"%s", c->name);
+		if (strstr(man, want) == NULL)
+			fail_msg("docs/fleetsim.1: no section for %s", c->name);
+	}
+	for (p = strstr(r.out, "opts=\""); p != NULL; p = strstr(p, "opts=\"")) {
+		char *end = strchr(p += 6, '"'), *w = p;
+
+		assert_non_null(end);
+		while (w < end) {
+			size_t len = strcspn(w, " \""), i, k = 0;
+
+			for (i = 0; i < len && k + 3 < sizeof want; i++) {
+				if (w[i] == '-')
+					want[k++] = '\\';
+				want[k++] = w[i];
+			}
+			want[k] = '\0';
+			if (strcmp(want, "\\-h") != 0 && strcmp(want, "\\-\\-help") != 0 &&
+			    strstr(man, want) == NULL)
+				fail_msg("docs/fleetsim.1 does not name the option %.*s",
+				         (int)len, w);
+			n_options++;
+			w += len;
+			w += strspn(w, " ");
+		}
+	}
+	assert_true(n_options > 60);
+	free(man);
+	free(version);
+	fs_test_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_version_is_the_version_file),
 		cmocka_unit_test(test_help_command_is_command_help),
 		cmocka_unit_test(test_completion_bash_completes_commands_and_options),
+		cmocka_unit_test(test_man_page_covers_every_command_and_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
