@@ -22,7 +22,7 @@
 #include "report_internal.h"
 
 #define HEADROOM_MAX_REPS 32         /* replications per probe at most */
-#define HEADROOM_PROBES 16           /* probes at most: 16 x R simulations */
+#define HEADROOM_PROBES 12           /* probes at most: 12 x R simulations */
 
 struct fs__first {
 	struct fs_scenario *base;    /* the file the directory holds (owned) */
@@ -251,6 +251,8 @@ static void headroom(struct fs__report *r, struct fs__first *f)
 	fs_headroom_opts_init(&o, reps, f->rec->sim.seed);   /* MODEL: H4 */
 	o.threads = threads < reps ? threads : reps;
 	o.max_probes = HEADROOM_PROBES;
+	o.tol_rel = 0.03;
+	o.tol_ci_rel = 0.08;
 	o.objective = f->base->objective.present ? &f->base->objective : NULL;
 	fs_headroom_search(f->rec, &o, &f->h);
 	f->have_h = true;
