@@ -342,6 +342,25 @@ static void spread_months(const struct fs_budget_plan *plan, struct fs_budget_re
 	free(bounds);
 }
 
+/* MODEL: G9 — the buffer covers the estimate and the risk allowance. */
+static double buffer_cost(double estimate, double risk_cost, double buffer)
+{
+	return buffer * (estimate + risk_cost);
+}
+
+double fs_budget_planned(double estimate, double risk_factor, double buffer,
+                         double *risk_cost, double *buffer_cost_out)
+{
+	double risk = (risk_factor - 1) * estimate;   /* MODEL: G9 */
+	double buf = buffer_cost(estimate, risk, buffer);
+
+	if (risk_cost)
+		*risk_cost = risk;
+	if (buffer_cost_out)
+		*buffer_cost_out = buf;
+	return estimate + risk + buf;
+}
+
 int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result *res,
                       struct fs_error *err)
 {
@@ -399,14 +418,15 @@ int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result
 		r->gpu_cost = pool->per_task_best ? r->best_cost :
 		              pool->best_cost * r->card_h / pool->card_h;
 		r->machine_cost = machine_cost(plan, res, i);
-		r->risk_cost = (plan->tasks[i].risk_factor - 1) * (r->gpu_cost + r->machine_cost);
+		fs_budget_planned(r->gpu_cost + r->machine_cost, plan->tasks[i].risk_factor, 0,
+		                  &r->risk_cost, NULL);
 		res->card_h += r->card_h;
 		res->gpu_cost += r->gpu_cost;
 		res->machine_cost += r->machine_cost;
 		res->risk_cost += r->risk_cost;                /* MODEL: G9 */
 	}
 	res->estimate = res->gpu_cost + res->machine_cost;
-	res->buffer_cost = plan->buffer * (res->estimate + res->risk_cost);   /* MODEL: G9 */
+	res->buffer_cost = buffer_cost(res->estimate, res->risk_cost, plan->buffer);   /* MODEL: G9 */
 	res->margin = res->risk_cost + res->buffer_cost;
 	res->planned = res->estimate + res->margin;
 	spread_months(plan, res);
@@ -421,3 +441,4 @@ void fs_budget_result_fini(struct fs_budget_result *res)
 	free(res->months);
 	memset(res, 0, sizeof *res);
 }
+

@@ -45,15 +45,44 @@ static const char *signed_ci_text(char *buf, size_t len, struct fs__ci ci)
 	return buf;
 }
 
+/* Why a sweep point lost to the recommended one, in words: it misses the
+ * objective's constraints, is not proven to meet them, or meets them at a
+ * higher objective (the paired difference). */
+static const char *point_why(char *buf, size_t len, const struct fs__report *r,
+                             const cJSON *p, bool have_best)
+{
+	const char *d = fs__jstr(p, "decision");
+	struct fs__ci diff = fs__jci(p, "diff_vs_best");
+	char a[96];
+
+	if (fs__jget(p, "stable") && !cJSON_IsTrue(fs__jget(p, "stable")))
+		snprintf(buf, len, "unstable: the queue grows without bound");
+	else if (d ? strcmp(d, "infeasible") == 0 : !cJSON_IsTrue(fs__jget(p, "feasible")))
+		snprintf(buf, len, "misses the constraints (P(SLO met) below %.0f%%)",
+		         100 * fs__jnum(r->best, "confidence"));
+	else if (d && strcmp(d, "undecided") == 0)
+		snprintf(buf, len, "not proven to meet the constraints");
+	else if (!have_best || isnan(diff.value))
+		snprintf(buf, len, "n/a");
+	else if (diff.value > 0)
+		snprintf(buf, len, "meets them but costs more: %s in %s",
+		         fs__ci_text(a, sizeof a, diff),
+		         str_or(fs__jstr(r->best, "objective"), "the objective"));
+	else
+		snprintf(buf, len, "meets them at the same or lower objective, but the "
+		         "recommendation rule (section 2) chose the other");
+	return buf;
+}
+
 static void alternatives_sweep(struct fs__report *r)
 {
 	const cJSON *p, *ru = fs__jget(r->best, "runner_up");
 	const cJSON *best = fs__jget(r->best, "best");
 	int best_point = cJSON_IsObject(best) ? (int)fs__jnum(best, "point") : -1;
-	const char *head[6] = { "configuration", "objective (95% CI)",
+	const char *head[7] = { "configuration", "objective (95% CI)",
 	                        "vs recommended (paired CI)", "P(SLO met)",
-	                        "Pareto latency (ms)", "feasible" };
-	char a[128], b[128], c[128], d[128], e[128], lab[512];
+	                        "Pareto latency (ms)", "feasible", "why not chosen" };
+	char a[128], b[128], c[128], d[128], e[128], g[256], lab[512];
 	struct fs__block *t;
 
 	if (ru && !cJSON_IsNull(ru)) {
@@ -72,10 +101,10 @@ static void alternatives_sweep(struct fs__report *r)
 	else
 		fs__doc_para(r, "Every evaluated point (none is recommended, so there is nothing "
 		             "to compare them with):");
-	t = fs__doc_table(r, 6);
+	t = fs__doc_table(r, 7);
 	fs__doc_row(t, head);
 	cJSON_ArrayForEach(p, fs__jget(r->sweep, "points")) {
-		const char *cells[6];
+		const char *cells[7];
 
 		fs__short_label(fs__jget(p, "set"), lab, sizeof lab);
 		cells[0] = lab;
@@ -89,6 +118,8 @@ static void alternatives_sweep(struct fs__report *r)
 		cells[3] = fs__pct_ci_text(c, sizeof c, fs__jci(p, "p_slo_met"));
 		cells[4] = fs__ci_text(d, sizeof d, fs__jci(p, "pareto_latency_ms"));
 		cells[5] = decision_text(e, sizeof e, p);
+		cells[6] = (int)fs__jnum(p, "point") == best_point ? "-" :
+		           point_why(g, sizeof g, r, p, best_point >= 0);
 		fs__doc_row(t, cells);
 	}
 	if (fs__jnum(r->best, "points_undecided") > 0)
@@ -99,13 +130,38 @@ static void alternatives_sweep(struct fs__report *r)
 		             100 * fs__jnum(r->best, "confidence"));
 }
 
+/* Why a variant lost to the recommended one (rec; NULL when none is). */
+static const char *variant_why(char *buf, size_t len, const struct fs__report *r,
+                               const struct fs__variant *v, const struct fs__variant *rec)
+{
+	char a[96];
+
+	if (!v->stable)
+		snprintf(buf, len, "unstable: the queue grows without bound");
+	else if (v->verdict == FS_SHARE_NOT_MET)
+		snprintf(buf, len, "misses its SLO target");
+	else if (v->verdict == FS_SHARE_UNDECIDED)
+		snprintf(buf, len, "not proven to meet its SLO target");
+	else if (!rec)
+		snprintf(buf, len, "n/a");
+	else if (v->monthly_usd.value > rec->monthly_usd.value)
+		snprintf(buf, len, "meets its target but %s per month",
+		         fs__diff_text(a, sizeof a, v->monthly_usd.value - rec->monthly_usd.value,
+		                       r->currency));
+	else
+		snprintf(buf, len, "meets its target at no more cost; listed after it in the "
+		         "file");
+	return buf;
+}
+
 static void alternatives_variants(struct fs__report *r)
 {
 	/* per-month figures only (never beside per-horizon totals) */
 	char h1[48], h2[64], h6[64];
-	const char *head[9] = { "variant", h1, h2, "TTFT p99 (ms)", "SLO attainment",
-	                        "P(SLO met)", h6, "outage (min/month)", "meets target" };
-	struct fs__block *t = fs__doc_table(r, 9);
+	const char *head[10] = { "variant", h1, h2, "TTFT p99 (ms)", "SLO attainment",
+	                         "P(SLO met)", h6, "outage (min/month)", "meets target",
+	                         "why not chosen" };
+	struct fs__block *t = fs__doc_table(r, 10);
 	const struct fs__variant *rec = &r->variants[r->rec];
 	bool have_ref = r->have_rec || r->rec_undecided;
 	char a[128], b[128], c[128], d[128], e[128], f[128], g[128], h[128];
@@ -118,7 +174,8 @@ static void alternatives_variants(struct fs__report *r)
 	for (i = 0; i < r->n_variants; i++) {
 		const struct fs__variant *v = &r->variants[i];
 		char name[300];
-		const char *cells[9];
+		const char *cells[10];
+		char why[256];
 
 		snprintf(name, sizeof name, "%s%s", v->name, !have_ref || i != r->rec ? "" :
 		         r->have_rec ? " (recommended)" : " (cheapest undecided)");
@@ -134,6 +191,8 @@ static void alternatives_variants(struct fs__report *r)
 		cells[7] = fs__ci_text(h, sizeof h, fs__jci(v->row, "outage_minutes_per_month"));
 		cells[8] = v->stable ? fs__verdict_text(g, sizeof g, v->verdict, v->needed)
 		                     : "no (unstable)";
+		cells[9] = have_ref && i == r->rec ? "-" :
+		           variant_why(why, sizeof why, r, v, have_ref ? rec : NULL);
 		fs__doc_row(t, cells);
 	}
 	if (have_ref && r->rec != r->base) {

@@ -522,6 +522,7 @@ void fs__report_content(struct fs__report *r)
 	fs__doc_para(r, "What this report answers: the question, the recommended configuration "
 	             "with its monthly cost and confidence interval, the alternatives it beats, "
 	             "the risk, and every assumption (%s).", kind[r->kind]);
+	fs__report_first(r);
 	section_question(r);
 	section_recommendation(r);
 	fs__report_alternatives(r);

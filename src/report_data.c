@@ -81,6 +81,11 @@ static cJSON *load_json(const char *dir, const char *name, struct fs_error *err)
 	return j;
 }
 
+cJSON *fs__json_load(const char *dir, const char *name, struct fs_error *err)
+{
+	return load_json(dir, name, err);
+}
+
 /* Line and column of the first non-blank byte of text (where its value
  * starts), 1-based. */
 static void value_start(const char *text, int *line, int *col)
@@ -542,6 +547,7 @@ void fs__report_fini(struct fs__report *r)
 
 	free(r->style);
 	r->style = NULL;
+	fs__report_first_fini(r);
 	for (i = 0; i < r->n_variants; i++) {
 		free(r->variants[i].name);
 		free(r->variants[i].dir);

@@ -96,6 +96,8 @@ struct fs__report {
 	struct fs__block *blocks;
 	size_t n_blocks;
 	size_t cap_blocks;
+	struct fs__first *first;     /* report_first.c: the recommended scenario
+	                              * and its headroom (owned), or NULL */
 };
 
 /* report_data.c */
@@ -107,6 +109,9 @@ void fs__csv_free(struct fs__csv *c);
 int fs__csv_col(const struct fs__csv *c, const char *name);
 const char *fs__csv_cell(const struct fs__csv *c, size_t row, size_t col);
 double fs__csv_num(const struct fs__csv *c, size_t row, size_t col);
+/* DIR/name parsed as JSON (caller frees); NULL with err when it cannot be
+ * read or is not JSON. */
+cJSON *fs__json_load(const char *dir, const char *name, struct fs_error *err);
 /* Dotted path lookup ("cost.by_pricing.spot"); NULL when absent. */
 cJSON *fs__jget(const cJSON *root, const char *path);
 /* Number at path (NAN when absent or not a number). */
@@ -190,6 +195,14 @@ int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, s
 /* report_alternatives.c: sections 3 (the alternatives) and 4 (the risk). */
 void fs__report_alternatives(struct fs__report *r);
 void fs__report_risk(struct fs__report *r);
+
+/* report_first.c: the first section, the answer in plain words (plan,
+ * cost and budget, headroom, availability, the simulated hours against the
+ * daily peak, confidence).  Runs the headroom search unless DIR/headroom.json
+ * holds it for the same scenario, seed and replications (then it reuses it);
+ * fs__report_first_fini frees what it keeps. */
+void fs__report_first(struct fs__report *r);
+void fs__report_first_fini(struct fs__report *r);
 
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);

@@ -90,6 +90,53 @@ static char *report(const char *dir)
 	return html;
 }
 
+/* The text of the first section ("The answer in brief", up to section 1),
+ * or a failure when it is missing or not first. */
+static char *first_of(const char *html)
+{
+	const char *a = strstr(html, "The answer in brief"), *b = strstr(html, "1. The question");
+	char *t;
+
+	if (!a || !b || b < a)
+		fail_msg("the first section is missing or not first");
+	t = strndup(a, (size_t)(b - a));
+	assert_non_null(t);
+	return t;
+}
+
+/* The first section of quickstart run with 2 replications, against hand
+ * computations: 2 L40S at USD 1.40/h for 730 h = USD 2044 a month, USD
+ * 24528 a year; budget (G9) 24528 x 1.3 x 1.25 = 39858; the monthly
+ * commitment (USD 613.20 an instance) breaks even at 613.2 / 1.4 = 438 h
+ * and saves 2 x (1022 - 613.2) = 817.6 a month; 4 requests/s is 345600 a
+ * day; the diurnal peak (ratio 2) is 4 x 2 x 2 / 3 = 5.33 requests/s at
+ * 14:00, outside 09:00-10:00; 2 of 2 runs give a Wilson lower end of
+ * 2 / (2 + 1.96^2) = 34%, and 35 runs would prove 90%. */
+static void first_section(const char *html)
+{
+	char *t = first_of(html);
+
+	assert_non_null(strstr(t, "2 x l40s on the hourly (on demand) plan"));
+	assert_non_null(strstr(t, "USD 2044 (same in every replication) per month"));
+	assert_non_null(strstr(t, "USD 24528 per year"));
+	assert_non_null(strstr(t, "Annual budget to ask for: USD 39858"));
+	assert_non_null(strstr(t, "break-even of 438 h a month"));
+	assert_non_null(strstr(t, "USD 818 less per month"));
+	assert_non_null(strstr(t, "Headroom: the recommended fleet stays within its SLO up to"));
+	assert_non_null(strstr(t, "If traffic doubles"));
+	assert_non_null(strstr(t, "345600 requests a day"));
+	assert_non_null(strstr(t, "miss the daily peak"));
+	assert_non_null(strstr(t, "5.33 requests/s around 14:00"));
+	assert_non_null(strstr(t, "Availability: the fleet had the serving instances it "
+	                          "wanted 100.0%"));
+	assert_non_null(strstr(t, "Spot exposure: none"));
+	assert_non_null(strstr(t, "Redundancy: "));
+	assert_non_null(strstr(t, "Confidence: met the SLO in 2 of 2 simulated runs"));
+	assert_non_null(strstr(t, "with 2 runs we can claim at least 34%"));
+	assert_non_null(strstr(t, "run 35 replications"));
+	free(t);
+}
+
 static void test_report_run_dir(void **state)
 {
 	static const char *const plots[] = { "latency_cdf", "timeline", "utilization",
@@ -114,6 +161,11 @@ static void test_report_run_dir(void **state)
 	/* A fixed fleet: $2.80 in every replication, said so. */
 	assert_non_null(strstr(html, "2.80 (same in every replication)"));
 	assert_non_null(strstr(html, "sha256"));
+	first_section(html);
+	free(html);
+	/* A second report reuses the headroom search kept in the directory. */
+	html = report(dir);
+	assert_non_null(strstr(html, "reused from headroom.json"));
 	free(html);
 	fs_test_tmpdir_free(dir);
 }
@@ -142,6 +194,8 @@ static void test_report_variants_dir(void **state)
 	assert_null(strstr(html, "saves"));
 	assert_non_null(strstr(html, "all-on-demand"));
 	assert_non_null(strstr(html, "Spot exposure"));
+	assert_non_null(strstr(html, "The answer in brief"));
+	assert_non_null(strstr(html, "why not chosen"));
 	free(html);
 	fs_test_tmpdir_free(dir);
 }
@@ -163,6 +217,22 @@ static void test_report_sweep_dir(void **state)
 	expect_plots(dir, plots);
 	assert_non_null(strstr(html, "Recommended: "));
 	assert_non_null(strstr(html, "Worst replication"));
+	{
+		/* Point 5: 2 spot L40S at USD 0.79/h = USD 1153.40 a month (best.json);
+		 * budget 12 x 1153.4 x 1.3 x 1.25 = 22490.6; 5 of 5 runs: Wilson
+		 * lower end 5 / (5 + 1.96^2) = 57%. */
+		char *t = first_of(html);
+
+		assert_non_null(strstr(t, "2 x l40s on the hourly spot plan"));
+		assert_non_null(strstr(t, "Annual budget to ask for: USD 22491"));
+		assert_non_null(strstr(t, "Headroom: the recommended fleet stays within its SLO"));
+		assert_non_null(strstr(t, "Availability: "));
+		assert_non_null(strstr(t, "met the SLO in 5 of 5 simulated runs"));
+		assert_non_null(strstr(t, "at least 57%"));
+		free(t);
+	}
+	assert_non_null(strstr(html, "why not chosen"));
+	assert_non_null(strstr(html, "meets them but costs more"));
 	assert_non_null(strstr(html, "as of "));        /* catalogue price date */
 	free(html);
 	fs_test_tmpdir_free(dir);

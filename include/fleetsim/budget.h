@@ -271,6 +271,13 @@ double fs_budget_dp_efficiency(const struct fs_gpu_spec *gpu, const struct fs_mo
  * slot ending at t frees its cards before one starting at t takes them. */
 int fs_budget_peak_cards(const struct fs_budget_slot *slots, size_t n);
 
+/* The planning margin of an estimate (G9): *risk_cost = (risk_factor - 1) x
+ * estimate, *buffer_cost = buffer x (estimate + risk); returns the budget to
+ * request, estimate + risk + buffer (1.625 x the estimate with the
+ * defaults).  Either out pointer may be NULL. */
+double fs_budget_planned(double estimate, double risk_factor, double buffer,
+                         double *risk_cost, double *buffer_cost);
+
 /* ---- outputs (budget_out.c) --------------------------------------------- */
 
 /* The console table. */

@@ -1,0 +1,694 @@
+/*
+ * report_first.c — the report's first section, the answer in plain words:
+ * the recommendation with its pricing plan, monthly and annual cost, the
+ * budget to ask for (the budget module's margin rule, G9) and the cheaper
+ * plan break-even allows; headroom (headroom.h, cached in DIR/headroom.json);
+ * availability and spot exposure (read from summary.json); the simulated
+ * hours against the daily peak; confidence in words.  struct fs__first owns
+ * the loaded scenarios; summary.json figures are read, never recomputed.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/billing.h"
+#include "fleetsim/budget.h"
+#include "fleetsim/headroom.h"
+#include "fleetsim/outfile.h"
+#include "fleetsim/stats.h"
+#include "fleetsim/workload.h"
+#include "report_internal.h"
+
+#define HEADROOM_MAX_REPS 32         /* replications per probe at most */
+#define HEADROOM_PROBES 12           /* probes at most: 12 x R simulations */
+
+struct fs__first {
+	struct fs_scenario *base;    /* the file the directory holds (owned) */
+	struct fs_scenario *rec;     /* the recommended configuration: base, or
+	                              * its sweep point (owned when != base) */
+	char why[512];               /* why rec is NULL */
+	struct fs_headroom h;
+	bool have_h;
+	bool cached;                 /* h read from DIR/headroom.json */
+};
+
+void fs__report_first_fini(struct fs__report *r)
+{
+	struct fs__first *f = r->first;
+
+	if (!f)
+		return;
+	if (f->rec != f->base)
+		fs_scenario_free(f->rec);
+	fs_scenario_free(f->base);
+	free(f);
+	r->first = NULL;
+}
+
+/* ---- the recommended scenario ---- */
+
+/* The recommended sweep point: the resolved scenario with best.json's
+ * "set" applied.  The resolved file pins a fixed pool's min and max to its
+ * count, so a swept count moves them with it (as the unresolved file's
+ * implied bounds would). */
+static struct fs_scenario *load_point(const struct fs__report *r, const char *path,
+                                      struct fs_error *err)
+{
+	const cJSON *kv, *pools = fs__jget(r->scenario, "fleet.pools");
+	char *sets[3 * FS_SWEEP_MAX_AXES];
+	size_t n = 0, i;
+	struct fs_scenario *sc;
+
+	cJSON_ArrayForEach(kv, fs__jget(r->best, "best.set")) {
+		char *v = cJSON_PrintUnformatted(kv);
+		size_t len = strlen(kv->string) + strlen(v) + 8;
+		const cJSON *pool;
+		int idx, end = 0;
+
+		if (n + 3 > sizeof sets / sizeof sets[0]) {
+			free(v);
+			break;
+		}
+		sets[n] = fs_xmalloc(len);
+		snprintf(sets[n++], len, "%s=%s", kv->string, v);
+		if (sscanf(kv->string, "fleet.pools[%d].count%n", &idx, &end) == 1 &&
+		    kv->string[end] == '\0' && (pool = cJSON_GetArrayItem(pools, idx)) &&
+		    fs__jnum(pool, "min") == fs__jnum(pool, "count") &&
+		    fs__jnum(pool, "max") == fs__jnum(pool, "count")) {
+			sets[n] = fs_xmalloc(len + 8);
+			snprintf(sets[n++], len + 8, "fleet.pools[%d].min=%s", idx, v);
+			sets[n] = fs_xmalloc(len + 8);
+			snprintf(sets[n++], len + 8, "fleet.pools[%d].max=%s", idx, v);
+		}
+		free(v);
+	}
+	sc = fs_scenario_load_variant(path, NULL, (const char *const *)sets, n, err);
+	for (i = 0; i < n; i++)
+		free(sets[i]);
+	return sc;
+}
+
+static void load_rec(struct fs__report *r, struct fs__first *f)
+{
+	char path[4200];
+	struct fs_error err;
+	int point;
+
+	memset(&err, 0, sizeof err);
+	if (r->kind == FS_REPORT_VARIANTS) {
+		if (!r->have_rec && !r->rec_undecided) {
+			snprintf(f->why, sizeof f->why, "no variant is recommended");
+			return;
+		}
+		snprintf(path, sizeof path, "%s/scenario.json", r->variants[r->rec].dir);
+	} else
+		snprintf(path, sizeof path, "%s/scenario.json", r->dir);
+	f->base = fs_scenario_load(path, &err);
+	if (!f->base) {
+		snprintf(f->why, sizeof f->why, "%.200s: %.300s", err.where, err.msg);
+		return;
+	}
+	f->rec = f->base;
+	if (r->kind != FS_REPORT_SWEEP)
+		return;
+	point = cJSON_IsObject(fs__jget(r->best, "best"))
+	        ? (int)fs__jnum(r->best, "best.point") : -1;
+	if (point < 0 || !f->base->sweep.present) {
+		f->rec = NULL;
+		snprintf(f->why, sizeof f->why, "no configuration is recommended");
+		return;
+	}
+	f->rec = load_point(r, path, &err);
+	if (!f->rec)
+		snprintf(f->why, sizeof f->why, "%.200s: %.300s", err.where, err.msg);
+}
+
+/* Replications the recommendation was judged on (at least 1). */
+static int rec_replications(const struct fs__report *r)
+{
+	double n = r->kind == FS_REPORT_SWEEP ? fs__jnum(r->best, "best.replications")
+	                                      : fs__jnum(r->summary, "provenance.replications");
+
+	return isnan(n) || n < 1 ? 1 : (int)n;
+}
+
+/* ---- headroom, cached ---- */
+
+static cJSON *cache_key(const struct fs__report *r, const struct fs__first *f, int reps)
+{
+	cJSON *k = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(k, "fleetsim_version", FS_VERSION);
+	cJSON_AddStringToObject(k, "scenario_sha256", f->base->sha256_hex);
+	cJSON_AddNumberToObject(k, "seed", (double)f->rec->sim.seed);
+	cJSON_AddNumberToObject(k, "replications", reps);
+	cJSON_AddNumberToObject(k, "max_probes", HEADROOM_PROBES);
+	if (r->kind == FS_REPORT_SWEEP)
+		cJSON_AddNumberToObject(k, "point", fs__jnum(r->best, "best.point"));
+	if (r->kind == FS_REPORT_VARIANTS)
+		cJSON_AddStringToObject(k, "variant", r->variants[r->rec].name);
+	return k;
+}
+
+static void add_factor(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static double factor_of(const cJSON *o, const char *key, double absent)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : absent;
+}
+
+/* DIR/headroom.json: the key, then the result and every probe. */
+static void cache_write(const struct fs__report *r, const struct fs__first *f, cJSON *key)
+{
+	const struct fs_headroom *h = &f->h;
+	cJSON *o = cJSON_CreateObject(), *probes = cJSON_CreateArray();
+	char path[4200], *text;
+	struct fs_error err;
+	int i;
+
+	cJSON_AddItemToObject(o, "key", key);
+	cJSON_AddBoolToObject(o, "applicable", h->applicable);
+	cJSON_AddStringToObject(o, "why", h->why);
+	add_factor(o, "base_rate_per_s", h->base_rate_per_s);
+	add_factor(o, "factor", h->factor);
+	add_factor(o, "factor_lo", h->factor_lo);
+	add_factor(o, "factor_hi", h->factor_hi);
+	cJSON_AddBoolToObject(o, "above_max", h->above_max);
+	cJSON_AddBoolToObject(o, "below_min", h->below_min);
+	for (i = 0; i < h->n_probes; i++) {
+		static const char *const v[] = { "met", "not_met", "undecided" };
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(p, "factor", h->probes[i].factor);
+		cJSON_AddBoolToObject(p, "estimate_meets", h->probes[i].point_met);
+		cJSON_AddStringToObject(p, "verdict", v[h->probes[i].verdict]);
+		add_factor(p, "worst_attainment", h->probes[i].worst_attainment);
+		cJSON_AddItemToArray(probes, p);
+	}
+	cJSON_AddItemToObject(o, "probes", probes);
+	text = cJSON_Print(o);
+	snprintf(path, sizeof path, "%s/headroom.json", r->dir);
+	if (text)
+		(void)fs_outfile_write(path, text, strlen(text), &err);  /* a cache: best effort */
+	free(text);
+	cJSON_Delete(o);
+}
+
+/* Read DIR/headroom.json when its key matches; 1 when it did. */
+static int cache_read(const struct fs__report *r, struct fs__first *f, const cJSON *key)
+{
+	struct fs_error err;
+	cJSON *o = fs__json_load(r->dir, "headroom.json", &err);
+	int ok = 0;
+	struct fs_headroom *h = &f->h;
+
+	if (o && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(o, "key"), key, 1)) {
+		const char *why = fs__jstr(o, "why");
+
+		memset(h, 0, sizeof *h);
+		h->applicable = cJSON_IsTrue(fs__jget(o, "applicable"));
+		snprintf(h->why, sizeof h->why, "%s", why ? why : "");
+		h->base_rate_per_s = factor_of(o, "base_rate_per_s", NAN);
+		h->factor = factor_of(o, "factor", NAN);
+		h->factor_lo = factor_of(o, "factor_lo", NAN);
+		h->factor_hi = factor_of(o, "factor_hi", INFINITY);
+		h->above_max = cJSON_IsTrue(fs__jget(o, "above_max"));
+		h->below_min = cJSON_IsTrue(fs__jget(o, "below_min"));
+		h->n_probes = cJSON_GetArraySize(fs__jget(o, "probes"));
+		h->replications = (int)fs__jnum(key, "replications");
+		ok = 1;
+	}
+	cJSON_Delete(o);
+	return ok;
+}
+
+static void headroom(struct fs__report *r, struct fs__first *f)
+{
+	struct fs_headroom_opts o;
+	int reps = rec_replications(r), threads = omp_get_num_procs();
+	cJSON *key;
+
+	if (reps < 2)
+		reps = 2;                        /* an interval needs two */
+	if (reps > HEADROOM_MAX_REPS)
+		reps = HEADROOM_MAX_REPS;
+	key = cache_key(r, f, reps);
+	if (cache_read(r, f, key)) {
+		cJSON_Delete(key);
+		f->have_h = f->cached = true;
+		return;
+	}
+	fs_headroom_opts_init(&o, reps, f->rec->sim.seed);   /* MODEL: H4 */
+	o.threads = threads < reps ? threads : reps;
+	o.max_probes = HEADROOM_PROBES;
+	o.tol_rel = 0.03;
+	o.tol_ci_rel = 0.08;
+	o.objective = f->base->objective.present ? &f->base->objective : NULL;
+	fs_headroom_search(f->rec, &o, &f->h);
+	f->have_h = true;
+	cache_write(r, f, key);
+}
+
+/* ---- the sentences ---- */
+
+/* "2 x l40s on hourly (on demand)" for every pool of the recommendation;
+ * from summary.json's pools when the scenario could not be loaded. */
+static void plan_text(const struct fs__report *r, const struct fs__first *f, char *buf,
+                      size_t len)
+{
+	size_t used = 0, i;
+	const cJSON *p;
+
+	buf[0] = '\0';
+	if (f->rec && f->rec->engine.kind == FS_ENGINE_VLLM) {
+		for (i = 0; i < f->rec->fleet.n_pools; i++) {
+			const struct fs_pool_cfg *pl = &f->rec->fleet.pools[i];
+			const struct fs_gpu_spec *g = pl->llm ? pl->llm->perf.gpu : NULL;
+			char range[64] = "";
+			int n;
+
+			if (pl->min_count != pl->max_count)
+				snprintf(range, sizeof range, " (autoscaled %d to %d)", pl->min_count,
+				         pl->max_count);
+			n = snprintf(buf + used, len - used, "%s%d x %s%s%s on the %s plan",
+			             used ? "; " : "", pl->count, g ? g->id : "?",
+			             pl->llm && pl->llm->perf.tp > 1 ? " (TP > 1)" : "", range,
+			             fs_pricing_label(pl->pricing));
+			if (n < 0 || used + (size_t)n >= len)
+				return;
+			used += (size_t)n;
+		}
+		return;
+	}
+	cJSON_ArrayForEach(p, fs__jget(r->summary, "cost.pools")) {
+		int n = snprintf(buf + used, len - used, "%spool %s on the %s plan",
+		                 used ? "; " : "", p->string ? p->string : "?",
+		                 fs__jstr(p, "plan") ? fs__jstr(p, "plan") : "?");
+
+		if (n < 0 || used + (size_t)n >= len)
+			return;
+		used += (size_t)n;
+	}
+}
+
+/* MODEL: H7 — what the plan costs a month and a year, and the budget to
+ * ask for by the budget module's margin rule (G9) with its defaults. */
+static void cost_items(struct fs__report *r, struct fs__ci month)
+{
+	char a[96], b[32], c[32], d[32], e[32];
+	double year, risk, buf, planned;
+
+	if (isnan(month.value)) {
+		fs__doc_item(r, "Cost: not known (no monthly projection in the directory).");
+		return;
+	}
+	year = 12 * month.value;
+	planned = fs_budget_planned(year, FS_BUDGET_RISK_DEFAULT, FS_BUDGET_BUFFER_DEFAULT,
+	                            &risk, &buf);
+	fs__doc_item(r, "Cost: %s %s per month (95%% CI; the simulated hours projected to 730 "
+	             "h), %s %s per year (12 months).", r->currency,
+	             fs__ci_text(a, sizeof a, month), r->currency,
+	             fs__num_text(b, sizeof b, year));
+	fs__doc_item(r, "Annual budget to ask for: %s %s = the annual estimate %s %s + a risk "
+	             "allowance of %.0f%% (%s %s) + a buffer of %.0f%% on both (%s %s): the "
+	             "planning margin of fleetsim budget (MODEL G9).", r->currency,
+	             fs__num_text(c, sizeof c, planned), r->currency,
+	             fs__num_text(b, sizeof b, year), 100 * (FS_BUDGET_RISK_DEFAULT - 1),
+	             r->currency, fs__num_text(d, sizeof d, risk),
+	             100 * FS_BUDGET_BUFFER_DEFAULT, r->currency,
+	             fs__num_text(e, sizeof e, buf));
+}
+
+static int pricing_of(const char *name)
+{
+	int p;
+
+	for (p = 0; name && p < FS_PRICING__COUNT; p++)
+		if (strcmp(fs_pricing_name((enum fs_pricing)p), name) == 0)
+			return p;
+	return -1;
+}
+
+/* MODEL: B8 — a cheaper plan where utilisation allows one: summary.json's
+ * break-even of each hourly pool (its instance-hours per month against the
+ * fee / hourly price), with the monthly saving of committing. */
+static void cheaper_plan(struct fs__report *r)
+{
+	const cJSON *p, *v;
+	bool any = false;
+	char a[32], b[32], c[32];
+
+	cJSON_ArrayForEach(p, fs__jget(r->summary, "cost.pools")) {
+		const cJSON *be = fs__jget(p, "break_even");
+		int plan = pricing_of(fs__jstr(be, "plan"));
+		double fee = fs__jnum(be, "fee_per_period"), hourly = fs__jnum(be, "hourly_price");
+		double be_h, saving = 0, period_h;
+		int worth = 0, n = 0;
+
+		if (!cJSON_IsTrue(fs__jget(be, "available")) || plan < 0)
+			continue;
+		any = true;
+		period_h = (double)fs_pricing_period_ns((enum fs_pricing)plan) / 3.6e12;
+		be_h = fs_billing_break_even_h_per_month(fee, fs_pricing_period_ns(
+		                                         (enum fs_pricing)plan), hourly);
+		cJSON_ArrayForEach(v, fs__jget(be, "instance_hours_per_month")) {
+			n++;
+			if (cJSON_IsNumber(v) && v->valuedouble > be_h) {
+				worth++;
+				saving += hourly * v->valuedouble - fee * FS_HOURS_PER_MONTH / period_h;
+			}
+		}
+		if (worth > 0)
+			fs__doc_item(r, "Cheaper plan: pool %s pays by the hour, but %d of its %d "
+			             "instances are used more than the break-even of %s h a month "
+			             "(%.0f%%): on the %s plan they would cost %s %s less per month.",
+			             p->string ? p->string : "?", worth, n,
+			             fs__num_text(a, sizeof a, be_h), 100 * be_h / FS_HOURS_PER_MONTH,
+			             fs_pricing_label((enum fs_pricing)plan), r->currency,
+			             fs__num_text(b, sizeof b, saving));
+		else
+			fs__doc_item(r, "Cheaper plan: none for pool %s: no instance is used more "
+			             "than the break-even of %s h a month of the %s plan (fee %s %s "
+			             "per period).", p->string ? p->string : "?",
+			             fs__num_text(a, sizeof a, be_h),
+			             fs_pricing_label((enum fs_pricing)plan), r->currency,
+			             fs__num_text(c, sizeof c, fee));
+	}
+	if (!any && r->summary)
+		fs__doc_item(r, "Cheaper plan: none to compare (no pool pays by the hour, or no "
+		             "commitment price is known for its GPU).");
+	else if (!r->summary)
+		fs__doc_item(r, "Cheaper plan: run the recommended configuration (fleetsim run) "
+		             "for its instance-hours and break-even.");
+}
+
+static const char *factor_text(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (isinf(v))
+		snprintf(buf, len, "above the search's 16x");
+	else
+		snprintf(buf, len, "%.2fx", v);
+	return buf;
+}
+
+/* MODEL: H3, H5 — the headroom sentence and "what if traffic doubles". */
+static void headroom_item(struct fs__report *r, const struct fs__first *f)
+{
+	const struct fs_headroom *h = &f->h;
+	char a[48], b[48], c[48], d[32], e[32];
+	const char *doubles;
+
+	if (!f->rec) {
+		fs__doc_item(r, "Headroom: not searched: %s.", f->why);
+		return;
+	}
+	if (!h->applicable) {
+		fs__doc_item(r, "Headroom: not searched: %s.", h->why);
+		return;
+	}
+	if (h->below_min) {
+		fs__doc_item(r, "Headroom: none: even 1/16 of the simulated traffic misses the "
+		             "SLO.");
+		return;
+	}
+	doubles = h->factor_lo >= 2 ? "it still meets the SLO (proven on the interval)" :
+	          h->factor_hi <= 2 ? "it misses the SLO: plan more capacity before then" :
+	          h->factor >= 2 ? "it probably still meets the SLO (the estimate does; "
+	                           "not proven with these replications)" :
+	          "it probably misses the SLO (the estimate does; not proven with these "
+	          "replications)";
+	fs__doc_item(r, "Headroom: the recommended fleet stays within its SLO up to %s%s the "
+	             "simulated traffic, %s requests/s against %s simulated (95%% interval %s "
+	             "to %s). If traffic doubles, %s. Search: every arrival rate scaled by one "
+	             "factor, bracketed and bisected, %d probes of %d replications on the "
+	             "run's seed (at most %d probes)%s.", factor_text(a, sizeof a, h->factor),
+	             h->above_max ? " or more" : "",
+	             fs__num_text(d, sizeof d, h->factor * h->base_rate_per_s),
+	             fs__num_text(e, sizeof e, h->base_rate_per_s),
+	             factor_text(b, sizeof b, h->factor_lo), factor_text(c, sizeof c, h->factor_hi),
+	             doubles, h->n_probes, h->replications, HEADROOM_PROBES,
+	             f->cached ? "; reused from headroom.json" : "; kept in headroom.json");
+}
+
+/* Total arrival rate of sc at t_ns, all processes. */
+static double rate_at(const struct fs_scenario *sc, fs_ns t_ns)
+{
+	const struct fs_workload_cfg *w = &sc->workload;
+	double v = w->has_shared_arrivals ? fs_arrival_rate_at(&w->arrivals, &sc->sim, t_ns) : 0;
+	size_t c;
+
+	for (c = 0; c < w->n_classes; c++)
+		if (w->classes[c].own_arrivals)
+			v += fs_arrival_rate_at(&w->classes[c].arrivals, &sc->sim, t_ns);
+	return v;
+}
+
+static void clock_text(char *buf, size_t len, double hour)
+{
+	double h = fmod(hour, 24);
+	int m = (int)lround(h * 60) % 1440;
+
+	snprintf(buf, len, "%02d:%02d", m / 60, m % 60);
+}
+
+/* MODEL: H6 — the simulated hours against the daily peak: the first day
+ * of simulated time on a one-minute grid; the window covers the peak when
+ * its highest rate reaches 99% of the day's. */
+static void peak_item(struct fs__report *r, const struct fs_scenario *sc,
+                      const struct fs_headroom *h, bool have_h)
+{
+	const fs_ns min_ns = 60 * FS_NS_PER_S, day_ns = 1440 * min_ns;
+	double per_day = 0, peak = 0, peak_h = 0, lo = INFINITY, win = 0;
+	char a[32], b[32], c[32], d[16], e[16], g[16];
+	fs_ns t;
+
+	if (!sc)
+		return;
+	if (isnan(fs_headroom_offered_rate(sc))) {
+		fs__doc_item(r, "Traffic: closed-loop users set the load; no daily arrival "
+		             "rate to compare.");
+		return;
+	}
+	for (t = 0; t < day_ns; t += min_ns) {
+		double v = rate_at(sc, t + min_ns / 2);
+
+		per_day += v * 60;
+		lo = fmin(lo, v);
+		if (v > peak) {
+			peak = v;
+			peak_h = sc->sim.start_hour + (double)(t + min_ns / 2) / 3.6e12;
+		}
+	}
+	for (t = sc->sim.warmup_ns; t < sc->sim.horizon_ns; t += min_ns)
+		win = fmax(win, rate_at(sc, t + min_ns / 2));
+	if (sc->sim.horizon_ns <= sc->sim.warmup_ns)
+		win = rate_at(sc, sc->sim.warmup_ns);
+	clock_text(d, sizeof d, sc->sim.start_hour + (double)sc->sim.warmup_ns / 3.6e12);
+	clock_text(e, sizeof e, sc->sim.start_hour + (double)sc->sim.horizon_ns / 3.6e12);
+	clock_text(g, sizeof g, peak_h);
+	if (peak - lo <= 1e-9 * peak) {
+		fs__doc_item(r, "Traffic: %s requests a day at a constant %s requests/s: every "
+		             "hour is alike, so the simulated hours (%s to %s) stand for the "
+		             "peak.", fs__num_text(a, sizeof a, per_day),
+		             fs__num_text(b, sizeof b, peak), d, e);
+		return;
+	}
+	if (win >= 0.99 * peak) {
+		fs__doc_item(r, "Traffic: %s requests a day, peaking at %s requests/s around %s; "
+		             "the simulated hours (%s to %s, measured after the warm-up) include "
+		             "the peak.", fs__num_text(a, sizeof a, per_day),
+		             fs__num_text(b, sizeof b, peak), g, d, e);
+		return;
+	}
+	fs__doc_item(r, "Warning: the simulated hours (%s to %s) miss the daily peak: %s "
+	             "requests a day, peaking at %s requests/s around %s, %.2fx the busiest "
+	             "simulated minute (%s requests/s).%s", d, e,
+	             fs__num_text(a, sizeof a, per_day), fs__num_text(b, sizeof b, peak), g,
+	             peak / win, fs__num_text(c, sizeof c, win),
+	             !have_h || !h->applicable ? " Simulate the peak hour (simulation.start_hour) "
+	             "before signing." :
+	             h->factor_lo * h->base_rate_per_s >= peak ?
+	             " The headroom covers it (proven)." :
+	             h->factor * h->base_rate_per_s >= peak ?
+	             " The headroom estimate covers it, not proven: simulate the peak hour "
+	             "(simulation.start_hour)." :
+	             " The headroom does NOT cover it: simulate the peak hour "
+	             "(simulation.start_hour) and size the fleet for it.");
+}
+
+/* Availability and spot exposure as summary.json states them (F15-F18). */
+static void availability_items(struct fs__report *r)
+{
+	const cJSON *s = r->summary, *p, *w;
+	double requeued = 0, failed = 0, reclaims = 0;
+	char a[96], b[96], c[96], d[32], e[32], g[32];
+
+	if (!s) {
+		fs__doc_item(r, "Availability: not kept per sweep point; run the recommended "
+		             "configuration (fleetsim run) for outage minutes and spot "
+		             "exposure.");
+		return;
+	}
+	if (isnan(fs__jnum(s, "availability.fleet.availability.value")))
+		fs__doc_item(r, "Availability: not measured (no fleet: the queue engine).");
+	else
+		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted %s of "
+		             "the time; outage %s minutes per month (fewer serving than wanted), "
+		             "%s minutes with none serving.",
+		             fs__pct_ci_text(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
+		             fs__ci_text(b, sizeof b,
+		                         fs__jci(s, "availability.fleet.outage_minutes_per_month")),
+		             fs__ci_text(c, sizeof c, fs__jci(s,
+		                         "availability.fleet.total_outage_minutes_per_month")));
+	cJSON_ArrayForEach(p, fs__jget(s, "availability.pools")) {
+		if (!isnan(fs__jnum(p, "requests_requeued_by_reclaims.value")))
+			requeued += fs__jnum(p, "requests_requeued_by_reclaims.value");
+		if (!isnan(fs__jnum(p, "requests_failed_by_reclaims.value")))
+			failed += fs__jnum(p, "requests_failed_by_reclaims.value");
+	}
+	cJSON_ArrayForEach(p, fs__jget(s, "cost.pools"))
+		if (!isnan(fs__jnum(p, "reclaims.value")))
+			reclaims += fs__jnum(p, "reclaims.value");
+	if (fs__jnum(s, "cost.by_pricing.spot.value") > 0 || reclaims > 0)
+		fs__doc_item(r, "Spot exposure: %s reclaims per simulated run (%s), %s requests "
+		             "delayed by them (moved to another instance) and %s failed; %s %s "
+		             "lost to reclaims per run.", fs__num_text(d, sizeof d, reclaims),
+		             fs__jstr(s, "provenance.horizon") ? fs__jstr(s, "provenance.horizon")
+		                                               : "?",
+		             fs__num_text(e, sizeof e, requeued), fs__num_text(g, sizeof g, failed),
+		             r->currency, fs__ci_text(a, sizeof a, fs__jci(s, "cost.lost_to_reclaims")));
+	else
+		fs__doc_item(r, "Spot exposure: none (no spot capacity).");
+	cJSON_ArrayForEach(w, fs__jget(s, "warnings"))
+		if (cJSON_IsString(w))
+			fs__doc_item(r, "Warning: %s.", w->valuestring);
+}
+
+/* MODEL: H8 — N+1: with one of N instances lost the rest carry the load
+ * below their saturation throughput (summary.json's capacity utilisation
+ * x N / (N - 1) < 1); without a summary, the headroom against N / (N - 1). */
+static void redundancy_item(struct fs__report *r, const struct fs__first *f)
+{
+	double u = fs__jnum(r->summary, "utilization.capacity_utilization.value"), need;
+	int n = 0;
+	size_t i;
+
+	if (!f->rec || f->rec->engine.kind != FS_ENGINE_VLLM)
+		return;
+	for (i = 0; i < f->rec->fleet.n_pools; i++)
+		n += f->rec->fleet.pools[i].count;
+	if (n < 2) {
+		fs__doc_item(r, "Redundancy: none: a single instance; losing it stops "
+		             "serving until a replacement starts.");
+		return;
+	}
+	need = (double)n / (n - 1);
+	if (!isnan(u))
+		fs__doc_item(r, "Redundancy: %s: with one of its %d instances down, the others "
+		             "would run at %.0f%% of their saturation throughput.",
+		             u * need < 1 ? "N+1" : "not N+1", n, 100 * u * need);
+	else if (f->have_h && f->h.applicable && !isnan(f->h.factor))
+		fs__doc_item(r, "Redundancy: %s: one of its %d instances down leaves %.0f%% of "
+		             "the capacity, and the headroom is %.2fx (needs %.2fx).",
+		             f->h.factor >= need ? "N+1 (by the headroom estimate)" : "not N+1",
+		             n, 100.0 / need, f->h.factor, need);
+}
+
+/* MODEL: H9 — confidence in words, from the share of runs that met the SLO
+ * (Wilson lower end, M5) and the runs that would prove 90% (M7). */
+static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
+{
+	struct fs__ci p = r->kind == FS_REPORT_SWEEP ? fs__jci(r->best, "best.p_slo_met")
+	                                             : fs__jci(r->summary, "metrics.all.p_slo_met");
+	int n = rec_replications(r);
+	size_t met, needed;
+	struct fs_ci w;
+	char span[96] = "", a[16], b[16];
+	enum fs_share_verdict v;
+
+	if (isnan(p.value)) {
+		fs__doc_item(r, "Confidence: not known (no share of runs meeting the SLO).");
+		return;
+	}
+	met = (size_t)lround(p.value * n);
+	w = fs_stats_wilson(met, (size_t)n, 0.95);
+	v = fs_stats_share_verdict(met, (size_t)n, 0.9, 0.95);
+	needed = fs_stats_share_trials_needed(met, (size_t)n, 0.9, 0.95);
+	if (sc) {
+		fs_duration_format(sc->sim.horizon_ns, a, sizeof a);
+		clock_text(b, sizeof b, sc->sim.start_hour);
+		snprintf(span, sizeof span, " (%s each from %s)", a, b);
+	}
+	fs__doc_item(r, "Confidence: met the SLO in %zu of %d simulated runs%s; with %d runs "
+	             "we can claim at least %.0f%% (the lower end of the 95%% Wilson "
+	             "interval)%s", met, n, span, n, 100 * w.ci_lo,
+	             v == FS_SHARE_MET ? ", which already proves 90%." :
+	             v == FS_SHARE_NOT_MET ? "; 90% is out of reach: the share itself is "
+	                                     "below it." : ".");
+	if (v == FS_SHARE_UNDECIDED && needed > 0)
+		fs__doc_item(r, "To claim 90%%: run %zu replications (fleetsim run -r %zu), if "
+		             "the observed share holds.", needed, needed);
+	else if (v == FS_SHARE_UNDECIDED)
+		fs__doc_item(r, "To claim 90%%: no number of runs would at the observed share.");
+}
+
+void fs__report_first(struct fs__report *r)
+{
+	struct fs__first *f = fs_xcalloc(1, sizeof *f);
+	char plan[1024], lab[512];
+	struct fs__ci month;
+	const cJSON *best = fs__jget(r->best, "best");
+
+	r->first = f;
+	fs__doc_heading(r, 2, "The answer in brief");
+	if (r->kind == FS_REPORT_SWEEP && !cJSON_IsObject(best)) {
+		fs__doc_para(r, "No configuration is recommended: none is proven to meet the "
+		             "objective (section 2 says why and what would decide it).");
+		return;
+	}
+	if (r->kind == FS_REPORT_VARIANTS && !r->have_rec) {
+		fs__doc_para(r, "No variant is recommended: none is proven to meet its SLO target "
+		             "(section 2). The figures below are those of %s, for reference.",
+		             r->variants[r->rec].name);
+	}
+	load_rec(r, f);
+	if (f->rec)
+		headroom(r, f);
+	plan_text(r, f, plan, sizeof plan);
+	if (r->kind == FS_REPORT_SWEEP) {
+		fs__short_label(fs__jget(best, "set"), lab, sizeof lab);
+		fs__doc_item(r, "Recommendation: %s (sweep point %g): %s.", lab,
+		             fs__jnum(best, "point"), plan[0] ? plan : "pricing plan not known");
+		month = fs__jci(best, "figures.monthly_cost");
+	} else {
+		if (r->kind == FS_REPORT_VARIANTS)
+			fs__doc_item(r, "Recommendation: variant %s: %s.", r->variants[r->rec].name,
+			             plan[0] ? plan : "pricing plan not known");
+		else
+			fs__doc_item(r, "Recommendation: %s.", plan[0] ? plan :
+			             "the simulated configuration (pricing plan not known)");
+		month = fs__jci(r->summary, "cost.monthly_projected");
+	}
+	cost_items(r, month);
+	cheaper_plan(r);
+	if (f->have_h)
+		headroom_item(r, f);
+	else
+		fs__doc_item(r, "Headroom: not searched: %s.", f->why[0] ? f->why : "no scenario");
+	peak_item(r, f->rec, &f->h, f->have_h);
+	availability_items(r);
+	redundancy_item(r, f);
+	confidence_item(r, f->rec);
+}
