@@ -45,7 +45,7 @@ static int check_outputs(const char *dir)
 	struct fs_error err;
 	struct stat st;
 	char *plots;
-	size_t n = strlen(dir) + 8, i;
+	size_t n = strlen(dir) + 16, i;
 	int rc;
 
 	if (dir[0] == '\0') {
@@ -62,6 +62,20 @@ static int check_outputs(const char *dir)
 		rc = fs_outfile_check_dir(plots, &err);
 	for (i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++)
 		rc = fs_outfile_check_file(dir, files[i], &err);
+	/* A sweep's recommended point is run again into DIR/recommended. */
+	snprintf(plots, n, "%s/sweep.json", dir);
+	if (rc == 0 && stat(plots, &st) == 0) {
+		static const char *const rerun[] = { "summary.json", "timeseries.csv",
+		                                     "scenario.json", "latency_cdf.csv",
+		                                     "source.json" };
+		char *sub = fs_xmalloc(n + 16);
+
+		snprintf(sub, n + 16, "%s/recommended", dir);
+		rc = fs_outfile_check_dir(sub, &err);
+		for (i = 0; i < sizeof rerun / sizeof rerun[0] && rc == 0; i++)
+			rc = fs_outfile_check_file(sub, rerun[i], &err);
+		free(sub);
+	}
 	free(plots);
 	if (rc != 0) {
 		fputs("fleetsim report: output: ", stderr);

@@ -96,6 +96,8 @@ struct fs__report {
 	struct fs__block *blocks;
 	size_t n_blocks;
 	size_t cap_blocks;
+	bool rerun_cached;           /* sweep: DIR/recommended was reused */
+	bool pdf;                    /* also print report.pdf (--pdf) */
 };
 
 /* report_data.c */
@@ -190,6 +192,13 @@ int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, s
 /* report_alternatives.c: sections 3 (the alternatives) and 4 (the risk). */
 void fs__report_alternatives(struct fs__report *r);
 void fs__report_risk(struct fs__report *r);
+
+/* report_rerun.c: a sweep's recommended point run again with time series
+ * into DIR/recommended (reused while its source.json still matches
+ * best.json); loads its summary.json into r->summary and timeseries.csv
+ * into r->timeseries.  0, or -1 with err. */
+#define FS__RERUN_DIR "recommended"
+int fs__report_rerun_best(struct fs__report *r, struct fs_error *err);
 
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);

@@ -516,9 +516,16 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err) ||
 		    fs__plot_concurrency(r, err))
 			return -1;
-		fs__plot_skip(r, "timeline, utilization, cost_breakdown, cost_per_rep",
-		     "a sweep keeps no per-point time series or cost split; run the "
-		     "recommended configuration with fleetsim run for them");
+		/* The recommended point run again (report_rerun.c), when it was. */
+		if (r->summary) {
+			char lab[300];
+
+			fs__short_label(fs__jget(r->best, "best.set"), lab, sizeof lab);
+			if (fs__plot_timeline(r, r->timeseries, "timeline", lab, err) ||
+			    fs__plot_utilization(r, err) || fs__plot_cost(r, err) ||
+			    fs__plot_cost_per_rep(r, err))
+				return -1;
+		}
 		return 0;
 	case FS_REPORT_VARIANTS:
 		if (plot_variants_scatter(r, "pareto", "Cost vs p99 TTFT per variant",

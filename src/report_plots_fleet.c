@@ -342,9 +342,18 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 	size_t n_bars = 0, n_pools = 0, i, k;
 	int monthly = 1, rc;
 	double top = 0;
+	char rec_label[300];
 
-	if (r->kind == FS_REPORT_RUN) {
+	if (r->kind != FS_REPORT_VARIANTS) {
+		if (!r->summary) {
+			fs__plot_skip(r, "cost_breakdown", "no summary.json");
+			return 0;
+		}
 		bars[n_bars].name = fs__jstr(r->summary, "provenance.scenario");
+		if (r->kind == FS_REPORT_SWEEP) {
+			fs__short_label(fs__jget(r->best, "best.set"), rec_label, sizeof rec_label);
+			bars[n_bars].name = rec_label;
+		}
 		if (!bars[n_bars].name)
 			bars[n_bars].name = "this configuration";
 		bars[n_bars++].summary = r->summary;
