@@ -21,140 +21,9 @@
 #include "fleetsim/outfile.h"
 #include "report_internal.h"
 
-/* The axis label of a sweep's objective, in the directory's currency. */
-static const char *objective_words(const struct fs__report *r, const char *objective,
-                                   char *buf, size_t len)
-{
-	if (objective && strcmp(objective, "total_cost") == 0)
-		snprintf(buf, len, "cost over the simulated horizon (%s)", r->currency);
-	else if (objective && strcmp(objective, "cost_per_1m_output_tokens") == 0)
-		snprintf(buf, len, "cost per 1M output tokens (%s)", r->currency);
-	else
-		snprintf(buf, len, "projected cost (%s per month: cost per hour x 730 h)",
-		         r->currency);
-	return buf;
-}
-
 static double pos_lo(double lo, double floor_v)
 {
 	return (isnan(lo) || lo < floor_v) ? floor_v : lo;
-}
-
-/* Log scale when the values span more than 20x. */
-
-/* ---- pareto ---- */
-
-static int plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
-{
-	char words[96];
-	struct fs_sbuf dat, b;
-	cJSON *p, *pts = fs__jget(r->sweep, "points");
-	struct fs__csv *front = NULL;
-	char axis[256], path[4096], lab[512];
-	double bound, xmin = INFINITY, xmax = 0, ymax = 0;
-	int best = (int)fs__jnum(r->best, "best.point");
-	size_t i;
-	int rc;
-
-	if (cJSON_GetArraySize(pts) == 0) {
-		fs__plot_skip(r, "pareto", "sweep.json has no points");
-		return 0;
-	}
-	fs__pareto_axis(r, axis, sizeof axis, &bound);
-	fs_sbuf_init(&dat);
-	/* Block 0: every point; columns: point x x_lo x_hi y y_lo y_hi feasible */
-	fs_sbuf_puts(&dat, "# point latency_ms lo hi objective lo hi feasible\n");
-	cJSON_ArrayForEach(p, pts) {
-		struct fs__ci x = fs__jci(p, "pareto_latency_ms");
-		struct fs__ci y = fs__jci(p, "objective");
-
-		if (isnan(x.value) || isnan(y.value))
-			continue;
-		if (x.value > 0 && x.value < xmin)
-			xmin = x.value;
-		if (x.value > xmax)
-			xmax = x.value;
-		if (y.value > ymax)
-			ymax = y.value;
-		fs_sbuf_printf(&dat, "%d %.10g %.10g %.10g %.10g %.10g %.10g %d\n",
-		               (int)fs__jnum(p, "point"), x.value, pos_lo(x.lo, x.value / 100),
-		               x.hi, y.value,
-		               y.lo, y.hi, cJSON_IsTrue(fs__jget(p, "feasible")));
-	}
-	/* Block 1: the Pareto front in latency order (pareto.csv is sorted). */
-	fs_sbuf_puts(&dat, "\n\n# Pareto front\n");
-	snprintf(path, sizeof path, "%s/pareto.csv", r->dir);
-	front = fs__csv_load(path, NULL);
-	if (front && fs__csv_col(front, "point") >= 0) {
-		int pc = fs__csv_col(front, "point");
-
-		for (i = 0; i < front->n_rows; i++) {
-			cJSON *q = fs__sweep_point(r, (int)fs__csv_num(front, i, (size_t)pc));
-
-			if (q)
-				fs_sbuf_printf(&dat, "%.10g %.10g\n",
-				               fs__jnum(q, "pareto_latency_ms.value"),
-				               fs__jnum(q, "objective.value"));
-		}
-	}
-	fs__csv_free(front);
-	/* Block 2: the recommended point. */
-	fs_sbuf_puts(&dat, "\n\n# recommended\n");
-	p = fs__sweep_point(r, best);
-	if (p)
-		fs_sbuf_printf(&dat, "%.10g %.10g\n", fs__jnum(p, "pareto_latency_ms.value"),
-		               fs__jnum(p, "objective.value"));
-	else
-		fs_sbuf_puts(&dat, "NaN NaN\n");
-	rc = fs__plot_write(r, "pareto", "dat", &dat, err);
-	fs_sbuf_fini(&dat);
-	if (rc)
-		return -1;
-
-	fs_sbuf_init(&b);
-	fs__plot_body_start(r, &b);
-	fs_sbuf_puts(&b, "set title 'Cost vs latency of every evaluated configuration' noenhanced\n"
-	             "set key inside top right box opaque noenhanced\n");
-	fs_sbuf_puts(&b, "set xlabel ");
-	fs_sbuf_gp(&b, axis);
-	fs_sbuf_printf(&b, " noenhanced\nset ylabel '%s' noenhanced\n",
-	               objective_words(r, fs__jstr(r->best, "objective"), words,
-	                               sizeof words));
-	if (!isnan(bound) && bound > xmax)
-		xmax = bound;
-	fs__plot_x_latency(&b, xmin, xmax);
-	fs_sbuf_printf(&b, "set yrange [0:%.6g]\n", ymax * 1.2 + 1e-9);
-	if (!isnan(bound)) {
-		fs_sbuf_printf(&b, "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead "
-		               "lc rgb '#cc0000' dt 2 lw 2\n", bound, bound);
-		fs_sbuf_printf(&b, "set label 1 'SLO bound %.0f ms' at %.10g, graph 0.5 "
-		               "offset -1,0 center rotate by 90 tc rgb '#cc0000' noenhanced\n",
-		               bound, bound);
-	}
-	if (p) {
-		fs__short_label(fs__jget(p, "set"), lab, sizeof lab);
-		fs_sbuf_printf(&b, "set label 2 at %.10g,%.10g ", fs__jnum(p, "pareto_latency_ms.value"),
-		               fs__jnum(p, "objective.value"));
-		{
-			char text[600];
-
-			snprintf(text, sizeof text, "recommended: %s", lab);
-			fs_sbuf_gp(&b, text);
-		}
-		fs_sbuf_puts(&b, " offset 1.5,1.2 left font ',12' tc rgb '#006600' noenhanced\n");
-	}
-	fs_sbuf_puts(&b,
-		"plot 'pareto.dat' index 0 using 2:5:3:4:6:7 with xyerrorbars lc rgb '#b0b0b0' pt 7 ps 0.8 title 'evaluated point (95% CI)', \\\n"
-		"     ''           index 0 using ($8 == 0 ? $2 : NaN):5 with points lc rgb '#888888' pt 6 ps 1.6 title 'misses the objective', \\\n"
-		"     ''           index 1 using 1:2 with linespoints lc rgb '#1f77b4' lw 2 pt 7 ps 1.2 title 'Pareto front', \\\n"
-		"     ''           index 2 using 1:2 with points lc rgb '#2ca02c' pt 3 ps 3.5 lw 3 title 'recommended'\n");
-	rc = fs__plot_finish(r, "pareto", fs_sbuf_str(&b),
-	                 "Cost against latency for every evaluated sweep point, with 95% "
-	                 "confidence intervals both ways; the Pareto front is joined, the "
-	                 "dashed red line is the latency bound of the objective, and the "
-	                 "recommended point is marked.", err);
-	fs_sbuf_fini(&b);
-	return rc;
 }
 
 /* Labelled scatter of variants: x column xc, y column from v. */
@@ -513,7 +382,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		return -1;
 	switch (r->kind) {
 	case FS_REPORT_SWEEP:
-		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err) ||
+		if (fs__plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err) ||
 		    fs__plot_concurrency(r, err))
 			return -1;
 		/* The recommended point run again (report_rerun.c), when it was. */
