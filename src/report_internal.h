@@ -171,6 +171,9 @@ struct fs__seg {
 };
 /* Margins, log flags and ranges of f as gnuplot commands. */
 void fs__frame_emit(struct fs_sbuf *b, const struct fs__frame *f);
+/* Tics 1, 2, 5 per decade on a log axis ('x' or 'y') over [lo, hi], with
+ * their values written out. */
+void fs__plot_log_tics(struct fs_sbuf *b, char axis, double lo, double hi);
 /* Pixel position (x right, y up) of a data point on the 1200 x 700 canvas. */
 void fs__frame_px(const struct fs__frame *f, double x, double y, double *px, double *py);
 /* Place labels in order (the first has priority) clear of the segments
@@ -180,6 +183,11 @@ void fs__frame_px(const struct fs__frame *f, double x, double y, double *px, dou
 size_t fs__labels_place(const struct fs__frame *f, const struct fs__seg *segs, size_t n_segs,
                         struct fs__label *labels, size_t n_labels, int first_tag,
                         struct fs_sbuf *b);
+
+/* report_plots_cdf.c: latency CDFs with SLO lines and their tails. */
+int fs__plot_cdf_run(struct fs__report *r, struct fs_error *err);
+int fs__plot_cdf_variants(struct fs__report *r, struct fs_error *err);
+int fs__plot_cdf_sweep(struct fs__report *r, struct fs_error *err);
 
 /* report_plots_pareto.c: the sweep's cost vs latency plot. */
 int fs__plot_pareto_sweep(struct fs__report *r, struct fs_error *err);

@@ -35,6 +35,31 @@ void fs__frame_emit(struct fs_sbuf *b, const struct fs__frame *f)
 	               f->ylog ? "set" : "unset");
 	fs_sbuf_printf(b, "set xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n",
 	               f->xmin, f->xmax, f->ymin, f->ymax);
+	if (f->xlog)
+		fs__plot_log_tics(b, 'x', f->xmin, f->xmax);
+	if (f->ylog)
+		fs__plot_log_tics(b, 'y', f->ymin, f->ymax);
+}
+
+void fs__plot_log_tics(struct fs_sbuf *b, char axis, double lo, double hi)
+{
+	static const double steps[] = { 1, 2, 5 };
+	double d;
+	int first = 1;
+	size_t k;
+
+	if (!(lo > 0 && hi > lo))
+		return;
+	fs_sbuf_printf(b, "set %ctics (", axis);
+	for (d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+		for (k = 0; k < 3; k++)
+			if (d * steps[k] >= lo && d * steps[k] <= hi) {
+				fs_sbuf_printf(b, d * steps[k] >= 1 ? "%s'%.0f' %.10g" :
+				               "%s'%.3g' %.10g", first ? "" : ", ", d * steps[k],
+				               d * steps[k]);
+				first = 0;
+			}
+	fs_sbuf_puts(b, ")\n");
 }
 
 /* Position of a data value along an axis, 0..1 of the frame. */

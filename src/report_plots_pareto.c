@@ -204,7 +204,7 @@ int fs__plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
 	fs__plot_body_start(r, &b);
 	fs_sbuf_puts(&b, "set title 'Cost vs latency of every evaluated configuration' noenhanced\n"
 	             "set key at screen 0.72, screen 0.91 left top vertical Left reverse "
-	             "box opaque noenhanced spacing 1.2 samplen 2\n");
+	             "box opaque noenhanced spacing 1.4 samplen 2\n");
 	fs__frame_emit(&b, &fr);
 	fs_sbuf_puts(&b, "set xlabel ");
 	fs_sbuf_gp(&b, axis);
