@@ -163,6 +163,7 @@ struct fs__label {
 	/* filled by fs__labels_place */
 	bool placed, right, leader, boxed;
 	double gx, gy;               /* anchor, graph fractions */
+	double lgx, lgy;             /* where a leader leaves the text */
 };
 /* A line segment of the plot labels must keep clear of (x0 == x1 and
  * y0 == y1: a point marker), data units. */

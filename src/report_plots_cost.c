@@ -176,7 +176,7 @@ int fs__plot_cost(struct fs__report *r, struct fs_error *err)
 		               100 * usd[i][FS__MAX_SERIES + COL_UNUSED] / t,
 		               100 * usd[i][FS__MAX_SERIES + COL_IDLE] / t,
 		               100 * usd[i][FS__MAX_SERIES + COL_LOST] / t, i,
-		               total_usd[i], n_bars > 5 ? "2.7" : "3.5",
+		               total_usd[i], n_bars > 5 ? "3.0" : "3.9",
 		               n_bars > 5 ? " font ',9'" : "");
 	}
 	fs_sbuf_puts(&b, "plot ");

@@ -257,7 +257,7 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Utilization over time (mean over replications, 95%% band)' "
 	               "noenhanced\nset key outside below center horizontal maxrows 3 box noenhanced width -4\n"
-	               "set bmargin 10\nset xlabel 'time (%s)' noenhanced\n", unit);
+	               "set bmargin 8.5\nset xlabel 'time (%s)' noenhanced\n", unit);
 	if (n_pools) {
 		/* MODEL: S17, S19 — the healthy band and the idle threshold, named
 		 * inside the frame at its right edge. */

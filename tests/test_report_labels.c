@@ -21,7 +21,7 @@
 #include "util_test.h"
 
 /* The text box of a placed label in canvas pixels (as the placement
- * estimates it: 9 px a character, 18 px a line). */
+ * estimates it: 9.5 px a character, 18 px a line). */
 struct px_box {
 	double x0, y0, x1, y1;
 };
@@ -31,7 +31,7 @@ static struct px_box box_of(const struct fs__frame *f, const struct fs__label *l
 	struct px_box b;
 	double ax = (f->left + l->gx * (f->right - f->left)) * 1200;
 	double ay = (f->bottom + l->gy * (f->top - f->bottom)) * 700;
-	double w = 9.0 * (double)strlen(l->text);
+	double w = 9.5 * (double)strlen(l->text);
 
 	b.x0 = l->right ? ax - w : ax;
 	b.x1 = b.x0 + w;
