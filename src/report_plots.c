@@ -92,7 +92,7 @@ static int plot_variants_scatter(struct fs__report *r, const char *name,
 		return -1;
 	}
 	if (x_is_attainment) {
-		/* MODEL: the attainment is a share: the axis stops at 100%. */
+		/* The attainment is a share: the axis stops at 100%. */
 		double lo = xmin - (100 - xmin) * 0.6 - 0.2;
 
 		fr.xmin = lo < 0 ? 0 : lo;
