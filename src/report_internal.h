@@ -97,7 +97,6 @@ struct fs__report {
 	size_t n_blocks;
 	size_t cap_blocks;
 	bool rerun_cached;           /* sweep: DIR/recommended was reused */
-	bool pdf;                    /* also print report.pdf (--pdf) */
 };
 
 /* report_data.c */
