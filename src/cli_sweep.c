@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "fleetsim/common.h"
 #include "fleetsim/outfile.h"
+#include "fleetsim/par.h"
 #include "fleetsim/sweep.h"
 
 #define MAX_SETS 64
@@ -26,7 +27,9 @@ static const char sweep_help[] =
 	"recommended one, all with 95% intervals), DIR/pareto.csv (cost vs the\n"
 	"chosen latency) and DIR/best.json (the cheapest point proven to meet the\n"
 	"objective, and why), plus DIR/sweep_cdf.csv (each point's latency CDF)\n"
-	"and DIR/scenario.json.  A point is feasible when the lower end of the 95%\n"
+	"and DIR/scenario.json (resolved) with DIR/scenario_input.json (the file as\n"
+	"given, for fleetsim report to run the recommended point again).  A point\n"
+	"is feasible when the lower end of the 95%\n"
 	"Wilson interval of P(SLO met) reaches objective.confidence, infeasible\n"
 	"when its upper end is below it, else undecided: an undecided point runs\n"
 	"the replications that would decide it (up to objective.max_replications)\n"
@@ -64,7 +67,7 @@ static int check_outputs(const char *out_dir)
 {
 	static const char *const files[] = { "sweep.csv", "sweep.json", "pareto.csv",
 	                                      "sweep_cdf.csv", "best.json",
-	                                      "scenario.json" };
+	                                      "scenario.json", "scenario_input.json" };
 	struct fs_error err;
 	char *points;
 	size_t n = strlen(out_dir) + 8, i;
@@ -84,6 +87,40 @@ static int check_outputs(const char *out_dir)
 		return FS_EXIT_INPUT;
 	}
 	return 0;
+}
+
+/* DIR/scenario_input.json: the scenario file's bytes as given (its sha256
+ * is sweep.json's scenario_sha256), so `fleetsim report DIR` can run the
+ * recommended point again (DIR/scenario.json is resolved: its derived
+ * prices and bounds would not follow a point's values). */
+static int keep_input(const char *scenario_path, const char *out_dir)
+{
+	struct fs_error err;
+	FILE *f = fopen(scenario_path, "rb");
+	char *text = NULL, *path;
+	size_t cap = 0, used = 0, got, n = strlen(out_dir) + 24;
+	int rc;
+
+	if (f == NULL) {
+		fprintf(stderr, "fleetsim sweep: cannot read %s again\n", scenario_path);
+		return FS_EXIT_RUNTIME;
+	}
+	do {
+		text = fs_xrealloc(text, cap += 65536);
+		got = fread(text + used, 1, cap - used, f);
+		used += got;
+	} while (got > 0);
+	fclose(f);
+	path = fs_xmalloc(n);
+	snprintf(path, n, "%s/scenario_input.json", out_dir);
+	rc = fs_outfile_write(path, text, used, &err);
+	if (rc != 0) {
+		fputs("fleetsim sweep: ", stderr);
+		fs_error_print(&err);
+	}
+	free(path);
+	free(text);
+	return rc != 0 ? FS_EXIT_RUNTIME : 0;
 }
 
 enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET };
@@ -172,6 +209,8 @@ int fs__cli_sweep(int argc, char **argv)
 	rc = check_outputs(o.out_dir);
 	if (rc == 0)
 		rc = fs_sweep_run(&o);
+	if (rc == 0 && fs_par_rank() == 0)
+		rc = keep_input(o.scenario_path, o.out_dir);
 	free(out_dir);
 	return rc;
 }

@@ -1,13 +1,14 @@
 /*
- * gnuplot.c — find gnuplot in $PATH and run it on a script with fork/exec
- * (see gnuplot.h).  The child's stdin is /dev/null, its stdout goes to
- * /dev/null and its stderr to a pipe the parent drains before waiting, so a
- * chatty gnuplot can never block on a full pipe.
+ * gnuplot.c — find a program (gnuplot, a browser) in $PATH and run it with
+ * fork/exec, no shell (see gnuplot.h).  The child's stdin is /dev/null, its
+ * stdout goes to /dev/null and its stderr to a pipe the parent drains
+ * before waiting, so a chatty child can never block on a full pipe.
  */
 #include "fleetsim/gnuplot.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@
 #include <unistd.h>
 
 int fs_gnuplot_find(char *buf, size_t buf_len)
+{
+	return fs_exec_find("gnuplot", buf, buf_len);
+}
+
+int fs_exec_find(const char *name, char *buf, size_t buf_len)
 {
 	const char *path = getenv("PATH");
 	const char *p;
@@ -32,9 +38,9 @@ int fs_gnuplot_find(char *buf, size_t buf_len)
 		struct stat st;
 
 		if (n == 0)
-			snprintf(cand, sizeof cand, "./gnuplot");
+			snprintf(cand, sizeof cand, "./%s", name);
 		else
-			snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)n, p);
+			snprintf(cand, sizeof cand, "%.*s/%s", (int)n, p, name);
 		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(cand, X_OK) == 0) {
 			if (strlen(cand) + 1 > buf_len)
@@ -50,10 +56,10 @@ int fs_gnuplot_find(char *buf, size_t buf_len)
 }
 
 /* Child side: never returns. */
-static void child(const char *exe, const char *cwd, const char *script, int err_fd)
+static void child(const char *exe, const char *cwd, char *const *argv, unsigned limit_s,
+                  int err_fd)
 {
 	int devnull = open("/dev/null", O_RDWR);
-	char *const argv[] = { (char *)"gnuplot", (char *)script, NULL };
 
 	if (devnull >= 0) {
 		dup2(devnull, STDIN_FILENO);
@@ -64,6 +70,8 @@ static void child(const char *exe, const char *cwd, const char *script, int err_
 		fprintf(stderr, "cannot enter %s: %s\n", cwd, strerror(errno));
 		_exit(126);
 	}
+	if (limit_s > 0)
+		alarm(limit_s);          /* kept across exec: SIGALRM ends a hung child */
 	execv(exe, argv);
 	fprintf(stderr, "cannot start %s: %s\n", exe, strerror(errno));
 	_exit(127);
@@ -72,6 +80,15 @@ static void child(const char *exe, const char *cwd, const char *script, int err_
 int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
                    struct fs_error *err)
 {
+	char *const argv[] = { (char *)"gnuplot", (char *)script, NULL };
+
+	return fs_exec_run(exe, cwd, argv, "gnuplot", 0, err);
+}
+
+int fs_exec_run(const char *exe, const char *cwd, char *const *argv, const char *what,
+                unsigned limit_s, struct fs_error *err)
+{
+	const char *script = argv[1] != NULL ? argv[1] : exe;
 	int fds[2];
 	pid_t pid;
 	char msg[768];
@@ -92,7 +109,7 @@ int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child(exe, cwd, script, fds[1]);
+		child(exe, cwd, argv, limit_s, fds[1]);
 	}
 	close(fds[1]);
 	msg[0] = '\0';
@@ -117,7 +134,7 @@ int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
-			return fs_error_set(err, script, NULL, "waiting for gnuplot: %s",
+			return fs_error_set(err, script, NULL, "waiting for %s: %s", what,
 			                    strerror(errno));
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -126,9 +143,10 @@ int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
 		msg[--msg_len] = '\0';
 	if (WIFEXITED(status))
 		return fs_error_set(err, script, NULL,
-		                    "gnuplot (in %s) exited with status %d: %s", cwd,
+		                    "%s (in %s) exited with status %d: %s", what, cwd,
 		                    WEXITSTATUS(status), msg_len ? msg : "(no message)");
-	return fs_error_set(err, script, NULL, "gnuplot (in %s) was killed by signal %d: %s",
-	                    cwd, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-	                    msg_len ? msg : "(no message)");
+	return fs_error_set(err, script, NULL, "%s (in %s) was killed by signal %d%s: %s",
+	                    what, cwd, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	                    WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
+	                    " (took too long)" : "", msg_len ? msg : "(no message)");
 }

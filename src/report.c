@@ -27,6 +27,8 @@ int fs_report_build(const char *dir, const char *gnuplot, char *html_path,
 		return FS_EXIT_INPUT;
 	}
 	r.gnuplot = gnuplot;
+	if (r.kind == FS_REPORT_SWEEP && fs__report_rerun_best(&r, err))
+		goto out;
 	fs__plot_load_style(&r);
 	if (fs__report_plots(&r, err))
 		goto out;

@@ -98,6 +98,8 @@ struct fs__report {
 	size_t cap_blocks;
 	struct fs__first *first;     /* report_first.c: the recommended scenario
 	                              * and its headroom (owned), or NULL */
+
+	bool rerun_cached;           /* sweep: DIR/recommended was reused */
 };
 
 /* report_data.c */
@@ -151,6 +153,51 @@ void fs__plot_load_style(struct fs__report *r);
 /* x range (log scale when the values span more than 20x). */
 void fs__plot_x_latency(struct fs_sbuf *b, double min_v, double max_v);
 
+/* report_plot_labels.c: a frame pinned in screen fractions with its axis
+ * ranges, and labels placed so they neither clip nor overlap. */
+struct fs__frame {
+	double left, right, bottom, top;   /* frame, fractions of the canvas */
+	double xmin, xmax, ymin, ymax;     /* axis ranges (data units) */
+	bool xlog, ylog;
+};
+struct fs__label {
+	const char *text;            /* raw (escaped when emitted) */
+	double x, y;                 /* the point it names (data units) */
+	const char *colour;          /* "#rrggbb", NULL: black */
+	bool bold;
+	/* filled by fs__labels_place */
+	bool placed, right, leader, boxed;
+	double gx, gy;               /* anchor, graph fractions */
+	double lgx, lgy;             /* where a leader leaves the text */
+};
+/* A line segment of the plot labels must keep clear of (x0 == x1 and
+ * y0 == y1: a point marker), data units. */
+struct fs__seg {
+	double x0, y0, x1, y1;
+};
+/* Margins, log flags and ranges of f as gnuplot commands. */
+void fs__frame_emit(struct fs_sbuf *b, const struct fs__frame *f);
+/* Tics 1, 2, 5 per decade on a log axis ('x' or 'y') over [lo, hi], with
+ * their values written out. */
+void fs__plot_log_tics(struct fs_sbuf *b, char axis, double lo, double hi);
+/* Pixel position (x right, y up) of a data point on the 1200 x 700 canvas. */
+void fs__frame_px(const struct fs__frame *f, double x, double y, double *px, double *py);
+/* Place labels in order (the first has priority) clear of the segments
+ * (points, lines, error bars) and of each other, inside the frame; emit
+ * `set label` (and a leader `set arrow` for a distant one) numbered from
+ * first_tag.  Returns how many labels found no room (left out). */
+size_t fs__labels_place(const struct fs__frame *f, const struct fs__seg *segs, size_t n_segs,
+                        struct fs__label *labels, size_t n_labels, int first_tag,
+                        struct fs_sbuf *b);
+
+/* report_plots_cdf.c: latency CDFs with SLO lines and their tails. */
+int fs__plot_cdf_run(struct fs__report *r, struct fs_error *err);
+int fs__plot_cdf_variants(struct fs__report *r, struct fs_error *err);
+int fs__plot_cdf_sweep(struct fs__report *r, struct fs_error *err);
+
+/* report_plots_pareto.c: the sweep's cost vs latency plot. */
+int fs__plot_pareto_sweep(struct fs__report *r, struct fs_error *err);
+
 /* report_plots_fleet.c: time series and cost (run dir / a variant). */
 int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char *name,
                       const char *variant, struct fs_error *err);
@@ -203,6 +250,13 @@ void fs__report_risk(struct fs__report *r);
  * fs__report_first_fini frees what it keeps. */
 void fs__report_first(struct fs__report *r);
 void fs__report_first_fini(struct fs__report *r);
+
+/* report_rerun.c: a sweep's recommended point run again with time series
+ * into DIR/recommended (reused while its source.json still matches
+ * best.json); loads its summary.json into r->summary and timeseries.csv
+ * into r->timeseries.  0, or -1 with err. */
+#define FS__RERUN_DIR "recommended"
+int fs__report_rerun_best(struct fs__report *r, struct fs_error *err);
 
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);

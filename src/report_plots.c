@@ -21,489 +21,137 @@
 #include "fleetsim/outfile.h"
 #include "report_internal.h"
 
-/* The axis label of a sweep's objective, in the directory's currency. */
-static const char *objective_words(const struct fs__report *r, const char *objective,
-                                   char *buf, size_t len)
-{
-	if (objective && strcmp(objective, "total_cost") == 0)
-		snprintf(buf, len, "cost over the simulated horizon (%s)", r->currency);
-	else if (objective && strcmp(objective, "cost_per_1m_output_tokens") == 0)
-		snprintf(buf, len, "cost per 1M output tokens (%s)", r->currency);
-	else
-		snprintf(buf, len, "projected cost (%s per month: cost per hour x 730 h)",
-		         r->currency);
-	return buf;
-}
-
 static double pos_lo(double lo, double floor_v)
 {
 	return (isnan(lo) || lo < floor_v) ? floor_v : lo;
 }
 
-/* Log scale when the values span more than 20x. */
-
-/* ---- pareto ---- */
-
-static int plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
-{
-	char words[96];
-	struct fs_sbuf dat, b;
-	cJSON *p, *pts = fs__jget(r->sweep, "points");
-	struct fs__csv *front = NULL;
-	char axis[256], path[4096], lab[512];
-	double bound, xmin = INFINITY, xmax = 0, ymax = 0;
-	int best = (int)fs__jnum(r->best, "best.point");
-	size_t i;
-	int rc;
-
-	if (cJSON_GetArraySize(pts) == 0) {
-		fs__plot_skip(r, "pareto", "sweep.json has no points");
-		return 0;
-	}
-	fs__pareto_axis(r, axis, sizeof axis, &bound);
-	fs_sbuf_init(&dat);
-	/* Block 0: every point; columns: point x x_lo x_hi y y_lo y_hi feasible */
-	fs_sbuf_puts(&dat, "# point latency_ms lo hi objective lo hi feasible\n");
-	cJSON_ArrayForEach(p, pts) {
-		struct fs__ci x = fs__jci(p, "pareto_latency_ms");
-		struct fs__ci y = fs__jci(p, "objective");
-
-		if (isnan(x.value) || isnan(y.value))
-			continue;
-		if (x.value > 0 && x.value < xmin)
-			xmin = x.value;
-		if (x.value > xmax)
-			xmax = x.value;
-		if (y.value > ymax)
-			ymax = y.value;
-		fs_sbuf_printf(&dat, "%d %.10g %.10g %.10g %.10g %.10g %.10g %d\n",
-		               (int)fs__jnum(p, "point"), x.value, pos_lo(x.lo, x.value / 100),
-		               x.hi, y.value,
-		               y.lo, y.hi, cJSON_IsTrue(fs__jget(p, "feasible")));
-	}
-	/* Block 1: the Pareto front in latency order (pareto.csv is sorted). */
-	fs_sbuf_puts(&dat, "\n\n# Pareto front\n");
-	snprintf(path, sizeof path, "%s/pareto.csv", r->dir);
-	front = fs__csv_load(path, NULL);
-	if (front && fs__csv_col(front, "point") >= 0) {
-		int pc = fs__csv_col(front, "point");
-
-		for (i = 0; i < front->n_rows; i++) {
-			cJSON *q = fs__sweep_point(r, (int)fs__csv_num(front, i, (size_t)pc));
-
-			if (q)
-				fs_sbuf_printf(&dat, "%.10g %.10g\n",
-				               fs__jnum(q, "pareto_latency_ms.value"),
-				               fs__jnum(q, "objective.value"));
-		}
-	}
-	fs__csv_free(front);
-	/* Block 2: the recommended point. */
-	fs_sbuf_puts(&dat, "\n\n# recommended\n");
-	p = fs__sweep_point(r, best);
-	if (p)
-		fs_sbuf_printf(&dat, "%.10g %.10g\n", fs__jnum(p, "pareto_latency_ms.value"),
-		               fs__jnum(p, "objective.value"));
-	else
-		fs_sbuf_puts(&dat, "NaN NaN\n");
-	rc = fs__plot_write(r, "pareto", "dat", &dat, err);
-	fs_sbuf_fini(&dat);
-	if (rc)
-		return -1;
-
-	fs_sbuf_init(&b);
-	fs__plot_body_start(r, &b);
-	fs_sbuf_puts(&b, "set title 'Cost vs latency of every evaluated configuration' noenhanced\n"
-	             "set key inside top right box opaque noenhanced\n");
-	fs_sbuf_puts(&b, "set xlabel ");
-	fs_sbuf_gp(&b, axis);
-	fs_sbuf_printf(&b, " noenhanced\nset ylabel '%s' noenhanced\n",
-	               objective_words(r, fs__jstr(r->best, "objective"), words,
-	                               sizeof words));
-	if (!isnan(bound) && bound > xmax)
-		xmax = bound;
-	fs__plot_x_latency(&b, xmin, xmax);
-	fs_sbuf_printf(&b, "set yrange [0:%.6g]\n", ymax * 1.2 + 1e-9);
-	if (!isnan(bound)) {
-		fs_sbuf_printf(&b, "set arrow 1 from %.10g, graph 0 to %.10g, graph 1 nohead "
-		               "lc rgb '#cc0000' dt 2 lw 2\n", bound, bound);
-		fs_sbuf_printf(&b, "set label 1 'SLO bound %.0f ms' at %.10g, graph 0.5 "
-		               "offset -1,0 center rotate by 90 tc rgb '#cc0000' noenhanced\n",
-		               bound, bound);
-	}
-	if (p) {
-		fs__short_label(fs__jget(p, "set"), lab, sizeof lab);
-		fs_sbuf_printf(&b, "set label 2 at %.10g,%.10g ", fs__jnum(p, "pareto_latency_ms.value"),
-		               fs__jnum(p, "objective.value"));
-		{
-			char text[600];
-
-			snprintf(text, sizeof text, "recommended: %s", lab);
-			fs_sbuf_gp(&b, text);
-		}
-		fs_sbuf_puts(&b, " offset 1.5,1.2 left font ',12' tc rgb '#006600' noenhanced\n");
-	}
-	fs_sbuf_puts(&b,
-		"plot 'pareto.dat' index 0 using 2:5:3:4:6:7 with xyerrorbars lc rgb '#b0b0b0' pt 7 ps 0.8 title 'evaluated point (95% CI)', \\\n"
-		"     ''           index 0 using ($8 == 0 ? $2 : NaN):5 with points lc rgb '#888888' pt 6 ps 1.6 title 'misses the objective', \\\n"
-		"     ''           index 1 using 1:2 with linespoints lc rgb '#1f77b4' lw 2 pt 7 ps 1.2 title 'Pareto front', \\\n"
-		"     ''           index 2 using 1:2 with points lc rgb '#2ca02c' pt 3 ps 3.5 lw 3 title 'recommended'\n");
-	rc = fs__plot_finish(r, "pareto", fs_sbuf_str(&b),
-	                 "Cost against latency for every evaluated sweep point, with 95% "
-	                 "confidence intervals both ways; the Pareto front is joined, the "
-	                 "dashed red line is the latency bound of the objective, and the "
-	                 "recommended point is marked.", err);
-	fs_sbuf_fini(&b);
-	return rc;
-}
-
-/* Labelled scatter of variants: x column xc, y column from v. */
+/* Labelled scatter of variants: monthly cost against the p99 TTFT or the
+ * SLO attainment (%, axis capped at 100), names placed without overlap
+ * (report_plot_labels.c), the recommended one first. */
 static int plot_variants_scatter(struct fs__report *r, const char *name,
                                  const char *title, const char *xlabel,
                                  int x_is_attainment, const char *caption,
                                  struct fs_error *err)
 {
+	struct fs__frame fr = { 0.08, 0.72, 0.11, 0.91, 0, 1, 0, 1, false, false };
+	struct fs__label *labels = fs_xcalloc(r->n_variants + 1, sizeof *labels);
+	struct fs__seg *segs = fs_xcalloc(3 * r->n_variants + 1, sizeof *segs);
+	char (*texts)[300] = fs_xcalloc(r->n_variants + 1, sizeof *texts);
 	struct fs_sbuf dat, b;
 	double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
-	size_t i, n = 0;
-	int rc;
+	size_t i, n = 0, n_segs = 0, n_labels = 0, left_out;
+	int rc, pass;
 
 	fs_sbuf_init(&dat);
-	fs_sbuf_puts(&dat, "# variant x x_lo x_hi monthly_cost lo hi meets\n");
+	fs_sbuf_puts(&dat, "# variant x x_lo x_hi monthly_cost lo hi meets recommended\n");
 	for (i = 0; i < r->n_variants; i++) {
 		const struct fs__variant *v = &r->variants[i];
 		struct fs__ci x = x_is_attainment ? v->slo_attainment : v->ttft_p99_ms;
-		double scale = x_is_attainment ? 100 : 1;
+		double scale = x_is_attainment ? 100 : 1, ylo, yhi;
 
 		if (isnan(x.value) || isnan(v->monthly_usd.value))
 			continue;
 		n++;
 		x.value *= scale;
-		x.lo *= scale;
+		x.lo = x_is_attainment ? x.lo * scale : pos_lo(x.lo, x.value / 100);
 		x.hi *= scale;
-		if (x_is_attainment && x.hi > 100)
-			x.hi = 100;
-		if (x.value < xmin)
-			xmin = x.value;
-		if (x.value > xmax)
-			xmax = x.value;
-		if (v->monthly_usd.value > ymax)
-			ymax = v->monthly_usd.value;
+		if (isnan(x.lo))
+			x.lo = x.value;
+		if (isnan(x.hi) || (x_is_attainment && x.hi > 100))
+			x.hi = isnan(x.hi) ? x.value : 100;
+		ylo = pos_lo(v->monthly_usd.lo, 0);
+		yhi = isnan(v->monthly_usd.hi) ? v->monthly_usd.value : v->monthly_usd.hi;
+		xmin = x.value < xmin ? x.value : xmin;
+		xmax = x.value > xmax ? x.value : xmax;
+		ymax = v->monthly_usd.value > ymax ? v->monthly_usd.value : ymax;
 		fs_sbuf_printf(&dat, "%zu %.10g %.10g %.10g %.10g %.10g %.10g %d %d\n", i,
-		               x.value, x_is_attainment ? x.lo : pos_lo(x.lo, x.value / 100),
-		               x.hi, v->monthly_usd.value,
-		               pos_lo(v->monthly_usd.lo, 0), v->monthly_usd.hi, v->meets,
+		               x.value, x.lo, x.hi, v->monthly_usd.value, ylo, yhi, v->meets,
 		               r->have_rec && i == r->rec);
+		segs[n_segs++] = (struct fs__seg){ x.value, v->monthly_usd.value, x.value,
+		                                   v->monthly_usd.value };
+		segs[n_segs++] = (struct fs__seg){ x.lo, v->monthly_usd.value, x.hi,
+		                                   v->monthly_usd.value };
+		segs[n_segs++] = (struct fs__seg){ x.value, ylo, x.value, yhi };
 	}
 	if (n == 0) {
 		fs_sbuf_fini(&dat);
 		fs__plot_skip(r, name, x_is_attainment ? "no variant has an SLO attainment"
 		                              : "no variant has a TTFT p99");
+		free(labels);
+		free(segs);
+		free(texts);
 		return 0;
 	}
 	rc = fs__plot_write(r, name, "dat", &dat, err);
 	fs_sbuf_fini(&dat);
-	if (rc)
+	if (rc) {
+		free(labels);
+		free(segs);
+		free(texts);
 		return -1;
+	}
+	if (x_is_attainment) {
+		/* The attainment is a share: the axis stops at 100%. */
+		double lo = xmin - (100 - xmin) * 0.6 - 0.2;
+
+		fr.xmin = lo < 0 ? 0 : lo;
+		fr.xmax = 100;
+	} else {
+		fr.xlog = xmin > 0 && xmax / xmin > 20;
+		fr.xmin = fr.xlog ? xmin / 1.6 : xmin - (xmax - xmin) * 0.3 - xmax * 0.05;
+		fr.xmax = fr.xlog ? xmax * 1.6 : xmax + (xmax - xmin) * 0.3 + xmax * 0.05;
+		if (fr.xmin < 0 || fr.xmin >= fr.xmax)
+			fr.xmin = 0;
+	}
+	fr.ymax = ymax * 1.25 + 1e-9;
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title '%s' noenhanced\nset xlabel '%s' noenhanced\n"
 	               "set ylabel 'projected cost (%s per month: cost per hour x 730 h)' "
-	               "noenhanced\n", title, xlabel, r->currency);
-	if (x_is_attainment) {
-		double lo = xmin - (100 - xmin) * 0.3 - 0.5;
+	               "noenhanced\nset key at screen 0.735, screen 0.91 left top vertical "
+	               "Left reverse box opaque noenhanced samplen 2 spacing 1.5\n", title, xlabel, r->currency);
+	fs__frame_emit(&b, &fr);
+	if (fr.xlog)
+		fs_sbuf_puts(&b, "set format x '%.0f'\n");
+	/* Names: the recommended variant first (it must be shown), then the rest
+	 * in file order. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->n_variants; i++) {
+			const struct fs__variant *v = &r->variants[i];
+			struct fs__ci x = x_is_attainment ? v->slo_attainment : v->ttft_p99_ms;
+			bool rec = r->have_rec && i == r->rec;
 
-		fs_sbuf_printf(&b, "set xrange [%.6g:100.5]\n", lo < 0 ? 0 : lo);
-		xmax = 100.5;
-		xmin = lo < 0 ? 0 : lo;
-	} else {
-		fs__plot_x_latency(&b, xmin, xmax);
-	}
-	fs_sbuf_printf(&b, "set yrange [0:%.6g]\n", ymax * 1.25 + 1e-9);
-	/* Names as labels beside their points, alternately above and below to
-	 * keep neighbours apart. */
-	for (i = 0; i < r->n_variants; i++) {
-		const struct fs__variant *v = &r->variants[i];
-		struct fs__ci x = x_is_attainment ? v->slo_attainment : v->ttft_p99_ms;
-		char text[300];
-		int right;
-
-		if (isnan(x.value) || isnan(v->monthly_usd.value))
-			continue;
-		snprintf(text, sizeof text, "%s%s", v->name,
-		         r->have_rec && i == r->rec ? " (recommended)" : "");
-		fs_sbuf_printf(&b, "set label %zu ", i + 1);
-		fs_sbuf_gp(&b, text);
-		/* Points in the right third get their label on their left. */
-		right = x_is_attainment && 100 * x.value > xmin + (xmax - xmin) * 0.66;
-		fs_sbuf_printf(&b, " at %.10g,%.10g offset %s,%s %s noenhanced%s\n",
-		               x.value * (x_is_attainment ? 100 : 1), v->monthly_usd.value,
-		               right ? "-1.5" : "1", i % 2 ? "-0.9" : "0.9",
-		               right ? "right" : "left",
-		               r->have_rec && i == r->rec ? " tc rgb '#006600'" : "");
-	}
-	fs_sbuf_puts(&b,
-		"plot '" );
-	fs_sbuf_printf(&b, "%s.dat' using 2:5:3:4:6:7 with xyerrorbars lc rgb '#1f77b4' pt 7 ps 1.3 "
-		"title 'variant (95%% CI)', \\\n"
+			if (isnan(x.value) || isnan(v->monthly_usd.value) || rec != (pass == 0))
+				continue;
+			snprintf(texts[n_labels], sizeof texts[n_labels], "%s%s", v->name,
+			         rec ? " (recommended)" : "");
+			labels[n_labels].text = texts[n_labels];
+			labels[n_labels].x = x.value * (x_is_attainment ? 100 : 1);
+			labels[n_labels].y = v->monthly_usd.value;
+			labels[n_labels].colour = rec ? "#006600" : "#1f4e79";
+			labels[n_labels++].bold = rec;
+		}
+	left_out = fs__labels_place(&fr, segs, n_segs, labels, n_labels, 1, &b);
+	fs_sbuf_printf(&b, "plot '%s.dat' using 2:5:3:4:6:7 with xyerrorbars lc rgb '#1f77b4' "
+		"pt 7 ps 1.3 title 'variant (95%% CI)', \\\n"
 		"     '' using ($8 != 0 ? $2 : NaN):5 with points lc rgb '#2ca02c' pt 6 ps 2.6 lw 2 "
 		"title 'meets its SLO target', \\\n"
 		"     '' using ($9 != 0 ? $2 : NaN):5 with points lc rgb '#2ca02c' pt 3 ps 3.5 lw 3 "
 		"title 'recommended'\n", name);
-	rc = fs__plot_finish(r, name, fs_sbuf_str(&b), caption, err);
+	if (left_out) {
+		char cap[700];
+
+		snprintf(cap, sizeof cap, "%s %zu name%s left out for room (the table lists "
+		         "every variant).", caption, left_out, left_out == 1 ? "" : "s");
+		rc = fs__plot_finish(r, name, fs_sbuf_str(&b), cap, err);
+	} else {
+		rc = fs__plot_finish(r, name, fs_sbuf_str(&b), caption, err);
+	}
 	fs_sbuf_fini(&b);
-	return rc;
-}
-
-/* ---- latency CDFs ---- */
-
-/* Blocks for one metric from a (group, metric, latency_ms, cdf) CSV; group
- * NULL takes every group.  Appends titles (raw) to titles. */
-static size_t cdf_blocks(struct fs_sbuf *dat, const struct fs__csv *c, const char *metric,
-                         const char *only_group, double *xmin, double *xmax)
-{
-	int gc = fs__csv_col(c, "group"), mc = fs__csv_col(c, "metric");
-	int lc = fs__csv_col(c, "latency_ms"), cc = fs__csv_col(c, "cdf");
-	const char *cur = NULL;
-	size_t i, n = 0;
-
-	if (gc < 0 || mc < 0 || lc < 0 || cc < 0)
-		return 0;
-	for (i = 0; i < c->n_rows; i++) {
-		const char *g = fs__csv_cell(c, i, (size_t)gc);
-		double x = fs__csv_num(c, i, (size_t)lc);
-
-		if (strcmp(fs__csv_cell(c, i, (size_t)mc), metric) != 0)
-			continue;
-		if (only_group && strcmp(g, only_group) != 0)
-			continue;
-		if (!cur || strcmp(cur, g) != 0) {
-			if (n || dat->len)
-				fs_sbuf_puts(dat, "\n\n");
-			n++;
-			cur = g;
-		}
-		if (x > 0 && x < *xmin)
-			*xmin = x;
-		if (x > *xmax)
-			*xmax = x;
-		fs_sbuf_printf(dat, "%.10g %.10g\n", x, 100 * fs__csv_num(c, i, (size_t)cc));
-	}
-	return n;
-}
-
-/* The groups of a latency_cdf.csv in file order (borrowed strings). */
-static size_t cdf_groups(const struct fs__csv *c, const char *metric,
-                         const char **out, size_t max)
-{
-	int gc = fs__csv_col(c, "group"), mc = fs__csv_col(c, "metric");
-	size_t i, k, n = 0;
-
-	if (gc < 0 || mc < 0)
-		return 0;
-	for (i = 0; i < c->n_rows; i++) {
-		const char *g = fs__csv_cell(c, i, (size_t)gc);
-
-		if (strcmp(fs__csv_cell(c, i, (size_t)mc), metric) != 0)
-			continue;
-		for (k = 0; k < n && strcmp(out[k], g) != 0; k++)
-			;
-		if (k == n && n < max)
-			out[n++] = g;
-	}
-	return n;
-}
-
-static void cdf_panel(struct fs_sbuf *b, const char *file, size_t first, size_t n,
-                      const char *const *titles, const char *xlabel,
-                      double xmin, double xmax)
-{
-	size_t i;
-
-	fs_sbuf_printf(b, "set xlabel '%s' noenhanced\n"
-	               "set ylabel 'requests at or below (%%)' noenhanced\n"
-	               "set yrange [0:100]\nset ytics 10\nset key right bottom inside box opaque noenhanced\n",
-	               xlabel);
-	fs_sbuf_puts(b, "unset logscale x\n");
-	fs__plot_x_latency(b, xmin, xmax);
-	fs_sbuf_puts(b, "plot ");
-	for (i = 0; i < n; i++) {
-		fs_sbuf_printf(b, "%s'%s' index %zu using 1:2 with lines lw 2 dt %zu title ",
-		               i ? ", \\\n     " : "", file, first + i, i / 8 + 1);
-		fs_sbuf_gp(b, titles[i]);
-	}
-	fs_sbuf_puts(b, "\n");
-}
-
-static int plot_cdf_run(struct fs__report *r, struct fs_error *err)
-{
-	const char *groups[FS__MAX_SERIES];
-	struct fs_sbuf dat, b;
-	double x1 = INFINITY, x2 = 0, y1 = INFINITY, y2 = 0;
-	size_t n_t, n_e, n_g;
-	int rc;
-
-	if (!r->latency_cdf) {
-		fs__plot_skip(r, "latency_cdf", "no latency_cdf.csv");
-		return 0;
-	}
-	n_g = cdf_groups(r->latency_cdf, "ttft_ms", groups, FS__MAX_SERIES);
-	fs_sbuf_init(&dat);
-	n_t = cdf_blocks(&dat, r->latency_cdf, "ttft_ms", NULL, &x1, &x2);
-	n_e = cdf_blocks(&dat, r->latency_cdf, "e2e_ms", NULL, &y1, &y2);
-	if (n_t == 0 || n_t != n_g || n_e != n_t) {
-		fs_sbuf_fini(&dat);
-		fs__plot_skip(r, "latency_cdf", "latency_cdf.csv has no TTFT and E2E rows per group");
-		return 0;
-	}
-	rc = fs__plot_write(r, "latency_cdf", "dat", &dat, err);
-	fs_sbuf_fini(&dat);
-	if (rc)
-		return -1;
-	fs_sbuf_init(&b);
-	fs__plot_body_start(r, &b);
-	fs_sbuf_puts(&b, "set multiplot layout 1,2 title 'Latency distributions per request "
-	             "class (all replications pooled)' noenhanced\n");
-	cdf_panel(&b, "latency_cdf.dat", 0, n_t, groups, "TTFT, time to first token (ms)", x1, x2);
-	cdf_panel(&b, "latency_cdf.dat", n_t, n_e, groups, "E2E, end-to-end latency (ms)", y1, y2);
-	rc = fs__plot_finish(r, "latency_cdf", fs_sbuf_str(&b),
-	                 "Cumulative distributions of time to first token and end-to-end "
-	                 "latency, for all traffic and each request class.", err);
-	fs_sbuf_fini(&b);
-	return rc;
-}
-
-static int plot_cdf_variants(struct fs__report *r, struct fs_error *err)
-{
-	const char *titles[FS__MAX_SERIES];
-	struct fs__csv *cs[FS__MAX_SERIES];
-	struct fs_sbuf dat, b;
-	double x1 = INFINITY, x2 = 0, y1 = INFINITY, y2 = 0;
-	size_t i, n = 0;
-	int rc = 0;
-
-	for (i = 0; i < r->n_variants && n < FS__MAX_SERIES; i++) {
-		char path[4096];
-
-		snprintf(path, sizeof path, "%s/latency_cdf.csv", r->variants[i].dir);
-		cs[n] = fs__csv_load(path, NULL);
-		if (cs[n])
-			titles[n++] = r->variants[i].name;
-	}
-	if (n == 0) {
-		fs__plot_skip(r, "latency_cdf", "no variant has a latency_cdf.csv");
-		return 0;
-	}
-	fs_sbuf_init(&dat);
-	for (i = 0; i < n; i++)
-		if (cdf_blocks(&dat, cs[i], "ttft_ms", "all", &x1, &x2) != 1)
-			rc = 1;
-	for (i = 0; i < n; i++)
-		if (cdf_blocks(&dat, cs[i], "e2e_ms", "all", &y1, &y2) != 1)
-			rc = 1;
-	if (rc == 0)
-		rc = fs__plot_write(r, "latency_cdf", "dat", &dat, err);
-	else
-		fs__plot_skip(r, "latency_cdf", "a variant's latency_cdf.csv lacks all-traffic rows");
-	fs_sbuf_fini(&dat);
-	if (rc == 0) {
-		fs_sbuf_init(&b);
-		fs__plot_body_start(r, &b);
-		fs_sbuf_puts(&b, "set multiplot layout 1,2 title 'Latency distributions per "
-		             "variant (all traffic, all replications pooled)' noenhanced\n");
-		cdf_panel(&b, "latency_cdf.dat", 0, n, titles, "TTFT, time to first token (ms)", x1, x2);
-		cdf_panel(&b, "latency_cdf.dat", n, n, titles, "E2E, end-to-end latency (ms)", y1, y2);
-		rc = fs__plot_finish(r, "latency_cdf", fs_sbuf_str(&b),
-		                 "Cumulative distributions of time to first token and "
-		                 "end-to-end latency of all traffic, one line per variant.", err);
-		fs_sbuf_fini(&b);
-	} else if (rc > 0) {
-		rc = 0;
-	}
-	for (i = 0; i < n; i++)
-		fs__csv_free(cs[i]);
-	return rc;
-}
-
-static int plot_cdf_sweep(struct fs__report *r, struct fs_error *err)
-{
-	const struct fs__csv *c = r->sweep_cdf;
-	char labels[FS__MAX_SERIES][256];
-	const char *titles[FS__MAX_SERIES];
-	struct fs_sbuf dat, b;
-	struct fs__csv *front;
-	char path[4096], axis[256], xl[300];
-	double x1 = INFINITY, x2 = 0, bound;
-	int want[FS__MAX_SERIES];
-	size_t i, k, n_want = 0, n = 0;
-	int pc, lc, cc, rc;
-
-	if (!c || (pc = fs__csv_col(c, "point")) < 0 || (lc = fs__csv_col(c, "latency_ms")) < 0 ||
-	    (cc = fs__csv_col(c, "cdf")) < 0) {
-		fs__plot_skip(r, "latency_cdf", "the sweep directory has no sweep_cdf.csv");
-		return 0;
-	}
-	/* The Pareto-front points and the recommended one. */
-	want[n_want++] = (int)fs__jnum(r->best, "best.point");
-	snprintf(path, sizeof path, "%s/pareto.csv", r->dir);
-	front = fs__csv_load(path, NULL);
-	for (i = 0; front && i < front->n_rows && n_want < FS__MAX_SERIES; i++) {
-		int p = (int)fs__csv_num(front, i, 0);
-
-		for (k = 0; k < n_want && want[k] != p; k++)
-			;
-		if (k == n_want)
-			want[n_want++] = p;
-	}
-	fs__csv_free(front);
-	fs_sbuf_init(&dat);
-	for (k = 0; k < n_want; k++) {
-		size_t rows = 0;
-
-		for (i = 0; i < c->n_rows; i++) {
-			double x = fs__csv_num(c, i, (size_t)lc);
-
-			if ((int)fs__csv_num(c, i, (size_t)pc) != want[k])
-				continue;
-			if (rows++ == 0 && n)
-				fs_sbuf_puts(&dat, "\n\n");
-			if (x > 0 && x < x1)
-				x1 = x;
-			if (x > x2)
-				x2 = x;
-			fs_sbuf_printf(&dat, "%.10g %.10g\n", x, 100 * fs__csv_num(c, i, (size_t)cc));
-		}
-		if (rows) {
-			char sl[220];
-
-			fs__short_label(fs__jget(fs__sweep_point(r, want[k]), "set"), sl, sizeof sl);
-			snprintf(labels[n], sizeof labels[n], "%s%s", sl,
-			         k == 0 ? " (recommended)" : "");
-			titles[n] = labels[n];
-			n++;
-		}
-	}
-	if (n == 0) {
-		fs_sbuf_fini(&dat);
-		fs__plot_skip(r, "latency_cdf", "sweep_cdf.csv has none of the Pareto-front points");
-		return 0;
-	}
-	rc = fs__plot_write(r, "latency_cdf", "dat", &dat, err);
-	fs_sbuf_fini(&dat);
-	if (rc)
-		return -1;
-	fs__pareto_axis(r, axis, sizeof axis, &bound);
-	/* The per-request distribution of the Pareto metric: drop its quantile. */
-	snprintf(xl, sizeof xl, "%s", strchr(axis, ' ') ? strchr(axis, ' ') + 1 : axis);
-	fs_sbuf_init(&b);
-	fs__plot_body_start(r, &b);
-	fs_sbuf_puts(&b, "set title 'Latency distribution of the Pareto-front configurations' noenhanced\n");
-	cdf_panel(&b, "latency_cdf.dat", 0, n, titles, xl, x1, x2);
-	rc = fs__plot_finish(r, "latency_cdf", fs_sbuf_str(&b),
-	                 "Cumulative distribution of the Pareto latency metric for the "
-	                 "recommended configuration and the other points on the Pareto front.",
-	                 err);
-	fs_sbuf_fini(&b);
+	free(labels);
+	free(segs);
+	free(texts);
 	return rc;
 }
 
@@ -513,12 +161,19 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		return -1;
 	switch (r->kind) {
 	case FS_REPORT_SWEEP:
-		if (plot_pareto_sweep(r, err) || plot_cdf_sweep(r, err) ||
+		if (fs__plot_pareto_sweep(r, err) || fs__plot_cdf_sweep(r, err) ||
 		    fs__plot_concurrency(r, err))
 			return -1;
-		fs__plot_skip(r, "timeline, utilization, cost_breakdown, cost_per_rep",
-		     "a sweep keeps no per-point time series or cost split; run the "
-		     "recommended configuration with fleetsim run for them");
+		/* The recommended point run again (report_rerun.c), when it was. */
+		if (r->summary) {
+			char lab[300];
+
+			fs__short_label(fs__jget(r->best, "best.set"), lab, sizeof lab);
+			if (fs__plot_timeline(r, r->timeseries, "timeline", lab, err) ||
+			    fs__plot_utilization(r, err) || fs__plot_cost(r, err) ||
+			    fs__plot_cost_per_rep(r, err))
+				return -1;
+		}
 		return 0;
 	case FS_REPORT_VARIANTS:
 		if (plot_variants_scatter(r, "pareto", "Cost vs p99 TTFT per variant",
@@ -533,7 +188,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 		                          "that met their SLO, one point per variant, with 95% "
 		                          "confidence intervals; circled variants meet their "
 		                          "SLO target.", err) ||
-		    plot_cdf_variants(r, err) || fs__plot_cost(r, err) ||
+		    fs__plot_cdf_variants(r, err) || fs__plot_cost(r, err) ||
 		    fs__plot_cost_per_rep(r, err) ||
 		    fs__plot_timeline(r, r->timeseries, "timeline", r->variants[r->rec].name, err) ||
 		    fs__plot_utilization(r, err))
@@ -557,7 +212,7 @@ int fs__report_plots(struct fs__report *r, struct fs_error *err)
 	case FS_REPORT_RUN:
 		fs__plot_skip(r, "pareto, spot_strategies", "a single configuration has no "
 		     "alternatives to compare; run a sweep or variants for them");
-		if (plot_cdf_run(r, err) || fs__plot_cost(r, err) ||
+		if (fs__plot_cdf_run(r, err) || fs__plot_cost(r, err) ||
 		    fs__plot_cost_per_rep(r, err) ||
 		    fs__plot_timeline(r, r->timeseries, "timeline", NULL, err) ||
 		    fs__plot_utilization(r, err))

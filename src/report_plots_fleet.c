@@ -2,10 +2,10 @@
  * report_plots_fleet.c — the plots of one configuration's fleet: the
  * timeline (instances per pool, spot reclaims, arrival rate, queue length),
  * utilization (busy fraction, KV-cache use and capacity utilisation with
- * their 95% bands, the healthy 80-95% band shaded) from
- * timeseries.csv, and the stacked cost breakdown from summary.json (one bar
- * for a run, one per variant).  Pool and variant names reach gnuplot only as
- * escaped titles and tick labels; the .dat files hold numbers.
+ * their 95% bands, the healthy 80-95% band shaded, the idle threshold)
+ * from timeseries.csv (the cost breakdown is in report_plots_cost.c).
+ * Pool and variant names reach gnuplot only as escaped titles; the .dat
+ * files hold numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -135,8 +135,10 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
-	snprintf(title, sizeof title, "Timeline%s%s (mean over replications)",
-	         variant ? " of variant " : "", variant ? variant : "");
+	snprintf(title, sizeof title, "Timeline%s%s%s (mean over replications)",
+	         !variant ? "" : r->kind == FS_REPORT_SWEEP ? " of the recommended configuration, "
+	                                                    : " of variant ",
+	         variant ? variant : "", "");
 	fs_sbuf_puts(&b, "set multiplot layout 2,1 title ");
 	fs_sbuf_gp(&b, title);
 	fs_sbuf_puts(&b, " noenhanced\nset lmargin at screen 0.08\nset rmargin at screen 0.90\n"
@@ -197,7 +199,9 @@ int fs__plot_timeline(struct fs__report *r, const struct fs__csv *ts, const char
 	snprintf(caption, sizeof caption,
 	         "%s%s: instances running per pool with spot reclaims%s (top), arrival rate "
 	         "and queue length (bottom), each the mean over replications per interval.",
-	         variant ? "Variant " : "The configuration", variant ? variant : "",
+	         !variant ? "The configuration" : r->kind == FS_REPORT_SWEEP ?
+	         "The recommended configuration (run again with time series), " : "Variant ",
+	         variant ? variant : "",
 	         n_desired ? ", the autoscaler's desired count (dashed) and its scale "
 	         "events (dots)" : "");
 	rc = fs__plot_finish(r, name, fs_sbuf_str(&b), caption, err);
@@ -252,7 +256,19 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 	fs_sbuf_init(&b);
 	fs__plot_body_start(r, &b);
 	fs_sbuf_printf(&b, "set title 'Utilization over time (mean over replications, 95%% band)' "
-	               "noenhanced\nset key outside below center horizontal maxrows 2 box noenhanced\nset bmargin 7\nset xlabel 'time (%s)' noenhanced\n", unit);
+	               "noenhanced\nset key outside below center horizontal maxrows 3 box noenhanced width -4\n"
+	               "set bmargin 8.5\nset xlabel 'time (%s)' noenhanced\n", unit);
+	if (n_pools) {
+		/* MODEL: S17, S19 — the healthy band and the idle threshold, named
+		 * inside the frame at its right edge. */
+		fs_sbuf_puts(&b, "set label 1 'healthy capacity utilisation 80-95%' at graph 0.99, "
+		             "first 87.5 right tc rgb '#2ca02c' front noenhanced\n"
+		             "set arrow 1 from graph 0, first 10 to graph 1, first 10 nohead "
+		             "lc rgb '#7f7f7f' dt 3 lw 2 back\n"
+		             "set label 2 'idle threshold 10% (30 min below it: an idle episode)' "
+		             "at graph 0.99, first 5 right tc rgb '#555555' front "
+		             "noenhanced\n");
+	}
 	if (n_pools) {
 		/* Busy fraction = busy servers / instances running, in %. */
 		struct fs_sbuf inst;
@@ -262,15 +278,15 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		for (i = 0; i < n_pools; i++)
 			fs_sbuf_printf(&inst, "+$%zu", 8 + i);
 		fs_sbuf_puts(&inst, ")");
-		fs_sbuf_printf(&b, "inst(x) = x > 0 ? x : NaN\n"
-		               "set ylabel 'share (%%)' noenhanced\nset yrange [0:105]\n"
-		               "plot %s'utilization.dat' using 1:(100*$3/inst%s):(100*$4/inst%s) "
+		fs_sbuf_printf(&b, "inst(x) = x > 0 ? x : NaN\nclip(p) = p > 100 ? 100 : p\n"
+		               "set ylabel 'share (%%)' noenhanced\nset yrange [0:103]\n"
+		               "plot %s'utilization.dat' using 1:(clip(100*$3/inst%s)):(clip(100*$4/inst%s)) "
 		               "with filledcurves lc rgb '#1f77b4' notitle, \\\n"
-		               "     '' using 1:(100*$2/inst%s) with lines lw 2 lc rgb '#1f77b4' "
-		               "title 'busy fraction (busy instances / running)'",
+		               "     '' using 1:(clip(100*$2/inst%s)) with lines lw 2 lc rgb '#1f77b4' "
+		               "title 'busy fraction (busy / running instances)'",
 		               has_cap ? "'utilization.dat' using 1:(80):(95) with filledcurves "
 		                         "fc rgb '#2ca02c' fs transparent solid 0.12 noborder "
-		                         "title 'healthy capacity utilisation (80-95%)', \\\n     "
+		                         "title 'healthy band 80-95%', \\\n     "
 		                       : "",
 		               fs_sbuf_str(&inst), fs_sbuf_str(&inst), fs_sbuf_str(&inst));
 		fs_sbuf_fini(&inst);
@@ -290,160 +306,25 @@ int fs__plot_utilization(struct fs__report *r, struct fs_error *err)
 		               n_pools ? "" : " axes x1y2", n_pools ? "" : " axes x1y2");
 	if (has_mfu && n_pools)
 		fs_sbuf_printf(&b, ", \\\n     '' using 1:(100*$%zu) with lines lw 2 "
-		               "lc rgb '#2ca02c' title 'achieved MFU (modelled FLOPs / peak)', \\\n"
+		               "lc rgb '#2ca02c' title 'MFU (modelled FLOPs / peak)', \\\n"
 		               "     '' using 1:(100*$%zu) with lines lw 2 dt 2 lc rgb '#9467bd' "
-		               "title 'achieved MBU (modelled HBM bytes / bandwidth)'",
+		               "title 'MBU (modelled HBM bytes / bandwidth)'",
 		               8 + n_pools, 9 + n_pools);
 	if (has_cap && n_pools)
 		fs_sbuf_printf(&b, ", \\\n     '' using 1:(100*$%zu):(100*$%zu) with filledcurves "
 		               "lc rgb '#d62728' notitle, \\\n"
 		               "     '' using 1:(100*$%zu) with lines lw 3 lc rgb '#d62728' "
-		               "title 'capacity utilisation (share of saturation throughput)'",
+		               "title 'capacity utilisation (of saturation throughput)'",
 		               11 + n_pools, 12 + n_pools, 10 + n_pools);
 	fs_sbuf_puts(&b, "\n");
 	rc = fs__plot_finish(r, "utilization", fs_sbuf_str(&b),
 	                     "Busy fraction of the running instances (an iteration in flight, "
-	                     "what nvidia-smi shows), the share of KV-cache blocks in use, the "
+	                     "what nvidia-smi shows; its band clipped at 100%), the share of KV-cache blocks in use, the "
 	                     "achieved MFU and MBU of the iterations, and the capacity "
 	                     "utilisation (the share of the instances' saturation throughput "
-	                     "in use; 80-95% shaded as the healthy band) over time, with 95% "
-	                     "confidence bands.",
+	                     "in use; 80-95% shaded as the healthy band, below the dotted 10% "
+	                     "line a pool idles) over time, with 95% confidence bands.",
 	                     err);
-	fs_sbuf_fini(&b);
-	return rc;
-}
-
-/* ---- cost breakdown ---- */
-
-struct bar {
-	const char *name;            /* bar label (borrowed) */
-	const cJSON *summary;
-};
-
-static size_t pool_index(const char **names, size_t *n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	if (*n < FS__MAX_SERIES)
-		names[(*n)++] = name;
-	return i;
-}
-
-int fs__plot_cost(struct fs__report *r, struct fs_error *err)
-{
-	struct bar bars[FS__MAX_SERIES];
-	const char *pools[FS__MAX_SERIES];
-	const char *pricing[FS__MAX_SERIES];
-	double usd[FS__MAX_SERIES][FS__MAX_SERIES + 2];
-	struct fs_sbuf dat, b;
-	size_t n_bars = 0, n_pools = 0, i, k;
-	int monthly = 1, rc;
-	double top = 0;
-
-	if (r->kind == FS_REPORT_RUN) {
-		bars[n_bars].name = fs__jstr(r->summary, "provenance.scenario");
-		if (!bars[n_bars].name)
-			bars[n_bars].name = "this configuration";
-		bars[n_bars++].summary = r->summary;
-	} else {
-		for (i = 0; i < r->n_variants && n_bars < FS__MAX_SERIES; i++) {
-			if (!r->variants[i].summary)
-				continue;
-			bars[n_bars].name = r->variants[i].name;
-			bars[n_bars++].summary = r->variants[i].summary;
-		}
-	}
-	memset(usd, 0, sizeof usd);
-	for (i = 0; i < n_bars; i++) {
-		const cJSON *pool;
-		double total = fs__jnum(bars[i].summary, "cost.total.value");
-		double month = fs__jnum(bars[i].summary, "cost.monthly_projected.value");
-
-		if (!(total > 0 && month > 0))
-			monthly = 0;
-		cJSON_ArrayForEach(pool, fs__jget(bars[i].summary, "cost.pools")) {
-			size_t p = pool_index(pools, &n_pools, pool->string ? pool->string : "?");
-			double u = fs__jnum(pool, "total.value");
-			double idle = fs__jnum(pool, "idle.value");
-			double lost = fs__jnum(pool, "lost_to_reclaims.value");
-			double serving;
-
-			if (p >= FS__MAX_SERIES || isnan(u))
-				continue;
-			pricing[p] = fs__jstr(pool, "pricing");
-			idle = isnan(idle) ? 0 : idle;
-			lost = isnan(lost) ? 0 : lost;
-			serving = u - idle - lost;  /* idle and lost are parts of the bill */
-			usd[i][p] += serving > 0 ? serving : 0;
-			usd[i][FS__MAX_SERIES] += idle;
-			usd[i][FS__MAX_SERIES + 1] += lost;
-		}
-	}
-	if (n_bars == 0 || n_pools == 0) {
-		fs__plot_skip(r, "cost_breakdown", "no cost figures per pool in summary.json "
-		              "(the queue engine has no cost)");
-		return 0;
-	}
-	fs_sbuf_init(&dat);
-	fs_sbuf_printf(&dat, "# bar serving(per pool) idle lost_to_reclaims (%s %s)\n",
-	               r->currency, monthly ? "per month, projected" : "over the horizon");
-	for (i = 0; i < n_bars; i++) {
-		double f = monthly ? fs__jnum(bars[i].summary, "cost.monthly_projected.value") /
-		                     fs__jnum(bars[i].summary, "cost.total.value") : 1;
-		double sum = 0;
-
-		fs_sbuf_printf(&dat, "%zu", i);
-		for (k = 0; k < n_pools; k++) {
-			fs_sbuf_printf(&dat, " %.10g", usd[i][k] * f);
-			sum += usd[i][k] * f;
-		}
-		fs_sbuf_printf(&dat, " %.10g %.10g\n", usd[i][FS__MAX_SERIES] * f,
-		               usd[i][FS__MAX_SERIES + 1] * f);
-		sum += (usd[i][FS__MAX_SERIES] + usd[i][FS__MAX_SERIES + 1]) * f;
-		if (sum > top)
-			top = sum;
-	}
-	rc = fs__plot_write(r, "cost_breakdown", "dat", &dat, err);
-	fs_sbuf_fini(&dat);
-	if (rc)
-		return -1;
-
-	fs_sbuf_init(&b);
-	fs__plot_body_start(r, &b);
-	fs_sbuf_printf(&b, "set title 'Where the money goes' noenhanced\n"
-	               "set ylabel '%s (%s%s)' noenhanced\nset yrange [0:%.6g]\n"
-	               "set style data histograms\nset style histogram rowstacked\n"
-	               "set style fill solid 0.85 border lc rgb '#333333'\nset boxwidth 0.6\n"
-	               "set grid noxtics ytics\n",
-	               monthly ? "cost per month, projected" : "cost over the horizon",
-	               r->currency, monthly ? "; cost per hour x 730 h" : "", top * 1.15 + 1e-9);
-	fs_sbuf_printf(&b, "set xtics nomirror %s(", n_bars > 4 ? "rotate by -30 left " : "");
-	for (i = 0; i < n_bars; i++) {
-		fs_sbuf_puts(&b, i ? ", " : "");
-		fs_sbuf_gp(&b, bars[i].name);
-		fs_sbuf_printf(&b, " %zu", i);
-	}
-	fs_sbuf_printf(&b, ")\nset xrange [-0.6:%.1f]\n", (double)n_bars - 0.4);
-	fs_sbuf_puts(&b, "plot ");
-	for (k = 0; k < n_pools; k++) {
-		char t[300];
-
-		snprintf(t, sizeof t, "pool %s (%s), serving", pools[k],
-		         pricing[k] ? pricing[k] : "?");
-		fs_sbuf_printf(&b, "%s'cost_breakdown.dat' using %zu title ", k ? ", \\\n     " : "",
-		               k + 2);
-		fs_sbuf_gp(&b, t);
-	}
-	fs_sbuf_printf(&b, ", \\\n     '' using %zu lc rgb '#bbbbbb' title 'idle (all pools)', \\\n"
-	               "     '' using %zu lc rgb '#d62728' title 'lost to spot reclaims (all pools)'\n",
-	               n_pools + 2, n_pools + 3);
-	rc = fs__plot_finish(r, "cost_breakdown", fs_sbuf_str(&b),
-	                     "Cost split per pool and pricing mode: the part spent serving, "
-	                     "the idle part and the part lost to spot reclaims (both summed "
-	                     "over pools; all three add up to the bill).", err);
 	fs_sbuf_fini(&b);
 	return rc;
 }

@@ -22,7 +22,7 @@ static size_t rows_of(const struct fs__report *r, struct row *rows, size_t max)
 {
 	size_t n = 0, i;
 
-	if (r->kind == FS_REPORT_RUN && r->summary) {
+	if ((r->kind == FS_REPORT_RUN || r->kind == FS_REPORT_SWEEP) && r->summary) {
 		rows[n].name = fs__jstr(r->summary, "provenance.scenario");
 		if (!rows[n].name)
 			rows[n].name = "this configuration";

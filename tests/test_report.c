@@ -4,7 +4,12 @@
  * temporary directories with few replications: every expected plot exists
  * in PNG and SVG and is non-empty, report.html and report.md hold the
  * sections and the recommendation, hostile names come out escaped, and a bad
- * DIR is exit 2.  Needs gnuplot: skips with a message when it is absent.
+ * DIR is exit 2.  A sweep report runs the recommended point again into
+ * DIR/recommended (checked against a hand computation of its bill, reused
+ * by a second report) and draws its timeline, utilisation and cost plots;
+ * the plot scripts carry what makes them readable (GPU colours and plan
+ * markers, the SLO lines and tail view, the 100% caps, the idle threshold,
+ * unused capacity).  Needs gnuplot: skips with a message when it is absent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,10 +17,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <cjson/cJSON.h>
 
 #include "util_test.h"
 
@@ -301,6 +309,204 @@ static void test_report_bad_dir_is_exit_2(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+
+/* Number at a dotted path of a JSON file (NAN when absent). */
+static double json_num(const char *path, const char *const *keys)
+{
+	char *text = fs_test_read_file(path, NULL);
+	cJSON *root, *o;
+	double v = NAN;
+	size_t i;
+
+	if (text == NULL)
+		fail_msg("cannot read %s", path);
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	for (o = root, i = 0; o != NULL && keys[i] != NULL; i++)
+		o = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
+	if (cJSON_IsNumber(o))
+		v = o->valuedouble;
+	cJSON_Delete(root);
+	free(text);
+	return v;
+}
+
+/* Sum of the numbers of the first data row of a .dat file, from column
+ * `from` (1-based) on; the number of columns in *n_cols. */
+static double dat_row_sum(const char *path, int from, int *n_cols)
+{
+	char *text = fs_test_read_file(path, NULL), *line, *save = NULL;
+	double sum = 0;
+
+	assert_non_null(text);
+	*n_cols = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tok, *save2 = NULL;
+
+		if (line[0] == '#')
+			continue;
+		for (tok = strtok_r(line, " ", &save2); tok; tok = strtok_r(NULL, " ", &save2))
+			if (++*n_cols >= from)
+				sum += strtod(tok, NULL);
+		break;
+	}
+	free(text);
+	return sum;
+}
+
+static void mtime_of(const char *path, struct timespec *t)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		fail_msg("missing %s", path);
+	*t = st.st_mtim;
+}
+
+/* Issue 18: a sweep report shows the recommended configuration in full. */
+static void test_report_sweep_runs_the_recommended_point_again(void **state)
+{
+	static const char *const plots[] = { "pareto", "latency_cdf", "timeline",
+	                                     "utilization", "cost_breakdown", NULL };
+	static const char *const month[] = { "cost", "monthly_projected", "value", NULL };
+	static const char *const total[] = { "cost", "total", "value", NULL };
+	char *dir, *html, path[4096], *source, *again;
+	struct timespec t1, t2;
+	int n_cols;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	{
+		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", dir,
+		                       NULL };
+		run_ok(args);
+	}
+	html = report(dir);
+	expect_plots(dir, plots);
+	/* The plots are in the report itself, with their captions. */
+	assert_non_null(strstr(html, "plots/timeline.svg"));
+	assert_non_null(strstr(html, "plots/utilization.svg"));
+	assert_non_null(strstr(html, "plots/cost_breakdown.svg"));
+	assert_non_null(strstr(html, "The recommended configuration (run again"));
+	assert_non_null(strstr(html, "healthy band"));
+	assert_non_null(strstr(html, "unused while serving"));
+	assert_null(strstr(html, "a sweep keeps no per-point time series"));
+	/* Point 5 (spot, 2 x L40S at USD 0.79/h) again on seed 3: 10 minutes
+	 * cost 2 x 0.79 / 6 = USD 0.26333 and a 730-hour month 2 x 0.79 x 730 =
+	 * USD 1153.40, the sweep's objective for it. */
+	snprintf(path, sizeof path, "%s/recommended/summary.json", dir);
+	assert_near(json_num(path, total), 2 * 0.79 / 6, 1e-6, 0);
+	assert_near(json_num(path, month), 2 * 0.79 * 730, 1e-6, 0);
+	snprintf(path, sizeof path, "%s/best.json", dir);
+	{
+		static const char *const obj[] = { "best", "objective", "value", NULL };
+
+		assert_near(json_num(path, obj), 2 * 0.79 * 730, 1e-6, 0);
+	}
+	/* Its bar: used + unused + idle + reclaims = the monthly bill. */
+	snprintf(path, sizeof path, "%s/plots/cost_breakdown.dat", dir);
+	assert_near(dat_row_sum(path, 2, &n_cols), 2 * 0.79 * 730, 1e-6, 1e-9);
+	assert_int_equal(n_cols, 5);         /* bar, pool p, unused, idle, reclaims */
+	snprintf(path, sizeof path, "%s/recommended/source.json", dir);
+	source = fs_test_read_file(path, NULL);
+	assert_non_null(source);
+	assert_non_null(strstr(source, "\"point\":\t5"));
+	free(html);
+
+	/* A second report reuses the run: the files are not written again. */
+	snprintf(path, sizeof path, "%s/recommended/summary.json", dir);
+	mtime_of(path, &t1);
+	html = report(dir);
+	mtime_of(path, &t2);
+	assert_true(t1.tv_sec == t2.tv_sec && t1.tv_nsec == t2.tv_nsec);
+	free(html);
+	/* A source.json that no longer matches best.json is run again. */
+	snprintf(path, sizeof path, "%s/recommended/source.json", dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs("{}\n", f);
+		fclose(f);
+	}
+	html = report(dir);
+	again = fs_test_read_file(path, NULL);
+	assert_non_null(again);
+	assert_string_equal(again, source);
+	free(again);
+	free(source);
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
+/* Read DIR/plots/NAME.gp (heap). */
+static char *script(const char *dir, const char *name)
+{
+	char path[4096];
+	char *gp;
+
+	snprintf(path, sizeof path, "%s/plots/%s.gp", dir, name);
+	gp = fs_test_read_file(path, NULL);
+	if (gp == NULL)
+		fail_msg("missing %s", path);
+	return gp;
+}
+
+/* Issue 18: plots a manager can read — what each script must carry. */
+static void test_report_plots_carry_their_reading_aids(void **state)
+{
+	char *run, *var, *gp;
+
+	(void)state;
+	need_gnuplot();
+	run = fs_test_tmpdir();
+	var = fs_test_tmpdir();
+	{
+		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
+		                       "-o", run, NULL };
+		const char *vargs[] = { "run", "scenarios/spot-strategies.json", "-r", "2", "-q",
+		                        "--set", "simulation.horizon=\"1h\"", "-o", var, NULL };
+		const char *r1[] = { "report", run, "-q", NULL };
+		const char *r2[] = { "report", var, "-q", NULL };
+
+		run_ok(args);
+		run_ok(vargs);
+		run_ok(r1);
+		run_ok(r2);
+	}
+	/* CDFs: each class's TTFT SLO (chat 1 s, code 2 s) as a line, and the
+	 * p90-p99.9 tail on a reversed log-survival axis. */
+	gp = script(run, "latency_cdf");
+	assert_non_null(strstr(gp, "SLO 1000 ms (p95): chat"));
+	assert_non_null(strstr(gp, "SLO 2000 ms (p95): code"));
+	assert_non_null(strstr(gp, "'p99.9' 0.001"));
+	assert_non_null(strstr(gp, "set yrange [0.104:0.00096]"));
+	free(gp);
+	/* Utilisation: busy fraction clipped at 100%, the healthy band and the
+	 * idle threshold. */
+	gp = script(run, "utilization");
+	assert_non_null(strstr(gp, "clip(p) = p > 100 ? 100 : p"));
+	assert_non_null(strstr(gp, "healthy band 80-95%"));
+	assert_non_null(strstr(gp, "first 10 to graph 1, first 10"));
+	free(gp);
+	/* Cost: unused capacity, idle and reclaims each a visible part. */
+	gp = script(run, "cost_breakdown");
+	assert_non_null(strstr(gp, "unused capacity while serving"));
+	assert_non_null(strstr(gp, "lost to spot reclaims"));
+	assert_non_null(strstr(gp, "reclaims 0.0%"));
+	free(gp);
+	/* Spot strategies: the attainment axis stops at 100%; every label was
+	 * placed (no "left out" in the caption) and at graph coordinates. */
+	gp = script(var, "spot_strategies");
+	assert_non_null(strstr(gp, "set xrange ["));
+	assert_non_null(strstr(strstr(gp, "set xrange ["), ":100]"));
+	assert_non_null(strstr(gp, "at graph "));
+	free(gp);
+	fs_test_tmpdir_free(var);
+	fs_test_tmpdir_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +515,8 @@ int main(void)
 		cmocka_unit_test(test_report_sweep_dir),
 		cmocka_unit_test(test_report_escapes_hostile_names),
 		cmocka_unit_test(test_report_bad_dir_is_exit_2),
+		cmocka_unit_test(test_report_sweep_runs_the_recommended_point_again),
+		cmocka_unit_test(test_report_plots_carry_their_reading_aids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,11 @@
  * test parses the marker from the dumped DOM.  The report itself is never
  * edited, so its own Content-Security-Policy still applies to its images.
  *
+ * Each report kind (run, sweep, spot strategies, budget) is rendered the
+ * same way and kept whole, 1280 px wide, as tests/out/report_<kind>.png;
+ * `fleetsim report --pdf` must print a PDF, and without Chromium in $PATH
+ * fail first with exit 1.
+ *
  * Needs Chromium (Debian: chromium; .ci/run installs it) and `fleetsim
  * report`; skips, passing, with a message when either is absent.  Every
  * browser start runs under timeout(1), 60 s, killed 5 s later.  The harness
@@ -81,7 +86,7 @@ static const char HARNESS_HTML[] =
 	"        else bad.push('svg ' + i + ': empty box');\n"
 	"      });\n"
 	"      put('images=' + ok + '/' + imgs.length + ' svgs=' + sok + '/' + svgs.length +\n"
-	"          ' bad=' + JSON.stringify(bad));\n"
+	"          ' height=' + d.documentElement.scrollHeight + ' bad=' + JSON.stringify(bad));\n"
 	"    }\n"
 	"    var left = imgs.filter(function (im) { return !im.complete; }).length;\n"
 	"    if (left === 0) { census(); return; }\n"
@@ -156,11 +161,11 @@ static void need_report_command(void)
 /* Run Chromium headless on file://URL_PATH with the extra flags (a
  * NULL-terminated list of at most 8), under timeout(1), with a fresh profile
  * directory.  Returns the captured run; the caller frees it. */
-static struct fs_test_run run_chromium(const char *chromium, const char *url_path,
-                                       const char *const *extra)
+static struct fs_test_run run_chromium_h(const char *chromium, const char *url_path,
+                                         const char *const *extra, int height_px)
 {
 	char *profile = fs_test_tmpdir();
-	char profile_flag[512], url[4096];
+	char profile_flag[512], url[4096], size_flag[64];
 	const char *argv[40];
 	struct fs_test_run r;
 	size_t n = 0, i;
@@ -184,7 +189,8 @@ static struct fs_test_run run_chromium(const char *chromium, const char *url_pat
 	argv[n++] = "--disable-sync";
 	argv[n++] = "--disable-dev-shm-usage";
 	argv[n++] = "--hide-scrollbars";
-	argv[n++] = "--window-size=1280,4000";
+	snprintf(size_flag, sizeof size_flag, "--window-size=1280,%d", height_px);
+	argv[n++] = size_flag;
 	argv[n++] = "--run-all-compositor-stages-before-draw";
 	argv[n++] = "--virtual-time-budget=10000";
 	argv[n++] = profile_flag;
@@ -195,6 +201,12 @@ static struct fs_test_run run_chromium(const char *chromium, const char *url_pat
 	r = fs_test_run_cmd(argv);
 	fs_test_tmpdir_free(profile);
 	return r;
+}
+
+static struct fs_test_run run_chromium(const char *chromium, const char *url_path,
+                                       const char *const *extra)
+{
+	return run_chromium_h(chromium, url_path, extra, 4000);
 }
 
 /* The image census of DIR/report.html (DIR holds the harness page too):
@@ -233,9 +245,9 @@ static char *image_census(const char *chromium, const char *dir, int *img_ok,
 	return marker;
 }
 
-/* Full-page screenshot of DIR/report.html into DIR/screenshot.png; returns
- * its path (heap). */
-static char *screenshot(const char *chromium, const char *dir)
+/* Screenshot of DIR/report.html, 1280 px wide and height_px high, into
+ * DIR/screenshot.png; returns its path (heap). */
+static char *screenshot_h(const char *chromium, const char *dir, int height_px)
 {
 	char *shot = path_in(dir, "screenshot.png");
 	char *page = path_in(dir, "report.html");
@@ -244,7 +256,7 @@ static char *screenshot(const char *chromium, const char *dir)
 	struct fs_test_run r;
 
 	snprintf(flag, sizeof flag, "--screenshot=%s", shot);
-	r = run_chromium(chromium, page, extra);
+	r = run_chromium_h(chromium, page, extra, height_px);
 	if (r.exit_code != 0 || file_size(shot) < SHOT_MIN_BYTES)
 		print_error("chromium --screenshot: exit %d, %s is %ld bytes (want > %d)\n"
 		            "stderr:\n%.3000s\n", r.exit_code, shot, file_size(shot),
@@ -253,6 +265,12 @@ static char *screenshot(const char *chromium, const char *dir)
 	fs_test_run_free(&r);
 	free(page);
 	return shot;
+}
+
+/* Full-page screenshot (the first 4000 px) of DIR/report.html. */
+static char *screenshot(const char *chromium, const char *dir)
+{
+	return screenshot_h(chromium, dir, 4000);
 }
 
 /* Copy SRC to DST byte for byte. */
@@ -356,11 +374,177 @@ static void test_report_browser_every_image_loads_and_screenshot_is_written(void
 	fs_test_tmpdir_free(run_dir);
 }
 
+
+/* Run fleetsim with args; fail with its stderr unless it exits 0. */
+static void fleetsim_ok(const char *const *args)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	if (r.exit_code != 0)
+		print_error("fleetsim %s: exit %d\n%s\n", args[0], r.exit_code, r.err);
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+}
+
+/* Make one report of the given kind in dir. */
+static void make_kind(const char *kind, const char *dir)
+{
+	const char *report_args[] = { "report", dir, "-q", NULL };
+
+	if (strcmp(kind, "run") == 0) {
+		const char *a[] = { "run", SCENARIO, "-r", "2", "-o", dir, "-q", NULL };
+
+		fleetsim_ok(a);
+	} else if (strcmp(kind, "sweep") == 0) {
+		/* 3 GPUs x 2 plans x 3 counts: colours and markers to read. */
+		const char *a[] = { "sweep", "tests/data/report_sweep_gpus.json", "-o", dir, "-q",
+		                    NULL };
+
+		fleetsim_ok(a);
+	} else if (strcmp(kind, "spot-strategies") == 0) {
+		const char *a[] = { "run", "scenarios/spot-strategies.json", "-r", "2", "--set",
+		                    "simulation.horizon=\"1h\"", "-o", dir, "-q", NULL };
+
+		fleetsim_ok(a);
+	} else {
+		const char *a[] = { "budget", "scenarios/budget-quarter.json", "-o", dir, "-q",
+		                    NULL };
+
+		fleetsim_ok(a);
+	}
+	fleetsim_ok(report_args);
+}
+
+/* Issue 18: every report kind renders in Chromium at 1280 px with every
+ * image loaded; the whole page is kept as tests/out/report_<kind>.png (the
+ * source of docs/img/report-<kind>.png, which docs/REPORT.md shows). */
+static void test_report_browser_each_report_kind_renders(void **state)
+{
+	static const char *const kinds[] = { "run", "sweep", "spot-strategies", "budget" };
+	/* images at least: run and sweep 5 plots, variants 7, a budget none */
+	static const int min_images[] = { 5, 5, 7, 0 };
+	const char *chromium;
+	size_t k;
+
+	(void)state;
+	chromium = need_chromium();
+	need_report_command();
+	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		char *dir = fs_test_tmpdir(), *alone = fs_test_tmpdir();
+		char *html = path_in(dir, "report.html"), *alone_html = path_in(alone, "report.html");
+		char *marker, *shot, keep[256];
+		const char *h;
+		int img_ok, img_n, svg_ok, svg_n, height;
+
+		make_kind(kinds[k], dir);
+		copy_file(html, alone_html);
+		marker = image_census(chromium, alone, &img_ok, &img_n, &svg_ok, &svg_n);
+		printf("report %s in chromium: %.200s\n", kinds[k], marker);
+		if (img_ok != img_n || img_n < min_images[k])
+			print_error("%s: %s\n", kinds[k], marker);
+		assert_int_equal(img_ok, img_n);
+		assert_true(img_n >= min_images[k]);
+		assert_int_equal(svg_ok, svg_n);
+		h = strstr(marker, "height=");
+		assert_non_null(h);
+		height = atoi(h + 7);
+		assert_true(height > 200);
+		shot = screenshot_h(chromium, alone, height < 16000 ? height : 16000);
+		if (mkdir(SHOT_KEEP_DIR, 0755) == 0 || file_size(SHOT_KEEP_DIR) >= 0) {
+			snprintf(keep, sizeof keep, SHOT_KEEP_DIR "/report_%s.png", kinds[k]);
+			copy_file(shot, keep);
+			printf("screenshot: %s (%ld bytes, 1280 x %d)\n", keep, file_size(keep), height);
+		}
+		free(shot);
+		free(marker);
+		free(alone_html);
+		free(html);
+		fs_test_tmpdir_free(alone);
+		fs_test_tmpdir_free(dir);
+	}
+}
+
+/* `fleetsim report --pdf` prints the report with headless Chromium. */
+static void test_report_pdf_is_printed(void **state)
+{
+	const char *chromium;
+	char *dir, *pdf, *text;
+	size_t len;
+
+	(void)state;
+	chromium = need_chromium();
+	(void)chromium;
+	need_report_command();
+	dir = fs_test_tmpdir();
+	{
+		const char *a[] = { "run", SCENARIO, "-r", "2", "-o", dir, "-q", NULL };
+		const char *b[] = { "report", dir, "--pdf", NULL };
+		struct fs_test_run r;
+
+		fleetsim_ok(a);
+		r = fs_test_run_fleetsim(b);
+		if (r.exit_code != 0)
+			print_error("fleetsim report --pdf: exit %d\n%s\n", r.exit_code, r.err);
+		assert_int_equal(r.exit_code, 0);
+		assert_non_null(strstr(r.out, "report.pdf"));
+		fs_test_run_free(&r);
+	}
+	pdf = path_in(dir, "report.pdf");
+	text = fs_test_read_file(pdf, &len);
+	assert_non_null(text);
+	assert_true(len > SHOT_MIN_BYTES);
+	assert_memory_equal(text, "%PDF-", 5);
+	free(text);
+	free(pdf);
+	fs_test_tmpdir_free(dir);
+}
+
+/* Without Chromium in $PATH, --pdf fails first: exit 1, a message that
+ * says what to install, and nothing written.  Needs no browser. */
+static void test_report_pdf_without_chromium_is_exit_1(void **state)
+{
+	char *dir, *empty, *html, *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct fs_test_run r;
+
+	(void)state;
+	need_report_command();
+	dir = fs_test_tmpdir();
+	empty = fs_test_tmpdir();
+	{
+		const char *a[] = { "run", SCENARIO, "-r", "2", "-o", dir, "-q", NULL };
+
+		fleetsim_ok(a);
+	}
+	setenv("PATH", empty, 1);
+	{
+		const char *b[] = { "report", dir, "--pdf", NULL };
+
+		r = fs_test_run_fleetsim(b);
+	}
+	if (old != NULL)
+		setenv("PATH", old, 1);
+	else
+		unsetenv("PATH");
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "--pdf needs headless Chromium"));
+	assert_non_null(strstr(r.err, "apt-get install chromium"));
+	fs_test_run_free(&r);
+	html = path_in(dir, "report.html");
+	assert_true(file_size(html) < 0);
+	free(html);
+	free(old);
+	fs_test_tmpdir_free(empty);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_browser_harness_flags_a_missing_image),
 		cmocka_unit_test(test_report_browser_every_image_loads_and_screenshot_is_written),
+		cmocka_unit_test(test_report_browser_each_report_kind_renders),
+		cmocka_unit_test(test_report_pdf_is_printed),
+		cmocka_unit_test(test_report_pdf_without_chromium_is_exit_1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

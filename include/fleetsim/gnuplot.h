@@ -28,4 +28,20 @@ int fs_gnuplot_find(char *buf, size_t buf_len);
 int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
                    struct fs_error *err);
 
+/*
+ * Find the executable `name` in $PATH into buf (as fs_gnuplot_find does
+ * for gnuplot).  0, or -1 when it is not there or buf is too small.
+ */
+int fs_exec_find(const char *name, char *buf, size_t buf_len);
+
+/*
+ * Run exe with argv (argv[0] its name, NULL-terminated) in directory cwd,
+ * by fork/exec without a shell, stdin and stdout on /dev/null; limit_s > 0
+ * ends it with SIGALRM after that many seconds.  0 on exit status 0, else
+ * -1 with err naming `what`, its status and the first part of its stderr
+ * (err's where: argv[1], else exe).
+ */
+int fs_exec_run(const char *exe, const char *cwd, char *const *argv, const char *what,
+                unsigned limit_s, struct fs_error *err);
+
 #endif
