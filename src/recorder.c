@@ -6,8 +6,28 @@
  */
 #include "recorder.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A non-negative double in fixed point (truncated: a function of the term
+ * alone, so sums of converted terms are exact and order-free). */
+static fs__i128 fx_of(double x)
+{
+	double y = x * FS__FX_ONE, hi;
+
+	if (y < 9.2e18)
+		return (fs__i128)(int64_t)y;
+	/* y >= 2^63 is a whole number: split it exactly at 2^32 (the library
+	 * conversion to 128 bits is slow) */
+	hi = (double)(int64_t)(y * 0x1p-32);
+	return ((fs__i128)(int64_t)hi << 32) + (fs__i128)(int64_t)(y - hi * 0x1p32);
+}
+
+static double fx_value(fs__i128 v)
+{
+	return (double)v / FS__FX_ONE;
+}
 
 static bool counted(const struct fs_recorder *rec, const struct fs_request *req)
 {
@@ -61,12 +81,23 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	r->fleet.pools = fs_xcalloc(n_pools, sizeof *r->fleet.pools);
 	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
 	rec->result = r;
+	rec->bin_fx = fs_xcalloc(4 * r->queue_len.n_bins, sizeof *rec->bin_fx);
+	rec->pool_fx = fs_xcalloc(n_pools + 1, sizeof *rec->pool_fx);
+	rec->kv_acc = fs_xcalloc(r->queue_len.n_bins, sizeof *rec->kv_acc);
+	rec->itl_min = NAN;
+	rec->itl_max = NAN;
 }
 
 void fs__recorder_fini(struct fs_recorder *rec)
 {
 	fs_rep_result_free(rec->result);
 	rec->result = NULL;
+	free(rec->bin_fx);
+	free(rec->pool_fx);
+	free(rec->kv_acc);
+	rec->bin_fx = NULL;
+	rec->pool_fx = NULL;
+	rec->kv_acc = NULL;
 }
 
 static void add_row(struct fs_recorder *rec, const struct fs_request *req,
@@ -210,10 +241,40 @@ void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *re
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
                       uint64_t count)
 {
+	double gap = (double)gap_ns;
+
 	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
 		return;
-	fs_hist_add_n(&rec->result->itl_hist, (double)gap_ns, count);
-	fs_moments_add_n(&rec->result->itl_moments, (double)gap_ns, count);
+	fs_hist_add_n(&rec->result->itl_hist, gap, count);
+	/* exact sums, made into moments at the end (order-free) */
+	rec->itl_n += count;
+	rec->itl_s1 += (fs__i128)gap_ns * (fs__i128)count;
+	rec->itl_s2 += (fs__i128)gap_ns * (fs__i128)gap_ns * (fs__i128)count;
+	if (!(gap >= rec->itl_min))
+		rec->itl_min = gap;
+	if (!(gap <= rec->itl_max))
+		rec->itl_max = gap;
+}
+
+/* The ITL moments from the exact sums: with S1 = qN + r, the mean is
+ * q + r/N and m2 = S2 - S1²/N = (S2 - q²N - 2qr) - r²/N. */
+static void itl_moments(const struct fs_recorder *rec, struct fs_moments *m)
+{
+	fs__i128 n = (fs__i128)rec->itl_n, q, r, a;
+	double m2;
+
+	fs_moments_init(m);
+	if (rec->itl_n == 0)
+		return;
+	q = rec->itl_s1 / n;
+	r = rec->itl_s1 % n;
+	a = rec->itl_s2 - q * q * n - 2 * q * r;
+	m2 = (double)a - (double)r * ((double)r / (double)n);
+	m->n = rec->itl_n;
+	m->mean = (double)q + (double)r / (double)n;
+	m->m2 = m2 > 0 ? m2 : 0;
+	m->min = rec->itl_min;
+	m->max = rec->itl_max;
 }
 
 void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
@@ -226,12 +287,12 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
 
 	if (begin_ns < rec->sc->sim.horizon_ns) {
-		size_t b = bin_of(rec->result, begin_ns);
+		fs__i128 *fx = &rec->bin_fx[4 * bin_of(rec->result, begin_ns)];
 
-		rec->result->bin_flops[b] += flops;
-		rec->result->bin_flops_cap[b] += dur_s * peak_flops_per_s;
-		rec->result->bin_bytes[b] += bytes;
-		rec->result->bin_bytes_cap[b] += dur_s * peak_bytes_per_s;
+		fx[0] += fx_of(flops);
+		fx[1] += fx_of(dur_s * peak_flops_per_s);
+		fx[2] += fx_of(bytes);
+		fx[3] += fx_of(dur_s * peak_bytes_per_s);
 	}
 
 	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */
@@ -243,8 +304,18 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 	t->prefill_tokens += prefill_tokens;
 	t->tokens_generated += tokens_generated;
 	t->busy_ns += (double)(end_ns - begin_ns);
-	t->flops += flops;
-	t->bytes += bytes;
+	rec->flops_fx += fx_of(flops);
+	rec->bytes_fx += fx_of(bytes);
+}
+
+void fs__recorder_pool_work(struct fs_recorder *rec, size_t pool, double flops,
+                            double bytes, double kv_block_ns)
+{
+	struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
+
+	p->flops += fx_of(flops);
+	p->bytes += fx_of(bytes);
+	p->kv_block_ns += fx_of(kv_block_ns);
 }
 
 void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
@@ -270,10 +341,57 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
 }
 
-void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac)
+void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
+                          int64_t blocks)
 {
-	if (t_ns < rec->sc->sim.horizon_ns)
-		fs_tseries_set(&rec->result->kv_used, t_ns, frac);
+	const struct fs_tseries *ts = &rec->result->kv_used;
+	fs_ns to = to_ns < ts->horizon_ns ? to_ns : ts->horizon_ns;
+
+	if (blocks == 0 || from_ns >= to)
+		return;
+	while (from_ns < to) {                                  /* MODEL: M3 */
+		size_t b = (size_t)(from_ns / ts->interval_ns);
+		fs_ns grid_end = ts->interval_ns * (fs_ns)(b + 1);
+		fs_ns seg_end = to < grid_end ? to : grid_end;
+
+		rec->kv_acc[b] += (fs__i128)blocks * (fs__i128)(seg_end - from_ns);
+		if (!rec->kv_touched || b < rec->kv_bin_lo)
+			rec->kv_bin_lo = b;
+		if (!rec->kv_touched || b > rec->kv_bin_hi)
+			rec->kv_bin_hi = b;
+		rec->kv_touched = true;
+		from_ns = seg_end;
+	}
+}
+
+/* Move the block·ns sums of the span that ends into the series' areas. */
+static void kv_flush(struct fs_recorder *rec)
+{
+	struct fs_tseries *ts = &rec->result->kv_used;
+	size_t b;
+
+	if (!rec->kv_touched)
+		return;
+	for (b = rec->kv_bin_lo; b <= rec->kv_bin_hi; b++) {
+		if (rec->kv_acc[b] != 0 && rec->kv_total > 0)
+			ts->area[b] += (double)rec->kv_acc[b] / (double)rec->kv_total;
+		rec->kv_acc[b] = 0;
+	}
+	rec->kv_touched = false;
+}
+
+bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total)
+{
+	return total != rec->kv_total;
+}
+
+void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total)
+{
+	(void)t_ns;
+	if (total == rec->kv_total)
+		return;
+	kv_flush(rec);
+	rec->kv_total = total;
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -294,6 +412,21 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->queue_len, close_ns);
 	fs_tseries_finish(&r->busy, close_ns);
 	fs_tseries_finish(&r->kv_used, close_ns);
+	kv_flush(rec);
+	for (c = 0; c < r->queue_len.n_bins; c++) {
+		r->bin_flops[c] = fx_value(rec->bin_fx[4 * c]);
+		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]);
+		r->bin_bytes[c] = fx_value(rec->bin_fx[4 * c + 2]);
+		r->bin_bytes_cap[c] = fx_value(rec->bin_fx[4 * c + 3]);
+	}
+	r->engine.flops = fx_value(rec->flops_fx);
+	r->engine.bytes = fx_value(rec->bytes_fx);
+	for (c = 0; c < r->fleet.n_pools; c++) {
+		r->fleet.pools[c].flops = fx_value(rec->pool_fx[c].flops);
+		r->fleet.pools[c].bytes = fx_value(rec->pool_fx[c].bytes);
+		r->fleet.pools[c].kv_block_ns = fx_value(rec->pool_fx[c].kv_block_ns);
+	}
+	itl_moments(rec, &r->itl_moments);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_finish(&r->pool_serving[c], close_ns);
 	for (c = 0; c < r->fleet.n_pools; c++)

@@ -15,11 +15,37 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/workload.h"
 
+/* An exact sum: integers, or doubles in fixed point (FS__FX_ONE units).
+ * Integer addition is associative, so these sums do not depend on the order
+ * in which iterations of different instances are recorded — the fast path
+ * records a run of iterations at once, the reference path one by one, and
+ * both must give the same bits. */
+__extension__ typedef __int128 fs__i128;
+#define FS__FX_ONE 16777216.0                /* 2^24 */
+
+/* Per-pool work sums (fixed point), written to the pool results at the end. */
+struct fs__rec_pool_fx {
+	fs__i128 flops, bytes, kv_block_ns;
+};
+
 struct fs_recorder {
 	const struct fs_scenario *sc;
 	struct fs_rep_result *result;        /* being built; NULL once handed over */
 	bool record_rows;
 	size_t cap_rows;
+	/* exact sums (see fs__i128), turned into the result's doubles at the end */
+	fs__i128 *bin_fx;                    /* 4 per bin: flops, flops_cap, bytes, bytes_cap */
+	fs__i128 flops_fx, bytes_fx;         /* engine totals after warm-up */
+	struct fs__rec_pool_fx *pool_fx;     /* n_pools */
+	uint64_t itl_n;                      /* ITL moments: count, Σ gap, Σ gap² (ns) */
+	fs__i128 itl_s1, itl_s2;
+	double itl_min, itl_max;
+	/* KV-use series (MODEL: M3): Σ blocks · ns per bin since the KV total last
+	 * changed, divided by that total when it changes (or at the end) */
+	fs__i128 *kv_acc;                    /* per bin */
+	int64_t kv_total;                    /* blocks of the current span */
+	size_t kv_bin_lo, kv_bin_hi;         /* bins touched since the last flush */
+	bool kv_touched;
 };
 
 /* `servers`: queue servers (0 for the LLM engine, whose capacity changes);
@@ -83,8 +109,20 @@ void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
                          int busy);
 
-/* LLM: fraction of the serving instances' KV blocks in use, from t_ns on. */
-void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac);
+/* LLM KV-use series: `blocks` blocks were in use over [from_ns, to_ns) on
+ * one instance (instances add their own spans, in any order); the serving
+ * instances hold `total` blocks from t_ns on (every instance's spans must
+ * be added up to t_ns before the total changes).  The series is the
+ * time-average of Σ used / total. */
+void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
+                          int64_t blocks);
+void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
+/* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
+bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
+
+/* LLM: work of one iteration of pool `pool` (summed exactly). */
+void fs__recorder_pool_work(struct fs_recorder *rec, size_t pool, double flops,
+                            double bytes, double kv_block_ns);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

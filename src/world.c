@@ -44,8 +44,8 @@ static void on_arrival(struct fs_world *w, uint32_t src)
 	struct fs_request req;
 	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
 
-	if (next_ns != FS_NS_MAX)
-		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
+	if (next_ns != FS_NS_MAX)      /* b: when pushed (fast-path tie order) */
+		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, w->now_ns);
 	admit(w, &req, fs_workload_taken_agent(w->workload));
 }
 
@@ -129,6 +129,14 @@ bool fs_world_step(struct fs_world *w)
 	FS__WORLD_CHECK(w, ev.t_ns >= w->now_ns, "time went backwards");
 	w->now_ns = ev.t_ns;
 	w->rec.result->events++;
+	/* MODEL: V24 — runs in flight are brought up to this event first:
+	 * lazily for arrivals and sends (only where they go), for every
+	 * instance before anything of the fleet, the autoscaler or the horizon */
+	w->tie_push_ns = ev.kind == FS_EV_ARRIVAL || ev.kind == FS_EV_USER_SEND ?
+	                 ev.b : INT64_MIN;
+	if (w->fleet != NULL && ev.kind != FS_EV_ARRIVAL && ev.kind != FS_EV_USER_SEND &&
+	    ev.kind != FS_EV_STEP_DONE)
+		fs__world_llm_sync_all(w);
 	switch ((enum fs_event_kind)ev.kind) {
 	case FS_EV_ARRIVAL:
 		on_arrival(w, ev.a);
@@ -224,6 +232,8 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	FS__WORLD_CHECK(w, w->arrivals == w->completions + w->failures + in_flight,
 	                "requests not conserved");
 	if (w->fleet != NULL) {
+		fs__world_llm_sync_all(w);
+		fs__world_llm_kv_account_all(w);
 		fs__world_fleet_finish(w, w->now_ns);
 		fs__world_avail_finish(w, w->now_ns);
 		fs__world_scale_finish(w);

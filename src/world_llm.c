@@ -12,21 +12,12 @@
 
 #include "fleetsim/perf.h"
 
-/* The engine's cost callback: the step-time model, keeping the modelled work
- * of the step for achieved-MFU/MBU figures.  ctx is the instance's own cost
- * context (its pool's perf model and the last step's work), heap-allocated
- * so it stays put while the instance array grows. */
-struct fs__cost_ctx {
-	const struct fs_perf_cfg *perf;
-	double flops, bytes;         /* of the step being priced */
-};
-
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 {
 	struct fs__cost_ctx *c = ctx;
 	struct fs_step_cost cost;
 
-	fs_perf_step_cost(c->perf, shape, &cost);
+	fs_perf_step_cost_cached(&c->cache, shape, &cost);
 	c->flops = cost.flops;
 	c->bytes = cost.bytes;
 	if (c->perf->table != NULL)
@@ -39,17 +30,42 @@ void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
 	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
 	c->perf = perf;
+	fs_perf_step_cache_init(&c->cache, perf);
 	return c;
+}
+
+/* The KV-use series is kept per instance: each adds its own blocks · ns
+ * spans (exact integers), and a change of the serving total divides what
+ * was added since (so the series does not depend on when levels are
+ * noted, which differs between the fast and the reference path). */
+void fs__world_llm_kv_account_all(struct fs_world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_insts; i++)
+		fs__world_llm_kv_level(w, &w->insts[i], w->insts[i].kv_used, w->now_ns);
+}
+
+void fs__world_llm_kv_level(struct fs_world *w, struct fs__instance *in, int64_t kv,
+                            fs_ns t_ns)
+{
+	if (t_ns > in->kv_since_ns) {
+		fs__recorder_kv_span(&w->rec, in->kv_since_ns, t_ns, in->kv_used);
+		in->kv_since_ns = t_ns;
+	}
+	w->kv_used_llm += kv - in->kv_used;
+	in->kv_used = kv;
 }
 
 void fs__world_llm_note_levels(struct fs_world *w)
 {
-	double kv_frac = w->kv_total_llm > 0 ?
-		(double)w->kv_used_llm / (double)w->kv_total_llm : 0.0;
-
 	fs__recorder_levels(&w->rec, w->now_ns, w->waiting_llm + w->n_unrouted,
 	                    (int)w->busy_insts);
-	fs__recorder_kv_fraction(&w->rec, w->now_ns, kv_frac);
+	if (fs__recorder_kv_total_changes(&w->rec, w->kv_total_llm)) {
+		fs__world_llm_sync_all(w);
+		fs__world_llm_kv_account_all(w);
+		fs__recorder_kv_total(&w->rec, w->now_ns, w->kv_total_llm);
+	}
 }
 
 /* Fold one instance's waiting count and KV use into the world totals. */
@@ -59,9 +75,9 @@ static void sync_levels(struct fs_world *w, struct fs__instance *in)
 	int64_t kv = in->engine != NULL ? fs_llm_engine_kv_used(in->engine) : 0;
 
 	w->waiting_llm = w->waiting_llm + (uint64_t)waiting - (uint64_t)in->waiting;
-	w->kv_used_llm += kv - in->kv_used;
 	in->waiting = waiting;
-	in->kv_used = kv;
+	if (kv != in->kv_used)
+		fs__world_llm_kv_level(w, in, kv, w->now_ns);
 }
 
 void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
@@ -77,7 +93,8 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 			in->stepping = true;
 			in->step_begin_ns = w->now_ns;
 			w->busy_insts++;
-			in->step_ev = fs_eventq_push(w->q, w->now_ns + dur_ns,
+			/* MODEL: V24 — a run of unchanged decodes ends at its last step */
+			in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, dur_ns),
 			                             FS_EV_STEP_DONE, ii, 0);
 		}
 	}
@@ -119,6 +136,10 @@ static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
 {
 	const struct fs__slot *s = &w->slots[slot];
 	size_t i, n = 0;
+
+	/* KV use and prefix caches move during runs: bring them up to now */
+	if (w->fleet->router == FS_ROUTER_LEAST_KV || w->fleet->router == FS_ROUTER_PREFIX)
+		fs__world_llm_sync_all(w);
 
 	for (i = 0; i < w->n_insts; i++) {
 		const struct fs__instance *in = &w->insts[i];
@@ -175,6 +196,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	                          w->routing_rng, &rq);
 	s->instance = w->cand[pick].id;
 	in = &w->insts[s->instance];
+	fs__world_run_cut(w, s->instance);      /* MODEL: V24 — it joins the next step */
 	/* MODEL: F6 — a request moved off a reclaimed instance is prefilled again
 	 * with the tokens it already produced. */
 	why = fs_llm_engine_add_hashed(in->engine, slot,
@@ -232,8 +254,9 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t ii)
 	fs__world_llm_note_levels(w);
 }
 
-static void record_step(struct fs_world *w, struct fs__instance *in,
-                        const struct fs_llm_report *rep)
+void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
+                               const struct fs_llm_report *rep, double flops,
+                               double bytes)
 {
 	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
 	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
@@ -242,12 +265,11 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	in->busy_ns += dur_ns;
 	in->tokens_processed += (double)(rep->shape.prefill_tokens + rep->shape.decode_seqs);
 	pr->busy_ns += dur_ns;
-	pr->flops += c->flops;
-	pr->bytes += c->bytes;
-	pr->kv_block_ns += (double)rep->kv_used_blocks * dur_ns;
+	fs__recorder_pool_work(&w->rec, in->pool, flops, bytes,
+	                       (double)rep->kv_used_blocks * dur_ns);
 	fs__recorder_step(&w->rec, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
 	                  rep->shape.prefill_tokens, rep->tokens_generated,
-	                  rep->n_preempted, c->flops, c->bytes,
+	                  rep->n_preempted, flops, bytes,
 	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
 	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
 	fs__recorder_prefix(&w->rec, rep->begin_ns, &rep->prefix);
@@ -275,11 +297,16 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	struct fs_llm_report rep;
+	double flops, bytes;
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
+	fs__world_run_sync(w, ii);
+	FS__WORLD_CHECK(w, in->run_j + 1 >= in->run_n, "run ended early");
+	fs__world_run_step_work(in, &flops, &bytes);
 	fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
 	in->stepping = false;
+	in->run_n = 0;
 	w->busy_insts--;
 	/* MODEL: V19 — queue delay ends at the start of the first iteration
 	 * that schedules the request; its first token at the end of the
@@ -315,7 +342,7 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		in->outstanding--;
 		fail_request(w, rep.rejected[i].slot);
 	}
-	record_step(w, in, &rep);
+	fs__world_llm_record_step(w, in, &rep, flops, bytes);
 	fs__world_llm_kick(w, ii);
 	fs__world_llm_note_levels(w);
 }
@@ -330,6 +357,8 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		return;
 	if (in->stepping) {
 		/* The iteration in flight is abandoned: its time was spent. */
+		fs__world_run_sync(w, ii);
+		in->run_n = 0;
 		fs_eventq_cancel(w->q, in->step_ev);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
 		w->rec.result->fleet.pools[in->pool].busy_ns +=

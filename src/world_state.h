@@ -17,6 +17,7 @@
 #include "fleetsim/billing.h"
 #include "fleetsim/eventq.h"
 #include "fleetsim/llm_engine.h"
+#include "fleetsim/perf.h"
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/router.h"
@@ -25,6 +26,19 @@
 #include "recorder.h"
 
 #define FS__WORLD_NO_SLOT UINT32_MAX
+#define FS__RUN_MAX_STEPS 256        /* steps planned per run at most */
+
+/* The engine's cost callback context of one instance: the step-time model,
+ * keeping the modelled work of the step for achieved-MFU/MBU figures, and
+ * the planned steps of a fast-path run.  Heap-allocated (freed with free())
+ * so it stays put while the instance array grows. */
+struct fs__cost_ctx {
+	const struct fs_perf_cfg *perf;
+	double flops, bytes;         /* of the step last priced */
+	struct fs_perf_step_cache cache;  /* what does not change per step */
+	fs_ns run_dur_ns[FS__RUN_MAX_STEPS];     /* planned steps of the run */
+	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
+};
 
 struct fs__slot {
 	struct fs_request req;
@@ -74,6 +88,11 @@ struct fs__instance {
 	double tokens_processed;     /* prefill + decode tokens of its iterations */
 	double tokens_lost;          /* of those, lost to a reclaim */
 	int64_t waiting, kv_used;    /* last readings (world totals) */
+	fs_ns kv_since_ns;           /* kv_used held since (KV series accounted
+	                              * up to here) */
+	uint32_t run_n, run_j;       /* fast path: steps of the open run (0: none
+	                              * opened; 1: no step after the one in
+	                              * flight) and the one in flight */
 	bool idle;                   /* idle release: its own busy fraction was below
 	                              * the bound at every look since idle_since_ns */
 	fs_ns idle_since_ns;         /* start of that stretch (valid when idle) */
@@ -169,6 +188,10 @@ struct fs_world {
 	uint64_t arrivals;           /* requests taken, all of them */
 	uint64_t completions;
 	uint64_t failures;
+	fs_ns tie_push_ns;           /* when the event being handled was pushed
+	                              * (arrivals and sends), else INT64_MIN: a
+	                              * run's step ending at this very ns counts as
+	                              * before the event iff it began earlier */
 	struct fs_recorder rec;
 };
 
@@ -210,6 +233,30 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t inst, bool fail);
 void fs__world_llm_kick(struct fs_world *w, uint32_t inst);
 /* Kick the instances that got work at this instant (after its last event). */
 void fs__world_llm_flush_kicks(struct fs_world *w);
+/* Instance `in` holds `kv` KV blocks from t_ns on (accounts the KV series
+ * span since its last change); account every instance up to now. */
+void fs__world_llm_kv_level(struct fs_world *w, struct fs__instance *in, int64_t kv,
+                            fs_ns t_ns);
+void fs__world_llm_kv_account_all(struct fs_world *w);
+/* Record one iteration that ended (its report, and the modelled work of
+ * the step). */
+void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
+                               const struct fs_llm_report *rep, double flops,
+                               double bytes);
+
+/* The fast path (world_run.c, MODEL: V24).  Open a run on instance `in`
+ * whose step 0 (dur0_ns) just began: returns when its last planned step
+ * ends (now + dur0_ns without a run).  Sync: record the steps of ii's run
+ * that ended before now (at now too when the current event was pushed
+ * after that step began, as the reference path would order them).  Cut:
+ * sync, then make the step in flight the run's last.  Sync all: every
+ * instance.  Step work: the modelled FLOPs and bytes of ii's step in
+ * flight. */
+fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns);
+void fs__world_run_sync(struct fs_world *w, uint32_t ii);
+void fs__world_run_cut(struct fs_world *w, uint32_t ii);
+void fs__world_llm_sync_all(struct fs_world *w);
+void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes);
 
 /* The fleet (world_fleet.c): instance lifecycle, spot, autoscaling, cost. */
 void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication);

@@ -162,6 +162,8 @@ struct fs_rep_result {
 	fs_ns end_ns;                       /* time the world stopped */
 	bool stopped_early;                 /* max_in_system exceeded */
 	uint64_t events;                    /* events processed */
+	uint64_t run_steps;                 /* of those, LLM iterations recorded
+	                                       inside fast-path runs (MODEL: V24) */
 	struct fs_request_row *rows;        /* NULL unless recorded */
 	size_t n_rows;
 	struct fs_tseries *pool_desired;    /* LLM: the autoscaler's desired count of
