@@ -229,6 +229,8 @@ static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key
 
 	if (hi <= 0)
 		return 0;
+	if (lo == 0)
+		return hi * 1.0;           /* r = 0 without waiting for the division */
 	r = lo / hi;
 	if (r == 0)
 		return hi * 1.0;

@@ -88,6 +88,14 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->itl_max = NAN;
 }
 
+static void spool_close(struct fs__row_spool *sp)
+{
+	if (sp == NULL)
+		return;
+	fclose(sp->f);
+	free(sp);
+}
+
 void fs__recorder_fini(struct fs_recorder *rec)
 {
 	fs_rep_result_free(rec->result);
@@ -95,33 +103,125 @@ void fs__recorder_fini(struct fs_recorder *rec)
 	free(rec->bin_fx);
 	free(rec->pool_fx);
 	free(rec->kv_acc);
+	free(rec->pend);
+	free(rec->itl_floor);
+	rec->itl_floor = NULL;
+	spool_close(rec->spool);
 	rec->bin_fx = NULL;
 	rec->pool_fx = NULL;
 	rec->kv_acc = NULL;
+	rec->pend = NULL;
+	rec->spool = NULL;
+}
+
+static void spool_write(struct fs__row_spool *sp, const struct fs_request_row *row,
+                        size_t n)
+{
+	if (fwrite(row, sizeof *row, n, sp->f) != n) {
+		fprintf(stderr, "fleetsim: cannot write the per-request rows to a "
+		        "temporary file\n");
+		abort();
+	}
+}
+
+/* Hand one row on in id order: to the in-memory array while it is short,
+ * then (the array moved over first) to the spool. */
+static void emit_row(struct fs_recorder *rec, const struct fs_request_row *row)
+{
+	struct fs_rep_result *r = rec->result;
+
+	if (rec->spool == NULL && r->n_rows >= FS__ROWS_IN_MEMORY) {
+		FILE *f = tmpfile();     /* unlinked: gone when closed or at exit */
+
+		if (f != NULL) {         /* else the rows stay in memory */
+			rec->spool = fs_xmalloc(sizeof *rec->spool);
+			rec->spool->f = f;
+			spool_write(rec->spool, r->rows, r->n_rows);
+			free(r->rows);
+			r->rows = NULL;
+			rec->cap_rows = 0;
+		}
+	}
+	if (rec->spool != NULL) {
+		spool_write(rec->spool, row, 1);
+	} else {
+		fs_xgrow((void **)&r->rows, &rec->cap_rows, r->n_rows + 1, sizeof *r->rows);
+		r->rows[r->n_rows] = *row;
+	}
+	r->n_rows++;
+}
+
+static void pend_push(struct fs_recorder *rec, const struct fs_request_row *row)
+{
+	size_t i;
+
+	fs_xgrow((void **)&rec->pend, &rec->cap_pend, rec->n_pend + 1, sizeof *rec->pend);
+	for (i = rec->n_pend++; i > 0 && rec->pend[(i - 1) / 2].id > row->id; i = (i - 1) / 2)
+		rec->pend[i] = rec->pend[(i - 1) / 2];
+	rec->pend[i] = *row;
+}
+
+static void pend_pop(struct fs_recorder *rec, struct fs_request_row *out)
+{
+	struct fs_request_row last;
+	size_t i = 0;
+
+	*out = rec->pend[0];
+	last = rec->pend[--rec->n_pend];
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= rec->n_pend)
+			break;
+		if (c + 1 < rec->n_pend && rec->pend[c + 1].id < rec->pend[c].id)
+			c++;
+		if (rec->pend[c].id >= last.id)
+			break;
+		rec->pend[i] = rec->pend[c];
+		i = c;
+	}
+	if (rec->n_pend > 0)
+		rec->pend[i] = last;
 }
 
 static void add_row(struct fs_recorder *rec, const struct fs_request *req,
                     bool completed, bool failed, fs_ns start_ns,
                     fs_ns first_token_ns, fs_ns end_ns, int64_t output_tokens)
 {
-	struct fs_rep_result *r = rec->result;
-	struct fs_request_row *row;
+	struct fs_request_row row;
 
 	if (!rec->record_rows)
 		return;
-	fs_xgrow((void **)&r->rows, &rec->cap_rows, r->n_rows + 1, sizeof *r->rows);
-	row = &r->rows[r->n_rows++];
-	row->id = req->id;
-	row->class_idx = req->class_idx;
-	row->counted = counted(rec, req);
-	row->completed = completed;
-	row->failed = failed;
-	row->arrival_ns = req->arrival_ns;
-	row->start_ns = start_ns;
-	row->first_token_ns = first_token_ns;
-	row->end_ns = end_ns;
-	row->prompt_tokens = req->prompt_tokens;
-	row->output_tokens = output_tokens;
+	memset(&row, 0, sizeof row);
+	row.id = req->id;
+	row.class_idx = req->class_idx;
+	row.counted = counted(rec, req);
+	row.completed = completed;
+	row.failed = failed;
+	row.arrival_ns = req->arrival_ns;
+	row.start_ns = start_ns;
+	row.first_token_ns = first_token_ns;
+	row.end_ns = end_ns;
+	row.prompt_tokens = req->prompt_tokens;
+	row.output_tokens = output_tokens;
+	row.session_id = req->session_id;
+	row.turn = req->turn;
+	pend_push(rec, &row);
+	while (rec->n_pend > 0 && rec->pend[0].id == rec->next_id) {
+		pend_pop(rec, &row);
+		emit_row(rec, &row);
+		rec->next_id++;
+	}
+}
+
+bool fs__row_spool_read(struct fs__row_spool *sp, struct fs_request_row *row)
+{
+	return fread(row, sizeof *row, 1, sp->f) == 1;
+}
+
+void fs__row_spool_rewind(struct fs__row_spool *sp)
+{
+	rewind(sp->f);
 }
 
 static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
@@ -129,6 +229,23 @@ static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
 	size_t b = (size_t)(t_ns / r->queue_len.interval_ns);
 
 	return b < r->queue_len.n_bins ? b : r->queue_len.n_bins - 1;
+}
+
+/* bin_of for the per-iteration calls, remembering the last bin's span (the
+ * division is the costly part and nearly every call falls in that bin). */
+static size_t bin_at(struct fs_recorder *rec, fs_ns t_ns)
+{
+	const struct fs_rep_result *r = rec->result;
+
+	if (t_ns < rec->bin_lo_ns || t_ns >= rec->bin_hi_ns) {
+		size_t b = bin_of(r, t_ns);
+
+		rec->bin_idx = b;
+		rec->bin_lo_ns = (fs_ns)b * r->queue_len.interval_ns;
+		rec->bin_hi_ns = b + 1 < r->queue_len.n_bins ?
+		                 rec->bin_lo_ns + r->queue_len.interval_ns : INT64_MAX;
+	}
+	return rec->bin_idx;
 }
 
 void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns)
@@ -157,7 +274,7 @@ void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
 
 	r->fleet.pools[pool].output_tokens += (double)tokens;
 	if (t_ns < rec->sc->sim.horizon_ns)
-		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_of(r, t_ns)] +=
+		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_at(rec, t_ns)] +=
 			(double)tokens;
 }
 
@@ -238,14 +355,51 @@ void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *re
 		rec->result->cls[req->class_idx].in_flight++;
 }
 
+static double itl_floor(struct fs_recorder *rec, size_t b)
+{
+	size_t n = fs_hist_n_buckets() + 1;
+
+	if (b >= n)
+		return INFINITY;
+	if (rec->itl_floor == NULL) {
+		rec->itl_floor = fs_xmalloc(n * sizeof *rec->itl_floor);
+		for (size_t i = 0; i < n; i++)
+			rec->itl_floor[i] = NAN;
+	}
+	if (isnan(rec->itl_floor[b]))
+		rec->itl_floor[b] = fs_hist_bucket_floor(b);
+	return rec->itl_floor[b];
+}
+
+/* fs_hist_bucket_of(gap) for gap > 0, found from *hint by walking the
+ * cached bucket edges (a run's step times change slowly). */
+static size_t itl_bucket(struct fs_recorder *rec, double gap, size_t *hint)
+{
+	size_t b = *hint;
+	int walk;
+
+	for (walk = 0; walk < 4; walk++) {
+		if (gap < itl_floor(rec, b))
+			b--;
+		else if (gap >= itl_floor(rec, b + 1))
+			b++;
+		else
+			return *hint = b;
+	}
+	return *hint = fs_hist_bucket_of(gap);
+}
+
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count)
+                      uint64_t count, size_t *hint)
 {
 	double gap = (double)gap_ns;
 
 	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
 		return;
-	fs_hist_add_n(&rec->result->itl_hist, gap, count);
+	if (hint != NULL && gap > 0)
+		fs_hist_add_n_at(&rec->result->itl_hist, itl_bucket(rec, gap, hint), gap, count);
+	else
+		fs_hist_add_n(&rec->result->itl_hist, gap, count);
 	/* exact sums, made into moments at the end (order-free) */
 	rec->itl_n += count;
 	rec->itl_s1 += (fs__i128)gap_ns * (fs__i128)count;
@@ -283,15 +437,34 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        double flops, double bytes, double peak_flops_per_s,
                        double peak_bytes_per_s)
 {
+	fs__recorder_llm_step(rec, SIZE_MAX, begin_ns, end_ns, batch_seqs, prefill_tokens,
+	                      tokens_generated, preemptions, flops, bytes, peak_flops_per_s,
+	                      peak_bytes_per_s, 0);
+}
+
+void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
+                           fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
+                           int64_t tokens_generated, uint64_t preemptions,
+                           double flops, double bytes, double peak_flops_per_s,
+                           double peak_bytes_per_s, double kv_block_ns)
+{
 	struct fs_engine_totals *t = &rec->result->engine;
 	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
+	fs__i128 flops_fx = fx_of(flops), bytes_fx = fx_of(bytes);
 
+	if (pool != SIZE_MAX) {
+		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
+
+		p->flops += flops_fx;
+		p->bytes += bytes_fx;
+		p->kv_block_ns += fx_of(kv_block_ns);
+	}
 	if (begin_ns < rec->sc->sim.horizon_ns) {
-		fs__i128 *fx = &rec->bin_fx[4 * bin_of(rec->result, begin_ns)];
+		fs__i128 *fx = &rec->bin_fx[4 * bin_at(rec, begin_ns)];
 
-		fx[0] += fx_of(flops);
+		fx[0] += flops_fx;
 		fx[1] += fx_of(dur_s * peak_flops_per_s);
-		fx[2] += fx_of(bytes);
+		fx[2] += bytes_fx;
 		fx[3] += fx_of(dur_s * peak_bytes_per_s);
 	}
 
@@ -304,18 +477,8 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 	t->prefill_tokens += prefill_tokens;
 	t->tokens_generated += tokens_generated;
 	t->busy_ns += (double)(end_ns - begin_ns);
-	rec->flops_fx += fx_of(flops);
-	rec->bytes_fx += fx_of(bytes);
-}
-
-void fs__recorder_pool_work(struct fs_recorder *rec, size_t pool, double flops,
-                            double bytes, double kv_block_ns)
-{
-	struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
-
-	p->flops += fx_of(flops);
-	p->bytes += fx_of(bytes);
-	p->kv_block_ns += fx_of(kv_block_ns);
+	rec->flops_fx += flops_fx;
+	rec->bytes_fx += bytes_fx;
 }
 
 void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
@@ -394,13 +557,6 @@ void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total)
 	rec->kv_total = total;
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct fs_request_row *x = a, *y = b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 {
 	struct fs_rep_result *r = rec->result;
@@ -450,8 +606,21 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		all->slo_met += cr->slo_met;
 		all->output_tokens += cr->output_tokens;
 	}
-	if (r->rows != NULL)
-		qsort(r->rows, r->n_rows, sizeof *r->rows, row_cmp);
+	while (rec->n_pend > 0) {        /* ids with no row: the rest in id order */
+		struct fs_request_row row;
+
+		pend_pop(rec, &row);
+		emit_row(rec, &row);
+	}
+	if (rec->spool != NULL) {
+		if (fflush(rec->spool->f) != 0) {
+			fprintf(stderr, "fleetsim: cannot write the per-request rows to a "
+			        "temporary file\n");
+			abort();
+		}
+		r->row_spool = rec->spool;   /* handed over with the result */
+		rec->spool = NULL;
+	}
 	rec->result = NULL;
 	return r;
 }
@@ -488,5 +657,6 @@ void fs_rep_result_free(struct fs_rep_result *r)
 		free(r->fleet.pools[c].level_ns);
 	free(r->fleet.pools);
 	free(r->rows);
+	spool_close(r->row_spool);
 	free(r);
 }

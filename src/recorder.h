@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/result.h"
@@ -28,11 +29,33 @@ struct fs__rec_pool_fx {
 	fs__i128 flops, bytes, kv_block_ns;
 };
 
+/* Per-request rows in id order: a row waits in a min-heap on id until every
+ * lower id has its row (ids are 0, 1, 2, ... in arrival order), so the heap
+ * holds only rows that overtook a request still in the system.  The first
+ * FS__ROWS_IN_MEMORY rows go to result->rows; past that all of them are
+ * streamed to a temporary file (unlinked, gone when closed) and rows is
+ * NULL, so memory does not grow with the number of requests. */
+#define FS__ROWS_IN_MEMORY 65536
+struct fs__row_spool {
+	FILE *f;
+};
+
+/* The next spooled row into *row (after fs__row_spool_rewind); false at the
+ * end.  Rewind to the first row. */
+bool fs__row_spool_read(struct fs__row_spool *sp, struct fs_request_row *row);
+void fs__row_spool_rewind(struct fs__row_spool *sp);
+
 struct fs_recorder {
 	const struct fs_scenario *sc;
 	struct fs_rep_result *result;        /* being built; NULL once handed over */
 	bool record_rows;
 	size_t cap_rows;
+	struct fs_request_row *pend;         /* rows waiting for a lower id (heap) */
+	size_t n_pend, cap_pend;
+	uint64_t next_id;                    /* the id whose row goes out next */
+	size_t bin_idx;                      /* bin_at's last bin and its span */
+	fs_ns bin_lo_ns, bin_hi_ns;
+	struct fs__row_spool *spool;         /* NULL: rows kept in result->rows */
 	/* exact sums (see fs__i128), turned into the result's doubles at the end */
 	fs__i128 *bin_fx;                    /* 4 per bin: flops, flops_cap, bytes, bytes_cap */
 	fs__i128 flops_fx, bytes_fx;         /* engine totals after warm-up */
@@ -40,6 +63,7 @@ struct fs_recorder {
 	uint64_t itl_n;                      /* ITL moments: count, Σ gap, Σ gap² (ns) */
 	fs__i128 itl_s1, itl_s2;
 	double itl_min, itl_max;
+	double *itl_floor;                   /* fs_hist_bucket_floor(b) cache, NAN unknown */
 	/* KV-use series (MODEL: M3): Σ blocks · ns per bin since the KV total last
 	 * changed, divided by that total when it changes (or at the end) */
 	fs__i128 *kv_acc;                    /* per bin */
@@ -86,9 +110,11 @@ void fs__recorder_failed(struct fs_recorder *rec, const struct fs_request *req,
 void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
                             fs_ns start_ns, fs_ns first_token_ns);
 
-/* `count` inter-token gaps of gap_ns each, observed at t_ns. */
+/* `count` inter-token gaps of gap_ns each, observed at t_ns.  `hint` (may
+ * be NULL): the caller's last bucket, where the bucket is looked for first
+ * among cached bucket edges instead of taking a logarithm. */
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count);
+                      uint64_t count, size_t *hint);
 
 /* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
  * preemptions and modelled work, on an instance whose peaks (all its GPUs)
@@ -120,9 +146,14 @@ void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
 /* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
 bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
 
-/* LLM: work of one iteration of pool `pool` (summed exactly). */
-void fs__recorder_pool_work(struct fs_recorder *rec, size_t pool, double flops,
-                            double bytes, double kv_block_ns);
+/* fs__recorder_step for an LLM iteration of pool `pool` (SIZE_MAX: none)
+ * that also adds its work to the pool: FLOPs, bytes and KV block·ns
+ * (summed exactly). */
+void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
+                           fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
+                           int64_t tokens_generated, uint64_t preemptions,
+                           double flops, double bytes, double peak_flops_per_s,
+                           double peak_bytes_per_s, double kv_block_ns);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

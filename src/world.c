@@ -70,6 +70,8 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 	w->q = fs_eventq_alloc(64);
 	w->workload = fs_workload_alloc(&sc->workload, &sc->sim, seed, replication);
 	w->free_head = FS__WORLD_NO_SLOT;
+	w->serving_dirty = true;
+	w->in_fleet_event = true;        /* the fleet's launches at t = 0 */
 	switch (sc->engine.kind) {
 	case FS_ENGINE_QUEUE:
 		fs__world_queue_init(w, seed, replication);
@@ -84,6 +86,7 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 		fs__world_fleet_init(w, seed, replication);
 		fs__world_scale_init(w);
 	}
+	w->in_fleet_event = false;
 	fs_eventq_push(w->q, sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);  /* MODEL: E2 */
 	n_src = fs_workload_n_sources(w->workload);
 	for (src = 0; src < n_src; src++) {
@@ -113,6 +116,7 @@ void fs_world_free(struct fs_world *w)
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
 	free(w->kicks);
+	free(w->serving);
 	free(w->slots);
 	free(w);
 }
@@ -134,9 +138,12 @@ bool fs_world_step(struct fs_world *w)
 	 * instance before anything of the fleet, the autoscaler or the horizon */
 	w->tie_push_ns = ev.kind == FS_EV_ARRIVAL || ev.kind == FS_EV_USER_SEND ?
 	                 ev.b : INT64_MIN;
-	if (w->fleet != NULL && ev.kind != FS_EV_ARRIVAL && ev.kind != FS_EV_USER_SEND &&
-	    ev.kind != FS_EV_STEP_DONE)
+	w->in_fleet_event = w->fleet != NULL && ev.kind != FS_EV_ARRIVAL &&
+	                    ev.kind != FS_EV_USER_SEND && ev.kind != FS_EV_STEP_DONE;
+	if (w->in_fleet_event) {
 		fs__world_llm_sync_all(w);
+		w->serving_dirty = true;
+	}
 	switch ((enum fs_event_kind)ev.kind) {
 	case FS_EV_ARRIVAL:
 		on_arrival(w, ev.a);
@@ -175,6 +182,7 @@ bool fs_world_step(struct fs_world *w)
 		fs__world_llm_note_levels(w);
 		break;
 	}
+	w->in_fleet_event = false;
 	if (w->draining && w->in_system == 0)
 		w->ended = true;                         /* MODEL: E5 */
 	/* MODEL: V21 — idle instances given work start once this instant's

@@ -31,6 +31,8 @@ void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
 
 	c->perf = perf;
 	fs_perf_step_cache_init(&c->cache, perf);
+	c->peak_flops_per_s = fs_perf_peak_flops_per_s(perf) * perf->tp;
+	c->peak_bytes_per_s = perf->gpu->mem_bw_bytes_per_s * perf->tp;
 	return c;
 }
 
@@ -137,14 +139,31 @@ static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
 	const struct fs__slot *s = &w->slots[slot];
 	size_t i, n = 0;
 
+	size_t k, n_scan;
+
 	/* KV use and prefix caches move during runs: bring them up to now */
 	if (w->fleet->router == FS_ROUTER_LEAST_KV || w->fleet->router == FS_ROUTER_PREFIX)
 		fs__world_llm_sync_all(w);
-
-	for (i = 0; i < w->n_insts; i++) {
-		const struct fs__instance *in = &w->insts[i];
+	/* Outside fleet events the serving set cannot change: scan the list of
+	 * serving instances (in index order, as a full scan would meet them). */
+	if (!w->in_fleet_event && w->serving_dirty) {
+		w->n_serving = 0;
+		for (i = 0; i < w->n_insts; i++) {
+			if (w->insts[i].state != FS__INST_SERVING)
+				continue;
+			fs_xgrow((void **)&w->serving, &w->cap_serving, w->n_serving + 1,
+			         sizeof *w->serving);
+			w->serving[w->n_serving++] = (uint32_t)i;
+		}
+		w->serving_dirty = false;
+	}
+	n_scan = w->in_fleet_event ? w->n_insts : w->n_serving;
+	for (k = 0; k < n_scan; k++) {
+		const struct fs__instance *in;
 		struct fs_route_candidate *c;
 
+		i = w->in_fleet_event ? k : w->serving[k];
+		in = &w->insts[i];
 		if (in->state != FS__INST_SERVING)
 			continue;
 		if (pinned_pool >= 0 && in->pool != (uint32_t)pinned_pool)
@@ -265,13 +284,10 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
 	in->busy_ns += dur_ns;
 	in->tokens_processed += (double)(rep->shape.prefill_tokens + rep->shape.decode_seqs);
 	pr->busy_ns += dur_ns;
-	fs__recorder_pool_work(&w->rec, in->pool, flops, bytes,
-	                       (double)rep->kv_used_blocks * dur_ns);
-	fs__recorder_step(&w->rec, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
-	                  rep->shape.prefill_tokens, rep->tokens_generated,
-	                  rep->n_preempted, flops, bytes,
-	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
-	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
+	fs__recorder_llm_step(&w->rec, in->pool, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
+	                      rep->shape.prefill_tokens, rep->tokens_generated,
+	                      rep->n_preempted, flops, bytes, c->peak_flops_per_s,
+	                      c->peak_bytes_per_s, (double)rep->kv_used_blocks * dur_ns);
 	fs__recorder_prefix(&w->rec, rep->begin_ns, &rep->prefix);
 	/* MODEL: S17 — work for capacity utilisation: output tokens sampled. */
 	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
@@ -322,9 +338,9 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 			                     w->slots[rep.first_token[i]].req.arrival_ns);
 		}
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,
-	                 (uint64_t)rep.itl_regular_seqs);
+	                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
 	for (i = 0; i < rep.n_itl_gaps; i++)
-		fs__recorder_itl(&w->rec, w->now_ns, rep.itl_gaps[i].gap_ns, 1);
+		fs__recorder_itl(&w->rec, w->now_ns, rep.itl_gaps[i].gap_ns, 1, NULL);
 	for (i = 0; i < rep.n_done; i++) {
 		uint32_t slot = rep.done[i].slot;
 		const struct fs__slot *s = &w->slots[slot];

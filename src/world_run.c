@@ -63,7 +63,7 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 		w->rec.result->events++;
 		w->rec.result->run_steps++;
 		fs__recorder_itl(&w->rec, end_ns, end_ns - rep.begin_ns,
-		                 (uint64_t)rep.itl_regular_seqs);
+		                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
 		fs__world_llm_record_step(w, in, &rep, c->run_flops[j], c->run_bytes[j]);
 		in->run_j = j + 1;
 		in->step_begin_ns = end_ns;

@@ -35,6 +35,7 @@
 struct fs__cost_ctx {
 	const struct fs_perf_cfg *perf;
 	double flops, bytes;         /* of the step last priced */
+	double peak_flops_per_s, peak_bytes_per_s;   /* of the instance (all GPUs) */
 	struct fs_perf_step_cache cache;  /* what does not change per step */
 	fs_ns run_dur_ns[FS__RUN_MAX_STEPS];     /* planned steps of the run */
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
@@ -90,6 +91,7 @@ struct fs__instance {
 	int64_t waiting, kv_used;    /* last readings (world totals) */
 	fs_ns kv_since_ns;           /* kv_used held since (KV series accounted
 	                              * up to here) */
+	size_t itl_hint;             /* histogram bucket of its last step time */
 	uint32_t run_n, run_j;       /* fast path: steps of the open run (0: none
 	                              * opened; 1: no step after the one in
 	                              * flight) and the one in flight */
@@ -169,6 +171,12 @@ struct fs_world {
 	struct fs_router_state router;
 	struct fs_route_candidate *cand;  /* scratch for routing */
 	size_t cap_cand;
+	uint32_t *serving;           /* serving instances in index order, rebuilt
+	                              * after fleet events (serving_dirty) */
+	size_t n_serving, cap_serving;
+	bool serving_dirty;
+	bool in_fleet_event;         /* handling an event that may change
+	                              * instance states: routing scans them all */
 	uint32_t unrouted_head, unrouted_tail;  /* requests no instance can take yet */
 	uint64_t n_unrouted;
 	uint32_t busy_insts;         /* instances with a step in flight */

@@ -235,7 +235,8 @@ static char *write_scenario(const char *dir, const char *name, const char *text)
 	FILE *f;
 
 	assert_non_null(path);
-	snprintf(path, len, "%s/%s.json", dir, name);
+	snprintf(path, len, strstr(name, "step_table") != NULL ? "%s/%s.csv" : "%s/%s.json",
+	         dir, name);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
@@ -258,7 +259,7 @@ static char *file_in(const char *dir, const char *sub, const char *file)
 static void runs_taken(const char *text)
 {
 	struct fs_error err;
-	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "t.json", ".", &err);
+	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "t.json", "tests/data", &err);
 	struct fs_run_opts opts;
 	struct fs_rep_result **res;
 
@@ -280,8 +281,9 @@ static void runs_taken(const char *text)
 }
 
 /* Run `text` with the fast path on and off and compare the three output
- * files byte for byte. */
-static void same_bytes(const char *name, const char *text)
+ * files byte for byte; requests.csv must contain `must_contain` (may be
+ * NULL).  A step table named in the text is copied next to it. */
+static void same_bytes_with(const char *name, const char *text, const char *must_contain)
 {
 	static const char *const files[] = { "summary.json", "timeseries.csv",
 	                                      "requests.csv" };
@@ -290,6 +292,14 @@ static void same_bytes(const char *name, const char *text)
 	size_t len = strlen(dir) + 8;
 	char *out_fast = malloc(len), *out_ref = malloc(len);
 	size_t k;
+
+	if (strstr(text, "step_table_small.csv") != NULL) {
+		char *table = fs_test_read_file("tests/data/step_table_small.csv", NULL);
+
+		assert_non_null(table);
+		free(write_scenario(dir, "step_table_small", table));
+		free(table);
+	}
 
 	snprintf(out_fast, len, "%s/fast", dir);
 	snprintf(out_ref, len, "%s/ref", dir);
@@ -320,6 +330,8 @@ static void same_bytes(const char *name, const char *text)
 			fprintf(stderr, "%s: %s differs with the fast path\n", name, files[k]);
 		assert_int_equal(la, lb);
 		assert_memory_equal(a, b, la);
+		if (k == 2 && must_contain != NULL)
+			assert_non_null(strstr(a, must_contain));
 		free(a);
 		free(b);
 		free(pa);
@@ -330,6 +342,11 @@ static void same_bytes(const char *name, const char *text)
 	free(path);
 	fs_test_tmpdir_free(dir);
 	runs_taken(text);
+}
+
+static void same_bytes(const char *name, const char *text)
+{
+	same_bytes_with(name, text, NULL);
 }
 
 #define CHAT_CLASS(extra) \
@@ -370,6 +387,13 @@ static void test_fast_path_same_bytes_prefill_first_and_static(void **state)
 	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
 	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
 	           "  \"replicas\": 2, \"scheduler\": \"prefill_first\"}}\n");
+	same_bytes("table",
+	           "{\"name\": \"table\", \"simulation\": {\"horizon\": \"10m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 8},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 3},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
+	           "  \"replicas\": 2, \"step_table\": \"step_table_small.csv\"}}\n");
 	same_bytes("static",
 	           "{\"name\": \"static\", \"simulation\": {\"horizon\": \"15m\", \"warmup\": \"1m\","
 	           " \"replications\": 2, \"seed\": 5},"
@@ -382,7 +406,7 @@ static void test_fast_path_same_bytes_prefill_first_and_static(void **state)
 static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
 {
 	(void)state;
-	same_bytes("sessions",
+	same_bytes_with("sessions",
 	           "{\"name\": \"sessions\", \"simulation\": {\"horizon\": \"15m\", \"warmup\": \"1m\","
 	           " \"replications\": 2, \"seed\": 6},"
 	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1.5},"
@@ -391,7 +415,7 @@ static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
 	           "]},"
 	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\"},"
 	           " \"fleet\": {\"router\": \"prefix\", \"pools\": [{\"name\": \"p\", \"gpu\": \"l40s\","
-	           "  \"count\": 3}]}}\n");
+	           "  \"count\": 3}]}}\n", ",1\n");   /* requests.csv: a second turn */
 }
 
 static void test_fast_path_same_bytes_closed_loop_preemptions_least_kv(void **state)
@@ -409,6 +433,51 @@ static void test_fast_path_same_bytes_closed_loop_preemptions_least_kv(void **st
 	           "  \"count\": 2}]}}\n");
 }
 
+/* More requests than FS__ROWS_IN_MEMORY (65,536): the rows go to the
+ * temporary file, and requests.csv still has every request once, in id
+ * order, with the session columns. */
+static void test_fast_path_requests_csv_streams_past_the_in_memory_rows(void **state)
+{
+	static const char text[] =
+		"{\"name\": \"many\", \"simulation\": {\"horizon\": \"20m\", \"warmup\": \"0s\","
+		" \"replications\": 1, \"seed\": 9},"
+		" \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 80},"
+		"  \"classes\": [{\"name\": \"q\", \"share\": 1, \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}, \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},"
+		" \"engine\": {\"type\": \"queue\", \"servers\": 2,"
+		"  \"service\": {\"dist\": \"exponential\", \"mean\": \"20ms\"}}}\n";
+	char *dir = fs_test_tmpdir();
+	char *path = write_scenario(dir, "many", text);
+	char *csv_path = file_in(dir, "out", "requests.csv");
+	size_t len = strlen(dir) + 8, lines = 0, expect_id = 0;
+	char *out = malloc(len), *csv, *p;
+	struct fs_test_run r;
+
+	(void)state;
+	snprintf(out, len, "%s/out", dir);
+	{
+		const char *args[] = { "run", path, "-o", out, "-q", "--requests-csv", NULL };
+
+		r = fs_test_run_fleetsim(args);
+	}
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	csv = fs_test_read_file(csv_path, NULL);
+	assert_non_null(csv);
+	assert_true(strncmp(csv, "id,class,status,counted,arrival_s,prompt_tokens,"
+	                    "output_tokens,queue_ms,ttft_ms,e2e_ms,session_id,turn\n", 102) == 0);
+	for (p = strchr(csv, '\n') + 1; *p != '\0'; p = strchr(p, '\n') + 1) {
+		assert_int_equal(strtoull(p, NULL, 10), expect_id);
+		expect_id++;
+		lines++;
+	}
+	assert_true(lines > 90000);              /* ~80/s for 20 minutes */
+	free(csv);
+	free(csv_path);
+	free(out);
+	free(path);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_fast_path_same_bytes_prefill_first_and_static),
 		cmocka_unit_test(test_fast_path_same_bytes_sessions_with_prefix_caching),
 		cmocka_unit_test(test_fast_path_same_bytes_closed_loop_preemptions_least_kv),
+		cmocka_unit_test(test_fast_path_requests_csv_streams_past_the_in_memory_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
