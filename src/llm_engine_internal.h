@@ -58,6 +58,8 @@ struct llm_run {
 	int64_t blocks_alloc;        /* blocks the run's virtual begins allocated */
 	int64_t *cnt;                /* [block_tokens]: requests that need a block at
 	                              * step i >= 1 when (i - 1) % block_tokens == k */
+	int64_t res_plan, res_adv;   /* (i - 1) % block_tokens of the next step
+	                              * to plan / to begin */
 };
 
 struct fs_llm_engine {

@@ -74,6 +74,8 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 	r->ctx_tokens = ctx;
 	r->plan_used = fs_kvcache_used(&e->kv);
 	r->blocks_alloc = 0;
+	r->res_plan = 0;
+	r->res_adv = 0;
 	return true;
 }
 
@@ -84,9 +86,11 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 
 	if (!r->open || i > r->last)
 		return false;
-	need = r->cnt[(i - 1) % e->kv.block_tokens];                 /* MODEL: V6 */
+	need = r->cnt[r->res_plan];            /* residue (i - 1) mod B; MODEL: V6 */
 	if (need > fs_kvcache_total(&e->kv) - r->plan_used)
 		return false;              /* it would preempt: the reference path */
+	if (++r->res_plan == e->kv.block_tokens)
+		r->res_plan = 0;
 	r->plan_used += need;
 	memset(shape, 0, sizeof *shape);
 	shape->decode_seqs = r->n;                                     /* MODEL: V1 */
@@ -117,32 +121,47 @@ void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next
 
 	LLM_CHECK(r->open && r->j + 1 < r->planned, "run advanced past its plan");
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
-	/* the end of step j: every request samples one token (MODEL: V9, V16) */
-	memset(rep, 0, sizeof *rep);
+	/* the end of step j: every request samples one token (MODEL: V9, V16);
+	 * field by field, this runs per iteration */
 	rep->begin_ns = e->step_begin_ns;
 	rep->end_ns = now_ns;
 	rep->shape = e->shape;
+	rep->started = rep->first_token = NULL;
+	rep->n_started = rep->n_first_token = 0;
+	rep->done = NULL;
+	rep->n_done = 0;
+	rep->preempted = NULL;
+	rep->n_preempted = 0;
+	rep->rejected = NULL;
+	rep->n_rejected = 0;
 	rep->itl_regular_seqs = r->n;
+	rep->itl_gaps = NULL;
+	rep->n_itl_gaps = 0;
 	rep->tokens_generated = r->n;
 	rep->kv_used_blocks = fs_kvcache_used(&e->kv);
 	rep->waiting = (int64_t)e->n_waiting;
 	rep->running = (int64_t)e->n_running;
+	memset(&rep->prefix, 0, sizeof rep->prefix);
 	e->stats.tokens_generated += r->n;
 	e->stats.busy_ns += now_ns - e->step_begin_ns;
 	e->last_end_ns = now_ns;
 	/* the begin of step j + 1: blocks for the KV it writes (MODEL: V6) */
 	i = ++r->j;
-	need = r->cnt[(i - 1) % e->kv.block_tokens];
-	LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
-	r->blocks_alloc += need;
+	need = r->cnt[r->res_adv];
+	if (++r->res_adv == e->kv.block_tokens)
+		r->res_adv = 0;
+	if (need > 0) {
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
+		r->blocks_alloc += need;
+		if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+			e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	}
 	e->step_begin_ns = now_ns;
 	e->step_dur_ns = next_dur_ns;
 	e->shape.decode_context_tokens = r->ctx_tokens + r->n * i;
 	e->stats.steps++;
 	e->stats.sum_batch_seqs += r->n;
 	e->stats.sum_decode_seqs += r->n;
-	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
-		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
 }
 
 void fs__llm_run_close(struct fs_llm_engine *e)

@@ -161,6 +161,15 @@ static double roofline_ns(double flops, double flops_per_s, double bytes,
 	                           knee_exp);
 }
 
+/* llround for a non-negative time below 2^63 (halves away from zero), inline:
+ * t - trunc(t) is exact, so this is llround's result. */
+static fs_ns round_ns(double t)
+{
+	fs_ns r = (fs_ns)t;
+
+	return r + (t - (double)r >= 0.5);
+}
+
 /* Weight GEMM kernels per transformer layer: QKV, output, gate+up, down. */
 #define GEMMS_PER_LAYER 4.0
 
@@ -345,7 +354,7 @@ static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 	                               c->memo_factor) :
 	               fs__perf_smooth_max(total, cost->launch_ns, e->knee_exp);
 	total = cost->gpu_ns + cost->overhead_ns;
-	cost->total_ns = total < 1 ? 1 : (fs_ns)llround(total);
+	cost->total_ns = total < 1 ? 1 : round_ns(total);
 }
 
 void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
@@ -390,35 +399,66 @@ void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
 	step_cost(c->cfg, &e, &p, c, shape, cost);
 }
 
+void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
+                            struct fs_perf_decode_prep *d)
+{
+	struct eff e;
+	struct params p;
+	const struct fs__perf_token_entry *ent;
+	struct token_parts tpt;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	ent = token_entry(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs);
+	memcpy(&tpt, ent->parts, sizeof tpt);
+	d->n_seqs = n_seqs;
+	d->lin_flops = tpt.lin_flops;
+	d->lin_bytes = tpt.lin_bytes;
+	d->new_kv_bytes = tpt.new_kv_bytes;
+	d->elem_gpu_bytes = tpt.elem_gpu_bytes;
+	d->linear_ns = tpt.linear_ns;
+	d->prefill_attn_ns = ent->prefill_attn_ns;
+	d->elementwise_ns = tpt.elementwise_ns;
+	d->comm_ns = tpt.comm_ns;
+	d->overhead_ns = e.iter_ns + e.per_seq_ns * (double)n_seqs;
+	d->pre_flops = c->per_pair_flops * (double)0;
+	d->per_pair_flops = c->per_pair_flops;
+	d->kv_bytes_per_token_per_gpu = c->kv_bytes_per_token_per_gpu;
+	d->tp = c->cfg->tp;
+	d->attn_flops_div = e.attn_flops_per_s * e.attn_prefill_eff;
+	d->attn_bytes_div = e.bw_bytes_per_s * e.attn_decode_eff;
+	d->knee_exp = e.knee_exp;
+}
+
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes)
+{
+	double dec_flops, ctx_kv_bytes, a, attn_ns, total, gpu_ns;
+
+	/* step_cost's operations for {prefill 0, decode n_seqs, context, n_seqs}
+	 * (pre_flops = 0, launch_ns = 0) in the same order; x / 1.0 is x */
+	dec_flops = d->per_pair_flops * (double)context_tokens;
+	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
+	a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+	attn_ns = d->prefill_attn_ns +
+	          smooth_max_memo(a / d->attn_flops_div * 1e9,
+	                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
+	                          d->knee_exp, c->memo_key, c->memo_factor);
+	*flops = d->lin_flops + d->pre_flops + dec_flops;
+	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
+	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
+	total = gpu_ns + d->overhead_ns;
+	return total < 1 ? 1 : round_ns(total);
+}
+
 fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
                                  int64_t context_tokens, double *flops, double *bytes)
 {
-	struct eff ev;
-	struct params pv;
-	const struct eff *e = &ev;
-	const struct fs__perf_token_entry *ent;
-	struct token_parts tpt;
-	double tp = c->cfg->tp, dec_flops, ctx_kv_bytes, attn_ns, overhead_ns, total, gpu_ns;
+	struct fs_perf_decode_prep d;
 
-	memcpy(&ev, c->eff, sizeof ev);
-	memcpy(&pv, c->params, sizeof pv);
-	ent = token_entry(c, &ev, &pv, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs);
-	/* step_cost's operations for {prefill 0, decode n_seqs, context, n_seqs}
-	 * (pre_flops = 0, launch_ns = 0), in the same order */
-	memcpy(&tpt, ent->parts, sizeof tpt);
-	dec_flops = c->per_pair_flops * (double)context_tokens;
-	ctx_kv_bytes = c->kv_bytes_per_token_per_gpu * (double)context_tokens;
-	attn_ns = ent->prefill_attn_ns +
-	          smooth_max_memo(dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-	                          ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
-	                          e->knee_exp, c->memo_key, c->memo_factor);
-	overhead_ns = e->iter_ns + e->per_seq_ns * (double)n_seqs;
-	*flops = tpt.lin_flops + c->per_pair_flops * (double)0 + dec_flops;
-	*bytes = tpt.lin_bytes + (tpt.new_kv_bytes + ctx_kv_bytes + tpt.elem_gpu_bytes) * tp;
-	total = tpt.linear_ns + attn_ns + tpt.elementwise_ns + tpt.comm_ns;
-	gpu_ns = smooth_max_memo(total, 0, e->knee_exp, c->memo_key, c->memo_factor);
-	total = gpu_ns + overhead_ns;
-	return total < 1 ? 1 : (fs_ns)llround(total);
+	fs_perf_decode_prepare(c, n_seqs, &d);
+	return fs_perf_decode_step(c, &d, context_tokens, flops, bytes);
 }
 
 double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes)

@@ -2,7 +2,9 @@
  * recorder.c — per-replication metrics (see recorder.h).  Only requests that
  * arrive at or after the warm-up are counted (MODEL: S1); the time series
  * cover the whole horizon.  "all" is built at the end by merging the classes,
- * which is exact for histograms and moments.
+ * which is exact for histograms and moments.  Figures summed over the
+ * iterations of many instances are exact sums (fs__i128), so the order in
+ * which instances' iterations are recorded does not matter (MODEL: V24).
  */
 #include "recorder.h"
 
@@ -88,14 +90,6 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->itl_max = NAN;
 }
 
-static void spool_close(struct fs__row_spool *sp)
-{
-	if (sp == NULL)
-		return;
-	fclose(sp->f);
-	free(sp);
-}
-
 void fs__recorder_fini(struct fs_recorder *rec)
 {
 	fs_rep_result_free(rec->result);
@@ -103,85 +97,12 @@ void fs__recorder_fini(struct fs_recorder *rec)
 	free(rec->bin_fx);
 	free(rec->pool_fx);
 	free(rec->kv_acc);
-	free(rec->pend);
 	free(rec->itl_floor);
 	rec->itl_floor = NULL;
-	spool_close(rec->spool);
+	fs__recorder_rows_fini(rec);
 	rec->bin_fx = NULL;
 	rec->pool_fx = NULL;
 	rec->kv_acc = NULL;
-	rec->pend = NULL;
-	rec->spool = NULL;
-}
-
-static void spool_write(struct fs__row_spool *sp, const struct fs_request_row *row,
-                        size_t n)
-{
-	if (fwrite(row, sizeof *row, n, sp->f) != n) {
-		fprintf(stderr, "fleetsim: cannot write the per-request rows to a "
-		        "temporary file\n");
-		abort();
-	}
-}
-
-/* Hand one row on in id order: to the in-memory array while it is short,
- * then (the array moved over first) to the spool. */
-static void emit_row(struct fs_recorder *rec, const struct fs_request_row *row)
-{
-	struct fs_rep_result *r = rec->result;
-
-	if (rec->spool == NULL && r->n_rows >= FS__ROWS_IN_MEMORY) {
-		FILE *f = tmpfile();     /* unlinked: gone when closed or at exit */
-
-		if (f != NULL) {         /* else the rows stay in memory */
-			rec->spool = fs_xmalloc(sizeof *rec->spool);
-			rec->spool->f = f;
-			spool_write(rec->spool, r->rows, r->n_rows);
-			free(r->rows);
-			r->rows = NULL;
-			rec->cap_rows = 0;
-		}
-	}
-	if (rec->spool != NULL) {
-		spool_write(rec->spool, row, 1);
-	} else {
-		fs_xgrow((void **)&r->rows, &rec->cap_rows, r->n_rows + 1, sizeof *r->rows);
-		r->rows[r->n_rows] = *row;
-	}
-	r->n_rows++;
-}
-
-static void pend_push(struct fs_recorder *rec, const struct fs_request_row *row)
-{
-	size_t i;
-
-	fs_xgrow((void **)&rec->pend, &rec->cap_pend, rec->n_pend + 1, sizeof *rec->pend);
-	for (i = rec->n_pend++; i > 0 && rec->pend[(i - 1) / 2].id > row->id; i = (i - 1) / 2)
-		rec->pend[i] = rec->pend[(i - 1) / 2];
-	rec->pend[i] = *row;
-}
-
-static void pend_pop(struct fs_recorder *rec, struct fs_request_row *out)
-{
-	struct fs_request_row last;
-	size_t i = 0;
-
-	*out = rec->pend[0];
-	last = rec->pend[--rec->n_pend];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= rec->n_pend)
-			break;
-		if (c + 1 < rec->n_pend && rec->pend[c + 1].id < rec->pend[c].id)
-			c++;
-		if (rec->pend[c].id >= last.id)
-			break;
-		rec->pend[i] = rec->pend[c];
-		i = c;
-	}
-	if (rec->n_pend > 0)
-		rec->pend[i] = last;
 }
 
 static void add_row(struct fs_recorder *rec, const struct fs_request *req,
@@ -206,22 +127,7 @@ static void add_row(struct fs_recorder *rec, const struct fs_request *req,
 	row.output_tokens = output_tokens;
 	row.session_id = req->session_id;
 	row.turn = req->turn;
-	pend_push(rec, &row);
-	while (rec->n_pend > 0 && rec->pend[0].id == rec->next_id) {
-		pend_pop(rec, &row);
-		emit_row(rec, &row);
-		rec->next_id++;
-	}
-}
-
-bool fs__row_spool_read(struct fs__row_spool *sp, struct fs_request_row *row)
-{
-	return fread(row, sizeof *row, 1, sp->f) == 1;
-}
-
-void fs__row_spool_rewind(struct fs__row_spool *sp)
-{
-	rewind(sp->f);
+	fs__recorder_row_add(rec, &row);
 }
 
 static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
@@ -606,21 +512,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		all->slo_met += cr->slo_met;
 		all->output_tokens += cr->output_tokens;
 	}
-	while (rec->n_pend > 0) {        /* ids with no row: the rest in id order */
-		struct fs_request_row row;
-
-		pend_pop(rec, &row);
-		emit_row(rec, &row);
-	}
-	if (rec->spool != NULL) {
-		if (fflush(rec->spool->f) != 0) {
-			fprintf(stderr, "fleetsim: cannot write the per-request rows to a "
-			        "temporary file\n");
-			abort();
-		}
-		r->row_spool = rec->spool;   /* handed over with the result */
-		rec->spool = NULL;
-	}
+	fs__recorder_rows_finish(rec);
 	rec->result = NULL;
 	return r;
 }
@@ -657,6 +549,6 @@ void fs_rep_result_free(struct fs_rep_result *r)
 		free(r->fleet.pools[c].level_ns);
 	free(r->fleet.pools);
 	free(r->rows);
-	spool_close(r->row_spool);
+	fs__row_spool_close(r->row_spool);
 	free(r);
 }

@@ -22,7 +22,7 @@
  * records a run of iterations at once, the reference path one by one, and
  * both must give the same bits. */
 __extension__ typedef __int128 fs__i128;
-#define FS__FX_ONE 16777216.0                /* 2^24 */
+#define FS__FX_ONE 256.0                     /* 2^8: a step's FLOPs stay below 2^55 */
 
 /* Per-pool work sums (fixed point), written to the pool results at the end. */
 struct fs__rec_pool_fx {
@@ -41,9 +41,10 @@ struct fs__row_spool {
 };
 
 /* The next spooled row into *row (after fs__row_spool_rewind); false at the
- * end.  Rewind to the first row. */
+ * end.  Rewind to the first row.  Close (NULL is fine): the file is gone. */
 bool fs__row_spool_read(struct fs__row_spool *sp, struct fs_request_row *row);
 void fs__row_spool_rewind(struct fs__row_spool *sp);
+void fs__row_spool_close(struct fs__row_spool *sp);
 
 struct fs_recorder {
 	const struct fs_scenario *sc;
@@ -71,6 +72,12 @@ struct fs_recorder {
 	size_t kv_bin_lo, kv_bin_hi;         /* bins touched since the last flush */
 	bool kv_touched;
 };
+
+/* Rows (recorder_rows.c): add one (in any id order), put every waiting one
+ * out and hand the spool to the result (at the end), free what is left. */
+void fs__recorder_row_add(struct fs_recorder *rec, const struct fs_request_row *row);
+void fs__recorder_rows_finish(struct fs_recorder *rec);
+void fs__recorder_rows_fini(struct fs_recorder *rec);
 
 /* `servers`: queue servers (0 for the LLM engine, whose capacity changes);
  * `n_pools` LLM pools (0 for the queue engine). */

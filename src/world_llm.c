@@ -2,9 +2,10 @@
  * world_llm.c — the world's side of LLM serving: routing arrivals to serving
  * instances (a line of unrouted requests waits while none can take them),
  * running each instance's iterations back to back (one STEP_DONE event per
- * iteration in flight), recording what every iteration reports, and moving
- * requests off an instance that is being reclaimed.  Step times come from
- * the pool's step-time model.
+ * iteration in flight, or per chunk of a fast-path run: world_run.c),
+ * recording what every iteration reports, and moving requests off an
+ * instance that is being reclaimed.  Step times come from the pool's
+ * step-time model through a per-instance cache.
  */
 #include "world_state.h"
 
@@ -317,6 +318,8 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
+	if (fs__world_run_extend(w, ii))
+		return;                          /* MODEL: V24 — the run goes on */
 	fs__world_run_sync(w, ii);
 	FS__WORLD_CHECK(w, in->run_j + 1 >= in->run_n, "run ended early");
 	fs__world_run_step_work(in, &flops, &bytes);
@@ -375,6 +378,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		/* The iteration in flight is abandoned: its time was spent. */
 		fs__world_run_sync(w, ii);
 		in->run_n = 0;
+		in->run_more = false;
 		fs_eventq_cancel(w->q, in->step_ev);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
 		w->rec.result->fleet.pools[in->pool].busy_ns +=

@@ -1,7 +1,8 @@
 /*
  * world_state.h — the state of one world, shared by world.c (lifecycle and
  * the event loop), world_slots.c (request slots), the engine drivers
- * world_queue.c and world_llm.c, and the fleet's world_fleet.c (lifecycle,
+ * world_queue.c, world_llm.c and world_run.c (the LLM fast path), and the
+ * fleet's world_fleet.c (lifecycle,
  * spot, autoscaling), world_bill.c (the bill) and world_avail.c
  * (availability).  The drivers and world_fleet.c hold the handlers of their
  * event kinds; only world*.c files touch the event queue.  Requests live in a slot pool (index + free
@@ -39,6 +40,9 @@ struct fs__cost_ctx {
 	struct fs_perf_step_cache cache;  /* what does not change per step */
 	fs_ns run_dur_ns[FS__RUN_MAX_STEPS];     /* planned steps of the run */
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
+	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
+	bool run_prep_ok;
+	uint32_t run_chunk;                      /* steps its next chunk plans */
 };
 
 struct fs__slot {
@@ -95,6 +99,7 @@ struct fs__instance {
 	uint32_t run_n, run_j;       /* fast path: steps of the open run (0: none
 	                              * opened; 1: no step after the one in
 	                              * flight) and the one in flight */
+	bool run_more;               /* the run can go on past its planned chunk */
 	bool idle;                   /* idle release: its own busy fraction was below
 	                              * the bound at every look since idle_since_ns */
 	fs_ns idle_since_ns;         /* start of that stretch (valid when idle) */
@@ -253,8 +258,8 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
                                double bytes);
 
 /* The fast path (world_run.c, MODEL: V24).  Open a run on instance `in`
- * whose step 0 (dur0_ns) just began: returns when its last planned step
- * ends (now + dur0_ns without a run).  Sync: record the steps of ii's run
+ * whose step 0 (dur0_ns) just began: returns when the last step of its
+ * first chunk ends (now + dur0_ns without a run).  Sync: record the steps of ii's run
  * that ended before now (at now too when the current event was pushed
  * after that step began, as the reference path would order them).  Cut:
  * sync, then make the step in flight the run's last.  Sync all: every
@@ -263,6 +268,10 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
 fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns);
 void fs__world_run_sync(struct fs_world *w, uint32_t ii);
 void fs__world_run_cut(struct fs_world *w, uint32_t ii);
+/* At the STEP_DONE event ending ii's planned chunk: plan the next chunk
+ * and go on (true: the event is handled), or false: the step ends as
+ * usual. */
+bool fs__world_run_extend(struct fs_world *w, uint32_t ii);
 void fs__world_llm_sync_all(struct fs_world *w);
 void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes);
 

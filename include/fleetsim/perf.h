@@ -194,6 +194,20 @@ void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
 fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
                                  int64_t context_tokens, double *flops, double *bytes);
 
+/* The same in two parts for many steps of one batch size: what depends on
+ * n_seqs only, once, then each step from its context (same bits). */
+struct fs_perf_decode_prep {
+	int64_t n_seqs;
+	double lin_flops, lin_bytes, new_kv_bytes, elem_gpu_bytes, pre_flops;
+	double linear_ns, prefill_attn_ns, elementwise_ns, comm_ns, overhead_ns;
+	double per_pair_flops, kv_bytes_per_token_per_gpu, tp;
+	double attn_flops_div, attn_bytes_div, knee_exp;
+};
+void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
+                            struct fs_perf_decode_prep *d);
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes);
+
 /* Time of the weight GEMMs alone (linear layers of all transformer blocks,
  * no LM head, attention, norms, communication or overheads) for `tokens`
  * tokens — the quantity Vidur profiles; used by the validation. */
