@@ -277,26 +277,34 @@ static double itl_floor(struct fs_recorder *rec, size_t b)
 	return rec->itl_floor[b];
 }
 
-/* fs_hist_bucket_of(gap) for gap > 0, found from *hint by walking the
- * cached bucket edges (a run's step times change slowly). */
-static size_t itl_bucket(struct fs_recorder *rec, double gap, size_t *hint)
+/* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
+ * the cached bucket edges from the hint's bucket (a run's step times change
+ * slowly), else the logarithm. */
+static size_t itl_bucket(struct fs_recorder *rec, double gap, struct fs__hist_hint *hint)
 {
-	size_t b = *hint;
+	size_t b = hint->bucket;
 	int walk;
 
+	if (gap >= hint->lo && gap < hint->hi)
+		return b;
 	for (walk = 0; walk < 4; walk++) {
 		if (gap < itl_floor(rec, b))
 			b--;
 		else if (gap >= itl_floor(rec, b + 1))
 			b++;
 		else
-			return *hint = b;
+			break;
 	}
-	return *hint = fs_hist_bucket_of(gap);
+	if (walk == 4)
+		b = fs_hist_bucket_of(gap);
+	hint->bucket = b;
+	hint->lo = itl_floor(rec, b);
+	hint->hi = itl_floor(rec, b + 1);
+	return b;
 }
 
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count, size_t *hint)
+                      uint64_t count, struct fs__hist_hint *hint)
 {
 	double gap = (double)gap_ns;
 
@@ -358,15 +366,24 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
 	fs__i128 flops_fx = fx_of(flops), bytes_fx = fx_of(bytes);
 
+	struct fs_rep_result *r = rec->result;
+	size_t b = begin_ns < rec->sc->sim.horizon_ns ? bin_at(rec, begin_ns) : SIZE_MAX;
+
 	if (pool != SIZE_MAX) {
 		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
 
 		p->flops += flops_fx;
 		p->bytes += bytes_fx;
 		p->kv_block_ns += fx_of(kv_block_ns);
+		/* MODEL: S17 — work for capacity utilisation: output tokens sampled
+		 * (fs__recorder_pool_tokens) */
+		r->fleet.pools[pool].output_tokens += (double)tokens_generated;
+		if (b != SIZE_MAX)
+			r->bin_pool_output_tokens[pool * r->queue_len.n_bins + b] +=
+				(double)tokens_generated;
 	}
-	if (begin_ns < rec->sc->sim.horizon_ns) {
-		fs__i128 *fx = &rec->bin_fx[4 * bin_at(rec, begin_ns)];
+	if (b != SIZE_MAX) {
+		fs__i128 *fx = &rec->bin_fx[4 * b];
 
 		fx[0] += flops_fx;
 		fx[1] += fx_of(dur_s * peak_flops_per_s);

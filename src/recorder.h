@@ -117,11 +117,18 @@ void fs__recorder_failed(struct fs_recorder *rec, const struct fs_request *req,
 void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
                             fs_ns start_ns, fs_ns first_token_ns);
 
-/* `count` inter-token gaps of gap_ns each, observed at t_ns.  `hint` (may
- * be NULL): the caller's last bucket, where the bucket is looked for first
- * among cached bucket edges instead of taking a logarithm. */
+/* A caller's last histogram bucket and its value range [lo, hi) (lo > hi:
+ * none yet): the next value is looked for there first, then among cached
+ * bucket edges, instead of taking a logarithm. */
+struct fs__hist_hint {
+	size_t bucket;
+	double lo, hi;
+};
+
+/* `count` inter-token gaps of gap_ns each, observed at t_ns.  `hint` may be
+ * NULL (zeroed: no range yet). */
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count, size_t *hint);
+                      uint64_t count, struct fs__hist_hint *hint);
 
 /* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
  * preemptions and modelled work, on an instance whose peaks (all its GPUs)
@@ -155,7 +162,7 @@ bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total)
 
 /* fs__recorder_step for an LLM iteration of pool `pool` (SIZE_MAX: none)
  * that also adds its work to the pool: FLOPs, bytes and KV block·ns
- * (summed exactly). */
+ * (summed exactly), and its output tokens as fs__recorder_pool_tokens. */
 void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
                            int64_t tokens_generated, uint64_t preemptions,

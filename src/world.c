@@ -117,6 +117,7 @@ void fs_world_free(struct fs_world *w)
 	fs_eventq_free(w->q);
 	free(w->kicks);
 	free(w->serving);
+	fs_route_tree_fini(&w->lo_tree);
 	free(w->slots);
 	free(w);
 }

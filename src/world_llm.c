@@ -133,6 +133,44 @@ void fs__world_llm_flush_kicks(struct fs_world *w)
 	fs__world_llm_note_levels(w);
 }
 
+/* The list of serving instances in index order and, for the
+ * least_outstanding router, its tournament tree.  O(instances), after each
+ * fleet event that routing follows. */
+static void serving_rebuild(struct fs_world *w)
+{
+	size_t i;
+
+	w->n_serving = 0;
+	for (i = 0; i < w->n_insts; i++) {
+		struct fs__instance *in = &w->insts[i];
+
+		in->serving_pos = UINT32_MAX;
+		if (in->state != FS__INST_SERVING)
+			continue;
+		fs_xgrow((void **)&w->serving, &w->cap_serving, w->n_serving + 1,
+		         sizeof *w->serving);
+		in->serving_pos = (uint32_t)w->n_serving;
+		w->serving[w->n_serving++] = (uint32_t)i;
+	}
+	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && w->n_serving > 0) {
+		uint64_t *keys = fs_xmalloc(w->n_serving * sizeof *keys);
+
+		for (i = 0; i < w->n_serving; i++)
+			keys[i] = w->insts[w->serving[i]].outstanding;
+		fs_route_tree_build(&w->lo_tree, keys, w->n_serving);
+		free(keys);
+	}
+	w->serving_dirty = false;
+}
+
+/* in->outstanding changed: keep the least_outstanding tree in step. */
+static void outstanding_changed(struct fs_world *w, const struct fs__instance *in)
+{
+	if (!w->serving_dirty && w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING &&
+	    in->serving_pos != UINT32_MAX && in->serving_pos < w->n_serving)
+		fs_route_tree_set(&w->lo_tree, in->serving_pos, in->outstanding);
+}
+
 /* Candidates: serving instances (of the class's pinned pool, if any) for
  * the request in `slot`. */
 static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
@@ -147,17 +185,8 @@ static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
 		fs__world_llm_sync_all(w);
 	/* Outside fleet events the serving set cannot change: scan the list of
 	 * serving instances (in index order, as a full scan would meet them). */
-	if (!w->in_fleet_event && w->serving_dirty) {
-		w->n_serving = 0;
-		for (i = 0; i < w->n_insts; i++) {
-			if (w->insts[i].state != FS__INST_SERVING)
-				continue;
-			fs_xgrow((void **)&w->serving, &w->cap_serving, w->n_serving + 1,
-			         sizeof *w->serving);
-			w->serving[w->n_serving++] = (uint32_t)i;
-		}
-		w->serving_dirty = false;
-	}
+	if (!w->in_fleet_event && w->serving_dirty)
+		serving_rebuild(w);
 	n_scan = w->in_fleet_event ? w->n_insts : w->n_serving;
 	for (k = 0; k < n_scan; k++) {
 		const struct fs__instance *in;
@@ -205,16 +234,27 @@ static bool route(struct fs_world *w, uint32_t slot)
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
 	int pinned = w->fleet->class_pool != NULL ? w->fleet->class_pool[s->req.class_idx] : -1;
-	size_t n = candidates(w, pinned, slot), pick;
+	size_t n, pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
 	struct fs_route_request rq = {.session = s->req.block_hashes.session};
 
-	if (n == 0)
-		return false;
-	pick = fs_router_pick_for(w->fleet->router, w->cand, n, &w->router,
-	                          w->routing_rng, &rq);
-	s->instance = w->cand[pick].id;
+	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && pinned < 0 &&
+	    !w->in_fleet_event) {
+		/* MODEL: R2 — the same choice as the scan, in O(log n) */
+		if (w->serving_dirty)
+			serving_rebuild(w);
+		if (w->n_serving == 0)
+			return false;
+		s->instance = w->serving[fs_route_tree_min(&w->lo_tree)];
+	} else {
+		n = candidates(w, pinned, slot);
+		if (n == 0)
+			return false;
+		pick = fs_router_pick_for(w->fleet->router, w->cand, n, &w->router,
+		                          w->routing_rng, &rq);
+		s->instance = w->cand[pick].id;
+	}
 	in = &w->insts[s->instance];
 	fs__world_run_cut(w, s->instance);      /* MODEL: V24 — it joins the next step */
 	/* MODEL: F6 — a request moved off a reclaimed instance is prefilled again
@@ -229,6 +269,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	}
 	s->routed = true;
 	in->outstanding++;
+	outstanding_changed(w, in);
 	w->pools[in->pool].routed++;
 	kick_later(w, s->instance);
 	return true;
@@ -290,8 +331,6 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
 	                      rep->n_preempted, flops, bytes, c->peak_flops_per_s,
 	                      c->peak_bytes_per_s, (double)rep->kv_used_blocks * dur_ns);
 	fs__recorder_prefix(&w->rec, rep->begin_ns, &rep->prefix);
-	/* MODEL: S17 — work for capacity utilisation: output tokens sampled. */
-	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
 }
 
 /* Record a first token of pool p for the autoscaler's ttft_p90 metric
@@ -355,10 +394,12 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		w->rec.result->fleet.all_output_tokens += out_tokens;
 		w->completions++;
 		in->outstanding--;
+		outstanding_changed(w, in);
 		fs__world_slot_end(w, slot, true, out_tokens);
 	}
 	for (i = 0; i < rep.n_rejected; i++) {
 		in->outstanding--;
+		outstanding_changed(w, in);
 		fail_request(w, rep.rejected[i].slot);
 	}
 	fs__world_llm_record_step(w, in, &rep, flops, bytes);
@@ -393,6 +434,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		struct fs__slot *s = &w->slots[slot];
 
 		in->outstanding--;
+		outstanding_changed(w, in);
 		s->routed = false;
 		if (fail) {
 			w->rec.result->fleet.pools[in->pool].reclaim_failed++;   /* MODEL: F17 */

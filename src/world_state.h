@@ -81,6 +81,7 @@ struct fs__instance {
 	                              * as usage at the overflow price (MODEL: B6) */
 	struct fs_llm_engine *engine;/* while serving, notice or draining */
 	uint64_t outstanding;        /* requests routed here and not finished */
+	uint32_t serving_pos;        /* index in w->serving (valid while the list is) */
 	bool stepping;               /* a STEP_DONE event is pending */
 	bool kick_pending;           /* in w->kicks: starts a step once every
 	                              * event of this instant has run (MODEL: V21) */
@@ -95,7 +96,7 @@ struct fs__instance {
 	int64_t waiting, kv_used;    /* last readings (world totals) */
 	fs_ns kv_since_ns;           /* kv_used held since (KV series accounted
 	                              * up to here) */
-	size_t itl_hint;             /* histogram bucket of its last step time */
+	struct fs__hist_hint itl_hint;   /* histogram bucket of its last step time */
 	uint32_t run_n, run_j;       /* fast path: steps of the open run (0: none
 	                              * opened; 1: no step after the one in
 	                              * flight) and the one in flight */
@@ -179,6 +180,8 @@ struct fs_world {
 	uint32_t *serving;           /* serving instances in index order, rebuilt
 	                              * after fleet events (serving_dirty) */
 	size_t n_serving, cap_serving;
+	struct fs_route_tree lo_tree;/* least_outstanding over `serving` (valid
+	                              * while !serving_dirty) */
 	bool serving_dirty;
 	bool in_fleet_event;         /* handling an event that may change
 	                              * instance states: routing scans them all */

@@ -23,6 +23,7 @@
 #include "fleetsim/perf.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
+#include "fleetsim/router.h"
 #include "fleetsim/scenario.h"
 #include "util_test.h"
 
@@ -83,6 +84,43 @@ static void test_fast_path_cached_pricing_gives_the_same_bits(void **state)
 		}
 		free(c);
 	}
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+/* The tournament tree picks what the least_outstanding scan picks, through
+ * random key changes, for every size from 1 to 70 slots. */
+static void test_fast_path_route_tree_matches_the_least_outstanding_scan(void **state)
+{
+	struct fs_route_candidate cand[70];
+	struct fs_route_tree t;
+	uint64_t keys[70], x = 12345;
+	size_t n, i, step;
+
+	(void)state;
+	memset(&t, 0, sizeof t);
+	for (n = 1; n <= 70; n++) {
+		for (i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			keys[i] = (x >> 33) % 5;
+			memset(&cand[i], 0, sizeof cand[i]);
+			cand[i].id = (uint32_t)i;
+			cand[i].outstanding = keys[i];
+		}
+		fs_route_tree_build(&t, keys, n);
+		for (step = 0; step < 200; step++) {
+			size_t slot;
+
+			assert_int_equal(fs_route_tree_min(&t),
+			                 fs_router_pick(FS_ROUTER_LEAST_OUTSTANDING, cand, n,
+			                                NULL, NULL));
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			slot = (size_t)(x >> 33) % n;
+			cand[slot].outstanding = (x >> 20) % 6;
+			fs_route_tree_set(&t, slot, cand[slot].outstanding);
+		}
+	}
+	fs_route_tree_fini(&t);
 }
 
 /* ---- the engine in runs ------------------------------------------------- */
@@ -482,6 +520,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_path_cached_pricing_gives_the_same_bits),
+		cmocka_unit_test(test_fast_path_route_tree_matches_the_least_outstanding_scan),
 		cmocka_unit_test(test_fast_path_engine_runs_report_every_step_as_the_reference),
 		cmocka_unit_test(test_fast_path_engine_runs_stop_before_a_preemption),
 		cmocka_unit_test(test_fast_path_same_bytes_fleet_spot_autoscaling),
