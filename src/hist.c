@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/common.h"
 
@@ -107,6 +108,13 @@ void fs_hist_add_n(struct fs_hist *h, double value, uint64_t count)
 	assert(!isnan(value));
 	if (isnan(value) || count == 0)
 		return;
+	fs_hist_add_n_at(h, value > 0.0 ? fs_hist_bucket_of(value) : 0, value, count);
+}
+
+void fs_hist_add_n_at(struct fs_hist *h, size_t bucket, double value, uint64_t count)
+{
+	if (isnan(value) || count == 0)
+		return;
 	if (!(value >= h->min))          /* also true while min is NAN */
 		h->min = value;
 	if (!(value <= h->max))
@@ -115,7 +123,55 @@ void fs_hist_add_n(struct fs_hist *h, double value, uint64_t count)
 	if (value <= 0.0)
 		h->n_zero += count;
 	else
-		h->buckets[fs_hist_bucket_of(value)] += count;
+		h->buckets[bucket] += count;
+}
+
+/* Positive doubles order like their bit patterns. */
+static double of_bits(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+static uint64_t bits_of(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+double fs_hist_bucket_floor(size_t b)
+{
+	size_t top = fs_hist_n_buckets() - 1;
+	double est, lo, hi;
+	uint64_t ulo, uhi;
+
+	if (b == 0)
+		return -INFINITY;
+	if (b > top)
+		return INFINITY;
+	est = FS_HIST_MIN_VALUE * pow(GAMMA, (double)b - 1.0);
+	lo = est * (1.0 - 1e-9);
+	hi = est * (1.0 + 1e-9);
+	while (fs_hist_bucket_of(lo) >= b)
+		lo = FS_HIST_MIN_VALUE + (lo - FS_HIST_MIN_VALUE) * 0.5;
+	while (fs_hist_bucket_of(hi) < b)
+		hi *= 1.0 + 1e-3;
+	/* invariant: bucket_of(lo) < b <= bucket_of(hi) */
+	ulo = bits_of(lo);
+	uhi = bits_of(hi);
+	while (uhi - ulo > 1) {
+		uint64_t mid = ulo + (uhi - ulo) / 2;
+
+		if (fs_hist_bucket_of(of_bits(mid)) >= b)
+			uhi = mid;
+		else
+			ulo = mid;
+	}
+	return of_bits(uhi);
 }
 
 /* Add every count of src into dst (exact, order-independent).  O(buckets). */

@@ -69,13 +69,11 @@ int fs_kvcache_init(struct fs_kvcache *kv, int64_t total_blocks,
 	kv->peak_used_blocks = 0;
 	kv->cached_blocks = 0;
 	kv->prefix = NULL;
+	kv->block_shift = -1;
+	for (int sh = 0; sh < 62; sh++)
+		if ((INT64_C(1) << sh) == block_tokens)
+			kv->block_shift = sh;
 	return 0;
-}
-
-int64_t fs_kvcache_blocks_for_tokens(const struct fs_kvcache *kv, int64_t tokens)
-{
-	assert(tokens >= 0);
-	return (tokens + kv->block_tokens - 1) / kv->block_tokens;
 }
 
 bool fs_kvcache_can_allocate(const struct fs_kvcache *kv, int64_t n_blocks)

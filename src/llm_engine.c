@@ -37,6 +37,7 @@ void fs_llm_engine_cfg_default(struct fs_llm_engine_cfg *cfg)
 	cfg->max_preemptions_per_request = 100;
 	cfg->scheduler = FS_LLM_SCHED_CHUNKED;
 	cfg->prefix_caching = true;                      /* MODEL: V22 */
+	cfg->fast_path = true;                           /* MODEL: V24 */
 }
 
 /* MODEL: V17 — `vllm serve` (usage context OPENAI_API_SERVER) treats a GPU
@@ -167,6 +168,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->rep_evacuees);
 	free(e->rep_rejected);
 	free(e->batch_scratch);
+	free(e->run.cnt);
 	free(e);
 }
 
@@ -303,6 +305,7 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 
 	LLM_CHECK(e->in_step, "end_step without a step in flight");
 	LLM_CHECK(now_ns >= e->step_begin_ns, "step ends before it began");
+	fs__llm_run_close(e);
 	memset(r, 0, sizeof *r);
 	r->begin_ns = e->step_begin_ns;
 	r->end_ns = now_ns;
@@ -355,6 +358,7 @@ void fs_llm_engine_evacuate(struct fs_llm_engine *e, const struct fs_llm_evacuee
 {
 	size_t i, n = 0;
 
+	fs__llm_run_close(e);
 	fs_xgrow((void **)&e->rep_evacuees, &e->cap_evacuees,
 	         e->n_running + e->n_waiting + 1, sizeof *e->rep_evacuees);
 	for (i = 0; i < e->n_running; i++)

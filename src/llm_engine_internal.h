@@ -43,6 +43,25 @@ struct llm_seq {
 	uint32_t next_free;          /* pool free list */
 };
 
+/* A run of decode iterations of an unchanged batch (llm_run.c).  While it
+ * is open the per-request fields computed_tokens, generated, kv_blocks and
+ * last_token_ns are those of step 0 (the real first step) and advance by the
+ * step counter `j`: they are written back by fs__llm_run_close. */
+struct llm_run {
+	bool open;
+	int64_t n;                   /* requests in the batch */
+	int64_t j;                   /* index of the step in flight */
+	int64_t planned;             /* steps handed out (step 0 included) */
+	int64_t last;                /* the last step allowed: its end completes a request */
+	int64_t ctx_tokens;          /* Σ computed tokens after step 0's phase C */
+	int64_t plan_used;           /* KV blocks in use once every planned step began */
+	int64_t blocks_alloc;        /* blocks the run's virtual begins allocated */
+	int64_t *cnt;                /* [block_tokens]: requests that need a block at
+	                              * step i >= 1 when (i - 1) % block_tokens == k */
+	int64_t res_plan, res_adv;   /* (i - 1) % block_tokens of the next step
+	                              * to plan / to begin */
+};
+
 struct fs_llm_engine {
 	struct fs_llm_engine_cfg cfg;    /* as given, budget after the V4 rule */
 	fs_step_cost_fn cost;
@@ -80,6 +99,7 @@ struct fs_llm_engine {
 
 	struct fs_llm_engine_stats stats;
 	struct fs_llm_prefix_counts step_prefix;  /* of the step being planned */
+	struct llm_run run;              /* fast path (llm_run.c) */
 };
 
 _Noreturn void fs__llm_fail(const char *what, const char *file, int line);
@@ -111,6 +131,10 @@ void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
 /* Give back every block s holds (private ones free, entries to the LRU
  * list tail-first); s->kv_blocks and cached_blocks become 0. */
 void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);
+
+/* Fast path: write a run's progress back into its requests and close it
+ * (no-op when none is open).  Called before anything reads them. */
+void fs__llm_run_close(struct fs_llm_engine *e);
 
 static inline int64_t fs__llm_num_tokens(const struct llm_seq *s)
 {

@@ -113,6 +113,8 @@ int fs_llm_engine_kv_check(const struct fs_llm_engine *e)
 	int64_t priv = 0, refs = 0;
 	size_t i;
 
+	if (e->run.open)
+		return fs_kvcache_check(&e->kv);    /* per-request blocks are not written back yet */
 	if (fs_kvcache_check(&e->kv) != 0)
 		return -1;
 	for (i = 0; i < e->n_running; i++) {

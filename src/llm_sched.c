@@ -8,11 +8,8 @@
  * computed nothing.
  *
  * Cost: O(running) per step, plus O(log waiting) per admission or
- * preemption.  Deliberately not optimised yet: a later aggregate version
- * would keep steady decoders as one group (count, sum of context) advanced by
- * the step counter, their completions and block-boundary crossings in heaps
- * keyed by step number, and touch individually only prefilling, preempted or
- * finishing requests — O(log running) per step instead of O(running).
+ * preemption.  Steps that only decode an unchanged batch can instead be
+ * advanced by the step counter, O(1) each (llm_run.c, MODEL: V24).
  */
 #include "fleetsim/llm_engine.h"
 

@@ -4,10 +4,13 @@
  * kernels at their own efficiencies), elementwise ops, tensor-parallel
  * all-reduce and fixed overheads, summed (kernels run one after the other).
  * Pure: every result is a function of (cfg, shape) only, computed in double
- * and rounded once to integer ns.  Assumptions P8–P16 of docs/MODEL.md.
+ * and rounded once to integer ns; the cached form (fs_perf_step_cost_cached)
+ * reuses what does not change from step to step and gives the same bits.
+ * Assumptions P8–P16 of docs/MODEL.md.
  */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "fleetsim/perf.h"
 #include "perf_internal.h"
@@ -158,51 +161,45 @@ static double roofline_ns(double flops, double flops_per_s, double bytes,
 	                           knee_exp);
 }
 
+/* llround for a non-negative time below 2^63 (halves away from zero), inline:
+ * t - trunc(t) is exact, so this is llround's result. */
+static fs_ns round_ns(double t)
+{
+	fs_ns r = (fs_ns)t;
+
+	return r + (t - (double)r >= 0.5);
+}
+
 /* Weight GEMM kernels per transformer layer: QKV, output, gate+up, down. */
 #define GEMMS_PER_LAYER 4.0
 
-void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
-                       struct fs_step_cost *cost)
+/* The parts of a step that depend on its token count and sampled rows only
+ * (weight GEMMs, elementwise kernels, all-reduce, new KV written): one
+ * function for the plain and the cached path, so both compute them with the
+ * same operations in the same order. */
+struct token_parts {
+	double lin_flops, lin_bytes, linear_ns;
+	double new_kv_bytes, elem_gpu_bytes, elementwise_ns, layer_floor_ns, comm_ns;
+};
+
+static void token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
+                        const struct params *p, double kvb_per_gpu, double tokens,
+                        double sampled, struct token_parts *t)
 {
 	const struct fs_model_spec *m = cfg->model;
-	struct eff e;
-	struct params p;
-	double tp = cfg->tp, tokens, sampled, lin_flops, lin_bytes, per_pair_flops;
-	double pre_flops, dec_flops, new_kv_bytes, ctx_kv_bytes, elem_gpu_bytes;
-	double ffn_active, total;
-
-	resolve(cfg, &e);
-	split_params(m, &p);
-	tokens = (double)shape->prefill_tokens + (double)shape->decode_seqs;
-	sampled = shape->n_seqs > 0 ? (double)shape->n_seqs : (double)shape->decode_seqs;
-	ffn_active = (double)m->ffn * (m->experts_per_token > 0 ? m->experts_per_token : 1);
+	double tp = cfg->tp;
+	double ffn_active = (double)m->ffn * (m->experts_per_token > 0 ? m->experts_per_token : 1);
 
 	/* MODEL: P8 — 2 FLOPs per active body weight per token, plus the LM head
 	 * for one sampled row per sequence.  MODEL: P11 — plus a floor per
 	 * weight GEMM kernel (launch and tail of a small per-GPU GEMM). */
-	lin_flops = 2.0 * p.body_active * tokens + 2.0 * p.lm_head * sampled;
-	lin_bytes = tokens > 0 ? weight_bytes_read(cfg, &p, tokens) : 0;
-	cost->linear_ns = roofline_ns(lin_flops / tp, e.peak_flops_per_s * e.mfu,
-	                              lin_bytes / tp, e.bw_bytes_per_s * e.mbu, e.knee_exp);
+	t->lin_flops = 2.0 * p->body_active * tokens + 2.0 * p->lm_head * sampled;
+	t->lin_bytes = tokens > 0 ? weight_bytes_read(cfg, p, tokens) : 0;
+	t->linear_ns = roofline_ns(t->lin_flops / tp, e->peak_flops_per_s * e->mfu,
+	                           t->lin_bytes / tp, e->bw_bytes_per_s * e->mbu, e->knee_exp);
 	if (tokens > 0)
-		cost->linear_ns += e.gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
-
-	/* MODEL: P13 — attention: 4 FLOPs per (query, key) pair per attention
-	 * dimension per layer (QKᵀ and AV).  The prefill kernel is compute-bound
-	 * at the GPU's attention efficiency of the 16-bit peak and writes the
-	 * new tokens' KV; the decode kernel reads every decoding sequence's KV
-	 * (at the MBU unless attn_decode_eff is given). */
-	per_pair_flops = 4.0 * m->layers * (double)m->heads * fs__perf_head_dim(m);
-	pre_flops = per_pair_flops * (double)shape->prefill_attn_tokens;
-	dec_flops = per_pair_flops * (double)shape->decode_context_tokens;
-	new_kv_bytes = fs__perf_kv_bytes_per_token_per_gpu(cfg) * tokens;
-	ctx_kv_bytes = fs__perf_kv_bytes_per_token_per_gpu(cfg) *
-	               (double)shape->decode_context_tokens;
-	cost->attn_ns = roofline_ns(pre_flops / tp, e.attn_flops_per_s * e.attn_prefill_eff,
-	                            new_kv_bytes, e.bw_bytes_per_s * e.mbu, e.knee_exp) +
-	                roofline_ns(dec_flops / tp, e.attn_flops_per_s * e.attn_prefill_eff,
-	                            ctx_kv_bytes, e.bw_bytes_per_s * e.attn_decode_eff,
-	                            e.knee_exp);
+		t->linear_ns += e->gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
+	t->new_kv_bytes = kvb_per_gpu * tokens;
 
 	/* MODEL: P12 — elementwise kernels (two RMS norms and two residual adds
 	 * on hidden-sized vectors, replicated over TP; rotary on the local Q
@@ -210,43 +207,258 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 	 * local expert) move their 16-bit vectors at elementwise_eff of the
 	 * memory bandwidth, each kernel no faster than its launch floor: the
 	 * per-layer floor and the traffic combine as a roofline (P11). */
-	elem_gpu_bytes = tokens * m->layers * 2.0 *
-	                 (2.0 * 2.0 * m->hidden + 2.0 * 3.0 * m->hidden +
-	                  2.0 * ((double)m->heads + (double)m->kv_heads) *
-	                      fs__perf_head_dim(m) / tp +
-	                  3.0 * ffn_active / tp);
-	cost->layer_floor_ns = e.layer_ns * m->layers;
-	cost->elementwise_ns = tokens > 0
-		? fs__perf_smooth_max(cost->layer_floor_ns,
-		                      elem_gpu_bytes / (e.bw_bytes_per_s * e.elem_eff) * 1e9,
-		                      e.knee_exp)
+	t->elem_gpu_bytes = tokens * m->layers * 2.0 *
+	                    (2.0 * 2.0 * m->hidden + 2.0 * 3.0 * m->hidden +
+	                     2.0 * ((double)m->heads + (double)m->kv_heads) *
+	                         fs__perf_head_dim(m) / tp +
+	                     3.0 * ffn_active / tp);
+	t->layer_floor_ns = e->layer_ns * m->layers;
+	t->elementwise_ns = tokens > 0
+		? fs__perf_smooth_max(t->layer_floor_ns,
+		                      t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) * 1e9,
+		                      e->knee_exp)
 		: 0;
 
 	/* MODEL: P14 — two ring all-reduces per layer of tokens × hidden 16-bit
 	 * activations: a launch latency + 2(TP−1)/TP × bytes / link bandwidth. */
-	cost->comm_ns = 0;
+	t->comm_ns = 0;
 	if (tokens > 0)
-		cost->comm_ns = 2.0 * m->layers * fs_perf_allreduce_ns(cfg, tokens * m->hidden * 2.0);
+		t->comm_ns = 2.0 * m->layers * fs_perf_allreduce_ns(cfg, tokens * m->hidden * 2.0);
+}
+
+/* fs__perf_smooth_max with its pow() factor looked up by the exact ratio:
+ * the same operations on the same operands, so the same result.  A zero
+ * ratio needs no pow: pow(0, n) = 0 and pow(1, x) = 1 exactly. */
+static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key,
+                              double *factor)
+{
+	double hi = a > b ? a : b, lo = a > b ? b : a, r;
+	uint64_t bits;
+	size_t slot;
+
+	if (hi <= 0)
+		return 0;
+	if (lo == 0)
+		return hi * 1.0;           /* r = 0 without waiting for the division */
+	r = lo / hi;
+	if (r == 0)
+		return hi * 1.0;
+	memcpy(&bits, &r, sizeof bits);
+	slot = (size_t)((bits ^ (bits >> 21) ^ (bits >> 43)) & (FS_PERF_MEMO_SLOTS - 1));
+	if (key[slot] != bits + 1) {
+		key[slot] = bits + 1;
+		factor[slot] = pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
+	}
+	return hi * factor[slot];
+}
+
+/* The cached token parts of (nt tokens, ns sampled rows), computed on a
+ * miss; with them the attention term of a decode-only step's (empty)
+ * prefill kernel, as step_cost computes it for prefill_attn_tokens = 0. */
+static struct fs__perf_token_entry *token_entry(struct fs_perf_step_cache *c,
+                                                const struct eff *e, const struct params *p,
+                                                int64_t nt, int64_t ns, double tokens,
+                                                double sampled)
+{
+	size_t slot = (size_t)((uint64_t)(nt * 31 + ns) & (FS_PERF_MEMO_SLOTS - 1));
+	struct fs__perf_token_entry *ent = &c->tokens[slot];
+	struct token_parts tpt;
+	double tp = c->cfg->tp, pre_flops;
+
+	if (ent->valid && ent->tokens == nt && ent->sampled == ns)
+		return ent;
+	token_parts(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled, &tpt);
+	ent->valid = true;
+	ent->tokens = nt;
+	ent->sampled = ns;
+	memcpy(ent->parts, &tpt, sizeof tpt);
+	pre_flops = c->per_pair_flops * (double)0;
+	ent->prefill_attn_ns =
+		smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+		                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
+		                e->knee_exp, c->memo_key, c->memo_factor);
+	return ent;
+}
+
+/* The whole step cost, the token parts and attention's smooth max taken from
+ * `c` when it is not NULL (fs_perf_step_cost_cached). */
+static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
+                      const struct params *p, struct fs_perf_step_cache *c,
+                      const struct fs_step_shape *shape, struct fs_step_cost *cost)
+{
+	const struct fs_model_spec *m = cfg->model;
+	double tp = cfg->tp, tokens, sampled, per_pair_flops, kvb_per_gpu;
+	double pre_flops, dec_flops, ctx_kv_bytes, total;
+	struct token_parts tpt;
+
+	tokens = (double)shape->prefill_tokens + (double)shape->decode_seqs;
+	sampled = shape->n_seqs > 0 ? (double)shape->n_seqs : (double)shape->decode_seqs;
+	per_pair_flops = c != NULL ? c->per_pair_flops :
+	                 4.0 * m->layers * (double)m->heads * fs__perf_head_dim(m);
+	kvb_per_gpu = c != NULL ? c->kv_bytes_per_token_per_gpu :
+	              fs__perf_kv_bytes_per_token_per_gpu(cfg);
+	if (c != NULL) {
+		int64_t nt = shape->prefill_tokens + shape->decode_seqs;
+		int64_t ns = shape->n_seqs > 0 ? shape->n_seqs : shape->decode_seqs;
+
+		memcpy(&tpt, token_entry(c, e, p, nt, ns, tokens, sampled)->parts, sizeof tpt);
+	} else {
+		token_parts(cfg, e, p, kvb_per_gpu, tokens, sampled, &tpt);
+	}
+	cost->linear_ns = tpt.linear_ns;
+
+	/* MODEL: P13 — attention: 4 FLOPs per (query, key) pair per attention
+	 * dimension per layer (QKᵀ and AV).  The prefill kernel is compute-bound
+	 * at the GPU's attention efficiency of the 16-bit peak and writes the
+	 * new tokens' KV; the decode kernel reads every decoding sequence's KV
+	 * (at the MBU unless attn_decode_eff is given). */
+	pre_flops = per_pair_flops * (double)shape->prefill_attn_tokens;
+	dec_flops = per_pair_flops * (double)shape->decode_context_tokens;
+	ctx_kv_bytes = kvb_per_gpu * (double)shape->decode_context_tokens;
+	if (c != NULL)
+		cost->attn_ns =
+			smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+			                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
+			                e->knee_exp, c->memo_key, c->memo_factor) +
+			smooth_max_memo(dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+			                ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
+			                e->knee_exp, c->memo_key, c->memo_factor);
+	else
+		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
+		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp) +
+		                roofline_ns(dec_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
+		                            ctx_kv_bytes, e->bw_bytes_per_s * e->attn_decode_eff,
+		                            e->knee_exp);
+	cost->layer_floor_ns = tpt.layer_floor_ns;
+	cost->elementwise_ns = tpt.elementwise_ns;
+	cost->comm_ns = tpt.comm_ns;
 
 	/* MODEL: P15 — a fixed cost per iteration (scheduling, sampling launch,
 	 * host sync) and per sequence in the batch (sampling, bookkeeping). */
-	cost->overhead_ns = e.iter_ns + e.per_seq_ns * (double)shape->n_seqs;
+	cost->overhead_ns = e->iter_ns + e->per_seq_ns * (double)shape->n_seqs;
 
-	cost->flops = lin_flops + pre_flops + dec_flops;
-	cost->bytes = lin_bytes + (new_kv_bytes + ctx_kv_bytes + elem_gpu_bytes) * tp;
-	cost->compute_ns = lin_flops / tp / (e.peak_flops_per_s * e.mfu) * 1e9 +
+	cost->flops = tpt.lin_flops + pre_flops + dec_flops;
+	cost->bytes = tpt.lin_bytes + (tpt.new_kv_bytes + ctx_kv_bytes + tpt.elem_gpu_bytes) * tp;
+	cost->compute_ns = tpt.lin_flops / tp / (e->peak_flops_per_s * e->mfu) * 1e9 +
 	                   (pre_flops + dec_flops) / tp /
-	                   (e.attn_flops_per_s * e.attn_prefill_eff) * 1e9;
-	cost->memory_ns = cost->bytes / tp / (e.bw_bytes_per_s * e.mbu) * 1e9;
+	                   (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
+	cost->memory_ns = cost->bytes / tp / (e->bw_bytes_per_s * e->mbu) * 1e9;
 	/* MODEL: P16 — the parts run back to back: no overlap. */
 	total = cost->linear_ns + cost->attn_ns + cost->elementwise_ns + cost->comm_ns;
 	/* MODEL: P15 — a step with prompt tokens runs without a CUDA graph (graphs
 	 * are captured for decode-only batches): the host launches its kernels
 	 * one by one, and the GPU work cannot finish before the last launch. */
-	cost->launch_ns = shape->prefill_tokens > 0 ? e.launch_ns * m->layers : 0;
-	cost->gpu_ns = fs__perf_smooth_max(total, cost->launch_ns, e.knee_exp);
+	cost->launch_ns = shape->prefill_tokens > 0 ? e->launch_ns * m->layers : 0;
+	cost->gpu_ns = c != NULL ?
+	               smooth_max_memo(total, cost->launch_ns, e->knee_exp, c->memo_key,
+	                               c->memo_factor) :
+	               fs__perf_smooth_max(total, cost->launch_ns, e->knee_exp);
 	total = cost->gpu_ns + cost->overhead_ns;
-	cost->total_ns = total < 1 ? 1 : (fs_ns)llround(total);
+	cost->total_ns = total < 1 ? 1 : round_ns(total);
+}
+
+void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
+                       struct fs_step_cost *cost)
+{
+	struct eff e;
+	struct params p;
+
+	resolve(cfg, &e);
+	split_params(cfg->model, &p);
+	step_cost(cfg, &e, &p, NULL, shape, cost);
+}
+
+void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
+{
+	struct eff e;
+	struct params p;
+
+	_Static_assert(sizeof c->eff >= sizeof e, "fs_perf_step_cache.eff too small");
+	_Static_assert(sizeof c->params >= sizeof p, "fs_perf_step_cache.params too small");
+	_Static_assert(sizeof c->tokens[0].parts >= sizeof(struct token_parts),
+	               "fs_perf_step_cache token parts too small");
+	memset(c, 0, sizeof *c);
+	c->cfg = cfg;
+	resolve(cfg, &e);
+	split_params(cfg->model, &p);
+	memcpy(c->eff, &e, sizeof e);
+	memcpy(c->params, &p, sizeof p);
+	c->per_pair_flops = 4.0 * cfg->model->layers * (double)cfg->model->heads *
+	                    fs__perf_head_dim(cfg->model);
+	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
+}
+
+void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
+                              const struct fs_step_shape *shape, struct fs_step_cost *cost)
+{
+	struct eff e;
+	struct params p;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	step_cost(c->cfg, &e, &p, c, shape, cost);
+}
+
+void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
+                            struct fs_perf_decode_prep *d)
+{
+	struct eff e;
+	struct params p;
+	const struct fs__perf_token_entry *ent;
+	struct token_parts tpt;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	ent = token_entry(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs);
+	memcpy(&tpt, ent->parts, sizeof tpt);
+	d->n_seqs = n_seqs;
+	d->lin_flops = tpt.lin_flops;
+	d->lin_bytes = tpt.lin_bytes;
+	d->new_kv_bytes = tpt.new_kv_bytes;
+	d->elem_gpu_bytes = tpt.elem_gpu_bytes;
+	d->linear_ns = tpt.linear_ns;
+	d->prefill_attn_ns = ent->prefill_attn_ns;
+	d->elementwise_ns = tpt.elementwise_ns;
+	d->comm_ns = tpt.comm_ns;
+	d->overhead_ns = e.iter_ns + e.per_seq_ns * (double)n_seqs;
+	d->pre_flops = c->per_pair_flops * (double)0;
+	d->per_pair_flops = c->per_pair_flops;
+	d->kv_bytes_per_token_per_gpu = c->kv_bytes_per_token_per_gpu;
+	d->tp = c->cfg->tp;
+	d->attn_flops_div = e.attn_flops_per_s * e.attn_prefill_eff;
+	d->attn_bytes_div = e.bw_bytes_per_s * e.attn_decode_eff;
+	d->knee_exp = e.knee_exp;
+}
+
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes)
+{
+	double dec_flops, ctx_kv_bytes, a, attn_ns, total, gpu_ns;
+
+	/* step_cost's operations for {prefill 0, decode n_seqs, context, n_seqs}
+	 * (pre_flops = 0, launch_ns = 0) in the same order; x / 1.0 is x */
+	dec_flops = d->per_pair_flops * (double)context_tokens;
+	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
+	a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+	attn_ns = d->prefill_attn_ns +
+	          smooth_max_memo(a / d->attn_flops_div * 1e9,
+	                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
+	                          d->knee_exp, c->memo_key, c->memo_factor);
+	*flops = d->lin_flops + d->pre_flops + dec_flops;
+	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
+	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
+	total = gpu_ns + d->overhead_ns;
+	return total < 1 ? 1 : round_ns(total);
+}
+
+fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
+                                 int64_t context_tokens, double *flops, double *bytes)
+{
+	struct fs_perf_decode_prep d;
+
+	fs_perf_decode_prepare(c, n_seqs, &d);
+	return fs_perf_decode_step(c, &d, context_tokens, flops, bytes);
 }
 
 double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes)

@@ -2,12 +2,34 @@
  * recorder.c — per-replication metrics (see recorder.h).  Only requests that
  * arrive at or after the warm-up are counted (MODEL: S1); the time series
  * cover the whole horizon.  "all" is built at the end by merging the classes,
- * which is exact for histograms and moments.
+ * which is exact for histograms and moments.  Figures summed over the
+ * iterations of many instances are exact sums (fs__i128), so the order in
+ * which instances' iterations are recorded does not matter (MODEL: V24).
  */
 #include "recorder.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A non-negative double in fixed point (truncated: a function of the term
+ * alone, so sums of converted terms are exact and order-free). */
+static fs__i128 fx_of(double x)
+{
+	double y = x * FS__FX_ONE, hi;
+
+	if (y < 9.2e18)
+		return (fs__i128)(int64_t)y;
+	/* y >= 2^63 is a whole number: split it exactly at 2^32 (the library
+	 * conversion to 128 bits is slow) */
+	hi = (double)(int64_t)(y * 0x1p-32);
+	return ((fs__i128)(int64_t)hi << 32) + (fs__i128)(int64_t)(y - hi * 0x1p32);
+}
+
+static double fx_value(fs__i128 v)
+{
+	return (double)v / FS__FX_ONE;
+}
 
 static bool counted(const struct fs_recorder *rec, const struct fs_request *req)
 {
@@ -61,36 +83,51 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	r->fleet.pools = fs_xcalloc(n_pools, sizeof *r->fleet.pools);
 	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
 	rec->result = r;
+	rec->bin_fx = fs_xcalloc(4 * r->queue_len.n_bins, sizeof *rec->bin_fx);
+	rec->pool_fx = fs_xcalloc(n_pools + 1, sizeof *rec->pool_fx);
+	rec->kv_acc = fs_xcalloc(r->queue_len.n_bins, sizeof *rec->kv_acc);
+	rec->itl_min = NAN;
+	rec->itl_max = NAN;
 }
 
 void fs__recorder_fini(struct fs_recorder *rec)
 {
 	fs_rep_result_free(rec->result);
 	rec->result = NULL;
+	free(rec->bin_fx);
+	free(rec->pool_fx);
+	free(rec->kv_acc);
+	free(rec->itl_floor);
+	rec->itl_floor = NULL;
+	fs__recorder_rows_fini(rec);
+	rec->bin_fx = NULL;
+	rec->pool_fx = NULL;
+	rec->kv_acc = NULL;
 }
 
 static void add_row(struct fs_recorder *rec, const struct fs_request *req,
                     bool completed, bool failed, fs_ns start_ns,
                     fs_ns first_token_ns, fs_ns end_ns, int64_t output_tokens)
 {
-	struct fs_rep_result *r = rec->result;
-	struct fs_request_row *row;
+	struct fs_request_row row;
 
 	if (!rec->record_rows)
 		return;
-	fs_xgrow((void **)&r->rows, &rec->cap_rows, r->n_rows + 1, sizeof *r->rows);
-	row = &r->rows[r->n_rows++];
-	row->id = req->id;
-	row->class_idx = req->class_idx;
-	row->counted = counted(rec, req);
-	row->completed = completed;
-	row->failed = failed;
-	row->arrival_ns = req->arrival_ns;
-	row->start_ns = start_ns;
-	row->first_token_ns = first_token_ns;
-	row->end_ns = end_ns;
-	row->prompt_tokens = req->prompt_tokens;
-	row->output_tokens = output_tokens;
+	memset(&row, 0, sizeof row);
+	row.id = req->id;
+	row.class_idx = req->class_idx;
+	row.counted = counted(rec, req);
+	row.completed = completed;
+	row.failed = failed;
+	row.arrival_ns = req->arrival_ns;
+	row.start_ns = start_ns;
+	row.first_token_ns = first_token_ns;
+	row.end_ns = end_ns;
+	row.prompt_tokens = req->prompt_tokens;
+	row.output_tokens = output_tokens;
+	row.session_id = req->session_id;
+	row.turn = req->turn;
+	fs__recorder_row_add(rec, &row);
 }
 
 static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
@@ -98,6 +135,23 @@ static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
 	size_t b = (size_t)(t_ns / r->queue_len.interval_ns);
 
 	return b < r->queue_len.n_bins ? b : r->queue_len.n_bins - 1;
+}
+
+/* bin_of for the per-iteration calls, remembering the last bin's span (the
+ * division is the costly part and nearly every call falls in that bin). */
+static size_t bin_at(struct fs_recorder *rec, fs_ns t_ns)
+{
+	const struct fs_rep_result *r = rec->result;
+
+	if (t_ns < rec->bin_lo_ns || t_ns >= rec->bin_hi_ns) {
+		size_t b = bin_of(r, t_ns);
+
+		rec->bin_idx = b;
+		rec->bin_lo_ns = (fs_ns)b * r->queue_len.interval_ns;
+		rec->bin_hi_ns = b + 1 < r->queue_len.n_bins ?
+		                 rec->bin_lo_ns + r->queue_len.interval_ns : INT64_MAX;
+	}
+	return rec->bin_idx;
 }
 
 void fs__recorder_reclaim(struct fs_recorder *rec, fs_ns t_ns)
@@ -126,7 +180,7 @@ void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
 
 	r->fleet.pools[pool].output_tokens += (double)tokens;
 	if (t_ns < rec->sc->sim.horizon_ns)
-		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_of(r, t_ns)] +=
+		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_at(rec, t_ns)] +=
 			(double)tokens;
 }
 
@@ -207,13 +261,88 @@ void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *re
 		rec->result->cls[req->class_idx].in_flight++;
 }
 
-void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count)
+static double itl_floor(struct fs_recorder *rec, size_t b)
 {
+	size_t n = fs_hist_n_buckets() + 1;
+
+	if (b >= n)
+		return INFINITY;
+	if (rec->itl_floor == NULL) {
+		rec->itl_floor = fs_xmalloc(n * sizeof *rec->itl_floor);
+		for (size_t i = 0; i < n; i++)
+			rec->itl_floor[i] = NAN;
+	}
+	if (isnan(rec->itl_floor[b]))
+		rec->itl_floor[b] = fs_hist_bucket_floor(b);
+	return rec->itl_floor[b];
+}
+
+/* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
+ * the cached bucket edges from the hint's bucket (a run's step times change
+ * slowly), else the logarithm. */
+static size_t itl_bucket(struct fs_recorder *rec, double gap, struct fs__hist_hint *hint)
+{
+	size_t b = hint->bucket;
+	int walk;
+
+	if (gap >= hint->lo && gap < hint->hi)
+		return b;
+	for (walk = 0; walk < 4; walk++) {
+		if (gap < itl_floor(rec, b))
+			b--;
+		else if (gap >= itl_floor(rec, b + 1))
+			b++;
+		else
+			break;
+	}
+	if (walk == 4)
+		b = fs_hist_bucket_of(gap);
+	hint->bucket = b;
+	hint->lo = itl_floor(rec, b);
+	hint->hi = itl_floor(rec, b + 1);
+	return b;
+}
+
+void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
+                      uint64_t count, struct fs__hist_hint *hint)
+{
+	double gap = (double)gap_ns;
+
 	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
 		return;
-	fs_hist_add_n(&rec->result->itl_hist, (double)gap_ns, count);
-	fs_moments_add_n(&rec->result->itl_moments, (double)gap_ns, count);
+	if (hint != NULL && gap > 0)
+		fs_hist_add_n_at(&rec->result->itl_hist, itl_bucket(rec, gap, hint), gap, count);
+	else
+		fs_hist_add_n(&rec->result->itl_hist, gap, count);
+	/* exact sums, made into moments at the end (order-free) */
+	rec->itl_n += count;
+	rec->itl_s1 += (fs__i128)gap_ns * (fs__i128)count;
+	rec->itl_s2 += (fs__i128)gap_ns * (fs__i128)gap_ns * (fs__i128)count;
+	if (!(gap >= rec->itl_min))
+		rec->itl_min = gap;
+	if (!(gap <= rec->itl_max))
+		rec->itl_max = gap;
+}
+
+/* The ITL moments from the exact sums: with S1 = qN + r, the mean is
+ * q + r/N and m2 = S2 - S1²/N = (S2 - q²N - 2qr) - r²/N. */
+static void itl_moments(const struct fs_recorder *rec, struct fs_moments *m)
+{
+	fs__i128 n = (fs__i128)rec->itl_n, q, r, a;
+	double m2;
+
+	fs_moments_init(m);
+	if (rec->itl_n == 0)
+		return;
+	q = rec->itl_s1 / n;
+	r = rec->itl_s1 % n;
+	a = rec->itl_s2 - q * q * n - 2 * q * r;
+	m2 = (double)a - (double)r * ((double)r / (double)n);
+	m->n = rec->itl_n;
+	m->mean = (double)q + (double)r / (double)n;
+	m->m2 = m2 > 0 ? m2 : 0;
+	m->min = rec->itl_min;
+	m->max = rec->itl_max;
 }
 
 void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
@@ -222,16 +351,44 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
                        double flops, double bytes, double peak_flops_per_s,
                        double peak_bytes_per_s)
 {
+	fs__recorder_llm_step(rec, SIZE_MAX, begin_ns, end_ns, batch_seqs, prefill_tokens,
+	                      tokens_generated, preemptions, flops, bytes, peak_flops_per_s,
+	                      peak_bytes_per_s, 0);
+}
+
+void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
+                           fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
+                           int64_t tokens_generated, uint64_t preemptions,
+                           double flops, double bytes, double peak_flops_per_s,
+                           double peak_bytes_per_s, double kv_block_ns)
+{
 	struct fs_engine_totals *t = &rec->result->engine;
 	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
+	fs__i128 flops_fx = fx_of(flops), bytes_fx = fx_of(bytes);
 
-	if (begin_ns < rec->sc->sim.horizon_ns) {
-		size_t b = bin_of(rec->result, begin_ns);
+	struct fs_rep_result *r = rec->result;
+	size_t b = begin_ns < rec->sc->sim.horizon_ns ? bin_at(rec, begin_ns) : SIZE_MAX;
 
-		rec->result->bin_flops[b] += flops;
-		rec->result->bin_flops_cap[b] += dur_s * peak_flops_per_s;
-		rec->result->bin_bytes[b] += bytes;
-		rec->result->bin_bytes_cap[b] += dur_s * peak_bytes_per_s;
+	if (pool != SIZE_MAX) {
+		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
+
+		p->flops += flops_fx;
+		p->bytes += bytes_fx;
+		p->kv_block_ns += fx_of(kv_block_ns);
+		/* MODEL: S17 — work for capacity utilisation: output tokens sampled
+		 * (fs__recorder_pool_tokens) */
+		r->fleet.pools[pool].output_tokens += (double)tokens_generated;
+		if (b != SIZE_MAX)
+			r->bin_pool_output_tokens[pool * r->queue_len.n_bins + b] +=
+				(double)tokens_generated;
+	}
+	if (b != SIZE_MAX) {
+		fs__i128 *fx = &rec->bin_fx[4 * b];
+
+		fx[0] += flops_fx;
+		fx[1] += fx_of(dur_s * peak_flops_per_s);
+		fx[2] += bytes_fx;
+		fx[3] += fx_of(dur_s * peak_bytes_per_s);
 	}
 
 	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */
@@ -243,8 +400,8 @@ void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
 	t->prefill_tokens += prefill_tokens;
 	t->tokens_generated += tokens_generated;
 	t->busy_ns += (double)(end_ns - begin_ns);
-	t->flops += flops;
-	t->bytes += bytes;
+	rec->flops_fx += flops_fx;
+	rec->bytes_fx += bytes_fx;
 }
 
 void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
@@ -270,17 +427,57 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
 }
 
-void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac)
+void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
+                          int64_t blocks)
 {
-	if (t_ns < rec->sc->sim.horizon_ns)
-		fs_tseries_set(&rec->result->kv_used, t_ns, frac);
+	const struct fs_tseries *ts = &rec->result->kv_used;
+	fs_ns to = to_ns < ts->horizon_ns ? to_ns : ts->horizon_ns;
+
+	if (blocks == 0 || from_ns >= to)
+		return;
+	while (from_ns < to) {                                  /* MODEL: M3 */
+		size_t b = (size_t)(from_ns / ts->interval_ns);
+		fs_ns grid_end = ts->interval_ns * (fs_ns)(b + 1);
+		fs_ns seg_end = to < grid_end ? to : grid_end;
+
+		rec->kv_acc[b] += (fs__i128)blocks * (fs__i128)(seg_end - from_ns);
+		if (!rec->kv_touched || b < rec->kv_bin_lo)
+			rec->kv_bin_lo = b;
+		if (!rec->kv_touched || b > rec->kv_bin_hi)
+			rec->kv_bin_hi = b;
+		rec->kv_touched = true;
+		from_ns = seg_end;
+	}
 }
 
-static int row_cmp(const void *a, const void *b)
+/* Move the block·ns sums of the span that ends into the series' areas. */
+static void kv_flush(struct fs_recorder *rec)
 {
-	const struct fs_request_row *x = a, *y = b;
+	struct fs_tseries *ts = &rec->result->kv_used;
+	size_t b;
 
-	return (x->id > y->id) - (x->id < y->id);
+	if (!rec->kv_touched)
+		return;
+	for (b = rec->kv_bin_lo; b <= rec->kv_bin_hi; b++) {
+		if (rec->kv_acc[b] != 0 && rec->kv_total > 0)
+			ts->area[b] += (double)rec->kv_acc[b] / (double)rec->kv_total;
+		rec->kv_acc[b] = 0;
+	}
+	rec->kv_touched = false;
+}
+
+bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total)
+{
+	return total != rec->kv_total;
+}
+
+void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total)
+{
+	(void)t_ns;
+	if (total == rec->kv_total)
+		return;
+	kv_flush(rec);
+	rec->kv_total = total;
 }
 
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
@@ -294,6 +491,21 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->queue_len, close_ns);
 	fs_tseries_finish(&r->busy, close_ns);
 	fs_tseries_finish(&r->kv_used, close_ns);
+	kv_flush(rec);
+	for (c = 0; c < r->queue_len.n_bins; c++) {
+		r->bin_flops[c] = fx_value(rec->bin_fx[4 * c]);
+		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]);
+		r->bin_bytes[c] = fx_value(rec->bin_fx[4 * c + 2]);
+		r->bin_bytes_cap[c] = fx_value(rec->bin_fx[4 * c + 3]);
+	}
+	r->engine.flops = fx_value(rec->flops_fx);
+	r->engine.bytes = fx_value(rec->bytes_fx);
+	for (c = 0; c < r->fleet.n_pools; c++) {
+		r->fleet.pools[c].flops = fx_value(rec->pool_fx[c].flops);
+		r->fleet.pools[c].bytes = fx_value(rec->pool_fx[c].bytes);
+		r->fleet.pools[c].kv_block_ns = fx_value(rec->pool_fx[c].kv_block_ns);
+	}
+	itl_moments(rec, &r->itl_moments);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_finish(&r->pool_serving[c], close_ns);
 	for (c = 0; c < r->fleet.n_pools; c++)
@@ -317,8 +529,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		all->slo_met += cr->slo_met;
 		all->output_tokens += cr->output_tokens;
 	}
-	if (r->rows != NULL)
-		qsort(r->rows, r->n_rows, sizeof *r->rows, row_cmp);
+	fs__recorder_rows_finish(rec);
 	rec->result = NULL;
 	return r;
 }
@@ -355,5 +566,6 @@ void fs_rep_result_free(struct fs_rep_result *r)
 		free(r->fleet.pools[c].level_ns);
 	free(r->fleet.pools);
 	free(r->rows);
+	fs__row_spool_close(r->row_spool);
 	free(r);
 }

@@ -9,18 +9,75 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/workload.h"
 
+/* An exact sum: integers, or doubles in fixed point (FS__FX_ONE units).
+ * Integer addition is associative, so these sums do not depend on the order
+ * in which iterations of different instances are recorded — the fast path
+ * records a run of iterations at once, the reference path one by one, and
+ * both must give the same bits. */
+__extension__ typedef __int128 fs__i128;
+#define FS__FX_ONE 256.0                     /* 2^8: a step's FLOPs stay below 2^55 */
+
+/* Per-pool work sums (fixed point), written to the pool results at the end. */
+struct fs__rec_pool_fx {
+	fs__i128 flops, bytes, kv_block_ns;
+};
+
+/* Per-request rows in id order: a row waits in a min-heap on id until every
+ * lower id has its row (ids are 0, 1, 2, ... in arrival order), so the heap
+ * holds only rows that overtook a request still in the system.  The first
+ * FS__ROWS_IN_MEMORY rows go to result->rows; past that all of them are
+ * streamed to a temporary file (unlinked, gone when closed) and rows is
+ * NULL, so memory does not grow with the number of requests. */
+#define FS__ROWS_IN_MEMORY 65536
+struct fs__row_spool {
+	FILE *f;
+};
+
+/* The next spooled row into *row (after fs__row_spool_rewind); false at the
+ * end.  Rewind to the first row.  Close (NULL is fine): the file is gone. */
+bool fs__row_spool_read(struct fs__row_spool *sp, struct fs_request_row *row);
+void fs__row_spool_rewind(struct fs__row_spool *sp);
+void fs__row_spool_close(struct fs__row_spool *sp);
+
 struct fs_recorder {
 	const struct fs_scenario *sc;
 	struct fs_rep_result *result;        /* being built; NULL once handed over */
 	bool record_rows;
 	size_t cap_rows;
+	struct fs_request_row *pend;         /* rows waiting for a lower id (heap) */
+	size_t n_pend, cap_pend;
+	uint64_t next_id;                    /* the id whose row goes out next */
+	size_t bin_idx;                      /* bin_at's last bin and its span */
+	fs_ns bin_lo_ns, bin_hi_ns;
+	struct fs__row_spool *spool;         /* NULL: rows kept in result->rows */
+	/* exact sums (see fs__i128), turned into the result's doubles at the end */
+	fs__i128 *bin_fx;                    /* 4 per bin: flops, flops_cap, bytes, bytes_cap */
+	fs__i128 flops_fx, bytes_fx;         /* engine totals after warm-up */
+	struct fs__rec_pool_fx *pool_fx;     /* n_pools */
+	uint64_t itl_n;                      /* ITL moments: count, Σ gap, Σ gap² (ns) */
+	fs__i128 itl_s1, itl_s2;
+	double itl_min, itl_max;
+	double *itl_floor;                   /* fs_hist_bucket_floor(b) cache, NAN unknown */
+	/* KV-use series (MODEL: M3): Σ blocks · ns per bin since the KV total last
+	 * changed, divided by that total when it changes (or at the end) */
+	fs__i128 *kv_acc;                    /* per bin */
+	int64_t kv_total;                    /* blocks of the current span */
+	size_t kv_bin_lo, kv_bin_hi;         /* bins touched since the last flush */
+	bool kv_touched;
 };
+
+/* Rows (recorder_rows.c): add one (in any id order), put every waiting one
+ * out and hand the spool to the result (at the end), free what is left. */
+void fs__recorder_row_add(struct fs_recorder *rec, const struct fs_request_row *row);
+void fs__recorder_rows_finish(struct fs_recorder *rec);
+void fs__recorder_rows_fini(struct fs_recorder *rec);
 
 /* `servers`: queue servers (0 for the LLM engine, whose capacity changes);
  * `n_pools` LLM pools (0 for the queue engine). */
@@ -60,9 +117,18 @@ void fs__recorder_failed(struct fs_recorder *rec, const struct fs_request *req,
 void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *req,
                             fs_ns start_ns, fs_ns first_token_ns);
 
-/* `count` inter-token gaps of gap_ns each, observed at t_ns. */
+/* A caller's last histogram bucket and its value range [lo, hi) (lo > hi:
+ * none yet): the next value is looked for there first, then among cached
+ * bucket edges, instead of taking a logarithm. */
+struct fs__hist_hint {
+	size_t bucket;
+	double lo, hi;
+};
+
+/* `count` inter-token gaps of gap_ns each, observed at t_ns.  `hint` may be
+ * NULL (zeroed: no range yet). */
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count);
+                      uint64_t count, struct fs__hist_hint *hint);
 
 /* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
  * preemptions and modelled work, on an instance whose peaks (all its GPUs)
@@ -83,8 +149,25 @@ void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
                          int busy);
 
-/* LLM: fraction of the serving instances' KV blocks in use, from t_ns on. */
-void fs__recorder_kv_fraction(struct fs_recorder *rec, fs_ns t_ns, double frac);
+/* LLM KV-use series: `blocks` blocks were in use over [from_ns, to_ns) on
+ * one instance (instances add their own spans, in any order); the serving
+ * instances hold `total` blocks from t_ns on (every instance's spans must
+ * be added up to t_ns before the total changes).  The series is the
+ * time-average of Σ used / total. */
+void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
+                          int64_t blocks);
+void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
+/* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
+bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
+
+/* fs__recorder_step for an LLM iteration of pool `pool` (SIZE_MAX: none)
+ * that also adds its work to the pool: FLOPs, bytes and KV block·ns
+ * (summed exactly), and its output tokens as fs__recorder_pool_tokens. */
+void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
+                           fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
+                           int64_t tokens_generated, uint64_t preemptions,
+                           double flops, double bytes, double peak_flops_per_s,
+                           double peak_bytes_per_s, double kv_block_ns);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

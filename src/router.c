@@ -216,3 +216,65 @@ size_t fs_router_pick_for(enum fs_router_kind kind,
 	}
 	return pick;
 }
+
+/* ---- the LEAST_OUTSTANDING tournament tree ------------------------------ */
+
+/* The better of two slots (UINT32_MAX: none): smaller key, then earlier. */
+static uint32_t better(const struct fs_route_tree *t, uint32_t a, uint32_t b)
+{
+	if (a == UINT32_MAX)
+		return b;
+	if (b == UINT32_MAX)
+		return a;
+	if (t->key[b] < t->key[a] || (t->key[b] == t->key[a] && b < a))
+		return b;
+	return a;
+}
+
+void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n)
+{
+	size_t leaves = 1, i;
+
+	while (leaves < n)
+		leaves *= 2;
+	if (leaves > t->cap) {
+		free(t->key);
+		free(t->win);
+		t->key = fs_xmalloc(leaves * sizeof *t->key);
+		t->win = fs_xmalloc(2 * leaves * sizeof *t->win);
+		t->cap = leaves;
+	}
+	t->n = n;
+	t->leaves = leaves;
+	for (i = 0; i < leaves; i++) {
+		t->key[i] = i < n ? keys[i] : UINT64_MAX;
+		t->win[leaves + i] = i < n ? (uint32_t)i : UINT32_MAX;
+	}
+	for (i = leaves; i-- > 1;)
+		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
+}
+
+void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key)
+{
+	size_t i;
+
+	assert(slot < t->n);
+	t->key[slot] = key;
+	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2)
+		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
+}
+
+size_t fs_route_tree_min(const struct fs_route_tree *t)
+{
+	assert(t->n >= 1);
+	return t->leaves == 1 ? 0 : t->win[1];
+}
+
+void fs_route_tree_fini(struct fs_route_tree *t)
+{
+	free(t->key);
+	free(t->win);
+	t->key = NULL;
+	t->win = NULL;
+	t->cap = t->n = t->leaves = 0;
+}

@@ -27,7 +27,7 @@ const char *const fs__sc_vllm_keys[] = {
 	"gpu_mem_util", "block_tokens", "kv_blocks", "max_num_seqs",
 	"max_num_batched_tokens", "chunked_prefill", "long_prefill_token_threshold",
 	"policy", "batching", "max_model_len", "max_preemptions_per_request",
-	"efficiency", "step_table", "scheduler", "prefix_caching", NULL
+	"efficiency", "step_table", "scheduler", "prefix_caching", "fast_path", NULL
 };
 static const char *const DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", "int4", NULL };
 static const char *const KV_DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", NULL };
@@ -164,7 +164,8 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	               &s->max_model_len) < 0 ||
 	    fs__sc_int(sc, node, "max_preemptions_per_request", 0, FS__MAX_INT_JSON,
 	               &s->max_preemptions_per_request) < 0 ||
-	    fs__sc_bool(sc, node, "prefix_caching", &s->prefix_caching) < 0)  /* V22 */
+	    fs__sc_bool(sc, node, "prefix_caching", &s->prefix_caching) < 0 ||  /* V22 */
+	    fs__sc_bool(sc, node, "fast_path", &s->fast_path) < 0)            /* V24 */
 		return -1;
 	s->policy = POLICIES[policy];
 	s->batching = BATCHINGS[batching];
@@ -402,6 +403,8 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 		cJSON_AddStringToObject(engine, "scheduler", "prefill_first");
 	if (!s->prefix_caching)                      /* absent = default (on) */
 		cJSON_AddBoolToObject(engine, "prefix_caching", false);
+	if (!s->fast_path)                           /* absent = default (on) */
+		cJSON_AddBoolToObject(engine, "fast_path", false);
 	fs__sc_print_number(engine, "max_model_len", (double)s->max_model_len);
 	fs__sc_print_number(engine, "max_preemptions_per_request",
 	                    (double)s->max_preemptions_per_request);

@@ -44,8 +44,8 @@ static void on_arrival(struct fs_world *w, uint32_t src)
 	struct fs_request req;
 	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
 
-	if (next_ns != FS_NS_MAX)
-		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
+	if (next_ns != FS_NS_MAX)      /* b: when pushed (fast-path tie order) */
+		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, w->now_ns);
 	admit(w, &req, fs_workload_taken_agent(w->workload));
 }
 
@@ -70,6 +70,8 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 	w->q = fs_eventq_alloc(64);
 	w->workload = fs_workload_alloc(&sc->workload, &sc->sim, seed, replication);
 	w->free_head = FS__WORLD_NO_SLOT;
+	w->serving_dirty = true;
+	w->in_fleet_event = true;        /* the fleet's launches at t = 0 */
 	switch (sc->engine.kind) {
 	case FS_ENGINE_QUEUE:
 		fs__world_queue_init(w, seed, replication);
@@ -84,6 +86,7 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 		fs__world_fleet_init(w, seed, replication);
 		fs__world_scale_init(w);
 	}
+	w->in_fleet_event = false;
 	fs_eventq_push(w->q, sc->sim.horizon_ns, FS_EV_HORIZON, 0, 0);  /* MODEL: E2 */
 	n_src = fs_workload_n_sources(w->workload);
 	for (src = 0; src < n_src; src++) {
@@ -113,6 +116,8 @@ void fs_world_free(struct fs_world *w)
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
 	free(w->kicks);
+	free(w->serving);
+	fs_route_tree_fini(&w->lo_tree);
 	free(w->slots);
 	free(w);
 }
@@ -129,6 +134,17 @@ bool fs_world_step(struct fs_world *w)
 	FS__WORLD_CHECK(w, ev.t_ns >= w->now_ns, "time went backwards");
 	w->now_ns = ev.t_ns;
 	w->rec.result->events++;
+	/* MODEL: V24 — runs in flight are brought up to this event first:
+	 * lazily for arrivals and sends (only where they go), for every
+	 * instance before anything of the fleet, the autoscaler or the horizon */
+	w->tie_push_ns = ev.kind == FS_EV_ARRIVAL || ev.kind == FS_EV_USER_SEND ?
+	                 ev.b : INT64_MIN;
+	w->in_fleet_event = w->fleet != NULL && ev.kind != FS_EV_ARRIVAL &&
+	                    ev.kind != FS_EV_USER_SEND && ev.kind != FS_EV_STEP_DONE;
+	if (w->in_fleet_event) {
+		fs__world_llm_sync_all(w);
+		w->serving_dirty = true;
+	}
 	switch ((enum fs_event_kind)ev.kind) {
 	case FS_EV_ARRIVAL:
 		on_arrival(w, ev.a);
@@ -167,6 +183,7 @@ bool fs_world_step(struct fs_world *w)
 		fs__world_llm_note_levels(w);
 		break;
 	}
+	w->in_fleet_event = false;
 	if (w->draining && w->in_system == 0)
 		w->ended = true;                         /* MODEL: E5 */
 	/* MODEL: V21 — idle instances given work start once this instant's
@@ -224,6 +241,8 @@ struct fs_rep_result *fs_world_take_result(struct fs_world *w)
 	FS__WORLD_CHECK(w, w->arrivals == w->completions + w->failures + in_flight,
 	                "requests not conserved");
 	if (w->fleet != NULL) {
+		fs__world_llm_sync_all(w);
+		fs__world_llm_kv_account_all(w);
 		fs__world_fleet_finish(w, w->now_ns);
 		fs__world_avail_finish(w, w->now_ns);
 		fs__world_scale_finish(w);

@@ -2,9 +2,10 @@
  * world_llm.c — the world's side of LLM serving: routing arrivals to serving
  * instances (a line of unrouted requests waits while none can take them),
  * running each instance's iterations back to back (one STEP_DONE event per
- * iteration in flight), recording what every iteration reports, and moving
- * requests off an instance that is being reclaimed.  Step times come from
- * the pool's step-time model.
+ * iteration in flight, or per chunk of a fast-path run: world_run.c),
+ * recording what every iteration reports, and moving requests off an
+ * instance that is being reclaimed.  Step times come from the pool's
+ * step-time model through a per-instance cache.
  */
 #include "world_state.h"
 
@@ -12,21 +13,12 @@
 
 #include "fleetsim/perf.h"
 
-/* The engine's cost callback: the step-time model, keeping the modelled work
- * of the step for achieved-MFU/MBU figures.  ctx is the instance's own cost
- * context (its pool's perf model and the last step's work), heap-allocated
- * so it stays put while the instance array grows. */
-struct fs__cost_ctx {
-	const struct fs_perf_cfg *perf;
-	double flops, bytes;         /* of the step being priced */
-};
-
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 {
 	struct fs__cost_ctx *c = ctx;
 	struct fs_step_cost cost;
 
-	fs_perf_step_cost(c->perf, shape, &cost);
+	fs_perf_step_cost_cached(&c->cache, shape, &cost);
 	c->flops = cost.flops;
 	c->bytes = cost.bytes;
 	if (c->perf->table != NULL)
@@ -39,17 +31,44 @@ void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
 	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
 	c->perf = perf;
+	fs_perf_step_cache_init(&c->cache, perf);
+	c->peak_flops_per_s = fs_perf_peak_flops_per_s(perf) * perf->tp;
+	c->peak_bytes_per_s = perf->gpu->mem_bw_bytes_per_s * perf->tp;
 	return c;
+}
+
+/* The KV-use series is kept per instance: each adds its own blocks · ns
+ * spans (exact integers), and a change of the serving total divides what
+ * was added since (so the series does not depend on when levels are
+ * noted, which differs between the fast and the reference path). */
+void fs__world_llm_kv_account_all(struct fs_world *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_insts; i++)
+		fs__world_llm_kv_level(w, &w->insts[i], w->insts[i].kv_used, w->now_ns);
+}
+
+void fs__world_llm_kv_level(struct fs_world *w, struct fs__instance *in, int64_t kv,
+                            fs_ns t_ns)
+{
+	if (t_ns > in->kv_since_ns) {
+		fs__recorder_kv_span(&w->rec, in->kv_since_ns, t_ns, in->kv_used);
+		in->kv_since_ns = t_ns;
+	}
+	w->kv_used_llm += kv - in->kv_used;
+	in->kv_used = kv;
 }
 
 void fs__world_llm_note_levels(struct fs_world *w)
 {
-	double kv_frac = w->kv_total_llm > 0 ?
-		(double)w->kv_used_llm / (double)w->kv_total_llm : 0.0;
-
 	fs__recorder_levels(&w->rec, w->now_ns, w->waiting_llm + w->n_unrouted,
 	                    (int)w->busy_insts);
-	fs__recorder_kv_fraction(&w->rec, w->now_ns, kv_frac);
+	if (fs__recorder_kv_total_changes(&w->rec, w->kv_total_llm)) {
+		fs__world_llm_sync_all(w);
+		fs__world_llm_kv_account_all(w);
+		fs__recorder_kv_total(&w->rec, w->now_ns, w->kv_total_llm);
+	}
 }
 
 /* Fold one instance's waiting count and KV use into the world totals. */
@@ -59,9 +78,9 @@ static void sync_levels(struct fs_world *w, struct fs__instance *in)
 	int64_t kv = in->engine != NULL ? fs_llm_engine_kv_used(in->engine) : 0;
 
 	w->waiting_llm = w->waiting_llm + (uint64_t)waiting - (uint64_t)in->waiting;
-	w->kv_used_llm += kv - in->kv_used;
 	in->waiting = waiting;
-	in->kv_used = kv;
+	if (kv != in->kv_used)
+		fs__world_llm_kv_level(w, in, kv, w->now_ns);
 }
 
 void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
@@ -77,7 +96,8 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 			in->stepping = true;
 			in->step_begin_ns = w->now_ns;
 			w->busy_insts++;
-			in->step_ev = fs_eventq_push(w->q, w->now_ns + dur_ns,
+			/* MODEL: V24 — a run of unchanged decodes ends at its last step */
+			in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, dur_ns),
 			                             FS_EV_STEP_DONE, ii, 0);
 		}
 	}
@@ -113,6 +133,44 @@ void fs__world_llm_flush_kicks(struct fs_world *w)
 	fs__world_llm_note_levels(w);
 }
 
+/* The list of serving instances in index order and, for the
+ * least_outstanding router, its tournament tree.  O(instances), after each
+ * fleet event that routing follows. */
+static void serving_rebuild(struct fs_world *w)
+{
+	size_t i;
+
+	w->n_serving = 0;
+	for (i = 0; i < w->n_insts; i++) {
+		struct fs__instance *in = &w->insts[i];
+
+		in->serving_pos = UINT32_MAX;
+		if (in->state != FS__INST_SERVING)
+			continue;
+		fs_xgrow((void **)&w->serving, &w->cap_serving, w->n_serving + 1,
+		         sizeof *w->serving);
+		in->serving_pos = (uint32_t)w->n_serving;
+		w->serving[w->n_serving++] = (uint32_t)i;
+	}
+	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && w->n_serving > 0) {
+		uint64_t *keys = fs_xmalloc(w->n_serving * sizeof *keys);
+
+		for (i = 0; i < w->n_serving; i++)
+			keys[i] = w->insts[w->serving[i]].outstanding;
+		fs_route_tree_build(&w->lo_tree, keys, w->n_serving);
+		free(keys);
+	}
+	w->serving_dirty = false;
+}
+
+/* in->outstanding changed: keep the least_outstanding tree in step. */
+static void outstanding_changed(struct fs_world *w, const struct fs__instance *in)
+{
+	if (!w->serving_dirty && w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING &&
+	    in->serving_pos != UINT32_MAX && in->serving_pos < w->n_serving)
+		fs_route_tree_set(&w->lo_tree, in->serving_pos, in->outstanding);
+}
+
 /* Candidates: serving instances (of the class's pinned pool, if any) for
  * the request in `slot`. */
 static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
@@ -120,10 +178,22 @@ static size_t candidates(struct fs_world *w, int pinned_pool, uint32_t slot)
 	const struct fs__slot *s = &w->slots[slot];
 	size_t i, n = 0;
 
-	for (i = 0; i < w->n_insts; i++) {
-		const struct fs__instance *in = &w->insts[i];
+	size_t k, n_scan;
+
+	/* KV use and prefix caches move during runs: bring them up to now */
+	if (w->fleet->router == FS_ROUTER_LEAST_KV || w->fleet->router == FS_ROUTER_PREFIX)
+		fs__world_llm_sync_all(w);
+	/* Outside fleet events the serving set cannot change: scan the list of
+	 * serving instances (in index order, as a full scan would meet them). */
+	if (!w->in_fleet_event && w->serving_dirty)
+		serving_rebuild(w);
+	n_scan = w->in_fleet_event ? w->n_insts : w->n_serving;
+	for (k = 0; k < n_scan; k++) {
+		const struct fs__instance *in;
 		struct fs_route_candidate *c;
 
+		i = w->in_fleet_event ? k : w->serving[k];
+		in = &w->insts[i];
 		if (in->state != FS__INST_SERVING)
 			continue;
 		if (pinned_pool >= 0 && in->pool != (uint32_t)pinned_pool)
@@ -164,17 +234,29 @@ static bool route(struct fs_world *w, uint32_t slot)
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
 	int pinned = w->fleet->class_pool != NULL ? w->fleet->class_pool[s->req.class_idx] : -1;
-	size_t n = candidates(w, pinned, slot), pick;
+	size_t n, pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
 	struct fs_route_request rq = {.session = s->req.block_hashes.session};
 
-	if (n == 0)
-		return false;
-	pick = fs_router_pick_for(w->fleet->router, w->cand, n, &w->router,
-	                          w->routing_rng, &rq);
-	s->instance = w->cand[pick].id;
+	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && pinned < 0 &&
+	    !w->in_fleet_event) {
+		/* MODEL: R2 — the same choice as the scan, in O(log n) */
+		if (w->serving_dirty)
+			serving_rebuild(w);
+		if (w->n_serving == 0)
+			return false;
+		s->instance = w->serving[fs_route_tree_min(&w->lo_tree)];
+	} else {
+		n = candidates(w, pinned, slot);
+		if (n == 0)
+			return false;
+		pick = fs_router_pick_for(w->fleet->router, w->cand, n, &w->router,
+		                          w->routing_rng, &rq);
+		s->instance = w->cand[pick].id;
+	}
 	in = &w->insts[s->instance];
+	fs__world_run_cut(w, s->instance);      /* MODEL: V24 — it joins the next step */
 	/* MODEL: F6 — a request moved off a reclaimed instance is prefilled again
 	 * with the tokens it already produced. */
 	why = fs_llm_engine_add_hashed(in->engine, slot,
@@ -187,6 +269,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	}
 	s->routed = true;
 	in->outstanding++;
+	outstanding_changed(w, in);
 	w->pools[in->pool].routed++;
 	kick_later(w, s->instance);
 	return true;
@@ -232,8 +315,9 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t ii)
 	fs__world_llm_note_levels(w);
 }
 
-static void record_step(struct fs_world *w, struct fs__instance *in,
-                        const struct fs_llm_report *rep)
+void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
+                               const struct fs_llm_report *rep, double flops,
+                               double bytes)
 {
 	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
 	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
@@ -242,17 +326,11 @@ static void record_step(struct fs_world *w, struct fs__instance *in,
 	in->busy_ns += dur_ns;
 	in->tokens_processed += (double)(rep->shape.prefill_tokens + rep->shape.decode_seqs);
 	pr->busy_ns += dur_ns;
-	pr->flops += c->flops;
-	pr->bytes += c->bytes;
-	pr->kv_block_ns += (double)rep->kv_used_blocks * dur_ns;
-	fs__recorder_step(&w->rec, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
-	                  rep->shape.prefill_tokens, rep->tokens_generated,
-	                  rep->n_preempted, c->flops, c->bytes,
-	                  fs_perf_peak_flops_per_s(c->perf) * c->perf->tp,
-	                  c->perf->gpu->mem_bw_bytes_per_s * c->perf->tp);
+	fs__recorder_llm_step(&w->rec, in->pool, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
+	                      rep->shape.prefill_tokens, rep->tokens_generated,
+	                      rep->n_preempted, flops, bytes, c->peak_flops_per_s,
+	                      c->peak_bytes_per_s, (double)rep->kv_used_blocks * dur_ns);
 	fs__recorder_prefix(&w->rec, rep->begin_ns, &rep->prefix);
-	/* MODEL: S17 — work for capacity utilisation: output tokens sampled. */
-	fs__recorder_pool_tokens(&w->rec, in->pool, rep->begin_ns, rep->tokens_generated);
 }
 
 /* Record a first token of pool p for the autoscaler's ttft_p90 metric
@@ -275,11 +353,18 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	struct fs_llm_report rep;
+	double flops, bytes;
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
+	if (fs__world_run_extend(w, ii))
+		return;                          /* MODEL: V24 — the run goes on */
+	fs__world_run_sync(w, ii);
+	FS__WORLD_CHECK(w, in->run_j + 1 >= in->run_n, "run ended early");
+	fs__world_run_step_work(in, &flops, &bytes);
 	fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
 	in->stepping = false;
+	in->run_n = 0;
 	w->busy_insts--;
 	/* MODEL: V19 — queue delay ends at the start of the first iteration
 	 * that schedules the request; its first token at the end of the
@@ -295,9 +380,9 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 			                     w->slots[rep.first_token[i]].req.arrival_ns);
 		}
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,
-	                 (uint64_t)rep.itl_regular_seqs);
+	                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
 	for (i = 0; i < rep.n_itl_gaps; i++)
-		fs__recorder_itl(&w->rec, w->now_ns, rep.itl_gaps[i].gap_ns, 1);
+		fs__recorder_itl(&w->rec, w->now_ns, rep.itl_gaps[i].gap_ns, 1, NULL);
 	for (i = 0; i < rep.n_done; i++) {
 		uint32_t slot = rep.done[i].slot;
 		const struct fs__slot *s = &w->slots[slot];
@@ -309,13 +394,15 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		w->rec.result->fleet.all_output_tokens += out_tokens;
 		w->completions++;
 		in->outstanding--;
+		outstanding_changed(w, in);
 		fs__world_slot_end(w, slot, true, out_tokens);
 	}
 	for (i = 0; i < rep.n_rejected; i++) {
 		in->outstanding--;
+		outstanding_changed(w, in);
 		fail_request(w, rep.rejected[i].slot);
 	}
-	record_step(w, in, &rep);
+	fs__world_llm_record_step(w, in, &rep, flops, bytes);
 	fs__world_llm_kick(w, ii);
 	fs__world_llm_note_levels(w);
 }
@@ -330,6 +417,9 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		return;
 	if (in->stepping) {
 		/* The iteration in flight is abandoned: its time was spent. */
+		fs__world_run_sync(w, ii);
+		in->run_n = 0;
+		in->run_more = false;
 		fs_eventq_cancel(w->q, in->step_ev);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
 		w->rec.result->fleet.pools[in->pool].busy_ns +=
@@ -344,6 +434,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		struct fs__slot *s = &w->slots[slot];
 
 		in->outstanding--;
+		outstanding_changed(w, in);
 		s->routed = false;
 		if (fail) {
 			w->rec.result->fleet.pools[in->pool].reclaim_failed++;   /* MODEL: F17 */

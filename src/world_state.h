@@ -1,7 +1,8 @@
 /*
  * world_state.h — the state of one world, shared by world.c (lifecycle and
  * the event loop), world_slots.c (request slots), the engine drivers
- * world_queue.c and world_llm.c, and the fleet's world_fleet.c (lifecycle,
+ * world_queue.c, world_llm.c and world_run.c (the LLM fast path), and the
+ * fleet's world_fleet.c (lifecycle,
  * spot, autoscaling), world_bill.c (the bill) and world_avail.c
  * (availability).  The drivers and world_fleet.c hold the handlers of their
  * event kinds; only world*.c files touch the event queue.  Requests live in a slot pool (index + free
@@ -17,6 +18,7 @@
 #include "fleetsim/billing.h"
 #include "fleetsim/eventq.h"
 #include "fleetsim/llm_engine.h"
+#include "fleetsim/perf.h"
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/router.h"
@@ -25,6 +27,23 @@
 #include "recorder.h"
 
 #define FS__WORLD_NO_SLOT UINT32_MAX
+#define FS__RUN_MAX_STEPS 256        /* steps planned per run at most */
+
+/* The engine's cost callback context of one instance: the step-time model,
+ * keeping the modelled work of the step for achieved-MFU/MBU figures, and
+ * the planned steps of a fast-path run.  Heap-allocated (freed with free())
+ * so it stays put while the instance array grows. */
+struct fs__cost_ctx {
+	const struct fs_perf_cfg *perf;
+	double flops, bytes;         /* of the step last priced */
+	double peak_flops_per_s, peak_bytes_per_s;   /* of the instance (all GPUs) */
+	struct fs_perf_step_cache cache;  /* what does not change per step */
+	fs_ns run_dur_ns[FS__RUN_MAX_STEPS];     /* planned steps of the run */
+	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
+	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
+	bool run_prep_ok;
+	uint32_t run_chunk;                      /* steps its next chunk plans */
+};
 
 struct fs__slot {
 	struct fs_request req;
@@ -62,6 +81,7 @@ struct fs__instance {
 	                              * as usage at the overflow price (MODEL: B6) */
 	struct fs_llm_engine *engine;/* while serving, notice or draining */
 	uint64_t outstanding;        /* requests routed here and not finished */
+	uint32_t serving_pos;        /* index in w->serving (valid while the list is) */
 	bool stepping;               /* a STEP_DONE event is pending */
 	bool kick_pending;           /* in w->kicks: starts a step once every
 	                              * event of this instant has run (MODEL: V21) */
@@ -74,6 +94,13 @@ struct fs__instance {
 	double tokens_processed;     /* prefill + decode tokens of its iterations */
 	double tokens_lost;          /* of those, lost to a reclaim */
 	int64_t waiting, kv_used;    /* last readings (world totals) */
+	fs_ns kv_since_ns;           /* kv_used held since (KV series accounted
+	                              * up to here) */
+	struct fs__hist_hint itl_hint;   /* histogram bucket of its last step time */
+	uint32_t run_n, run_j;       /* fast path: steps of the open run (0: none
+	                              * opened; 1: no step after the one in
+	                              * flight) and the one in flight */
+	bool run_more;               /* the run can go on past its planned chunk */
 	bool idle;                   /* idle release: its own busy fraction was below
 	                              * the bound at every look since idle_since_ns */
 	fs_ns idle_since_ns;         /* start of that stretch (valid when idle) */
@@ -150,6 +177,14 @@ struct fs_world {
 	struct fs_router_state router;
 	struct fs_route_candidate *cand;  /* scratch for routing */
 	size_t cap_cand;
+	uint32_t *serving;           /* serving instances in index order, rebuilt
+	                              * after fleet events (serving_dirty) */
+	size_t n_serving, cap_serving;
+	struct fs_route_tree lo_tree;/* least_outstanding over `serving` (valid
+	                              * while !serving_dirty) */
+	bool serving_dirty;
+	bool in_fleet_event;         /* handling an event that may change
+	                              * instance states: routing scans them all */
 	uint32_t unrouted_head, unrouted_tail;  /* requests no instance can take yet */
 	uint64_t n_unrouted;
 	uint32_t busy_insts;         /* instances with a step in flight */
@@ -169,6 +204,10 @@ struct fs_world {
 	uint64_t arrivals;           /* requests taken, all of them */
 	uint64_t completions;
 	uint64_t failures;
+	fs_ns tie_push_ns;           /* when the event being handled was pushed
+	                              * (arrivals and sends), else INT64_MIN: a
+	                              * run's step ending at this very ns counts as
+	                              * before the event iff it began earlier */
 	struct fs_recorder rec;
 };
 
@@ -210,6 +249,34 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t inst, bool fail);
 void fs__world_llm_kick(struct fs_world *w, uint32_t inst);
 /* Kick the instances that got work at this instant (after its last event). */
 void fs__world_llm_flush_kicks(struct fs_world *w);
+/* Instance `in` holds `kv` KV blocks from t_ns on (accounts the KV series
+ * span since its last change); account every instance up to now. */
+void fs__world_llm_kv_level(struct fs_world *w, struct fs__instance *in, int64_t kv,
+                            fs_ns t_ns);
+void fs__world_llm_kv_account_all(struct fs_world *w);
+/* Record one iteration that ended (its report, and the modelled work of
+ * the step). */
+void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
+                               const struct fs_llm_report *rep, double flops,
+                               double bytes);
+
+/* The fast path (world_run.c, MODEL: V24).  Open a run on instance `in`
+ * whose step 0 (dur0_ns) just began: returns when the last step of its
+ * first chunk ends (now + dur0_ns without a run).  Sync: record the steps of ii's run
+ * that ended before now (at now too when the current event was pushed
+ * after that step began, as the reference path would order them).  Cut:
+ * sync, then make the step in flight the run's last.  Sync all: every
+ * instance.  Step work: the modelled FLOPs and bytes of ii's step in
+ * flight. */
+fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns);
+void fs__world_run_sync(struct fs_world *w, uint32_t ii);
+void fs__world_run_cut(struct fs_world *w, uint32_t ii);
+/* At the STEP_DONE event ending ii's planned chunk: plan the next chunk
+ * and go on (true: the event is handled), or false: the step ends as
+ * usual. */
+bool fs__world_run_extend(struct fs_world *w, uint32_t ii);
+void fs__world_llm_sync_all(struct fs_world *w);
+void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes);
 
 /* The fleet (world_fleet.c): instance lifecycle, spot, autoscaling, cost. */
 void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication);

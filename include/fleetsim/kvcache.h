@@ -28,6 +28,7 @@ struct fs_kvcache {
 	int64_t peak_used_blocks;    /* high-water mark of used_blocks */
 	int64_t cached_blocks;       /* unreferenced keyed blocks (evictable) */
 	struct fs__kv_prefix *prefix;/* the prefix cache, NULL when off (owned) */
+	int block_shift;             /* log2(B) when B is a power of two, else -1 */
 };
 
 #define FS_KV_NO_ENTRY UINT32_MAX
@@ -44,8 +45,15 @@ int fs_kvcache_init(struct fs_kvcache *kv, int64_t total_blocks,
                     int64_t block_tokens, double watermark_frac,
                     struct fs_error *err);
 
-/* Blocks needed to hold `tokens` (>= 0) tokens: ceil(tokens / B). */
-int64_t fs_kvcache_blocks_for_tokens(const struct fs_kvcache *kv, int64_t tokens);
+/* Blocks needed to hold `tokens` (>= 0) tokens: ceil(tokens / B).  Inline,
+ * a shift for the usual power-of-two B: it runs per request per step. */
+static inline int64_t fs_kvcache_blocks_for_tokens(const struct fs_kvcache *kv,
+                                                   int64_t tokens)
+{
+	if (kv->block_shift >= 0)
+		return (tokens + kv->block_tokens - 1) >> kv->block_shift;
+	return (tokens + kv->block_tokens - 1) / kv->block_tokens;
+}
 
 /* True when `n_blocks` (>= 0) more blocks are free now. */
 bool fs_kvcache_can_allocate(const struct fs_kvcache *kv, int64_t n_blocks);

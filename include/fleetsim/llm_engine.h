@@ -68,6 +68,9 @@ struct fs_llm_engine_cfg {
 	bool prefix_caching;                 /* automatic prefix caching (true, as
 	                                      * vLLM V1); only requests carrying
 	                                      * block hashes use it (MODEL: V22) */
+	bool fast_path;                      /* allow runs of decode iterations
+	                                      * (fs_llm_engine_run_open; true);
+	                                      * false: step by step only */
 };
 
 /* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
@@ -284,6 +287,34 @@ int64_t fs_llm_engine_kv_total(const struct fs_llm_engine *e);
 /* The effective token budget per step (after the V4 rule). */
 int64_t fs_llm_engine_token_budget(const struct fs_llm_engine *e);
 const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine *e);
+
+/*
+ * The fast path (MODEL: V24).  Right after fs_llm_engine_begin_step returned
+ * a step ("step 0"), fs_llm_engine_run_open says whether it and the steps
+ * after it are decodes of the same batch that the step counter can carry:
+ * every running request fed one token, got its previous token when step 0
+ * began, and no admission, preemption or prefix-cache commit happened.  If
+ * so a run is open and fs_llm_engine_run_plan hands out the shape of the
+ * next step (1, 2, ...) for the caller to price, until a step would differ
+ * from the reference path: the step after the first completion, or a step
+ * whose KV allocation would preempt.  The caller then moves the run along
+ * step by step at its own pace: fs_llm_engine_run_advance at the end of the
+ * step in flight (time now_ns, the next step lasting next_dur_ns) fills
+ * `rep` as fs_llm_engine_end_step would have (no first tokens, completions,
+ * gaps or drops; every request one regular token) and begins the next
+ * planned step.  fs_llm_engine_run_cut makes the step in flight the last
+ * (something arrived).  fs_llm_engine_end_step ends the last step as usual;
+ * it and fs_llm_engine_evacuate close the run.  O(running) to open, O(1)
+ * per planned or advanced step.  fs_llm_engine_run_planned: steps planned
+ * (0 when no run is open).
+ */
+bool fs_llm_engine_run_open(struct fs_llm_engine *e);
+bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape);
+int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e);
+void fs_llm_engine_run_cut(struct fs_llm_engine *e);
+void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
+                               struct fs_llm_report *rep);
+bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);

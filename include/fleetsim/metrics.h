@@ -44,6 +44,14 @@ double fs_hist_cdf(const struct fs_hist *h, double x);
 /* Representative value of bucket i, and the bucket a value falls in. */
 double fs_hist_bucket_value(size_t i);
 size_t fs_hist_bucket_of(double value);
+/* Add `count` values with their bucket known (fs_hist_bucket_of(value), 0
+ * for value <= 0): fs_hist_add_n without the logarithm. */
+void fs_hist_add_n_at(struct fs_hist *h, size_t bucket, double value, uint64_t count);
+/* The smallest double v with fs_hist_bucket_of(v) >= b (-inf for b = 0,
+ * +inf past the top): a value v > 0 is in bucket b exactly when
+ * floor(b) <= v < floor(b + 1).  Found by bisection with fs_hist_bucket_of
+ * as the judge (about 40 logarithms); callers cache it. */
+double fs_hist_bucket_floor(size_t b);
 
 struct fs_moments {
 	uint64_t n;

@@ -153,6 +153,61 @@ fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape 
 void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape,
                        struct fs_step_cost *cost);
 
+/*
+ * A step-cost cache for one perf configuration: the resolved efficiencies
+ * and parameter groups, the token-count parts of recent step shapes and the
+ * smooth-roofline factors of recent ratios.  fs_perf_step_cost_cached gives
+ * exactly the bits of fs_perf_step_cost (the same operations on the same
+ * operands; the cache only skips recomputing them).  Caller-owned, plain
+ * data (no allocation: free the memory that holds it); `cfg` is borrowed and
+ * must not change while the cache is used.
+ */
+#define FS_PERF_MEMO_SLOTS 64
+struct fs__perf_token_entry {
+	bool valid;
+	int64_t tokens, sampled;             /* the key: scheduled tokens, rows sampled */
+	double parts[8];                     /* perf_step.c's token parts */
+	double prefill_attn_ns;              /* a decode-only step's prefill attention term */
+};
+struct fs_perf_step_cache {
+	const struct fs_perf_cfg *cfg;
+	double eff[24];                      /* perf_step.c's resolved efficiencies */
+	double params[4];                    /* its parameter groups (P8) */
+	double per_pair_flops;               /* attention FLOPs per (query, key) pair */
+	double kv_bytes_per_token_per_gpu;
+	struct fs__perf_token_entry tokens[FS_PERF_MEMO_SLOTS];
+	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
+	double memo_factor[FS_PERF_MEMO_SLOTS];
+};
+
+/* Fill `c` for `cfg`.  O(1). */
+void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg);
+
+/* fs_perf_step_cost through the cache (same result bits; ignores the table). */
+void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
+                              const struct fs_step_shape *shape, struct fs_step_cost *cost);
+
+/* The step time, FLOPs and bytes of a decode-only step of n_seqs requests
+ * with context_tokens of context in all: exactly fs_perf_step_cost's
+ * total_ns, flops and bytes for {0, 0, n_seqs, context_tokens, n_seqs},
+ * without the parts nobody reads per step (ignores the table). */
+fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
+                                 int64_t context_tokens, double *flops, double *bytes);
+
+/* The same in two parts for many steps of one batch size: what depends on
+ * n_seqs only, once, then each step from its context (same bits). */
+struct fs_perf_decode_prep {
+	int64_t n_seqs;
+	double lin_flops, lin_bytes, new_kv_bytes, elem_gpu_bytes, pre_flops;
+	double linear_ns, prefill_attn_ns, elementwise_ns, comm_ns, overhead_ns;
+	double per_pair_flops, kv_bytes_per_token_per_gpu, tp;
+	double attn_flops_div, attn_bytes_div, knee_exp;
+};
+void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
+                            struct fs_perf_decode_prep *d);
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes);
+
 /* Time of the weight GEMMs alone (linear layers of all transformer blocks,
  * no LM head, attention, norms, communication or overheads) for `tokens`
  * tokens — the quantity Vidur profiles; used by the validation. */

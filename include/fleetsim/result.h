@@ -15,6 +15,8 @@
 #include "fleetsim/common.h"
 #include "fleetsim/metrics.h"
 
+struct fs__row_spool;
+
 /* Latency metrics every class records (histograms in ns). */
 enum fs_latency {
 	FS_LAT_QUEUE,                /* arrival -> first scheduled (queue engine: service start) */
@@ -48,6 +50,8 @@ struct fs_request_row {
 	fs_ns end_ns;                /* -1 if not completed */
 	int64_t prompt_tokens;
 	int64_t output_tokens;
+	uint64_t session_id;         /* 0: not in a session */
+	uint32_t turn;               /* 0-based turn within its session */
 };
 
 /* Engine totals over steps that began after warm-up (LLM engine only). */
@@ -162,8 +166,14 @@ struct fs_rep_result {
 	fs_ns end_ns;                       /* time the world stopped */
 	bool stopped_early;                 /* max_in_system exceeded */
 	uint64_t events;                    /* events processed */
-	struct fs_request_row *rows;        /* NULL unless recorded */
-	size_t n_rows;
+	uint64_t run_steps;                 /* of those, LLM iterations recorded
+	                                       inside fast-path runs (MODEL: V24) */
+	struct fs_request_row *rows;        /* NULL unless recorded in memory */
+	size_t n_rows;                      /* rows recorded (in `rows` or spooled) */
+	struct fs__row_spool *row_spool;    /* past 65,536 rows: all of them in id
+	                                       order in a temporary file, streamed
+	                                       as they became ready, and rows is
+	                                       NULL (recorder.h); NULL: in `rows` */
 	struct fs_tseries *pool_desired;    /* LLM: the autoscaler's desired count of
 	                                     * each pool (its pool only; others stay 0) */
 	bool has_desired;                   /* an autoscaler fed pool_desired */

@@ -1,0 +1,194 @@
+/*
+ * llm_run.c — the fast path of the LLM replica (MODEL: V24): a run of decode
+ * iterations in which the batch does not change is described by aggregates
+ * — the batch size, the sum of computed tokens and, per residue modulo the
+ * block size, how many requests cross a block boundary — and advanced by a
+ * step counter, with no work per request per iteration.  A run is opened
+ * after a real step 0 that was a pure decode of every running request; it
+ * ends before a step could differ from the reference path (a completion, a
+ * KV allocation that would preempt) or where the caller cuts it.  Closing it
+ * writes the progress back into the requests.  O(running) per run, O(1) per
+ * iteration.
+ */
+#include "fleetsim/llm_engine.h"
+
+#include <string.h>
+
+#include "llm_engine_internal.h"
+
+/* Whether request s is a steady decoder whose progress the step counter
+ * can carry: it fed one token in step 0, its last token came when step 0
+ * began (so its gap is the step time), its blocks match its tokens, and no
+ * prefix-cache commit can follow from its new tokens (it has no hashes, it
+ * stopped caching, or every block its hashes cover is cached already). */
+static bool steady(const struct fs_llm_engine *e, const struct llm_seq *s)
+{
+	return s->sched_tokens == 1 && s->generated >= 1 &&
+	       s->computed_tokens == fs__llm_num_tokens(s) &&
+	       s->last_token_ns == e->step_begin_ns &&
+	       s->kv_blocks == fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens) &&
+	       (s->hashes.n_units == 0 || s->cache_stop || !fs_kvcache_prefix_on(&e->kv) ||
+	        fs_block_hash_n_blocks(&s->hashes, e->kv.block_tokens, INT64_MAX) <=
+	        s->cached_blocks);
+}
+
+bool fs_llm_engine_run_open(struct fs_llm_engine *e)
+{
+	struct llm_run *r = &e->run;
+	int64_t bt = e->kv.block_tokens, last = INT64_MAX, ctx = 0;
+	size_t i;
+
+	LLM_CHECK(!r->open, "run opened twice");
+	if (!e->cfg.fast_path || !e->in_step || e->n_running == 0 ||
+	    e->n_preempted > 0 || e->n_rejected > 0 || e->n_started > 0 ||
+	    e->shape.prefill_tokens != 0 || e->shape.decode_seqs != (int64_t)e->n_running ||
+	    e->shape.n_seqs != (int64_t)e->n_running)
+		return false;
+	for (i = 0; i < e->n_running; i++) {
+		const struct llm_seq *s = &e->seqs[e->running[i]];
+		int64_t steps_left = s->output_tokens - s->generated;   /* incl. step 0 */
+
+		if (!steady(e, s))
+			return false;
+		if (steps_left - 1 < last)
+			last = steps_left - 1;
+		ctx += s->computed_tokens;
+	}
+	if (last < 1)
+		return false;              /* step 0 already completes a request */
+	LLM_CHECK(ctx == e->shape.decode_context_tokens, "run context out of step");
+	if (r->cnt == NULL)
+		r->cnt = fs_xcalloc((size_t)bt, sizeof *r->cnt);
+	memset(r->cnt, 0, (size_t)bt * sizeof *r->cnt);
+	for (i = 0; i < e->n_running; i++) {
+		int64_t c = e->seqs[e->running[i]].computed_tokens;
+
+		/* it needs a block at step i when c + i - 1 is a multiple of bt */
+		r->cnt[(bt - c % bt) % bt]++;
+	}
+	r->open = true;
+	r->n = (int64_t)e->n_running;
+	r->j = 0;
+	r->planned = 1;
+	r->last = last;
+	r->ctx_tokens = ctx;
+	r->plan_used = fs_kvcache_used(&e->kv);
+	r->blocks_alloc = 0;
+	r->res_plan = 0;
+	r->res_adv = 0;
+	return true;
+}
+
+bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape)
+{
+	struct llm_run *r = &e->run;
+	int64_t i = r->planned, need;
+
+	if (!r->open || i > r->last)
+		return false;
+	need = r->cnt[r->res_plan];            /* residue (i - 1) mod B; MODEL: V6 */
+	if (need > fs_kvcache_total(&e->kv) - r->plan_used)
+		return false;              /* it would preempt: the reference path */
+	if (++r->res_plan == e->kv.block_tokens)
+		r->res_plan = 0;
+	r->plan_used += need;
+	memset(shape, 0, sizeof *shape);
+	shape->decode_seqs = r->n;                                     /* MODEL: V1 */
+	shape->n_seqs = r->n;
+	shape->decode_context_tokens = r->ctx_tokens + r->n * i;
+	r->planned++;
+	return true;
+}
+
+int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e)
+{
+	return e->run.open ? e->run.planned : 0;
+}
+
+void fs_llm_engine_run_cut(struct fs_llm_engine *e)
+{
+	struct llm_run *r = &e->run;
+
+	if (r->open)
+		r->planned = r->j + 1;
+}
+
+void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
+                               struct fs_llm_report *rep)
+{
+	struct llm_run *r = &e->run;
+	int64_t need, i;
+
+	LLM_CHECK(r->open && r->j + 1 < r->planned, "run advanced past its plan");
+	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
+	/* the end of step j: every request samples one token (MODEL: V9, V16);
+	 * field by field, this runs per iteration */
+	rep->begin_ns = e->step_begin_ns;
+	rep->end_ns = now_ns;
+	rep->shape = e->shape;
+	rep->started = rep->first_token = NULL;
+	rep->n_started = rep->n_first_token = 0;
+	rep->done = NULL;
+	rep->n_done = 0;
+	rep->preempted = NULL;
+	rep->n_preempted = 0;
+	rep->rejected = NULL;
+	rep->n_rejected = 0;
+	rep->itl_regular_seqs = r->n;
+	rep->itl_gaps = NULL;
+	rep->n_itl_gaps = 0;
+	rep->tokens_generated = r->n;
+	rep->kv_used_blocks = fs_kvcache_used(&e->kv);
+	rep->waiting = (int64_t)e->n_waiting;
+	rep->running = (int64_t)e->n_running;
+	memset(&rep->prefix, 0, sizeof rep->prefix);
+	e->stats.tokens_generated += r->n;
+	e->stats.busy_ns += now_ns - e->step_begin_ns;
+	e->last_end_ns = now_ns;
+	/* the begin of step j + 1: blocks for the KV it writes (MODEL: V6) */
+	i = ++r->j;
+	need = r->cnt[r->res_adv];
+	if (++r->res_adv == e->kv.block_tokens)
+		r->res_adv = 0;
+	if (need > 0) {
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
+		r->blocks_alloc += need;
+		if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+			e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	}
+	e->step_begin_ns = now_ns;
+	e->step_dur_ns = next_dur_ns;
+	e->shape.decode_context_tokens = r->ctx_tokens + r->n * i;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += r->n;
+	e->stats.sum_decode_seqs += r->n;
+}
+
+void fs__llm_run_close(struct fs_llm_engine *e)
+{
+	struct llm_run *r = &e->run;
+	int64_t added = 0;
+	size_t i;
+
+	if (!r->open)
+		return;
+	r->open = false;
+	if (r->j == 0)
+		return;
+	for (i = 0; i < e->n_running; i++) {
+		struct llm_seq *s = &e->seqs[e->running[i]];
+		int64_t before = s->kv_blocks;
+
+		s->computed_tokens += r->j;
+		s->generated += r->j;
+		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens);
+		s->last_token_ns = e->step_begin_ns;
+		added += s->kv_blocks - before;
+	}
+	LLM_CHECK(added == r->blocks_alloc, "run blocks out of step");
+}
+
+bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e)
+{
+	return e->run.open;
+}

@@ -1,0 +1,534 @@
+/*
+ * test_fast_path.c — the fast path (MODEL: V24) against the step-by-step
+ * reference: the cached step pricing gives the bits of the plain model, an
+ * engine driven in runs reports every iteration as the engine driven step
+ * by step, and whole runs of several scenarios (chunked and prefill_first
+ * schedulers, static batching, prefix caching with sessions, spot and
+ * autoscaling, closed loop, preemptions) write the same bytes of
+ * summary.json, timeseries.csv and requests.csv with engine.fast_path on
+ * and off.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/catalog.h"
+#include "fleetsim/llm_engine.h"
+#include "fleetsim/perf.h"
+#include "fleetsim/replicate.h"
+#include "fleetsim/result.h"
+#include "fleetsim/router.h"
+#include "fleetsim/scenario.h"
+#include "util_test.h"
+
+/* ---- pricing ------------------------------------------------------------ */
+
+static void perf_for(struct fs_perf_cfg *cfg, const char *gpu, const char *model, int tp)
+{
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu(gpu);
+	const struct fs_model_spec *m = fs_catalog_find_model(model);
+
+	assert_non_null(g);
+	assert_non_null(m);
+	fs_perf_cfg_defaults(cfg, g, m);
+	cfg->tp = tp;
+}
+
+static void test_fast_path_cached_pricing_gives_the_same_bits(void **state)
+{
+	static const struct { const char *gpu, *model; int tp; } cases[] = {
+		{ "h100", "llama-3.1-8b", 1 }, { "a100-80g", "llama-3.1-8b", 1 },
+		{ "l40s", "llama-3.1-8b", 1 }, { "h100", "llama-3.1-70b", 4 },
+		{ "h100", "mixtral-8x7b", 2 },
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct fs_perf_cfg cfg;
+		struct fs_perf_step_cache *c = malloc(sizeof *c);
+		int64_t n, ctx;
+
+		assert_non_null(c);
+		perf_for(&cfg, cases[k].gpu, cases[k].model, cases[k].tp);
+		fs_perf_step_cache_init(c, &cfg);
+		for (n = 1; n <= 300; n += 7) {
+			for (ctx = n; ctx < n * 9000; ctx += 997 * n + 13) {
+				struct fs_step_shape sh = { 0, 0, n, ctx, n };
+				struct fs_step_cost plain, cached;
+				double flops, bytes;
+				fs_ns d;
+
+				fs_perf_step_cost(&cfg, &sh, &plain);
+				fs_perf_step_cost_cached(c, &sh, &cached);
+				d = fs_perf_decode_step_cached(c, n, ctx, &flops, &bytes);
+				assert_true(plain.total_ns == cached.total_ns);
+				assert_true(plain.total_ns == d);
+				assert_memory_equal(&plain.flops, &flops, sizeof flops);
+				assert_memory_equal(&plain.bytes, &bytes, sizeof bytes);
+				assert_memory_equal(&plain, &cached, sizeof plain);
+				/* a mixed step: prefill chunk plus the decodes */
+				sh.prefill_tokens = 512;
+				sh.prefill_attn_tokens = 512 * 300 + 512 * 512 / 2;
+				sh.n_seqs = n + 1;
+				fs_perf_step_cost(&cfg, &sh, &plain);
+				fs_perf_step_cost_cached(c, &sh, &cached);
+				assert_memory_equal(&plain, &cached, sizeof plain);
+			}
+		}
+		free(c);
+	}
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+/* The tournament tree picks what the least_outstanding scan picks, through
+ * random key changes, for every size from 1 to 70 slots. */
+static void test_fast_path_route_tree_matches_the_least_outstanding_scan(void **state)
+{
+	struct fs_route_candidate cand[70];
+	struct fs_route_tree t;
+	uint64_t keys[70], x = 12345;
+	size_t n, i, step;
+
+	(void)state;
+	memset(&t, 0, sizeof t);
+	for (n = 1; n <= 70; n++) {
+		for (i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			keys[i] = (x >> 33) % 5;
+			memset(&cand[i], 0, sizeof cand[i]);
+			cand[i].id = (uint32_t)i;
+			cand[i].outstanding = keys[i];
+		}
+		fs_route_tree_build(&t, keys, n);
+		for (step = 0; step < 200; step++) {
+			size_t slot;
+
+			assert_int_equal(fs_route_tree_min(&t),
+			                 fs_router_pick(FS_ROUTER_LEAST_OUTSTANDING, cand, n,
+			                                NULL, NULL));
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			slot = (size_t)(x >> 33) % n;
+			cand[slot].outstanding = (x >> 20) % 6;
+			fs_route_tree_set(&t, slot, cand[slot].outstanding);
+		}
+	}
+	fs_route_tree_fini(&t);
+}
+
+/* ---- the engine in runs ------------------------------------------------- */
+
+/* A step time that depends on every part of the shape. */
+static fs_ns toy_cost(void *ctx, const struct fs_step_shape *s)
+{
+	(void)ctx;
+	return 1000 + 7 * s->prefill_tokens + s->prefill_attn_tokens / 64 +
+	       150 * s->decode_seqs + s->decode_context_tokens / 3 + 20 * s->n_seqs;
+}
+
+static struct fs_llm_engine *toy_engine(int64_t kv_blocks, bool fast,
+                                        enum fs_llm_scheduler sched)
+{
+	struct fs_llm_engine_cfg cfg;
+	struct fs_llm_engine *e;
+
+	fs_llm_engine_cfg_default(&cfg);
+	cfg.kv_blocks = kv_blocks;
+	cfg.max_num_seqs = 16;
+	cfg.max_num_batched_tokens = 512;
+	cfg.fast_path = fast;
+	cfg.scheduler = sched;
+	if (sched == FS_LLM_SCHED_PREFILL_FIRST)
+		cfg.enable_chunked_prefill = false;
+	e = fs_llm_engine_alloc(&cfg, toy_cost, NULL, NULL);
+	assert_non_null(e);
+	return e;
+}
+
+/* The reports of one step worth comparing. */
+struct step_rec {
+	fs_ns begin_ns, end_ns;
+	struct fs_step_shape shape;
+	int64_t tokens, regular, kv_used, waiting, running;
+	size_t n_first, n_done, n_gaps, n_preempted;
+};
+
+static void keep(struct step_rec *out, const struct fs_llm_report *r)
+{
+	memset(out, 0, sizeof *out);
+	out->begin_ns = r->begin_ns;
+	out->end_ns = r->end_ns;
+	out->shape = r->shape;
+	out->tokens = r->tokens_generated;
+	out->regular = r->itl_regular_seqs;
+	out->kv_used = r->kv_used_blocks;
+	out->waiting = r->waiting;
+	out->running = r->running;
+	out->n_first = r->n_first_token;
+	out->n_done = r->n_done;
+	out->n_gaps = r->n_itl_gaps;
+	out->n_preempted = r->n_preempted;
+}
+
+static void add_requests(struct fs_llm_engine *e, uint32_t first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint32_t slot = first + (uint32_t)i;
+
+		assert_int_equal(fs_llm_engine_add(e, slot, 40 + 37 * (slot % 11),
+		                                   5 + 23 * (slot % 7), 0, slot),
+		                 FS_LLM_ACCEPTED);
+	}
+}
+
+/* Drive `e` until idle, step by step or (fast) in runs of at most 50
+ * planned steps; returns the steps recorded into recs. */
+static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
+                    size_t cap, size_t *run_steps)
+{
+	fs_ns t = 0, durs[64];
+	size_t n = 0;
+	struct fs_llm_report r;
+
+	for (;;) {
+		fs_ns d = fs_llm_engine_begin_step(e, t);
+		size_t k = 1, j;
+		struct fs_step_shape sh;
+
+		if (d < 0)
+			break;
+		durs[0] = d;
+		if (fast && fs_llm_engine_run_open(e))
+			while (k < 50 && fs_llm_engine_run_plan(e, &sh))
+				durs[k++] = toy_cost(NULL, &sh);
+		for (j = 0; j + 1 < k; j++) {
+			t += durs[j];
+			fs_llm_engine_run_advance(e, t, durs[j + 1], &r);
+			assert_true(n < cap);
+			keep(&recs[n++], &r);
+			(*run_steps)++;
+			assert_int_equal(fs_llm_engine_kv_check(e), 0);
+		}
+		t += durs[k - 1];
+		fs_llm_engine_end_step(e, t, &r);
+		assert_true(n < cap);
+		keep(&recs[n++], &r);
+		assert_int_equal(fs_llm_engine_kv_check(e), 0);
+	}
+	return n;
+}
+
+static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched)
+{
+	size_t cap = 20000, n_ref, n_fast, i, ref_runs = 0, fast_runs = 0;
+	struct step_rec *ref = calloc(cap, sizeof *ref), *fast = calloc(cap, sizeof *fast);
+	struct fs_llm_engine *a = toy_engine(kv_blocks, false, sched);
+	struct fs_llm_engine *b = toy_engine(kv_blocks, true, sched);
+
+	add_requests(a, 0, 40);
+	add_requests(b, 0, 40);
+	n_ref = drive(a, false, ref, cap, &ref_runs);
+	n_fast = drive(b, true, fast, cap, &fast_runs);
+	assert_int_equal(n_ref, n_fast);
+	for (i = 0; i < n_ref; i++)
+		assert_memory_equal(&ref[i], &fast[i], sizeof ref[i]);
+	assert_int_equal(ref_runs, 0);
+	assert_true(fast_runs > n_ref / 3);         /* most steps went in runs */
+	assert_int_equal(fs_llm_engine_stats(a)->completed, 40);
+	assert_memory_equal(fs_llm_engine_stats(a), fs_llm_engine_stats(b),
+	                    sizeof *fs_llm_engine_stats(a));
+	fs_llm_engine_free(a);
+	fs_llm_engine_free(b);
+	free(ref);
+	free(fast);
+}
+
+static void test_fast_path_engine_runs_report_every_step_as_the_reference(void **state)
+{
+	(void)state;
+	engine_runs_match(400, FS_LLM_SCHED_CHUNKED);
+	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST);
+}
+
+static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
+{
+	(void)state;
+	/* 40 blocks of 16 tokens: the batch outgrows them and preempts */
+	engine_runs_match(40, FS_LLM_SCHED_CHUNKED);
+}
+
+/* ---- whole runs: fast and reference write the same bytes ---------------- */
+
+static char *write_scenario(const char *dir, const char *name, const char *text)
+{
+	size_t len = strlen(dir) + strlen(name) + 8;
+	char *path = malloc(len);
+	FILE *f;
+
+	assert_non_null(path);
+	snprintf(path, len, strstr(name, "step_table") != NULL ? "%s/%s.csv" : "%s/%s.json",
+	         dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static char *file_in(const char *dir, const char *sub, const char *file)
+{
+	size_t len = strlen(dir) + strlen(sub) + strlen(file) + 3;
+	char *path = malloc(len);
+
+	assert_non_null(path);
+	snprintf(path, len, "%s/%s/%s", dir, sub, file);
+	return path;
+}
+
+/* Iterations replication 0 of `text` recorded inside runs (it must be
+ * most of them: the fast path is really taken). */
+static void runs_taken(const char *text)
+{
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "t.json", "tests/data", &err);
+	struct fs_run_opts opts;
+	struct fs_rep_result **res;
+
+	if (sc == NULL)
+		fs_error_print(&err);
+	assert_non_null(sc);
+	memset(&opts, 0, sizeof opts);
+	opts.replications = 1;
+	opts.threads = 1;
+	opts.seed = sc->sim.seed;
+	res = fs_replicate_run(sc, &opts);
+	assert_non_null(res);
+	assert_true(res[0]->run_steps > 0);
+	assert_true(res[0]->run_steps < res[0]->events);
+	fprintf(stderr, "  %llu of %llu events were iterations inside runs\n",
+	        (unsigned long long)res[0]->run_steps, (unsigned long long)res[0]->events);
+	fs_replicate_free(res, 1);
+	fs_scenario_free(sc);
+}
+
+/* Run `text` with the fast path on and off and compare the three output
+ * files byte for byte; requests.csv must contain `must_contain` (may be
+ * NULL).  A step table named in the text is copied next to it. */
+static void same_bytes_with(const char *name, const char *text, const char *must_contain)
+{
+	static const char *const files[] = { "summary.json", "timeseries.csv",
+	                                      "requests.csv" };
+	char *dir = fs_test_tmpdir();
+	char *path = write_scenario(dir, name, text);
+	size_t len = strlen(dir) + 8;
+	char *out_fast = malloc(len), *out_ref = malloc(len);
+	size_t k;
+
+	if (strstr(text, "step_table_small.csv") != NULL) {
+		char *table = fs_test_read_file("tests/data/step_table_small.csv", NULL);
+
+		assert_non_null(table);
+		free(write_scenario(dir, "step_table_small", table));
+		free(table);
+	}
+
+	snprintf(out_fast, len, "%s/fast", dir);
+	snprintf(out_ref, len, "%s/ref", dir);
+	{
+		const char *args_fast[] = { "run", path, "-o", out_fast, "-q", "-j", "2",
+		                            "--requests-csv", NULL };
+		const char *args_ref[] = { "run", path, "-o", out_ref, "-q", "-j", "2",
+		                           "--requests-csv", "--set",
+		                           "engine.fast_path=false", NULL };
+		struct fs_test_run r1 = fs_test_run_fleetsim(args_fast);
+		struct fs_test_run r2 = fs_test_run_fleetsim(args_ref);
+
+		if (r1.exit_code != 0 || r2.exit_code != 0)
+			fprintf(stderr, "%s: %s\n%s\n", name, r1.err, r2.err);
+		assert_int_equal(r1.exit_code, 0);
+		assert_int_equal(r2.exit_code, 0);
+		fs_test_run_free(&r1);
+		fs_test_run_free(&r2);
+	}
+	for (k = 0; k < sizeof files / sizeof files[0]; k++) {
+		char *pa = file_in(dir, "fast", files[k]), *pb = file_in(dir, "ref", files[k]);
+		size_t la = 0, lb = 0;
+		char *a = fs_test_read_file(pa, &la), *b = fs_test_read_file(pb, &lb);
+
+		assert_non_null(a);
+		assert_non_null(b);
+		if (la != lb || memcmp(a, b, la) != 0)
+			fprintf(stderr, "%s: %s differs with the fast path\n", name, files[k]);
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, la);
+		if (k == 2 && must_contain != NULL)
+			assert_non_null(strstr(a, must_contain));
+		free(a);
+		free(b);
+		free(pa);
+		free(pb);
+	}
+	free(out_fast);
+	free(out_ref);
+	free(path);
+	fs_test_tmpdir_free(dir);
+	runs_taken(text);
+}
+
+static void same_bytes(const char *name, const char *text)
+{
+	same_bytes_with(name, text, NULL);
+}
+
+#define CHAT_CLASS(extra) \
+	"{\"name\": \"chat\", " extra \
+	" \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, \"sigma\": 0.8, \"max\": 6000}," \
+	" \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, \"sigma\": 0.8, \"max\": 1500}," \
+	" \"slo\": {\"ttft\": \"1s\", \"tpot\": \"50ms\"}}"
+
+static void test_fast_path_same_bytes_fleet_spot_autoscaling(void **state)
+{
+	(void)state;
+	same_bytes("fleet",
+	           "{\"name\": \"fleet\", \"simulation\": {\"horizon\": \"20m\", \"warmup\": \"2m\","
+	           " \"replications\": 2, \"seed\": 3},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 12},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\"},"
+	           " \"fleet\": {\"router\": \"least_outstanding\", \"strategy\": \"relaunch\","
+	           "  \"zones\": [{\"name\": \"a\"}, {\"name\": \"b\"}],"
+	           "  \"pools\": [{\"name\": \"od\", \"gpu\": \"h100\", \"count\": 1, \"min\": 1, \"max\": 4},"
+	           "   {\"name\": \"sa\", \"gpu\": \"a100-80g\", \"pricing\": \"spot\", \"count\": 2,"
+	           "    \"spot\": {\"zone_reclaims_per_day\": 100, \"zone_outage\": \"2m\","
+	           "     \"notice\": \"30s\", \"in_flight\": \"requeue\"}},"
+	           "   {\"name\": \"sl\", \"gpu\": \"l40s\", \"pricing\": \"spot\", \"count\": 2,"
+	           "    \"spot\": {\"interruption_rate_per_month\": 0.99, \"notice\": \"20s\","
+	           "     \"in_flight\": \"drain\"}}],"
+	           "  \"autoscale\": {\"pool\": \"od\", \"metric\": \"kv_use\", \"target\": 0.05,"
+	           "   \"interval\": \"10s\"}}}\n");
+}
+
+static void test_fast_path_same_bytes_prefill_first_and_static(void **state)
+{
+	(void)state;
+	same_bytes("prefill_first",
+	           "{\"name\": \"pf\", \"simulation\": {\"horizon\": \"15m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 4},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"gamma\", \"rate_per_s\": 6, \"cv\": 2},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
+	           "  \"replicas\": 2, \"scheduler\": \"prefill_first\"}}\n");
+	same_bytes("table",
+	           "{\"name\": \"table\", \"simulation\": {\"horizon\": \"10m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 8},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 3},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
+	           "  \"replicas\": 2, \"step_table\": \"step_table_small.csv\"}}\n");
+	same_bytes("static",
+	           "{\"name\": \"static\", \"simulation\": {\"horizon\": \"15m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 5},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 4},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"a100-80g\","
+	           "  \"replicas\": 2, \"batching\": \"static\", \"max_num_seqs\": 16}}\n");
+}
+
+static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
+{
+	(void)state;
+	same_bytes_with("sessions",
+	           "{\"name\": \"sessions\", \"simulation\": {\"horizon\": \"15m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 6},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1.5},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 1, \"session\": {\"turns\": {\"dist\": \"uniform\","
+	           "   \"min\": 1, \"max\": 6}, \"think\": {\"dist\": \"exponential\", \"mean\": \"5s\"}},")
+	           "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\"},"
+	           " \"fleet\": {\"router\": \"prefix\", \"pools\": [{\"name\": \"p\", \"gpu\": \"l40s\","
+	           "  \"count\": 3}]}}\n", ",1\n");   /* requests.csv: a second turn */
+}
+
+static void test_fast_path_same_bytes_closed_loop_preemptions_least_kv(void **state)
+{
+	(void)state;
+	/* few KV blocks: requests are preempted and re-prefilled */
+	same_bytes("closed",
+	           "{\"name\": \"closed\", \"simulation\": {\"horizon\": \"10m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 7},"
+	           " \"workload\": {\"classes\": [" CHAT_CLASS("\"users\": 48, \"think\": "
+	           "   {\"dist\": \"exponential\", \"mean\": \"2s\"},") "]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"kv_blocks\": 600,"
+	           "  \"policy\": \"fcfs\"},"
+	           " \"fleet\": {\"router\": \"least_kv\", \"pools\": [{\"name\": \"p\", \"gpu\": \"h100\","
+	           "  \"count\": 2}]}}\n");
+}
+
+/* More requests than FS__ROWS_IN_MEMORY (65,536): the rows go to the
+ * temporary file, and requests.csv still has every request once, in id
+ * order, with the session columns. */
+static void test_fast_path_requests_csv_streams_past_the_in_memory_rows(void **state)
+{
+	static const char text[] =
+		"{\"name\": \"many\", \"simulation\": {\"horizon\": \"20m\", \"warmup\": \"0s\","
+		" \"replications\": 1, \"seed\": 9},"
+		" \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 80},"
+		"  \"classes\": [{\"name\": \"q\", \"share\": 1, \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}, \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},"
+		" \"engine\": {\"type\": \"queue\", \"servers\": 2,"
+		"  \"service\": {\"dist\": \"exponential\", \"mean\": \"20ms\"}}}\n";
+	char *dir = fs_test_tmpdir();
+	char *path = write_scenario(dir, "many", text);
+	char *csv_path = file_in(dir, "out", "requests.csv");
+	size_t len = strlen(dir) + 8, lines = 0, expect_id = 0;
+	char *out = malloc(len), *csv, *p;
+	struct fs_test_run r;
+
+	(void)state;
+	snprintf(out, len, "%s/out", dir);
+	{
+		const char *args[] = { "run", path, "-o", out, "-q", "--requests-csv", NULL };
+
+		r = fs_test_run_fleetsim(args);
+	}
+	assert_int_equal(r.exit_code, 0);
+	fs_test_run_free(&r);
+	csv = fs_test_read_file(csv_path, NULL);
+	assert_non_null(csv);
+	assert_true(strncmp(csv, "id,class,status,counted,arrival_s,prompt_tokens,"
+	                    "output_tokens,queue_ms,ttft_ms,e2e_ms,session_id,turn\n", 102) == 0);
+	for (p = strchr(csv, '\n') + 1; *p != '\0'; p = strchr(p, '\n') + 1) {
+		assert_int_equal(strtoull(p, NULL, 10), expect_id);
+		expect_id++;
+		lines++;
+	}
+	assert_true(lines > 90000);              /* ~80/s for 20 minutes */
+	free(csv);
+	free(csv_path);
+	free(out);
+	free(path);
+	fs_test_tmpdir_free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_path_cached_pricing_gives_the_same_bits),
+		cmocka_unit_test(test_fast_path_route_tree_matches_the_least_outstanding_scan),
+		cmocka_unit_test(test_fast_path_engine_runs_report_every_step_as_the_reference),
+		cmocka_unit_test(test_fast_path_engine_runs_stop_before_a_preemption),
+		cmocka_unit_test(test_fast_path_same_bytes_fleet_spot_autoscaling),
+		cmocka_unit_test(test_fast_path_same_bytes_prefill_first_and_static),
+		cmocka_unit_test(test_fast_path_same_bytes_sessions_with_prefix_caching),
+		cmocka_unit_test(test_fast_path_same_bytes_closed_loop_preemptions_least_kv),
+		cmocka_unit_test(test_fast_path_requests_csv_streams_past_the_in_memory_rows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
