@@ -2,7 +2,7 @@
 #   make            build ./fleetsim
 #   make test       install missing packages, build, run every test binary
 #   make demo       install missing packages, build, run the quickstart scenario
-#   make bench      build and run the benchmarks
+#   make bench      build and run the benchmarks (BENCH_ARGS=--full: all of them)
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
 #   make fuzz       build the libFuzzer harnesses of tests/fuzz/ with clang
@@ -153,8 +153,14 @@ $(BUILD)/tools/%: tools/%.c $(LIB)
 fit-step: $(BUILD)/tools/fit_step
 	$(BUILD)/tools/fit_step docs/data/step_points.csv --rows
 
+# The benchmarks (docs/PERFORMANCE.md), a few minutes, never part of make
+# test: the event queue and histogram micro-benchmarks, then bench_fleet
+# (CPU-time rates of bench/*.json, peak RSS, the hold-loop reference, the
+# 2-thread speedup, the series fit, the timed bench/sweep-60.json sweep).
+# BENCH_ARGS=--full adds the largest series cases and the unshared sweep.
 bench: $(BIN) $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do ./$$b || exit 1; done
+	./$(BUILD)/bench/bench_eventq
+	./$(BUILD)/bench/bench_fleet $(BENCH_ARGS)
 
 # The sanitizer builds make undefined behaviour fatal, and skip the MPI test:
 # its probe and mpirun are the uninstrumented MPI build, and Open MPI's own

@@ -20,7 +20,9 @@ static const char sweep_help[] =
 	"usage: fleetsim sweep SCENARIO [OPTIONS]\n"
 	"\n"
 	"Run every point of the scenario's \"sweep\" (grid or zip), or in search mode\n"
-	"only the points a bisection on the search axis needs, each with R\n"
+	"only the points a search on the search axis needs (a count axis starts\n"
+	"at the count whose saturation throughput covers the offered load, then\n"
+	"gallops and bisects), each with R\n"
 	"replications on the same seed (common random numbers), and write\n"
 	"DIR/sweep.csv and sweep.json (every evaluated point, with P(SLO met), the\n"
 	"objective and its paired differences against the baseline point and the\n"
@@ -53,8 +55,17 @@ static const char sweep_help[] =
 	"                          seed, -r, --ci-target, stopping rule); others are\n"
 	"                          computed again, saying why; an interrupted sweep\n"
 	"                          resumes and ends with the same bytes\n"
-	"  -q, --quiet             no progress line and no table\n"
+	"      --no-share          simulate every point itself: by default points\n"
+	"                          that differ only in a pricing plan that leaves the\n"
+	"                          simulation alone (on_demand, daily, weekly,\n"
+	"                          monthly, yearly; not spot) share one simulation,\n"
+	"                          billed each way, with the same outputs\n"
+	"  -q, --quiet             no progress line, no table, no recommendation\n"
 	"  -h, --help              this text\n"
+	"\n"
+	"Progress goes to stderr: a line redrawn after every point on a terminal,\n"
+	"else a log line every 5 seconds.  The end prints the table, the\n"
+	"recommended point and where best.json and the other outputs are.\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 bad input (also an output\n"
 	"directory that cannot be written, checked before any work), 130 / 143\n"
@@ -123,7 +134,7 @@ static int keep_input(const char *scenario_path, const char *out_dir)
 	return rc != 0 ? FS_EXIT_RUNTIME : 0;
 }
 
-enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET };
+enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET, OPT_NO_SHARE };
 
 int fs__cli_sweep(int argc, char **argv)
 {
@@ -135,6 +146,7 @@ int fs__cli_sweep(int argc, char **argv)
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
+		{ "no-share", no_argument, NULL, OPT_NO_SHARE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -183,6 +195,9 @@ int fs__cli_sweep(int argc, char **argv)
 		case OPT_CI_TARGET:
 			if (fs__cli_parse_fraction("sweep", "--ci-target", optarg, &o.ci_target))
 				return FS_EXIT_INPUT;
+			break;
+		case OPT_NO_SHARE:
+			o.no_share = true;
 			break;
 		case 'q':
 			o.quiet = true;

@@ -313,3 +313,11 @@ struct fs_rep_result **fs_objective_run(const struct fs_scenario *sc,
 	*n_reps = n;
 	return all;
 }
+
+double fs_objective_rel_half_width(const struct fs_scenario *sc,
+                                   struct fs_rep_result *const *res, int n,
+                                   double (*figure)(const struct fs_scenario *,
+                                                    const struct fs_rep_result *))
+{
+	return rel_half_width(sc, res, n, figure);
+}

@@ -1,17 +1,20 @@
 /*
  * sweep.c — the sweep's driver (see sweep.h): which points to evaluate
- * (all of them, or a bisection per combination of the other axes in search
- * mode), where each runs (work units dealt round-robin over MPI ranks), point
- * records stored atomically as they finish and reused on --resume when they
- * match (every input that determines their bytes: fs__sweep_record_inputs),
- * a progress line on a
- * terminal, and the outputs written by rank 0 from the records alone.
+ * (all of them, or per combination of the other axes in search mode a
+ * galloping search from the capacity bound, S13), in which order (units of
+ * one share key together, so points differing only in a pricing plan share
+ * a simulation: sweep_share.c), where each runs (groups of units dealt
+ * round-robin over MPI ranks), point records stored atomically as they
+ * finish and reused on --resume when they match (every input that
+ * determines their bytes: fs__sweep_record_inputs), progress (a redrawn
+ * line on a terminal, a log line every few seconds elsewhere), and the
+ * outputs written by rank 0 from the records alone.
  */
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fleetsim/outfile.h"
@@ -25,20 +28,11 @@ struct sweep_run {
 	const struct fs_scenario *base;
 	size_t n_points;
 	char **records;              /* by point; NULL until evaluated here */
-	size_t done, planned;        /* progress */
-	double reps_run;             /* replications run here (not reused) */
-	double t0_s;
-	bool progress;
+	size_t planned;              /* points, roughly (progress) */
+	struct fs__sweep_progress *progress;  /* NULL: quiet */
+	struct fs__sweep_share *share;  /* shared simulations; NULL: none */
 	int failed;                  /* exit status of a failed point, 0 none */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void record_path(const struct sweep_run *s, size_t point, char *buf, size_t len)
 {
@@ -132,18 +126,6 @@ static double record_replications(const char *text)
 	return n;
 }
 
-static void show_progress(struct sweep_run *s)
-{
-	double el = now_s() - s->t0_s;
-	double eta = s->done > 0 ? el / (double)s->done * (double)(s->planned - s->done) : 0;
-
-	if (!s->progress)
-		return;
-	fprintf(stderr, "\rfleetsim sweep: %zu/%zu points, %.1f replications/s, ETA %.0fs   ",
-	        s->done, s->planned, el > 0 ? s->reps_run / el : 0.0, eta > 0 ? eta : 0.0);
-	fflush(stderr);
-}
-
 /* Evaluate (or reuse) one point; returns its feasibility, -1 on error. */
 static int eval(struct sweep_run *s, size_t point)
 {
@@ -151,18 +133,26 @@ static int eval(struct sweep_run *s, size_t point)
 	char path[4096];
 	bool feasible = false;
 	char *text = NULL;
+	double reps = 0;
+	uint64_t borrowed, simulated;
 
 	if (s->records[point] != NULL)
 		return fs__sweep_record_feasible(s->records[point]);
 	if (s->o->resume)
 		text = load_record(s, point);
 	if (text == NULL) {
-		text = fs__sweep_eval_point(s->o, s->base, point, &feasible);
+		if (s->progress != NULL) {
+			char label[256];
+
+			fs_sweep_point_label(&s->base->sweep, point, label, sizeof label);
+			fs__sweep_progress_begin(s->progress, point, label);
+		}
+		text = fs__sweep_eval_point(s->o, s->base, point, s->share, &feasible);
 		if (text == NULL) {
 			s->failed = FS_EXIT_INPUT;
 			return -1;
 		}
-		s->reps_run += record_replications(text);
+		reps = record_replications(text);
 		record_path(s, point, path, sizeof path);
 		if (fs_outfile_write(path, text, strlen(text), &err) != 0) {
 			fs_error_print(&err);
@@ -172,33 +162,76 @@ static int eval(struct sweep_run *s, size_t point)
 		}
 	}
 	s->records[point] = text;
-	s->done++;
-	show_progress(s);
+	fs__sweep_share_counts(s->share, &borrowed, &simulated);
+	fs__sweep_progress_done(s->progress, reps, borrowed);
 	return fs__sweep_record_feasible(text);
 }
 
+/* Point at search index i of the unit at coords (coords[axis] is set). */
+static int eval_at(struct sweep_run *s, size_t *coords, size_t axis, size_t i)
+{
+	coords[axis] = i;
+	return eval(s, fs_sweep_point_index(&s->base->sweep, coords));
+}
+
 /* MODEL: S13 — search: within one combination of the other axes, the
- * smallest search value that is feasible, by bisection (feasibility is
- * assumed monotone in it), evaluating the largest value first.  Only a
+ * smallest search value that is feasible (feasibility is assumed monotone
+ * in it).  It starts at the capacity bound (fs__sweep_search_start) and
+ * gallops: from a feasible start down by 1, 2, 4, ... until a point is not
+ * feasible; from an infeasible one up by 1, 2, 4, ... until one is (none up
+ * to the largest value: none is feasible); then bisects between the last
+ * infeasible and the first feasible value.  With monotone feasibility the
+ * answer is the bisection's from the top and the exhaustive grid's.  Only a
  * proven-feasible point counts as feasible here: an undecided one sends the
- * bisection up, so the search ends on a point it can recommend (S12). */
+ * search up, so it ends on a point it can recommend (S12). */
 static void search_combo(struct sweep_run *s, const size_t *coords_base, size_t axis)
 {
 	const struct fs_sweep_cfg *sw = &s->base->sweep;
-	size_t coords[16], lo = 0, hi = sw->axes[axis].n_values - 1;
+	size_t coords[FS_SWEEP_MAX_AXES], n = sw->axes[axis].n_values, lo, hi, step = 1;
+	size_t start;
 	int f;
 
 	memcpy(coords, coords_base, sw->n_axes * sizeof *coords);
-	coords[axis] = hi;
-	f = eval(s, fs_sweep_point_index(sw, coords));
-	if (f != 1)
+	start = fs__sweep_search_start(s->o, s->base, coords, axis);
+	f = eval_at(s, coords, axis, start);
+	if (f < 0)
 		return;
+	if (f == 1) {
+		hi = start;
+		lo = 0;
+		while (hi > 0 && s->failed == 0) {
+			size_t probe = hi >= step ? hi - step : 0;
+
+			f = eval_at(s, coords, axis, probe);
+			if (f != 1) {
+				lo = probe + 1;
+				break;
+			}
+			hi = probe;
+			step *= 2;
+		}
+	} else {
+		size_t last_no = start;
+
+		for (;;) {
+			size_t probe = last_no + step < n - 1 ? last_no + step : n - 1;
+
+			if (probe == last_no || s->failed != 0)
+				return;          /* nothing up to the largest value is feasible */
+			f = eval_at(s, coords, axis, probe);
+			if (f == 1) {
+				lo = last_no + 1;
+				hi = probe;
+				break;
+			}
+			last_no = probe;
+			step *= 2;
+		}
+	}
 	while (lo < hi && s->failed == 0) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		coords[axis] = mid;
-		f = eval(s, fs_sweep_point_index(sw, coords));
-		if (f == 1)
+		if (eval_at(s, coords, axis, mid) == 1)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -215,50 +248,107 @@ static size_t search_axis(const struct fs_sweep_cfg *sw)
 	return 0;
 }
 
-/* Work units: points (grid, zip) or combinations of the non-search axes
- * (search).  Unit u runs on rank u % size. */
+/* One work unit: a point (grid, zip) or a combination of the non-search
+ * axes (search), its coordinates (the search axis at 0), its share key and
+ * how many of its folded pricing values are on_demand. */
+struct unit {
+	size_t u;
+	size_t coords[FS_SWEEP_MAX_AXES];
+	size_t key[FS_SWEEP_MAX_AXES];
+	size_t n_axes;
+	int on_demand;
+};
+
+/* Units of one key together (key order); within them those with more
+ * on-demand pools first (an on-demand simulation can be billed as every
+ * committed plan, not the other way round: sweep_share.c), then in unit
+ * order. */
+static int unit_cmp(const void *pa, const void *pb)
+{
+	const struct unit *a = pa, *b = pb;
+	size_t i;
+
+	for (i = 0; i < a->n_axes; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	if (a->on_demand != b->on_demand)
+		return a->on_demand > b->on_demand ? -1 : 1;
+	return a->u < b->u ? -1 : a->u > b->u;
+}
+
+static void unit_coords(const struct fs_sweep_cfg *sw, size_t u, size_t axis, bool search,
+                        size_t *coords)
+{
+	size_t a;
+
+	if (!search) {
+		fs_sweep_point_coords(sw, u, coords);
+		return;
+	}
+	/* Unit u = combination of the non-search axes, last fastest. */
+	for (a = sw->n_axes; a-- > 0;) {
+		if (a == axis) {
+			coords[a] = 0;
+			continue;
+		}
+		coords[a] = u % sw->axes[a].n_values;
+		u /= sw->axes[a].n_values;
+	}
+}
+
+/* Work units, in groups of units of one share key (a unit alone when
+ * nothing is shared), group g running on rank g % size; the cache of shared
+ * simulations is emptied after each group. */
 static void run_units(struct sweep_run *s)
 {
 	const struct fs_sweep_cfg *sw = &s->base->sweep;
 	int rank = fs_par_rank(), size = fs_par_size();
-	size_t u;
+	bool search = sw->mode == FS_SWEEP_SEARCH;
+	size_t axis = search_axis(sw), n_search = search ? sw->axes[axis].n_values : 1;
+	size_t n_units = s->n_points / n_search, u, a, g = 0, per_unit;
+	struct unit *units = fs_xcalloc(n_units, sizeof *units);
 
-	if (sw->mode != FS_SWEEP_SEARCH) {
-		for (u = 0; u < s->n_points; u++)
-			s->planned += (int)(u % (size_t)size) == rank;
-		for (u = 0; u < s->n_points && s->failed == 0; u++)
-			if ((int)(u % (size_t)size) == rank)
-				eval(s, u);
-		return;
+	/* Progress estimate: a search takes about 3 points (S13). */
+	per_unit = search ? (n_search < 3 ? n_search : 3) : 1;
+	for (u = 0; u < n_units; u++) {
+		struct unit *x = &units[u];
+
+		x->u = u;
+		x->n_axes = sw->n_axes;
+		unit_coords(sw, u, axis, search, x->coords);
+		if (s->share != NULL)
+			fs__sweep_share_key(sw, x->coords, x->key);
+		else
+			for (a = 0; a < sw->n_axes; a++)
+				x->key[a] = x->coords[a];
+		if (search)
+			x->key[axis] = 0;
+		for (a = 0; a < sw->n_axes; a++)
+			x->on_demand += x->key[a] == SIZE_MAX &&
+			                strcmp(sw->axes[a].values[x->coords[a]], "\"on_demand\"") == 0;
 	}
-	{
-		size_t axis = search_axis(sw), n_search = sw->axes[axis].n_values;
-		size_t n_units = s->n_points / n_search, steps = 1;
-		size_t coords[16];
-
-		/* Progress estimate: a bisection takes about log2(n) + 1 points. */
-		while (((size_t)1 << steps) < n_search)
-			steps++;
-		for (u = 0; u < n_units; u++)
-			if ((int)(u % (size_t)size) == rank)
-				s->planned += steps + 1;
-		for (u = 0; u < n_units && s->failed == 0; u++) {
-			size_t rest = u, a;
-
-			if ((int)(u % (size_t)size) != rank)
-				continue;
-			/* Unit u = combination of the non-search axes, last fastest. */
-			for (a = sw->n_axes; a-- > 0;) {
-				if (a == axis) {
-					coords[a] = 0;
-					continue;
-				}
-				coords[a] = rest % sw->axes[a].n_values;
-				rest /= sw->axes[a].n_values;
-			}
-			search_combo(s, coords, axis);
+	if (s->share != NULL)
+		qsort(units, n_units, sizeof *units, unit_cmp);
+	for (u = 0; u < n_units; u++) {
+		if (u > 0 && memcmp(units[u].key, units[u - 1].key, sw->n_axes * sizeof(size_t)))
+			g++;
+		s->planned += (int)(g % (size_t)size) == rank ? per_unit : 0;
+	}
+	fs__sweep_progress_plan(s->progress, s->planned);
+	for (u = 0, g = 0; u < n_units && s->failed == 0; u++) {
+		if (u > 0 && memcmp(units[u].key, units[u - 1].key, sw->n_axes * sizeof(size_t))) {
+			g++;
+			fs__sweep_share_clear(s->share);
 		}
+		if ((int)(g % (size_t)size) != rank)
+			continue;
+		if (search)
+			search_combo(s, units[u].coords, axis);
+		else
+			eval(s, units[u].u);
 	}
+	fs__sweep_share_clear(s->share);
+	free(units);
 }
 
 int fs_sweep_run(const struct fs_sweep_opts *o)
@@ -300,11 +390,12 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 	s.base = base;
 	s.n_points = fs_sweep_n_points(&base->sweep);
 	s.records = fs_xcalloc(s.n_points, sizeof *s.records);
-	s.t0_s = now_s();
-	s.progress = !o->quiet && isatty(2) && fs_par_rank() == 0;
+	if (!o->quiet && fs_par_rank() == 0)
+		s.progress = fs__sweep_progress_start(isatty(2));
+	s.share = o->no_share ? NULL : fs__sweep_share_alloc(o, base);
 	run_units(&s);
-	if (s.progress)
-		fputc('\n', stderr);
+	fs__sweep_progress_stop(s.progress);
+	fs__sweep_share_free(s.share);
 
 	/* Rank 0 collects every rank's records (a single process: its own). */
 	texts = fs_xcalloc(s.n_points + 1, sizeof *texts);

@@ -12,6 +12,7 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,34 @@ static void short_label(const struct fs_scenario *base, size_t index, char *buf,
 	free(sets);
 }
 
+/* The end of a sweep: the recommended point with its objective and
+ * P(SLO met), or that none is proven feasible, and where the report is. */
+static void print_recommendation(const struct fs_sweep_opts *o,
+                                 const struct fs_scenario *base,
+                                 const struct fs__sweep_pt *pts, size_t n)
+{
+	size_t best, second;
+	char label[256];
+
+	fs__sweep_find_best(pts, n, &best, &second);
+	if (best == SIZE_MAX) {
+		printf("recommended: none: no evaluated point is proven feasible (why and the "
+		       "undecided points: %s/best.json)\n", o->out_dir);
+	} else {
+		const struct fs__sweep_pt *p = &pts[best];
+
+		short_label(base, p->index, label, sizeof label);
+		printf("recommended: point %zu, %s: %s %.6g [%.6g, %.6g] %s, P(SLO met) %.3g "
+		       "[%.3g, %.3g]\n", p->index, label,
+		       fs_objective_name(base->objective.minimize), p->obj_ci.value,
+		       p->obj_ci.ci_lo, p->obj_ci.ci_hi, base->fleet.currency, p->p_met.value,
+		       p->p_met.ci_lo, p->p_met.ci_hi);
+	}
+	printf("report: %s/best.json (the recommendation and why); every point in "
+	       "%s/sweep.json; `fleetsim report %s` renders them\n", o->out_dir, o->out_dir,
+	       o->out_dir);
+}
+
 static void print_table(const struct fs_scenario *base, const struct fs__sweep_pt *pts,
                         size_t n)
 {
@@ -362,6 +391,7 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 		print_table(base, pts, n);
 		printf("\nwrote %s/sweep.csv, sweep.json, pareto.csv, best.json "
 		       "(%zu of %zu points evaluated)\n", o->out_dir, n, n_points);
+		print_recommendation(o, base, pts, n);
 	}
 	for (i = 0; i < n; i++) {
 		cJSON_Delete(pts[i].rec);

@@ -179,7 +179,8 @@ static enum fs_share_verdict point_verdict(const struct fs_objective_cfg *obj,
  * earlier results.  No constraint: feasible outright.  obj is the base
  * document's (a point's own scenario has none).
  */
-static struct fs_rep_result **settle(const struct fs_scenario *sc,
+static struct fs_rep_result **settle(struct fs__sweep_share *share,
+                                     const struct fs_scenario *sc,
                                      const struct fs_objective_cfg *obj,
                                      const struct fs_run_opts *opts,
                                      struct fs_rep_result **results, int *n_reps, int cap,
@@ -205,7 +206,7 @@ static struct fs_rep_result **settle(const struct fs_scenario *sc,
 		if (more.threads > more.replications)
 			more.threads = more.replications;
 		more.record_first = false;
-		extra = fs_replicate_run(sc, &more);
+		extra = fs__sweep_share_replicate(share, sc, &more);
 		results = fs_xrealloc(results, *needed * sizeof *results);
 		for (i = 0; i < more.replications; i++)
 			results[*n_reps + i] = extra[i];
@@ -245,7 +246,7 @@ static void add_pooled(cJSON *rec, const struct fs_objective_cfg *obj,
 }
 
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
-                           size_t point, bool *feasible)
+                           size_t point, struct fs__sweep_share *share, bool *feasible)
 {
 	const struct fs_sweep_cfg *sw = &base->sweep;
 	const struct fs_objective_cfg *obj = &base->objective;
@@ -278,10 +279,11 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	ci_target = o->ci_target > 0 ? o->ci_target : obj->present ? obj->ci_target : 0;
 	cap = obj->present && obj->max_replications > 0 ? obj->max_replications
 	                                                 : 10 * opts.replications;
-	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target, cap,
-	                           &n_reps);
-	results = settle(sc, obj, &opts, results, &n_reps, cap > n_reps ? cap : n_reps, &verdict,
-	                 &needed);
+	fs__sweep_share_begin(share, point, sc, opts.seed);   /* MODEL: S21 */
+	results = fs__sweep_share_objective_run(share, sc, &opts, fs_objective_default_figure,
+	                                        ci_target, cap, &n_reps);
+	results = settle(share, sc, obj, &opts, results, &n_reps, cap > n_reps ? cap : n_reps,
+	                 &verdict, &needed);
 	s = fs_summary_build(sc, results, n_reps, opts.seed);
 
 	rec = cJSON_CreateObject();
@@ -323,7 +325,8 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	text = cJSON_PrintUnformatted(rec);
 	cJSON_Delete(rec);
 	fs_summary_free(s);
-	fs_replicate_free(results, n_reps);
+	fs__sweep_share_release(share, results, n_reps);
+	fs__sweep_share_end(share);
 	fs_scenario_free(sc);
 	if (text == NULL) {
 		fprintf(stderr, "fleetsim: out of memory printing JSON\n");

@@ -102,4 +102,13 @@ struct fs_rep_result **fs_objective_run(const struct fs_scenario *sc,
 double fs_objective_default_figure(const struct fs_scenario *sc,
                                    const struct fs_rep_result *r);
 
+/* The stopping rule's test (MODEL: S10): the relative half-width of the
+ * 95% CI of `figure` over res[0..n), INFINITY when the interval is not
+ * finite, the mean is 0 or the values are too skewed to trust it.  The
+ * sweep's shared replications (sweep_share.c) stop by it too. */
+double fs_objective_rel_half_width(const struct fs_scenario *sc,
+                                   struct fs_rep_result *const *res, int n,
+                                   double (*figure)(const struct fs_scenario *,
+                                                    const struct fs_rep_result *));
+
 #endif

@@ -1,6 +1,6 @@
 /*
  * sweep.h — `fleetsim sweep`: every point of a scenario's sweep (or, in
- * search mode, only the points a bisection needs) run with R replications on
+ * search mode, only the points a galloping search needs) run with R replications on
  * the same seed (common random numbers), each point's record stored as soon
  * as it finishes (DIR/points/<i>.json, so an interrupted sweep resumes), and
  * from the records alone: sweep.csv, sweep.json, pareto.csv and best.json.
@@ -25,6 +25,9 @@ struct fs_sweep_opts {
 	bool resume;                 /* reuse matching point records in DIR/points */
 	bool quiet;                  /* no progress line, no table */
 	double ci_target;            /* stopping rule (0: the objective's) */
+	bool no_share;               /* every point simulates itself, even one that
+	                              * differs from another only in a pricing plan
+	                              * leaving the simulation alone (MODEL: S21) */
 };
 
 /* Run the sweep; returns an exit status (enum fs_exit) and prints its own
@@ -35,12 +38,14 @@ int fs_sweep_run(const struct fs_sweep_opts *opts);
 
 struct fs_scenario;
 struct cJSON;
+struct fs__sweep_share;
 
 /* Evaluate point `point` (its sets applied to the base): run, then return
  * its record as JSON text (heap) and whether it is feasible; NULL with the
- * error printed when the point's scenario is bad. */
+ * error printed when the point's scenario is bad.  share: the cache of
+ * shared simulations (sweep_share.c), NULL to simulate every replication. */
 char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenario *base,
-                           size_t point, bool *feasible);
+                           size_t point, struct fs__sweep_share *share, bool *feasible);
 
 /* Whether a record (text) is feasible; -1 when it does not parse. */
 int fs__sweep_record_feasible(const char *text);
