@@ -86,7 +86,7 @@ FORCE:
 # Test objects are kept: as intermediates of the pattern rule below make
 # would delete them after linking, and the next `make test` would compile
 # and relink every test binary again.
-.SECONDARY: $(TEST_BIN:=.o) $(TEST_UTIL_OBJ)
+.SECONDARY: $(TEST_BIN:=.o) $(TEST_UTIL_OBJ) $(MPI_PROBE:=.o)
 
 deps:
 	@scripts/deps.sh

@@ -63,13 +63,7 @@ FILENAME == doc {
 	}
 	next
 }
-FNR == 1 {
-	nfiles++
-	me = layer_of(base_of(FILENAME))
-	if (me == -1) fail(FILENAME ":1: not placed in the layer table of " doc)
-	if (me == -2) fail(FILENAME ":1: placed by two globs of different layers in " doc "; list it by name")
-	if (mode == "list" && me >= 0) printf "%-8s %s\n", name[me], FILENAME
-}
+FNR == 1 { me = layer_of(base_of(FILENAME)) }
 mode == "check" && me >= 0 && /^[ \t]*#[ \t]*include[ \t]*"/ {
 	inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
 	it = layer_of(base_of(inc))
@@ -80,6 +74,15 @@ mode == "check" && me >= 0 && /^[ \t]*#[ \t]*include[ \t]*"/ {
 	fail(FILENAME ":" FNR ": " name[me] " includes \"" inc "\" of the higher layer " name[it])
 }
 END {
+	# Placement is checked here, over the arguments, so that an empty file
+	# (which the main loop never sees) is checked too.
+	for (i = 2; i < ARGC; i++) {
+		nfiles++
+		r = layer_of(base_of(ARGV[i]))
+		if (r == -1) fail(ARGV[i] ":1: not placed in the layer table of " doc)
+		if (r == -2) fail(ARGV[i] ":1: placed by two globs of different layers in " doc "; list it by name")
+		if (mode == "list" && r >= 0) printf "%-8s %s\n", name[r], ARGV[i]
+	}
 	if (mode != "check") exit (bad > 0)
 	for (k in allowed)
 		if (!(k in used)) fail("scripts/check_layers.sh: exception \"" k "\" no longer occurs; delete it")
