@@ -2,6 +2,8 @@
 #   make            build ./fleetsim
 #   make test       install missing packages, build, run every test binary
 #   make demo       install missing packages, build, run the quickstart scenario
+#   make check-layers  every #include within its layer (docs/ARCHITECTURE.md)
+#   make golden-update rewrite tests/golden/small.summary.json (review the diff)
 #   make bench      build and run the benchmarks
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
@@ -10,8 +12,6 @@
 #   make MPI=1      the MPI build: ./fleetsim-mpi from build-mpi/ with mpicc
 #                   (src/par_mpi.c instead of src/par_serial.c), plus the probe
 #                   build-mpi/tests/par_mpi_probe that tests/test_par_mpi.c runs
-#   make check-layers  every #include within its layer (docs/ARCHITECTURE.md)
-#   make golden-update rewrite tests/golden/small.summary.json (review the diff)
 #   WERROR=1        adds -Werror;  PREFIX=/usr/local for make install
 
 PREFIX  ?= /usr/local
@@ -71,7 +71,8 @@ MPI_PROBE := $(BUILD)/tests/par_mpi_probe
 endif
 
 .PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
-        fuzz fuzz-build fuzz-bins fit-step check-long check-layers golden-update FORCE
+        fuzz fuzz-build fuzz-bins fit-step check-long
+.PHONY: check-layers golden-update FORCE
 all: $(BIN) $(MPI_PROBE)
 
 # The flag stamp: $(BUILD)/.flags holds the compiler and flags in use and is
