@@ -2,6 +2,8 @@
 #   make            build ./fleetsim
 #   make test       install missing packages, build, run every test binary
 #   make demo       install missing packages, build, run the quickstart scenario
+#   make check-layers  every #include within its layer (docs/ARCHITECTURE.md)
+#   make golden-update rewrite tests/golden/small.summary.json (review the diff)
 #   make bench      build and run the benchmarks (BENCH_ARGS=--full: all of them)
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
@@ -84,12 +86,27 @@ endif
 .PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
         fuzz fuzz-build fuzz-bins fit-step check-long uninstall examples \
         check-install schema
+.PHONY: check-layers golden-update FORCE
 all: $(BIN) $(MPI_PROBE)
+
+# The flag stamp: $(BUILD)/.flags holds the compiler and flags in use and is
+# rewritten only when they change, so a changed CFLAGS (OPT=, SAN=, WERROR=,
+# PREFIX=...) rebuilds every object while an unchanged one rebuilds nothing.
+FLAGS_NOW := $(strip $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) | $(LDFLAGS) $(LDLIBS))
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(@D); flags='$(subst ','\'',$(FLAGS_NOW))'; \
+	if [ "$$flags" != "$$(cat $@ 2>/dev/null)" ]; then printf '%s\n' "$$flags" > $@; fi
+FORCE:
+
+# Test objects are kept: as intermediates of the pattern rule below make
+# would delete them after linking, and the next `make test` would compile
+# and relink every test binary again.
+.SECONDARY: $(TEST_BIN:=.o) $(TEST_UTIL_OBJ) $(MPI_PROBE:=.o)
 
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/src/%.o: src/%.c
+$(BUILD)/src/%.o: src/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -100,7 +117,7 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(BUILD)/src/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%.o: tests/%.c
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -Itests -MMD -MP -c $< -o $@
 
@@ -130,6 +147,18 @@ check-tests: $(BIN) $(TEST_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory check-tests
+
+# The layer rule of docs/ARCHITECTURE.md: each #include names a file of its
+# own or a lower layer.
+check-layers:
+	@scripts/check_layers.sh
+
+# Rewrite the golden summary of tests/test_golden.c after an intended change
+# of figures; the diff of tests/golden/small.summary.json is the review.
+golden-update: $(BIN)
+	@rm -rf $(BUILD)/golden
+	./$(BIN) run tests/golden/small.json -j 2 -q -o $(BUILD)/golden
+	cp $(BUILD)/golden/summary.json tests/golden/small.summary.json
 
 # The slow statistical checks (about 2.5 minutes on 2 cores): coverage of the
 # mean, p90 and p99 sojourn of M/M/1 at rho 0.8 and 0.9 over 300 seeds each.

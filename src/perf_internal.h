@@ -1,7 +1,7 @@
 /*
  * perf_internal.h — helpers shared by the perf_*.c files (the memory plan,
  * the roofline step model and the measured step table).  Not public: only
- * src/perf_*.c and src/cli_estimate.c include it.
+ * src/perf_*.c include it.
  */
 #ifndef FLEETSIM_PERF_INTERNAL_H
 #define FLEETSIM_PERF_INTERNAL_H

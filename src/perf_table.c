@@ -1,6 +1,6 @@
 /*
  * perf_table.c — measured step-time tables: load a CSV of prefill and decode
- * step times and interpolate a step from it (P17–P19 of docs/MODEL-perf.md).
+ * step times and interpolate a step from it (docs/MODEL.md P17–P19).
  * The table owns its arrays; it is immutable after loading, so one table may
  * be shared by every replica and thread.  Reading reuses the trace readers'
  * line and CSV helpers for file:line:col messages.

@@ -2,7 +2,8 @@
  * suggest.h — "did you mean" for unknown keys and enum values: a
  * case-insensitive Levenshtein distance and the nearest candidate within a
  * threshold.  Pure functions; candidate lists are NULL-terminated arrays of
- * borrowed strings.  Private to the scenario loader.
+ * borrowed strings.  Private to the scenario loader, the catalogue
+ * (catalog.c) and `fleetsim catalog` (cli_catalog.c).
  */
 #ifndef FLEETSIM_SUGGEST_H
 #define FLEETSIM_SUGGEST_H

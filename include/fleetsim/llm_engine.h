@@ -1,6 +1,6 @@
 /*
  * llm_engine.h — one LLM serving replica with vLLM V1 continuous batching
- * (docs/MODEL-engine.md, V1–V16): token budget, chunked prefill, max_num_seqs,
+ * (docs/MODEL.md V1–V23): token budget, chunked prefill, max_num_seqs,
  * paged KV blocks, preemption by recompute, FCFS or priority, and a static
  * batching baseline.  Like the queue engine it knows request slots only: the
  * world owns requests, the clock and the event queue.  The cost of one step
