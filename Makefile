@@ -185,8 +185,9 @@ fit-step: $(BUILD)/tools/fit_step
 # The benchmarks (docs/PERFORMANCE.md), a few minutes, never part of make
 # test: the event queue and histogram micro-benchmarks, then bench_fleet
 # (CPU-time rates of bench/*.json, peak RSS, the hold-loop reference, the
-# 2-thread speedup, the series fit, the timed bench/sweep-60.json sweep).
-# BENCH_ARGS=--full adds the largest series cases and the unshared sweep.
+# 2-thread speedup, the series fit).  BENCH_ARGS=--sweep adds the timed
+# bench/sweep-60.json sweep; --full also its unshared twin and the largest
+# series cases.
 bench: $(BIN) $(BENCH_BIN)
 	./$(BUILD)/bench/bench_eventq
 	./$(BUILD)/bench/bench_fleet $(BENCH_ARGS)

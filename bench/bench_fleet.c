@@ -7,7 +7,8 @@
  * event-heap "hold" loop (pop, push at t + Exp(1), 1,000 pending) on
  * src/eventq.c measured between the cases, with each case's ratio to it;
  * the series' cost per request with a straight-line fit; and the wall time
- * of `fleetsim sweep bench/sweep-60.json -j 2`.  Not model code: it reads
+ * of `fleetsim sweep bench/sweep-60.json -j 2` (--sweep; --full adds the
+ * unshared run and the series cases over 1 M requests).  Not model code: it reads
  * clocks, the environment and /proc.
  */
 #include <math.h>
@@ -31,7 +32,7 @@
 extern char **environ;
 
 #define HOLD_PENDING 1000
-#define HOLD_OPS 4000000
+#define HOLD_OPS 2000000
 
 /* What one case's child reports back through its pipe. */
 struct case_out {
@@ -219,20 +220,24 @@ static const struct {
 /* Requests per second per replica at load x1 (bench/scale.json). */
 #define SERIES_RATE_X1 0.5
 
-/* CPU-s = a + b x requests by least squares; b in microseconds per request. */
-static void fit_series(const struct case_res *c, size_t n)
+/* y = a + b x by least squares over the cases with load `load` (0: all),
+ * x the requests (or the events); b in microseconds per unit. */
+static void fit_series(const struct case_res *c, const int *loads, size_t n, int load,
+                       int by_events)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, m = 0, a, b, r2;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!c[i].out.ok)
+		double x = by_events ? c[i].out.events : c[i].out.requests, y = c[i].out.cpu_s;
+
+		if (!c[i].out.ok || (load != 0 && loads[i] != load))
 			continue;
-		sx += c[i].out.requests;
-		sy += c[i].out.cpu_s;
-		sxx += c[i].out.requests * c[i].out.requests;
-		sxy += c[i].out.requests * c[i].out.cpu_s;
-		syy += c[i].out.cpu_s * c[i].out.cpu_s;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
 		m++;
 	}
 	if (m < 3)
@@ -240,8 +245,20 @@ static void fit_series(const struct case_res *c, size_t n)
 	b = (m * sxy - sx * sy) / (m * sxx - sx * sx);
 	a = (sy - b * sx) / m;
 	r2 = pow(m * sxy - sx * sy, 2) / ((m * sxx - sx * sx) * (m * syy - sy * sy));
-	printf("series fit over %.0f cases: CPU s = %.3f + %.3f us x requests, R^2 = %.4f\n", m,
-	       a, b * 1e6, r2);
+	printf("  fit over the %.0f cases%s: CPU s = %.3f + %.4f us x %s, R^2 = %.4f\n", m,
+	       load == 1 ? " at x1" : load == 4 ? " at x4" : "", a, b * 1e6,
+	       by_events ? "events" : "requests", r2);
+}
+
+static void print_loadavg(const char *when)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	char line[128];
+
+	if (f != NULL && fgets(line, sizeof line, f) != NULL)
+		printf("load average %s: %s", when, line);
+	if (f != NULL)
+		fclose(f);
 }
 
 /* Wall time of `fleetsim sweep SCENARIO -j 2 -q -o DIR [extra]`; -1 on failure. */
@@ -315,26 +332,29 @@ static void bench_sweep(int unshared)
 int main(int argc, char **argv)
 {
 	struct case_res series[N_SERIES], c;
+	int loads[N_SERIES];
 	double max_requests = 1e6, w1, w2;
-	int full = 0, no_sweep = 0, i;
+	int full = 0, sweep = 0, i;
 	size_t k, n = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--full") == 0)
 			full = 1;
-		else if (strcmp(argv[i], "--no-sweep") == 0)
-			no_sweep = 1;
+		else if (strcmp(argv[i], "--sweep") == 0)
+			sweep = 1;
 		else if (strncmp(argv[i], "--max-requests=", 15) == 0)
 			max_requests = atof(argv[i] + 15);
 		else {
-			fprintf(stderr, "usage: bench_fleet [--full] [--no-sweep] "
+			fprintf(stderr, "usage: bench_fleet [--sweep] [--full] "
 			        "[--max-requests=N]\n");
 			return 2;
 		}
 	}
 	if (full)
 		max_requests = INFINITY;
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	print_machine();
+	print_loadavg("at the start");
 	printf("hold loop (eventq, %d pending, pop + push at t + Exp(1)): %.0f ops/CPU-s\n\n",
 	       HOLD_PENDING, hold_loop());
 	print_head();
@@ -353,6 +373,7 @@ int main(int argc, char **argv)
 
 		if (expect > max_requests)
 			continue;
+		loads[n] = SERIES[k].load;
 		series[n] = run_case(SERIES[k].variant, "bench/scale.json", SERIES[k].variant, 1, 1);
 		print_case(&series[n++]);
 	}
@@ -360,7 +381,12 @@ int main(int argc, char **argv)
 		if (series[k].out.ok)
 			printf("  %-14s %7.2f us CPU per request\n", series[k].name,
 			       series[k].out.cpu_s / series[k].out.requests * 1e6);
-	fit_series(series, n);
+	printf("cost per request is flat in fleet size and horizon at one load per replica\n"
+	       "(the load sets events per request: batches), so cost grows linearly with\n"
+	       "requests at each load, and with events overall:\n");
+	fit_series(series, loads, n, 1, 0);
+	fit_series(series, loads, n, 4, 0);
+	fit_series(series, loads, n, 0, 1);
 
 	printf("\n16 replications of small:\n");
 	print_head();
@@ -371,7 +397,11 @@ int main(int argc, char **argv)
 	print_case(&c);
 	w2 = c.out.wall_s;
 	printf("2-thread speedup (wall): %.2fx (%.2f s -> %.2f s)\n\n", w1 / w2, w1, w2);
-	if (!no_sweep)
+	if (sweep || full)
 		bench_sweep(full);
+	else
+		printf("(the timed sweep of bench/sweep-60.json: --sweep, or --full with the "
+		       "unshared run)\n");
+	print_loadavg("at the end");
 	return 0;
 }
