@@ -315,8 +315,8 @@ static void cost_items(struct fs__report *r, struct fs__ci month)
 	year = 12 * month.value;
 	planned = fs_budget_planned(year, FS_BUDGET_RISK_DEFAULT, FS_BUDGET_BUFFER_DEFAULT,
 	                            &risk, &buf);
-	fs__doc_item(r, "Cost: %s %s per month (95%% CI; the simulated hours projected to 730 "
-	             "h), %s %s per year (12 months).", r->currency,
+	fs__doc_item(r, "Cost per month (the simulated hours projected to 730 h; intervals "
+	             "95%%): %s %s; per year (12 months): %s %s.", r->currency,
 	             fs__ci_text(a, sizeof a, month), r->currency,
 	             fs__num_text(b, sizeof b, year));
 	fs__doc_item(r, "Annual budget to ask for: %s %s = the annual estimate %s %s + a risk "
@@ -545,8 +545,8 @@ static void availability_items(struct fs__report *r)
 		fs__doc_item(r, "Availability: not measured (no fleet: the queue engine).");
 	else
 		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted %s of "
-		             "the time; outage %s minutes per month (fewer serving than wanted), "
-		             "%s minutes with none serving.",
+		             "the time; outage minutes per month: %s with fewer serving than "
+		             "wanted, %s with none serving.",
 		             fs__pct_ci_text(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
 		             fs__ci_text(b, sizeof b,
 		                         fs__jci(s, "availability.fleet.outage_minutes_per_month")),
