@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util_test.h"
 #include "../src/cli.h"
@@ -214,6 +215,11 @@ static void test_schema_agrees_with_loader_on_shipped_files(void **state)
 			snprintf(file, sizeof file, "%s/%s", dirs[i], de->d_name);
 			text = fs_test_read_file(file, NULL);
 			assert_non_null(text);
+			/* a scenario reading the shared traces loads only beside them */
+			if (strstr(text, "../shared/") != NULL && access("../shared", F_OK) != 0) {
+				free(text);
+				continue;
+			}
 			snprintf(name, sizeof name, "%s_%s", dirs[i], de->d_name);
 			samples[n].loads = validate_file(file, &resolved);
 			samples[n++].path = write_stripped(dir, name, text);
