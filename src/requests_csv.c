@@ -30,7 +30,8 @@ static void put_row(FILE *f, const struct fs_request_row *row, const struct fs_s
 
 	fprintf(f, "%llu,", (unsigned long long)row->id);
 	fs_csv_put(f, sc->workload.classes[row->class_idx].name, 0);
-	fprintf(f, ",%s,%d,%.9f,%lld,%lld", status, row->counted ? 1 : 0, (double)row->arrival_ns / (double)FS_NS_PER_S,
+	fprintf(f, ",%s,%d,%.9f,%lld,%lld", status, row->counted ? 1 : 0,
+	        (double)row->arrival_ns / (double)FS_NS_PER_S,
 	        (long long)row->prompt_tokens, (long long)row->output_tokens);
 	ms_or_empty(f, row->arrival_ns, row->start_ns);
 	ms_or_empty(f, row->arrival_ns, row->first_token_ns);

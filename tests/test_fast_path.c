@@ -480,7 +480,9 @@ static void test_fast_path_requests_csv_streams_past_the_in_memory_rows(void **s
 		"{\"name\": \"many\", \"simulation\": {\"horizon\": \"20m\", \"warmup\": \"0s\","
 		" \"replications\": 1, \"seed\": 9},"
 		" \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 80},"
-		"  \"classes\": [{\"name\": \"q\", \"share\": 1, \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}, \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},"
+		"  \"classes\": [{\"name\": \"q\", \"share\": 1,"
+		"   \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
+		"   \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},"
 		" \"engine\": {\"type\": \"queue\", \"servers\": 2,"
 		"  \"service\": {\"dist\": \"exponential\", \"mean\": \"20ms\"}}}\n";
 	char *dir = fs_test_tmpdir();
