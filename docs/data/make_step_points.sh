@@ -9,7 +9,8 @@
 # which rows depends on the ids only, not on how well they fit.
 # Rows of an engine outside the defaults' scope (llama.cpp: single-stream
 # kernels at about half the memory bandwidth of vLLM / TensorRT-LLM, see
-# POINTS_ENGINE.md) get set "other": reported apart, neither fitted nor
+# POINTS_ENGINE.md; Splitwise's engine build: a fixed 18-38 ms per decode
+# step at TP 4-8) get set "other": reported apart, neither fitted nor
 # validated against.
 # Usage: sh docs/data/make_step_points.sh
 set -eu
@@ -39,7 +40,7 @@ trap 'rm -f "$tmp"' EXIT
 			    $col["measured_ms"], $col["citation"])
 			hash[n] = h
 			group[n] = $col["source"] SUBSEP $col["kind"]
-			other[n] = ($col["source"] ~ /^llamacpp/)
+			other[n] = ($col["source"] ~ /^(llamacpp|splitwise)/)
 		}
 		END {
 			for (i = 1; i <= n; i++) {
