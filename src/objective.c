@@ -44,15 +44,8 @@ double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *
 	return NAN;
 }
 
-const char *fs_objective_name(enum fs_objective_metric m)
-{
-	switch (m) {
-	case FS_OBJ_TOTAL_USD:         return "total_cost";
-	case FS_OBJ_MONTHLY_USD:       return "monthly_cost";
-	case FS_OBJ_USD_PER_1M_TOKENS: return "cost_per_1m_output_tokens";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_objective_metric, FS_OBJECTIVE_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_objective_name, fs_objective_from_name, "?")
 
 static const struct fs_class_result *group(const struct fs_rep_result *r, int class_idx)
 {

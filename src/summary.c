@@ -15,31 +15,6 @@
 
 static const double quantile_p[FS_QTY__COUNT] = { NAN, 0.50, 0.90, 0.95, 0.99 };
 
-const char *fs_latency_name(enum fs_latency k)
-{
-	switch (k) {
-	case FS_LAT_QUEUE: return "queue_ms";
-	case FS_LAT_TTFT:  return "ttft_ms";
-	case FS_LAT_TPOT:  return "tpot_ms";
-	case FS_LAT_E2E:   return "e2e_ms";
-	case FS_LAT__COUNT: break;
-	}
-	return "?";
-}
-
-const char *fs_quantity_name(enum fs_quantity q)
-{
-	switch (q) {
-	case FS_QTY_MEAN: return "mean";
-	case FS_QTY_P50:  return "p50";
-	case FS_QTY_P90:  return "p90";
-	case FS_QTY_P95:  return "p95";
-	case FS_QTY_P99:  return "p99";
-	case FS_QTY__COUNT: break;
-	}
-	return "?";
-}
-
 /* MODEL: S5 — a replication is unstable when it stopped at max_in_system or
  * ended with more than max(100, 5% of its arrivals) requests in flight. */
 static bool rep_unstable(const struct fs_rep_result *r)
