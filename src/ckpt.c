@@ -17,7 +17,7 @@
 #include "fleetsim/capacity.h"
 #include "fleetsim/rng.h"
 
-#define NS_PER_H 3.6e12
+#define NS_PER_H FS_NS_PER_HOUR
 #define MAX_INTERRUPTIONS 1000000
 #define MAX_CLOCK_NS (INT64_C(100) * 8766 * 3600 * FS_NS_PER_S) /* 100 years */
 

@@ -16,6 +16,9 @@ typedef int64_t fs_ns;                     /* simulated time or duration, ns */
 #define FS_NS_PER_MS INT64_C(1000000)
 #define FS_NS_PER_S  INT64_C(1000000000)
 #define FS_NS_MAX    INT64_MAX
+/* Nanoseconds per hour as a double, for ns -> hours divisions (x_ns /
+ * FS_NS_PER_HOUR) and per-hour rates -> mean gaps in ns. */
+#define FS_NS_PER_HOUR 3600e9
 
 /* The version: the top-level VERSION file, passed by the Makefile as
  * -DFS_VERSION; this fallback (kept equal to it, tests/test_schema.c checks)
