@@ -28,19 +28,8 @@
 #define WEEKLY_SHARE 0.75
 #define YEARLY_SHARE 0.53
 
-const char *fs_pricing_name(enum fs_pricing p)
-{
-	switch (p) {
-	case FS_PRICING_ON_DEMAND: return "on_demand";
-	case FS_PRICING_SPOT:      return "spot";
-	case FS_PRICING_MONTHLY:   return "monthly";
-	case FS_PRICING_DAILY:     return "daily";
-	case FS_PRICING_WEEKLY:    return "weekly";
-	case FS_PRICING_YEARLY:    return "yearly";
-	case FS_PRICING__COUNT:    break;
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_pricing, FS_PRICING_MAP, FS_ENUM_ID_AT, FS_ENUM_NAME_AT,
+              fs_pricing_name, fs_pricing_from_name, "?")
 
 const char *fs_pricing_label(enum fs_pricing p)
 {

@@ -23,9 +23,9 @@ static const char *const MACHINE_KEYS[] = {
 	"bandwidth_gbit_per_s", NULL
 };
 static const char *const SPOT_KEYS[] = { "overhead", NULL };
-/* In enum fs_pricing order. */
-static const char *const PLAN_NAMES[] = {
-	"on_demand", "spot", "monthly", "daily", "weekly", "yearly", NULL
+/* In enum fs_pricing order (fleet_cfg.h); NULL-terminated. */
+static const char *const PLAN_NAMES[FS_PRICING__COUNT + 1] = {
+	FS_PRICING_MAP(FS_ENUM_NAME_BY_VALUE)
 };
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's

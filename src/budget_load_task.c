@@ -29,12 +29,14 @@ static const char *const SERVING_KEYS[] = {
 static const char *const FIXED_KEYS[] = {
 	COMMON_KEYS, "card_hours", "every", "count", NULL
 };
-static const char *const KIND_NAMES[] = { "finetune", "serving", "data", "experiment", NULL };
-static const char *const METHOD_NAMES[] = { "full", "lora", "qlora", NULL };
-static const char *const SHARD_NAMES[] = { "none", "zero1", "zero2", "zero3", NULL };
-static const char *const RECOMPUTE_NAMES[] = { "none", "full", NULL };
-static const char *const PLAN_NAMES[] = {
-	"on_demand", "spot", "monthly", "daily", "weekly", "yearly", NULL
+/* The enums' names (budget.h, train.h, fleet_cfg.h) in value order: a name's
+ * index is its value (a plan's, its bit in plans_allowed). */
+static const char *const KIND_NAMES[] = { FS_BUDGET_KIND_MAP(FS_ENUM_NAME) NULL };
+static const char *const METHOD_NAMES[] = { FS_TRAIN_METHOD_MAP(FS_ENUM_NAME) NULL };
+static const char *const SHARD_NAMES[] = { FS_TRAIN_SHARD_MAP(FS_ENUM_NAME) NULL };
+static const char *const RECOMPUTE_NAMES[] = { FS_TRAIN_RECOMPUTE_MAP(FS_ENUM_NAME) NULL };
+static const char *const PLAN_NAMES[FS_PRICING__COUNT + 1] = {
+	FS_PRICING_MAP(FS_ENUM_NAME_BY_VALUE)
 };
 static const char *const MODULE_NAMES[] = {
 	"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", NULL

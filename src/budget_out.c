@@ -26,17 +26,8 @@ static const enum fs_pricing ORDER[] = {
 };
 #define N_ORDER (sizeof ORDER / sizeof ORDER[0])
 
-const char *fs_budget_kind_name(enum fs_budget_kind k)
-{
-	switch (k) {
-	case FS_BUDGET_FINETUNE:   return "finetune";
-	case FS_BUDGET_SERVING:    return "serving";
-	case FS_BUDGET_DATA:       return "data";
-	case FS_BUDGET_EXPERIMENT: return "experiment";
-	case FS_BUDGET__KIND_COUNT: break;
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_budget_kind, FS_BUDGET_KIND_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_budget_kind_name, fs_budget_kind_from_name, "?")
 
 const char *fs__budget_plan_word(enum fs_pricing p)
 {

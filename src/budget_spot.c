@@ -59,7 +59,7 @@ int fs__budget_load_spot(struct fs__sc *sc, const cJSON *task, struct fs_budget_
 		                          "\"interruptions\"}, found %s", fs__sc_type_name(node));
 	s = fs_xcalloc(1, sizeof *s);
 	tr->spot = s;                   /* owned by the task from here on */
-	s->p_target = 0.95;
+	s->p_target = 0.95;             /* P(deadline met) wanted: not a CI level */
 	s->replications = 1000;
 	s->seed = 1;
 	saved = fs__sc_push_key(sc, "spot");

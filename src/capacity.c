@@ -14,28 +14,13 @@
 
 #include "fleetsim/billing.h"      /* FS_HOURS_PER_MONTH */
 
+
+FS_ENUM_FUNCS(enum fs_capacity_format, FS_CAPACITY_FORMAT_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_capacity_format_name, fs_capacity_format_from_name, "?")
+
 int fs_capacity_format_parse(const char *name, enum fs_capacity_format *out)
 {
-	if (name != NULL && strcmp(name, "skypilot") == 0) {
-		*out = FS_CAPACITY_SKYPILOT;
-		return 0;
-	}
-	if (name != NULL && strcmp(name, "spotserve") == 0) {
-		*out = FS_CAPACITY_SPOTSERVE;
-		return 0;
-	}
-	return -1;
-}
-
-const char *fs_capacity_format_name(enum fs_capacity_format f)
-{
-	switch (f) {
-	case FS_CAPACITY_SKYPILOT:
-		return "skypilot";
-	case FS_CAPACITY_SPOTSERVE:
-		return "spotserve";
-	}
-	return "?";
+	return fs_capacity_format_from_name(name, out);
 }
 
 void fs_capacity_trace_free(struct fs_capacity_trace *t)

@@ -411,8 +411,8 @@ static void close_run(struct fs_idle_episodes *out, double *run_ns, double *run_
 {
 	if (*run_ns >= (double)FS_IDLE_MIN_NS) {
 		out->count += 1;
-		out->hours += *run_ns / 3600e9;
-		out->instance_hours += *run_inst_ns / 3600e9;
+		out->hours += *run_ns / FS_NS_PER_HOUR;
+		out->instance_hours += *run_inst_ns / FS_NS_PER_HOUR;
 	}
 	*run_ns = *run_inst_ns = 0;
 }
@@ -443,5 +443,5 @@ void fs_capacity_util_idle(const struct fs_rep_result *r, size_t p,
 	}
 	close_run(out, &run_ns, &run_inst_ns);
 	/* MODEL: S19 — priced at the pool's mean billed rate per instance-hour. */
-	out->usd = pr->alive_ns > 0 ? out->instance_hours * pr->usd / (pr->alive_ns / 3600e9) : 0;
+	out->usd = pr->alive_ns > 0 ? out->instance_hours * pr->usd / (pr->alive_ns / FS_NS_PER_HOUR) : 0;
 }

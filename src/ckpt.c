@@ -17,7 +17,7 @@
 #include "fleetsim/capacity.h"
 #include "fleetsim/rng.h"
 
-#define NS_PER_H 3.6e12
+#define NS_PER_H FS_NS_PER_HOUR
 #define MAX_INTERRUPTIONS 1000000
 #define MAX_CLOCK_NS (INT64_C(100) * 8766 * 3600 * FS_NS_PER_S) /* 100 years */
 
@@ -35,15 +35,8 @@ double fs__ckpt_h(fs_ns t_ns)
 	return (double)t_ns / NS_PER_H;
 }
 
-const char *fs_ckpt_policy_name(enum fs_ckpt_policy p)
-{
-	switch (p) {
-	case FS_CKPT_SPOT_ONLY: return "spot";
-	case FS_CKPT_ON_DEMAND_ONLY: return "on_demand";
-	case FS_CKPT_SPOT_FALLBACK: return "spot_fallback";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_ckpt_policy, FS_CKPT_POLICY_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_ckpt_policy_name, fs_ckpt_policy_from_name, "?")
 
 int fs__ckpt_plan(double work_h, double interval_h, struct fs__ckpt_plan *p)
 {

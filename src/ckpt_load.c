@@ -27,10 +27,8 @@ static const char *const ROOT_KEYS[] = {
 static const char *const INT_KEYS[] = {
 	"rate_per_h", "unavailable_mean", "trace", "format", "instances", NULL
 };
-static const char *const FORMAT_NAMES[] = { "skypilot", "spotserve", NULL };
-static const enum fs_capacity_format FORMATS[] = {
-	FS_CAPACITY_SKYPILOT, FS_CAPACITY_SPOTSERVE
-};
+/* The enum's names (fleet_cfg.h) in value order: a name's index is its value. */
+static const char *const FORMAT_NAMES[] = { FS_CAPACITY_FORMAT_MAP(FS_ENUM_NAME) NULL };
 
 void fs__ckpt_input_fini(struct fs__ckpt_input *in)
 {
@@ -84,13 +82,13 @@ int fs__ckpt_load_interruptions(struct fs__sc *sc, const cJSON *obj,
 		if (fs__sc_open_data(sc, node, "trace", rel, "trace", trace_path) != 0)
 			return -1;
 		*trace_display = fs_xstrdup(rel);
-		t = fs_capacity_trace_load(*trace_path, rel, FORMATS[fmt], 1.0, true, sc->err);
+		t = fs_capacity_trace_load(*trace_path, rel, (enum fs_capacity_format)fmt, 1.0, true, sc->err);
 		if (t == NULL)
 			return fs__sc_data_failed(sc, node, "trace");
 		fs_capacity_trace_free(t);
 		sp->trace_path = *trace_path;
 		sp->trace_display = *trace_display;
-		sp->trace_format = FORMATS[fmt];
+		sp->trace_format = (enum fs_capacity_format)fmt;
 		sp->trace_instances = (int)n;
 	} else {
 		if (fs__sc_forbid(sc, node, "format", "without a trace") != 0 ||

@@ -169,7 +169,7 @@ static void job_init(const struct fs_ckpt_cfg *c, const struct fs_capacity_trace
 	j->replications = c->replications;
 	j->threads = c->threads > 0 ? c->threads : omp_get_num_procs();
 	j->seed = c->seed;
-	j->level = c->level > 0 ? c->level : 0.95;
+	j->level = c->level > 0 ? c->level : FS_CI_LEVEL;
 }
 
 /* ---- the scan ------------------------------------------------------------------ */

@@ -194,7 +194,7 @@ static void plan_figures(const struct fs_perf_cfg *cfg, enum fs_pricing plan, do
 	double od = fs_billing_catalog_fee(cfg->gpu, FS_PRICING_ON_DEMAND) * cfg->tp;
 
 	*fee = fs_billing_catalog_fee(cfg->gpu, plan) * cfg->tp;
-	*period_h = (double)fs_pricing_period_ns(plan) / 3600e9;
+	*period_h = (double)fs_pricing_period_ns(plan) / FS_NS_PER_HOUR;
 	*break_even_h = fs_pricing_committed(plan) && *fee > 0 && od > 0 ?
 		fs_billing_break_even_h_per_month(*fee, fs_pricing_period_ns(plan), od) : NAN;
 }

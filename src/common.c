@@ -135,3 +135,13 @@ void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes)
 	*items = fs_xrealloc(*items, new_cap * elem_bytes);
 	*cap = new_cap;
 }
+
+int fs_enum_index(const char *const *names, size_t n, const char *name)
+{
+	if (name == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}

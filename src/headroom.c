@@ -99,7 +99,7 @@ static void scale_arrivals(struct fs_arrival_cfg *a, double f, struct fs_rate_st
 static void judge_attainment(const double *x, int n, double target, bool *point,
                              int *verdict, double *worst)
 {
-	struct fs_ci ci = fs_stats_mean_ci(x, (size_t)n, 0.95);
+	struct fs_ci ci = fs_stats_mean_ci(x, (size_t)n, FS_CI_LEVEL);
 
 	if (isnan(ci.value))
 		return;

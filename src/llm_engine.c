@@ -426,14 +426,5 @@ const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine
 	return &e->stats;
 }
 
-const char *fs_llm_reject_name(enum fs_llm_reject reason)
-{
-	switch (reason) {
-	case FS_LLM_ACCEPTED: return "accepted";
-	case FS_LLM_REJECT_BAD_LENGTHS: return "bad_lengths";
-	case FS_LLM_REJECT_PROMPT_TOO_LONG: return "prompt_too_long";
-	case FS_LLM_REJECT_KV_TOO_SMALL: return "kv_too_small";
-	case FS_LLM_REJECT_PREEMPTED_TOO_OFTEN: return "preempted_too_often";
-	}
-	return "unknown";
-}
+FS_ENUM_FUNCS(enum fs_llm_reject, FS_LLM_REJECT_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_llm_reject_name, fs_llm_reject_from_name, "unknown")

@@ -28,7 +28,7 @@ double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *
 {
 	/* MODEL: F14 — per hour of the span simulated (shorter when stopped early). */
 	double hours = (double)(r->end_ns < sc->sim.horizon_ns ? r->end_ns
-	                                                       : sc->sim.horizon_ns) / 3600e9;
+	                                                       : sc->sim.horizon_ns) / FS_NS_PER_HOUR;
 
 	if (r->fleet.n_pools == 0)
 		return NAN;
@@ -44,15 +44,8 @@ double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *
 	return NAN;
 }
 
-const char *fs_objective_name(enum fs_objective_metric m)
-{
-	switch (m) {
-	case FS_OBJ_TOTAL_USD:         return "total_cost";
-	case FS_OBJ_MONTHLY_USD:       return "monthly_cost";
-	case FS_OBJ_USD_PER_1M_TOKENS: return "cost_per_1m_output_tokens";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_objective_metric, FS_OBJECTIVE_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_objective_name, fs_objective_from_name, "?")
 
 static const struct fs_class_result *group(const struct fs_rep_result *r, int class_idx)
 {
@@ -183,7 +176,7 @@ struct fs_ci fs_objective_latency_ci(struct fs_rep_result *const *res, int n, in
 
 		for (i = 0; i < n; i++)
 			x[i] = fs_rep_latency_ms(res[i], class_idx, k, q);
-		ci = fs_stats_mean_ci_nonneg(x, (size_t)n, 0.95);
+		ci = fs_stats_mean_ci_nonneg(x, (size_t)n, FS_CI_LEVEL);
 		free(x);
 		return ci;
 	} else {
@@ -191,7 +184,7 @@ struct fs_ci fs_objective_latency_ci(struct fs_rep_result *const *res, int n, in
 
 		for (i = 0; i < n; i++)
 			h[i] = &group(res[i], class_idx)->lat_hist[k];
-		ci = fs_stats_quantile_ci(h, (size_t)n, p[q], 0.95);
+		ci = fs_stats_quantile_ci(h, (size_t)n, p[q], FS_CI_LEVEL);
 		free(h);
 	}
 	ci.value /= 1e6;                     /* ns to ms */
@@ -273,7 +266,7 @@ static double rel_half_width(const struct fs_scenario *sc, struct fs_rep_result 
 
 	for (i = 0; i < n; i++)
 		x[i] = figure(sc, res[i]);
-	ci = fs_stats_mean_ci(x, (size_t)n, 0.95);
+	ci = fs_stats_mean_ci(x, (size_t)n, FS_CI_LEVEL);
 	free(x);
 	if (!isfinite(ci.half_width) || ci.value == 0)
 		return INFINITY;

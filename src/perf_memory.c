@@ -28,17 +28,8 @@ double fs_dtype_bytes(enum fs_dtype dtype)
 	return 2.0;
 }
 
-const char *fs_dtype_name(enum fs_dtype dtype)
-{
-	switch (dtype) {
-	case FS_DTYPE_FP16: return "fp16";
-	case FS_DTYPE_BF16: return "bf16";
-	case FS_DTYPE_FP8:  return "fp8";
-	case FS_DTYPE_INT8: return "int8";
-	case FS_DTYPE_INT4: return "int4";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_dtype, FS_DTYPE_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_dtype_name, fs_dtype_from_name, "?")
 
 int fs_dtype_parse(const char *text, enum fs_dtype *out)
 {

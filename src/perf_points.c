@@ -12,21 +12,8 @@
 
 #include "fleetsim/perf_points.h"
 
-static const char *const KIND_NAMES[] = {
-	[FS_POINT_GEMM] = "gemm",
-	[FS_POINT_ELEMENTWISE] = "elementwise",
-	[FS_POINT_ATTN_PREFILL] = "attn_prefill",
-	[FS_POINT_ATTN_DECODE] = "attn_decode",
-	[FS_POINT_ALLREDUCE] = "allreduce",
-	[FS_POINT_PREFILL] = "prefill",
-	[FS_POINT_DECODE] = "decode",
-};
-#define N_KINDS (sizeof KIND_NAMES / sizeof KIND_NAMES[0])
-
-const char *fs_point_kind_name(enum fs_point_kind kind)
-{
-	return (size_t)kind < N_KINDS ? KIND_NAMES[kind] : "?";
-}
+FS_ENUM_FUNCS(enum fs_point_kind, FS_POINT_KIND_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_point_kind_name, fs_point_kind_from_name, "?")
 
 /* The columns a points file must have, in the order of `col` below. */
 enum col { C_ID, C_SOURCE, C_SET, C_GPU, C_MODEL, C_TP, C_WDT, C_KVDT, C_KIND,
@@ -124,7 +111,6 @@ static int parse_row(const struct ctx *c, struct fs_perf_point *pt)
 {
 	double ms, bytes;
 	int64_t tp;
-	size_t k;
 
 	memset(pt, 0, sizeof *pt);
 	pt->line = c->line;
@@ -142,13 +128,9 @@ static int parse_row(const struct ctx *c, struct fs_perf_point *pt)
 	if (pt->gpu == NULL)
 		return bad(c, C_GPU, "a catalogue GPU id");
 	pt->model = fs_catalog_find_model(text(c, C_MODEL));
-	for (k = 0; k < N_KINDS; k++)
-		if (strcmp(text(c, C_KIND), KIND_NAMES[k]) == 0)
-			break;
-	if (k == N_KINDS)
+	if (fs_point_kind_from_name(text(c, C_KIND), &pt->kind) != 0)
 		return bad(c, C_KIND, "gemm, elementwise, attn_prefill, attn_decode, "
 		           "allreduce, prefill or decode");
-	pt->kind = (enum fs_point_kind)k;
 	/* An all-reduce depends on the GPU, TP and size only: "-" for model. */
 	if (pt->model == NULL && !(pt->kind == FS_POINT_ALLREDUCE &&
 	                           strcmp(text(c, C_MODEL), "-") == 0))

@@ -373,9 +373,9 @@ static void decide_variant(struct fs__variant *v, double target)
 		return;
 	trials = (size_t)n;
 	met = (size_t)lround(v->p_slo_met.value * n);
-	v->verdict = (int)fs_stats_share_verdict(met, trials, target, 0.95);
+	v->verdict = (int)fs_stats_share_verdict(met, trials, target, FS_CI_LEVEL);
 	if (v->verdict == FS_SHARE_UNDECIDED)
-		v->needed = fs_stats_share_trials_needed(met, trials, target, 0.95);
+		v->needed = fs_stats_share_trials_needed(met, trials, target, FS_CI_LEVEL);
 }
 
 static int load_variants(struct fs__report *r, struct fs_error *err)

@@ -623,9 +623,9 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 		return;
 	}
 	met = (size_t)lround(p.value * n);
-	w = fs_stats_wilson(met, (size_t)n, 0.95);
-	v = fs_stats_share_verdict(met, (size_t)n, 0.9, 0.95);
-	needed = fs_stats_share_trials_needed(met, (size_t)n, 0.9, 0.95);
+	w = fs_stats_wilson(met, (size_t)n, FS_CI_LEVEL);
+	v = fs_stats_share_verdict(met, (size_t)n, 0.9, FS_CI_LEVEL);
+	needed = fs_stats_share_trials_needed(met, (size_t)n, 0.9, FS_CI_LEVEL);
 	if (sc) {
 		fs_duration_format(sc->sim.horizon_ns, a, sizeof a);
 		clock_text(b, sizeof b, sc->sim.start_hour);

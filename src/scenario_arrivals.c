@@ -21,12 +21,8 @@ static const char *const ARRIVAL_KEYS[] = {
 	"process", "rate_per_s", "cv", "shape", "diurnal", "schedule", "spikes",
 	"trace", NULL
 };
-static const char *const PROCESS_NAMES[] = {
-	"poisson", "gamma", "weibull", "trace", NULL
-};
-static const enum fs_arrival_kind PROCESS_KINDS[] = {
-	FS_ARRIVAL_POISSON, FS_ARRIVAL_GAMMA, FS_ARRIVAL_WEIBULL, FS_ARRIVAL_TRACE
-};
+/* The enums' names (config.h) in value order: a name's index is its value. */
+static const char *const PROCESS_NAMES[] = { FS_ARRIVAL_MAP(FS_ENUM_NAME) NULL };
 static const char *const DIURNAL_KEYS[] = { "peak_to_trough", "peak_hour", NULL };
 static const char *const SCHEDULE_KEYS[] = { "steps", "repeat", NULL };
 static const char *const STEP_KEYS[] = { "at", "rate_per_s", NULL };
@@ -34,7 +30,7 @@ static const char *const SPIKE_KEYS[] = { "at", "duration", "multiplier", NULL }
 static const char *const TRACE_KEYS[] = {
 	"path", "format", "time_scale", "rate_scale", "loop", "start_offset", NULL
 };
-static const char *const FORMAT_NAMES[] = { "azure", "vidur", "mooncake", NULL };
+static const char *const FORMAT_NAMES[] = { FS_TRACE_FORMAT_MAP(FS_ENUM_NAME) NULL };
 
 #define MAX_LIST_ITEMS 100000        /* schedule steps, spikes */
 
@@ -189,10 +185,7 @@ static int load_trace(struct fs__sc *sc, const cJSON *node, struct fs_arrival_cf
 	    fs__sc_bool(sc, node, "loop", &tc->loop) < 0 ||
 	    fs__sc_duration(sc, node, "start_offset", 0, &tc->start_offset_ns) < 0)
 		return -1;
-	if (fs_trace_format_parse(FORMAT_NAMES[format_idx], &format) != 0)
-		return fs__sc_fail_member(sc, node, "format", "trace format \"%s\" is "
-		                          "not supported by this build",
-		                          FORMAT_NAMES[format_idx]);
+	format = (enum fs_trace_format)format_idx;
 	if (fs__sc_open_data(sc, node, "path", rel, "trace", &full) != 0)
 		return -1;
 	/* Messages name the file as it opens from the working directory; the
@@ -242,7 +235,7 @@ int fs__sc_load_arrivals(struct fs__sc *sc, const cJSON *node, struct fs_arrival
 	    fs__sc_require(sc, node, "process") != 0 ||
 	    fs__sc_enum(sc, node, "process", "arrival process", PROCESS_NAMES, &idx) < 0)
 		return -1;
-	cfg->kind = PROCESS_KINDS[idx];
+	cfg->kind = (enum fs_arrival_kind)idx;
 	if (check_process_keys(sc, node, cfg->kind, PROCESS_NAMES[idx]) != 0)
 		return -1;
 	if (cfg->kind == FS_ARRIVAL_TRACE) {

@@ -29,16 +29,9 @@ static const char *const QUEUE_KEYS[] = {
 	"type", "servers", "service", "discipline", NULL
 };
 static const char *const SERVICE_KEYS[] = { "dist", "mean", "cv", NULL };
-static const char *const SERVICE_NAMES[] = {
-	"fixed", "exponential", "lognormal", NULL
-};
-static const enum fs_service_kind SERVICE_KINDS[] = {
-	FS_SERVICE_FIXED, FS_SERVICE_EXPONENTIAL, FS_SERVICE_LOGNORMAL
-};
-static const char *const DISCIPLINE_NAMES[] = { "fcfs", "priority", NULL };
-static const enum fs_queue_discipline DISCIPLINE_KINDS[] = {
-	FS_DISCIPLINE_FCFS, FS_DISCIPLINE_PRIORITY
-};
+/* The enums' names (config.h) in value order: a name's index is its value. */
+static const char *const SERVICE_NAMES[] = { FS_SERVICE_MAP(FS_ENUM_NAME) NULL };
+static const char *const DISCIPLINE_NAMES[] = { FS_DISCIPLINE_MAP(FS_ENUM_NAME) NULL };
 
 static int load_service(struct fs__sc *sc, const cJSON *node, struct fs_service_cfg *svc)
 {
@@ -48,7 +41,7 @@ static int load_service(struct fs__sc *sc, const cJSON *node, struct fs_service_
 	    fs__sc_require(sc, node, "dist") != 0 ||
 	    fs__sc_enum(sc, node, "dist", "service distribution", SERVICE_NAMES, &idx) < 0)
 		return -1;
-	svc->kind = SERVICE_KINDS[idx];
+	svc->kind = (enum fs_service_kind)idx;
 	if (svc->kind != FS_SERVICE_LOGNORMAL &&
 	    fs__sc_forbid(sc, node, "cv", "unless dist is \"lognormal\"") != 0)
 		return -1;
@@ -80,7 +73,7 @@ static int load_queue(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg
 	                &idx) < 0)
 		return -1;
 	cfg->servers = (int)servers;
-	cfg->discipline = DISCIPLINE_KINDS[idx];
+	cfg->discipline = (enum fs_queue_discipline)idx;
 	saved = fs__sc_push_key(sc, "service");
 	rc = load_service(sc, fs__sc_get(node, "service"), &cfg->service);
 	fs__sc_pop(sc, saved);
@@ -90,19 +83,14 @@ static int load_queue(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg
 static void print_queue(const struct fs_engine_cfg *cfg, cJSON *engine)
 {
 	cJSON *svc;
-	size_t i;
 
 	fs__sc_print_number(engine, "servers", cfg->servers);
 	svc = cJSON_AddObjectToObject(engine, "service");
-	for (i = 0; SERVICE_NAMES[i] != NULL; i++)
-		if (SERVICE_KINDS[i] == cfg->service.kind)
-			cJSON_AddStringToObject(svc, "dist", SERVICE_NAMES[i]);
+	cJSON_AddStringToObject(svc, "dist", fs_service_kind_name(cfg->service.kind));
 	fs__sc_print_duration(svc, "mean", cfg->service.mean_ns);
 	if (cfg->service.kind == FS_SERVICE_LOGNORMAL)
 		fs__sc_print_number(svc, "cv", cfg->service.cv);
-	for (i = 0; DISCIPLINE_NAMES[i] != NULL; i++)
-		if (DISCIPLINE_KINDS[i] == cfg->discipline)
-			cJSON_AddStringToObject(engine, "discipline", DISCIPLINE_NAMES[i]);
+	cJSON_AddStringToObject(engine, "discipline", fs_queue_discipline_name(cfg->discipline));
 }
 
 /* ---- the table ----------------------------------------------------------------- */

@@ -29,22 +29,10 @@ static const char *const FLEET_KEYS[] = {
 static const char *const ZONE_KEYS[] = { "name", "capacity_trace", NULL };
 static const char *const TRACE_KEYS[] = { "path", "format", "scale", "loop", NULL };
 
-static const char *const ROUTER_NAMES[] = {
-	"round_robin", "least_outstanding", "least_kv", "power_of_two", "cost_aware",
-	"session", "prefix", NULL
-};
-static const enum fs_router_kind ROUTERS[] = {
-	FS_ROUTER_ROUND_ROBIN, FS_ROUTER_LEAST_OUTSTANDING, FS_ROUTER_LEAST_KV,
-	FS_ROUTER_POWER_OF_TWO, FS_ROUTER_COST_AWARE, FS_ROUTER_SESSION, FS_ROUTER_PREFIX
-};
-static const char *const STRATEGY_NAMES[] = { "none", "relaunch", "fallback", NULL };
-static const enum fs_spot_strategy STRATEGIES[] = {
-	FS_STRATEGY_NONE, FS_STRATEGY_RELAUNCH, FS_STRATEGY_FALLBACK
-};
-static const char *const FORMAT_NAMES[] = { "skypilot", "spotserve", NULL };
-static const enum fs_capacity_format FORMATS[] = {
-	FS_CAPACITY_SKYPILOT, FS_CAPACITY_SPOTSERVE
-};
+/* The enums' names (fleet_cfg.h) in value order: a name's index is its value. */
+static const char *const ROUTER_NAMES[] = { FS_ROUTER_MAP(FS_ENUM_NAME) NULL };
+static const char *const STRATEGY_NAMES[] = { FS_SPOT_STRATEGY_MAP(FS_ENUM_NAME) NULL };
+static const char *const FORMAT_NAMES[] = { FS_CAPACITY_FORMAT_MAP(FS_ENUM_NAME) NULL };
 
 /* ---- shared helpers ------------------------------------------------------------ */
 
@@ -71,7 +59,7 @@ static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_z
 		return -1;
 	/* Messages name the file as it opens from the working directory; the
 	 * trace keeps the path as written, so a printed scenario loads back. */
-	z->trace = fs_capacity_trace_load(full, full, FORMATS[format], scale, loop, sc->err);
+	z->trace = fs_capacity_trace_load(full, full, (enum fs_capacity_format)format, scale, loop, sc->err);
 	free(full);
 	if (z->trace == NULL)
 		return fs__sc_data_failed(sc, node, "path");
@@ -303,8 +291,8 @@ int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *
 	                &strategy) < 0)
 		return -1;
 	fleet->explicit_fleet = true;
-	fleet->router = ROUTERS[router];
-	fleet->strategy = STRATEGIES[strategy];
+	fleet->router = (enum fs_router_kind)router;
+	fleet->strategy = (enum fs_spot_strategy)strategy;
 	fs__sc_autoscale_defaults(&fleet->autoscale);
 	fleet->class_pool = fs_xcalloc(s->workload.n_classes + 1, sizeof *fleet->class_pool);
 	for (i = 0; i < s->workload.n_classes; i++)
@@ -385,12 +373,8 @@ cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
 	cJSON *fl = cJSON_CreateObject(), *list, *z, *t, *pins;
 	size_t i;
 
-	for (i = 0; ROUTER_NAMES[i] != NULL; i++)
-		if (ROUTERS[i] == fleet->router)
-			cJSON_AddStringToObject(fl, "router", ROUTER_NAMES[i]);
-	for (i = 0; STRATEGY_NAMES[i] != NULL; i++)
-		if (STRATEGIES[i] == fleet->strategy)
-			cJSON_AddStringToObject(fl, "strategy", STRATEGY_NAMES[i]);
+	cJSON_AddStringToObject(fl, "router", fs_router_kind_name(fleet->router));
+	cJSON_AddStringToObject(fl, "strategy", fs_spot_strategy_name(fleet->strategy));
 	list = cJSON_AddArrayToObject(fl, "zones");
 	for (i = 0; i < fleet->n_zones; i++) {
 		const struct fs_capacity_trace *tr = fleet->zones[i].trace;
@@ -400,8 +384,7 @@ cJSON *fs__sc_print_fleet(const struct fs_scenario *s)
 		if (tr != NULL) {
 			t = cJSON_AddObjectToObject(z, "capacity_trace");
 			cJSON_AddStringToObject(t, "path", tr->path);
-			cJSON_AddStringToObject(t, "format",
-			                        FORMAT_NAMES[tr->format == FS_CAPACITY_SPOTSERVE]);
+			cJSON_AddStringToObject(t, "format", fs_capacity_format_name(tr->format));
 			fs__sc_print_number(t, "scale", tr->scale);
 			cJSON_AddBoolToObject(t, "loop", tr->loop);
 		}

@@ -29,21 +29,13 @@ const char *const fs__sc_vllm_keys[] = {
 	"policy", "batching", "max_model_len", "max_preemptions_per_request",
 	"efficiency", "step_table", "scheduler", "prefix_caching", "fast_path", NULL
 };
-static const char *const DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", "int4", NULL };
-static const char *const KV_DTYPE_NAMES[] = { "fp16", "bf16", "fp8", "int8", NULL };
-static const enum fs_dtype DTYPES[] = {
-	FS_DTYPE_FP16, FS_DTYPE_BF16, FS_DTYPE_FP8, FS_DTYPE_INT8, FS_DTYPE_INT4
-};
-static const char *const POLICY_NAMES[] = { "fcfs", "priority", NULL };
-static const enum fs_llm_policy POLICIES[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY_PRIORITY };
-static const char *const BATCHING_NAMES[] = { "continuous", "static", NULL };
-static const enum fs_llm_batching BATCHINGS[] = {
-	FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC
-};
-static const char *const SCHEDULER_NAMES[] = { "chunked", "prefill_first", NULL };
-static const enum fs_llm_scheduler SCHEDULERS[] = {
-	FS_LLM_SCHED_CHUNKED, FS_LLM_SCHED_PREFILL_FIRST
-};
+/* The enums' names (perf.h, llm_engine.h) in value order: a name's index
+ * is its value. */
+static const char *const DTYPE_NAMES[] = { FS_DTYPE_MAP(FS_ENUM_NAME) NULL };
+static const char *const KV_DTYPE_NAMES[] = { FS_KV_DTYPE_MAP(FS_ENUM_NAME) NULL };
+static const char *const POLICY_NAMES[] = { FS_LLM_POLICY_MAP(FS_ENUM_NAME) NULL };
+static const char *const BATCHING_NAMES[] = { FS_LLM_BATCHING_MAP(FS_ENUM_NAME) NULL };
+static const char *const SCHEDULER_NAMES[] = { FS_LLM_SCHEDULER_MAP(FS_ENUM_NAME) NULL };
 
 /* ---- names through the catalogue ----------------------------------------------- */
 
@@ -89,8 +81,8 @@ static int load_dtypes(struct fs__sc *sc, const cJSON *node, struct fs_perf_cfg 
 	if (fs__sc_enum(sc, node, "weights_dtype", "weights dtype", DTYPE_NAMES, &w) < 0 ||
 	    fs__sc_enum(sc, node, "kv_dtype", "KV-cache dtype", KV_DTYPE_NAMES, &kv) < 0)
 		return -1;
-	perf->weight_dtype = DTYPES[w];
-	perf->kv_dtype = DTYPES[kv];
+	perf->weight_dtype = (enum fs_dtype)w;
+	perf->kv_dtype = (enum fs_dtype)kv;
 	return 0;
 }
 
@@ -167,9 +159,9 @@ static int load_sched(struct fs__sc *sc, const cJSON *node, const struct fs_perf
 	    fs__sc_bool(sc, node, "prefix_caching", &s->prefix_caching) < 0 ||  /* V22 */
 	    fs__sc_bool(sc, node, "fast_path", &s->fast_path) < 0)            /* V24 */
 		return -1;
-	s->policy = POLICIES[policy];
-	s->batching = BATCHINGS[batching];
-	s->scheduler = SCHEDULERS[scheduler];
+	s->policy = (enum fs_llm_policy)policy;
+	s->batching = (enum fs_llm_batching)batching;
+	s->scheduler = (enum fs_llm_scheduler)scheduler;
 	if (s->scheduler == FS_LLM_SCHED_PREFILL_FIRST) {          /* MODEL: V20 */
 		if (chunked_given == 1 && s->enable_chunked_prefill)
 			return fs__sc_fail_member(sc, node, "chunked_prefill", "expected "
@@ -363,21 +355,11 @@ int fs__sc_load_vllm(struct fs__sc *sc, const cJSON *node, struct fs_engine_cfg 
 
 /* ---- printing ------------------------------------------------------------------------ */
 
-static const char *name_of(const char *const *names, const int *kinds, int n, int kind)
-{
-	for (int i = 0; i < n; i++)
-		if (kinds[i] == kind)
-			return names[i];
-	return "?";
-}
-
 void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 {
 	const struct fs_llm_cfg *llm = &cfg->llm;
 	const struct fs_perf_cfg *p = &llm->perf;
 	const struct fs_llm_engine_cfg *s = &llm->sched;
-	const int policies[] = { FS_LLM_POLICY_FCFS, FS_LLM_POLICY_PRIORITY };
-	const int batchings[] = { FS_LLM_BATCHING_CONTINUOUS, FS_LLM_BATCHING_STATIC };
 
 	cJSON_AddStringToObject(engine, "model", p->model->id);
 	cJSON_AddStringToObject(engine, "gpu", p->gpu->id);
@@ -396,11 +378,11 @@ void fs__sc_print_vllm(const struct fs_engine_cfg *cfg, cJSON *engine)
 	fs__sc_print_number(engine, "long_prefill_token_threshold",
 	                    (double)s->long_prefill_token_threshold);
 	cJSON_AddStringToObject(engine, "policy",
-	                        name_of(POLICY_NAMES, policies, 2, (int)s->policy));
+	                        fs_llm_policy_name(s->policy));
 	cJSON_AddStringToObject(engine, "batching",
-	                        name_of(BATCHING_NAMES, batchings, 2, (int)s->batching));
+	                        fs_llm_batching_name(s->batching));
 	if (s->scheduler != FS_LLM_SCHED_CHUNKED)    /* absent = default: old output kept */
-		cJSON_AddStringToObject(engine, "scheduler", "prefill_first");
+		cJSON_AddStringToObject(engine, "scheduler", fs_llm_scheduler_name(s->scheduler));
 	if (!s->prefix_caching)                      /* absent = default (on) */
 		cJSON_AddBoolToObject(engine, "prefix_caching", false);
 	if (!s->fast_path)                           /* absent = default (on) */

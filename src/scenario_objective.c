@@ -15,7 +15,6 @@
 
 #include "fleetsim/result.h"
 #include "fleetsim/scenario.h"
-#include "fleetsim/summary.h"
 #include "scenario_schema.h"
 
 #define MAX_CONSTRAINTS 16
@@ -30,41 +29,28 @@ static const char *const CONSTRAINT_KEYS[] = {
 };
 static const char *const PARETO_KEYS[] = { "metric", "quantile", "class", NULL };
 
-/* enum fs_objective_metric order, then the same under their older names
- * (index modulo N_MINIMIZE). */
+/* enum fs_objective_metric order (sweep_cfg.h), then the same under their
+ * older names (index modulo N_MINIMIZE). */
 static const char *const MINIMIZE_NAMES[] = {
-	"total_cost", "monthly_cost", "cost_per_1m_output_tokens",
+	FS_OBJECTIVE_MAP(FS_ENUM_NAME)
 	"total_usd", "monthly_usd", "usd_per_1m_output_tokens", NULL
 };
 #define N_MINIMIZE 3
-/* The latency metrics, then (constraints only) the attainment one; LATENCY
- * maps a name's index to its enum fs_latency. */
+/* The latency metrics in their table's order (result.h), then (constraints
+ * only) the attainment, availability and redundancy ones; LATENCY maps a
+ * name's index to its enum fs_latency. */
 static const char *const METRIC_NAMES[] = {
-	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", "slo_attainment", "availability",
-	"min_serving", NULL
+	FS_LATENCY_MAP(FS_ENUM_NAME_AT)
+	"slo_attainment", "availability", "min_serving", NULL
 };
-static const char *const LATENCY_NAMES[] = {
-	"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms", NULL
-};
-static const enum fs_latency LATENCY[] = {
-	FS_LAT_TTFT, FS_LAT_TPOT, FS_LAT_E2E, FS_LAT_QUEUE
-};
+static const char *const LATENCY_NAMES[] = { FS_LATENCY_MAP(FS_ENUM_NAME_AT) NULL };
+static const enum fs_latency LATENCY[] = { FS_LATENCY_MAP(FS_ENUM_ID_AT) };
 #define METRIC_ATTAINMENT 4
 #define METRIC_AVAILABILITY 5
 #define METRIC_MIN_SERVING 6
 #define MAX_SERVING_FLOOR 10000          /* a pool's largest count */
-/* enum fs_quantity order */
-static const char *const QUANTITY_NAMES[] = { "mean", "p50", "p90", "p95", "p99", NULL };
-
-static const char *latency_name(int latency)
-{
-	size_t i;
-
-	for (i = 0; LATENCY_NAMES[i] != NULL; i++)
-		if ((int)LATENCY[i] == latency)
-			return LATENCY_NAMES[i];
-	return "?";
-}
+/* enum fs_quantity order (result.h): a name's index is its value. */
+static const char *const QUANTITY_NAMES[] = { FS_QUANTITY_MAP(FS_ENUM_NAME) NULL };
 
 /* obj[key] as an index into the n names that name(s, i) gives (absent: -1
  * stays): a class or a pool. */
@@ -301,8 +287,10 @@ cJSON *fs__sc_print_objective(const struct fs_scenario *s)
 		c = cJSON_CreateObject();
 		switch (k->kind) {
 		case FS_CONSTRAINT_LATENCY:
-			cJSON_AddStringToObject(c, "metric", latency_name(k->latency));
-			cJSON_AddStringToObject(c, "quantile", QUANTITY_NAMES[k->quantity]);
+			cJSON_AddStringToObject(c, "metric",
+			                        fs_latency_name((enum fs_latency)k->latency));
+			cJSON_AddStringToObject(c, "quantile",
+			                        fs_quantity_name((enum fs_quantity)k->quantity));
 			/* max_ms came from whole ns: this is the exact inverse */
 			fs__sc_print_duration(c, "max", (fs_ns)llround(k->max_ms * 1e6));
 			break;
@@ -325,8 +313,10 @@ cJSON *fs__sc_print_objective(const struct fs_scenario *s)
 	}
 	fs__sc_print_number(obj, "confidence", cfg->confidence);
 	pareto = cJSON_AddObjectToObject(obj, "pareto");
-	cJSON_AddStringToObject(pareto, "metric", latency_name(cfg->pareto_latency));
-	cJSON_AddStringToObject(pareto, "quantile", QUANTITY_NAMES[cfg->pareto_quantity]);
+	cJSON_AddStringToObject(pareto, "metric",
+	                        fs_latency_name((enum fs_latency)cfg->pareto_latency));
+	cJSON_AddStringToObject(pareto, "quantile",
+	                        fs_quantity_name((enum fs_quantity)cfg->pareto_quantity));
 	add_class(pareto, s, cfg->pareto_class);
 	fs__sc_print_number(obj, "ci_target", cfg->ci_target);
 	fs__sc_print_number(obj, "max_replications", cfg->max_replications);

@@ -32,13 +32,9 @@ static const char *const POOL_KEYS[] = {
 static const char *const DELAY_KEYS[] = { "dist", "mean", "min", "max", "cv", NULL };
 static const char *const BILLING_KEYS[] = { "granularity", "minimum", NULL };
 static const char *const PRICE_STEP_KEYS[] = { "at", "price_per_h", "usd_per_h", NULL };
-static const char *const PRICING_NAMES[] = {
-	"on_demand", "spot", "daily", "weekly", "monthly", "yearly", NULL
-};
-static const enum fs_pricing PRICINGS[] = {
-	FS_PRICING_ON_DEMAND, FS_PRICING_SPOT, FS_PRICING_DAILY, FS_PRICING_WEEKLY,
-	FS_PRICING_MONTHLY, FS_PRICING_YEARLY
-};
+/* The enum's names (fleet_cfg.h) in its table's order, and their values. */
+static const char *const PRICING_NAMES[] = { FS_PRICING_MAP(FS_ENUM_NAME_AT) NULL };
+static const enum fs_pricing PRICINGS[] = { FS_PRICING_MAP(FS_ENUM_ID_AT) };
 /* The price key of each plan (index: enum fs_pricing), its unit, and the
  * older key that names USD, accepted when the currency is USD. */
 static const char *const FEE_KEYS[FS_PRICING__COUNT] = {
@@ -54,13 +50,10 @@ static const char *const PLAN_WORDS[FS_PRICING__COUNT] = {
 static const char *const FEE_USD_KEYS[FS_PRICING__COUNT] = {
 	"price_usd_per_h", "price_usd_per_h", "monthly_usd", NULL, NULL, NULL
 };
-static const char *const DELAY_NAMES[] = {
-	"fixed", "uniform", "exponential", "lognormal", NULL
+static const char *const DELAY_NAMES[] = { FS_DELAY_MAP(FS_ENUM_NAME) NULL };
+static const char *const GRANULARITY_NAMES[] = {
+	FS_BILLING_GRANULARITY_MAP(FS_ENUM_NAME) NULL
 };
-static const enum fs_delay_kind DELAYS[] = {
-	FS_DELAY_FIXED, FS_DELAY_UNIFORM, FS_DELAY_EXPONENTIAL, FS_DELAY_LOGNORMAL
-};
-static const char *const GRANULARITY_NAMES[] = { "second", "hour", NULL };
 
 /* ---- defaults ---------------------------------------------------------------------- */
 
@@ -105,7 +98,7 @@ static int load_delay(struct fs__sc *sc, const cJSON *node, struct fs_delay_cfg 
 	    fs__sc_enum(sc, node, "dist", "delay distribution", DELAY_NAMES, &kind) < 0)
 		return -1;
 	memset(d, 0, sizeof *d);
-	d->kind = DELAYS[kind];
+	d->kind = (enum fs_delay_kind)kind;
 	if (d->kind == FS_DELAY_UNIFORM) {
 		if (fs__sc_forbid(sc, node, "mean", "when dist is \"uniform\" (give "
 		                  "\"min\" and \"max\")") != 0 ||
@@ -142,7 +135,7 @@ static int load_billing(struct fs__sc *sc, const cJSON *node, struct fs_billing_
 	    fs__sc_duration_upto(sc, node, "minimum", 0, FS__MAX_DELAY_NS,
 	                         &b->minimum_ns) < 0)
 		return -1;
-	b->granularity = g == 0 ? FS_BILL_PER_SECOND : FS_BILL_PER_HOUR;
+	b->granularity = (enum fs_billing_granularity)g;
 	return 0;
 }
 
@@ -360,13 +353,10 @@ static int load_prices(struct fs__sc *sc, const cJSON *node, const struct fs_sce
 static int check_price_keys(struct fs__sc *sc, const cJSON *node, const struct fs_scenario *s,
                             const struct fs_pool_cfg *p)
 {
-	const char *plan = PRICING_NAMES[0];
+	const char *plan = fs_pricing_name(p->pricing);
 	char reason[160];
 	size_t k;
 
-	for (k = 0; PRICING_NAMES[k] != NULL; k++)
-		if (PRICINGS[k] == p->pricing)
-			plan = PRICING_NAMES[k];
 	for (k = 0; k < FS_PRICING__COUNT; k++) {
 		const char *usd_key = FEE_USD_KEYS[k];
 
@@ -616,7 +606,7 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 	cJSON_AddBoolToObject(o, "spread_zones", p->spread_zones);
 	cJSON_AddBoolToObject(o, "warm_start", p->warm_start);
 	d = cJSON_AddObjectToObject(o, "provisioning");
-	cJSON_AddStringToObject(d, "dist", DELAY_NAMES[p->provisioning.kind]);
+	cJSON_AddStringToObject(d, "dist", fs_delay_kind_name(p->provisioning.kind));
 	if (p->provisioning.kind == FS_DELAY_UNIFORM) {
 		fs__sc_print_duration(d, "min", p->provisioning.min_ns);
 		fs__sc_print_duration(d, "max", p->provisioning.max_ns);
@@ -646,7 +636,8 @@ cJSON *fs__sc_print_pool(const struct fs_scenario *s, const struct fs_pool_cfg *
 		}
 	}
 	b = cJSON_AddObjectToObject(o, "billing");
-	cJSON_AddStringToObject(b, "granularity", GRANULARITY_NAMES[p->billing.granularity]);
+	cJSON_AddStringToObject(b, "granularity",
+	                        fs_billing_granularity_name(p->billing.granularity));
 	fs__sc_print_duration(b, "minimum", p->billing.minimum_ns);
 	if (p->pricing == FS_PRICING_SPOT)
 		fs__sc_print_spot(o, &p->spot);

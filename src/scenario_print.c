@@ -15,30 +15,6 @@
 #include "fleetsim/trace.h"
 #include "scenario_walk.h"
 
-static const char *process_name(enum fs_arrival_kind kind)
-{
-	switch (kind) {
-	case FS_ARRIVAL_POISSON: return "poisson";
-	case FS_ARRIVAL_GAMMA: return "gamma";
-	case FS_ARRIVAL_WEIBULL: return "weibull";
-	case FS_ARRIVAL_TRACE: return "trace";
-	}
-	return "?";
-}
-
-static const char *dist_name(enum fs_length_kind kind)
-{
-	switch (kind) {
-	case FS_LENGTH_FIXED: return "fixed";
-	case FS_LENGTH_UNIFORM: return "uniform";
-	case FS_LENGTH_LOGNORMAL: return "lognormal";
-	case FS_LENGTH_ZIPF: return "zipf";
-	case FS_LENGTH_EMPIRICAL: return "empirical";
-	case FS_LENGTH_TRACE: return "trace";
-	}
-	return "?";
-}
-
 static void add_trace(cJSON *arr, const struct fs_trace_cfg *tc)
 {
 	cJSON *t = cJSON_AddObjectToObject(arr, "trace");
@@ -57,7 +33,7 @@ static void add_arrivals(cJSON *parent, const struct fs_arrival_cfg *a)
 	cJSON *obj = cJSON_AddObjectToObject(parent, "arrivals"), *o, *list, *item;
 	size_t i;
 
-	cJSON_AddStringToObject(obj, "process", process_name(a->kind));
+	cJSON_AddStringToObject(obj, "process", fs_arrival_kind_name(a->kind));
 	if (a->kind == FS_ARRIVAL_TRACE) {
 		add_trace(obj, &a->trace);
 		return;
@@ -101,7 +77,7 @@ static void add_length(cJSON *parent, const char *key, const struct fs_length_cf
 {
 	cJSON *obj = cJSON_AddObjectToObject(parent, key);
 
-	cJSON_AddStringToObject(obj, "dist", dist_name(l->kind));
+	cJSON_AddStringToObject(obj, "dist", fs_length_kind_name(l->kind));
 	switch (l->kind) {
 	case FS_LENGTH_FIXED:
 		fs__sc_print_number(obj, "tokens", (double)l->fixed_tokens);

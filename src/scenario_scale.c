@@ -37,19 +37,11 @@ static const char *const RENAMED[][2] = {
 	{ "cooldown_in", "\"scale_down\": {\"window\": ...} (HPA stabilisation window)" },
 };
 
-static const char *const METRIC_NAMES[] = {
-	"queue_len", "kv_use", "busy", "concurrency", "request_rate", "capacity_util",
-	"ttft_p90", NULL
-};
-static const enum fs_scale_metric METRICS[] = {
-	FS_SCALE_QUEUE_LEN, FS_SCALE_KV_USE, FS_SCALE_BUSY, FS_SCALE_CONCURRENCY,
-	FS_SCALE_REQUEST_RATE, FS_SCALE_CAPACITY_UTIL, FS_SCALE_TTFT_P90
-};
+/* The enums' names (fleet_cfg.h) in value order: a name's index is its value. */
+static const char *const METRIC_NAMES[] = { FS_SCALE_METRIC_MAP(FS_ENUM_NAME) NULL };
+static const char *const SELECT_NAMES[] = { FS_SELECT_MAP(FS_ENUM_NAME) NULL };
+/* A policy's "type": false, true for struct fs_scale_policy's `percent`. */
 static const char *const POLICY_TYPES[] = { "instances", "percent", NULL };
-static const char *const SELECT_NAMES[] = { "max", "min", "disabled", NULL };
-static const enum fs_select_policy SELECTS[] = {
-	FS_SELECT_MAX, FS_SELECT_MIN, FS_SELECT_DISABLED
-};
 
 /* Upstream HPA defaults: up, no window, max(4 instances, 100%) per 15 s;
  * down, a 300 s window, 100% per 15 s.  KEDA-like zero: activation at one
@@ -126,7 +118,7 @@ static int load_rules(struct fs__sc *sc, const cJSON *node, struct fs_scale_rule
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		r->select = SELECTS[select];
+		r->select = (enum fs_select_policy)select;
 	if (list == NULL)
 		return 0;
 	saved = fs__sc_push_key(sc, "policies");
@@ -240,14 +232,14 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 		return -1;
 	as->enabled = true;
 	if (metric >= 0)
-		as->metric = METRICS[metric];
+		as->metric = (enum fs_scale_metric)metric;
 	/* MODEL: A9 — the forecast is turned into instances through the
 	 * metric's target, which only these two metrics allow. */
 	if (as->predictive && as->metric != FS_SCALE_CAPACITY_UTIL &&
 	    as->metric != FS_SCALE_REQUEST_RATE)
 		return fs__sc_fail_member(sc, node, "predictive", "expected \"metric\": "
 		                          "\"capacity_util\" or \"request_rate\" with predictive "
-		                          "scaling, found metric \"%s\"", METRIC_NAMES[as->metric]);
+		                          "scaling, found metric \"%s\"", fs_scale_metric_name(as->metric));
 	sub = fs__sc_get(node, "schedule");
 	if (sub != NULL) {
 		saved = fs__sc_push_key(sc, "schedule");
@@ -276,7 +268,7 @@ static void print_rules(cJSON *o, const char *key, const struct fs_scale_rules *
 	cJSON *ro = cJSON_AddObjectToObject(o, key), *list, *item;
 
 	fs__sc_print_duration(ro, "window", r->window_ns);
-	cJSON_AddStringToObject(ro, "select", SELECT_NAMES[r->select]);
+	cJSON_AddStringToObject(ro, "select", fs_select_policy_name(r->select));
 	list = cJSON_AddArrayToObject(ro, "policies");
 	for (size_t i = 0; i < r->n_policies; i++) {
 		item = cJSON_CreateObject();
@@ -295,7 +287,7 @@ void fs__sc_print_autoscale(const struct fs_scenario *s, cJSON *fl)
 	size_t i;
 
 	cJSON_AddStringToObject(o, "pool", s->fleet.pools[as->pool].name);
-	cJSON_AddStringToObject(o, "metric", METRIC_NAMES[as->metric]);
+	cJSON_AddStringToObject(o, "metric", fs_scale_metric_name(as->metric));
 	fs__sc_print_number(o, "target", as->target);
 	fs__sc_print_number(o, "tolerance", as->tolerance);
 	fs__sc_print_duration(o, "interval", as->interval_ns);

@@ -24,10 +24,8 @@ static const char *const SPOT_KEYS[] = {
 	"zone_outage", "notice", "in_flight", "relaunch_retry", NULL
 };
 static const char *const BAND_NAMES[] = { "<5%", "5-10%", "10-15%", "15-20%", ">20%", NULL };
-static const char *const INFLIGHT_NAMES[] = { "drain", "requeue", "fail", NULL };
-static const enum fs_inflight_action INFLIGHTS[] = {
-	FS_INFLIGHT_DRAIN, FS_INFLIGHT_REQUEUE, FS_INFLIGHT_FAIL
-};
+/* The enum's names (fleet_cfg.h) in value order: a name's index is its value. */
+static const char *const INFLIGHT_NAMES[] = { FS_INFLIGHT_MAP(FS_ENUM_NAME) NULL };
 
 /* The pool keys only a spot pool uses. */
 const char *const fs__sc_spot_only_keys[] = {
@@ -171,7 +169,7 @@ int fs__sc_load_spot(struct fs__sc *sc, const cJSON *node, struct fs_spot_cfg *o
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		sp.in_flight = INFLIGHTS[act];
+		sp.in_flight = (enum fs_inflight_action)act;
 	*out = sp;
 	return 0;
 }
@@ -277,7 +275,7 @@ void fs__sc_print_spot(cJSON *pool, const struct fs_spot_cfg *sp)
 	                     sp->zone_reclaim_rate_per_h * 24.0, per_24_hours, 0);
 	fs__sc_print_duration(o, "zone_outage", sp->zone_outage_ns);
 	fs__sc_print_duration(o, "notice", sp->notice_ns);
-	cJSON_AddStringToObject(o, "in_flight", INFLIGHT_NAMES[sp->in_flight]);
+	cJSON_AddStringToObject(o, "in_flight", fs_inflight_action_name(sp->in_flight));
 	fs__sc_print_duration(o, "relaunch_retry", sp->relaunch_retry_ns);
 }
 

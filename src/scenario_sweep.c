@@ -26,7 +26,8 @@
 static const char *const SWEEP_KEYS[] = { "mode", "axes", "baseline", NULL };
 static const char *const AXIS_KEYS[] = { "path", "values", "range", "search", NULL };
 static const char *const RANGE_KEYS[] = { "from", "to", "step", NULL };
-static const char *const MODE_NAMES[] = { "grid", "zip", "search", NULL };
+/* The enum's names (sweep_cfg.h) in value order: an index is its value. */
+static const char *const MODE_NAMES[] = { FS_SWEEP_MODE_MAP(FS_ENUM_NAME) NULL };
 
 static char *json_text(const cJSON *v)
 {

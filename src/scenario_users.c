@@ -19,10 +19,8 @@ static const char *const USERS_KEYS[] = { "steps", "repeat", NULL };
 static const char *const STEP_KEYS[] = { "at", "users", NULL };
 static const char *const SESSION_KEYS[] = { "turns", "think", NULL };
 static const char *const THINK_KEYS[] = { "dist", "mean", "cv", NULL };
-static const char *const THINK_NAMES[] = { "fixed", "exponential", "lognormal", NULL };
-static const enum fs_service_kind THINK_KINDS[] = {
-	FS_SERVICE_FIXED, FS_SERVICE_EXPONENTIAL, FS_SERVICE_LOGNORMAL
-};
+/* The service-time names (config.h) in value order: an index is its value. */
+static const char *const THINK_NAMES[] = { FS_SERVICE_MAP(FS_ENUM_NAME) NULL };
 
 /* obj[key] as a THINK: a duration (fixed), or {"dist", "mean", "cv"} in the
  * service-time vocabulary.  Absent: 0 (benchmark mode).  MODEL: U3 */
@@ -46,7 +44,7 @@ static int load_think(struct fs__sc *sc, const cJSON *obj, const char *key,
 	    fs__sc_require(sc, node, "dist") != 0 ||
 	    fs__sc_enum(sc, node, "dist", "think-time distribution", THINK_NAMES, &idx) < 0)
 		return -1;
-	t->kind = THINK_KINDS[idx];
+	t->kind = (enum fs_service_kind)idx;
 	if (t->kind != FS_SERVICE_LOGNORMAL &&
 	    fs__sc_forbid(sc, node, "cv", "unless dist is \"lognormal\"") != 0)
 		return -1;

@@ -30,13 +30,8 @@ static const char *const LENGTH_KEYS[] = {
 	"dist", "tokens", "min", "max", "median", "sigma", "s", "n", "path",
 	"column", NULL
 };
-static const char *const DIST_NAMES[] = {
-	"fixed", "uniform", "lognormal", "zipf", "empirical", "trace", NULL
-};
-static const enum fs_length_kind DIST_KINDS[] = {
-	FS_LENGTH_FIXED, FS_LENGTH_UNIFORM, FS_LENGTH_LOGNORMAL, FS_LENGTH_ZIPF,
-	FS_LENGTH_EMPIRICAL, FS_LENGTH_TRACE
-};
+/* The enum's names (config.h) in value order: a name's index is its value. */
+static const char *const DIST_NAMES[] = { FS_LENGTH_MAP(FS_ENUM_NAME) NULL };
 /* Keys each dist takes besides "dist", "min" and "max" (NULL-terminated). */
 static const char *const *const DIST_KEYS[] = {
 	(const char *const[]){ "tokens", NULL },
@@ -96,7 +91,7 @@ static int load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
 	    fs__sc_require(sc, node, "dist") != 0 ||
 	    fs__sc_enum(sc, node, "dist", "length distribution", DIST_NAMES, &dist) < 0)
 		return -1;
-	cfg->kind = DIST_KINDS[dist];
+	cfg->kind = (enum fs_length_kind)dist;
 	snprintf(reason, sizeof reason, "with dist \"%s\"", DIST_NAMES[dist]);
 	for (child = node->child; child != NULL; child = child->next)
 		if (!dist_takes(dist, child->string))

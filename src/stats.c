@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "fleetsim/common.h"
+#include "fleetsim/result.h"
 
 static struct fs_ci ci_none(double value, size_t n)
 {
@@ -443,3 +444,11 @@ struct fs_ci fs_stats_quantile_ci(const struct fs_hist *const *h, size_t n, doub
 	ci.half_width = (hi - lo) / 2.0;
 	return ci;
 }
+
+/* ---- names of result.h's latency metrics and quantities ------------------------ */
+
+FS_ENUM_FUNCS(enum fs_latency, FS_LATENCY_MAP, FS_ENUM_ID_AT, FS_ENUM_NAME_AT,
+              fs_latency_name, fs_latency_from_name, "?")
+
+FS_ENUM_FUNCS(enum fs_quantity, FS_QUANTITY_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_quantity_name, fs_quantity_from_name, "?")

@@ -15,31 +15,6 @@
 
 static const double quantile_p[FS_QTY__COUNT] = { NAN, 0.50, 0.90, 0.95, 0.99 };
 
-const char *fs_latency_name(enum fs_latency k)
-{
-	switch (k) {
-	case FS_LAT_QUEUE: return "queue_ms";
-	case FS_LAT_TTFT:  return "ttft_ms";
-	case FS_LAT_TPOT:  return "tpot_ms";
-	case FS_LAT_E2E:   return "e2e_ms";
-	case FS_LAT__COUNT: break;
-	}
-	return "?";
-}
-
-const char *fs_quantity_name(enum fs_quantity q)
-{
-	switch (q) {
-	case FS_QTY_MEAN: return "mean";
-	case FS_QTY_P50:  return "p50";
-	case FS_QTY_P90:  return "p90";
-	case FS_QTY_P95:  return "p95";
-	case FS_QTY_P99:  return "p99";
-	case FS_QTY__COUNT: break;
-	}
-	return "?";
-}
-
 /* MODEL: S5 — a replication is unstable when it stopped at max_in_system or
  * ended with more than max(100, 5% of its arrivals) requests in flight. */
 static bool rep_unstable(const struct fs_rep_result *r)
@@ -86,9 +61,9 @@ static struct fs_ci latency_ci(const struct fs_hist **hists, const double *per_r
                                int n_reps, enum fs_quantity q)
 {
 	if (q == FS_QTY_MEAN)
-		return fs_stats_mean_ci_nonneg(per_rep_ms, (size_t)n_reps, 0.95); /* MODEL: S4, M6 */
+		return fs_stats_mean_ci_nonneg(per_rep_ms, (size_t)n_reps, FS_CI_LEVEL); /* MODEL: S4, M6 */
 	/* MODEL: M1, S4 — pooled quantile, sectioning interval (STATISTICS.md). */
-	return ci_ns_to_ms(fs_stats_quantile_ci(hists, (size_t)n_reps, quantile_p[q], 0.95));
+	return ci_ns_to_ms(fs_stats_quantile_ci(hists, (size_t)n_reps, quantile_p[q], FS_CI_LEVEL));
 }
 
 static void build_group(struct fs_group_summary *g, struct fs_rep_result *const *results,
@@ -113,7 +88,7 @@ static void build_group(struct fs_group_summary *g, struct fs_rep_result *const 
 			(void)rr; (void)cr; \
 			buf[r] = (expr); \
 		} \
-		g->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
+		g->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, FS_CI_LEVEL); \
 	} while (0)
 	PER_REP(arrived, (double)cr->arrived);
 	PER_REP(completed, (double)cr->completed);
@@ -161,7 +136,7 @@ static void build_engine(struct fs_summary *s, const struct fs_scenario *sc,
 			(void)t; (void)span_s; \
 			buf[r] = (expr); \
 		} \
-		s->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
+		s->field = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, FS_CI_LEVEL); \
 	} while (0)
 	/* MODEL: S7 */
 	PER_REP(kv_use, rr->end_ns > sc->sim.warmup_ns ?
@@ -202,9 +177,9 @@ static bool rep_meets(const struct fs_scenario *sc, const struct fs_rep_result *
  * replications that would decide it if the observed share held. */
 static void set_p_slo_met(struct fs_group_summary *g, size_t met, int n_reps, double target)
 {
-	g->p_slo_met = fs_stats_wilson(met, (size_t)n_reps, 0.95);
-	g->p_slo_met_verdict = (int)fs_stats_share_verdict(met, (size_t)n_reps, target, 0.95);
-	g->p_slo_met_needed = fs_stats_share_trials_needed(met, (size_t)n_reps, target, 0.95);
+	g->p_slo_met = fs_stats_wilson(met, (size_t)n_reps, FS_CI_LEVEL);
+	g->p_slo_met_verdict = (int)fs_stats_share_verdict(met, (size_t)n_reps, target, FS_CI_LEVEL);
+	g->p_slo_met_needed = fs_stats_share_trials_needed(met, (size_t)n_reps, target, FS_CI_LEVEL);
 }
 
 static void build_p_slo_met(struct fs_summary *s, const struct fs_scenario *sc,
@@ -350,8 +325,8 @@ struct fs_summary *fs_summary_build(const struct fs_scenario *sc,
 	}
 	if (sc->engine.kind == FS_ENGINE_QUEUE)
 		s->busy_fraction = fs_stats_ci_clip(fs_stats_mean_ci(buf, (size_t)replications,
-		                                                     0.95), 0.0, 1.0);
-	s->queue_len = fs_stats_mean_ci_nonneg(buf2, (size_t)replications, 0.95);
+		                                                     FS_CI_LEVEL), 0.0, 1.0);
+	s->queue_len = fs_stats_mean_ci_nonneg(buf2, (size_t)replications, FS_CI_LEVEL);
 	s->llm = sc->engine.kind == FS_ENGINE_VLLM;
 	if (s->llm)
 		build_engine(s, sc, results, replications, buf, hists);

@@ -49,7 +49,7 @@ static void pool_peaks(const struct fs_pool_cfg *pc, double *flops_per_s, double
 			(void)f; \
 			buf[r] = (expr); \
 		} \
-		(dst) = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, 0.95); \
+		(dst) = fs_stats_mean_ci_nonneg(buf, (size_t)n_reps, FS_CI_LEVEL); \
 	} while (0)
 
 /* MODEL: B8 — a committed pool compares its fee with its overflow price; a
@@ -214,12 +214,12 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		PER_REP(ps->usd, f->pools[p].usd);
 		PER_REP(ps->commit_usd, f->pools[p].commit_usd);
 		PER_REP(ps->overflow_usd, f->pools[p].overflow_usd);
-		PER_REP(ps->overflow_hours, f->pools[p].overflow_ns / 3600e9);
+		PER_REP(ps->overflow_hours, f->pools[p].overflow_ns / FS_NS_PER_HOUR);
 		ps->break_even = fs_summary_break_even(sc, pc);
 		slot_use(&ps->break_even, results, n_reps, p);
 		PER_REP(ps->idle_usd, f->pools[p].idle_usd);
 		PER_REP(ps->lost_usd, f->pools[p].lost_usd);
-		PER_REP(ps->instance_hours, f->pools[p].alive_ns / 3600e9);
+		PER_REP(ps->instance_hours, f->pools[p].alive_ns / FS_NS_PER_HOUR);
 		PER_REP(ps->busy_fraction, ratio(f->pools[p].busy_ns, f->pools[p].serving_ns));
 		ps->busy_fraction = fs_stats_ci_clip(ps->busy_fraction, 0.0, 1.0);
 		PER_REP(ps->kv_use, ratio(f->pools[p].kv_block_ns, f->pools[p].serving_ns *
@@ -242,10 +242,10 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		        f->pools[p].scale_at_min_ns / f->pools[p].scale_looked_ns : 0.0);
 		PER_REP(ps->relaunches_per_h, results[r]->end_ns > 0 ?
 		        (double)f->pools[p].scale_relaunches /
-		        ((double)results[r]->end_ns / 3600e9) : 0.0);
+		        ((double)results[r]->end_ns / FS_NS_PER_HOUR) : 0.0);
 		PER_REP(ps->stranded, (double)f->pools[p].stranded_requests);
 		PER_REP(ps->launches_per_h, results[r]->end_ns > 0 ?
-		        (double)f->pools[p].launches / ((double)results[r]->end_ns / 3600e9) : 0.0);
+		        (double)f->pools[p].launches / ((double)results[r]->end_ns / FS_NS_PER_HOUR) : 0.0);
 		PER_REP(ps->idle_releases, (double)f->pools[p].idle_releases);
 	}
 }
@@ -291,7 +291,7 @@ static double trace_drops(const struct fs_capacity_trace *t, int held_max, fs_ns
 double fs_summary_expected_reclaims(const struct fs_scenario *sc, size_t pool)
 {
 	const struct fs_pool_cfg *pc = &sc->fleet.pools[pool];
-	double hours = (double)sc->sim.horizon_ns / 3600e9, events;
+	double hours = (double)sc->sim.horizon_ns / FS_NS_PER_HOUR, events;
 	int n = pc->count + pc->overprovision, occupied, per_zone, k;
 
 	if (pc->pricing != FS_PRICING_SPOT)
@@ -318,7 +318,7 @@ bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenari
                              size_t pool, char *buf, size_t len)
 {
 	double y = pool < s->n_pools ? s->pools[pool].expected_reclaims : NAN;
-	double hours = (double)sc->sim.horizon_ns / 3600e9;
+	double hours = (double)sc->sim.horizon_ns / FS_NS_PER_HOUR;
 
 	buf[0] = '\0';
 	if (!(y < FS_SPOT_MIN_EXPECTED_RECLAIMS))
@@ -382,7 +382,7 @@ static double span_h(const struct fs_scenario *sc, const struct fs_rep_result *r
 	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns || sc->sim.drain ? r->end_ns :
 	               sc->sim.horizon_ns;
 
-	return (double)end_ns / 3600e9;
+	return (double)end_ns / FS_NS_PER_HOUR;
 }
 
 void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,

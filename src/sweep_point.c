@@ -148,10 +148,10 @@ static enum fs_share_verdict point_verdict(const struct fs_objective_cfg *obj,
 	size_t i, need = 0;
 
 	if (fs_objective_n_pooled(obj) < obj->n_constraints) {
-		v = fs_stats_share_verdict((size_t)met, (size_t)n_reps, obj->confidence, 0.95);
+		v = fs_stats_share_verdict((size_t)met, (size_t)n_reps, obj->confidence, FS_CI_LEVEL);
 		if (v == FS_SHARE_UNDECIDED)
 			need = fs_stats_share_trials_needed((size_t)met, (size_t)n_reps,
-			                                    obj->confidence, 0.95);
+			                                    obj->confidence, FS_CI_LEVEL);
 	}
 	for (i = 0; i < obj->n_constraints; i++) {
 		const struct fs_constraint *c = &obj->constraints[i];

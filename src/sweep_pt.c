@@ -74,11 +74,11 @@ static void decide(struct fs__sweep_pt *p, const struct fs_objective_cfg *obj)
 	}
 	if (fs_objective_n_pooled(obj) < obj->n_constraints) {
 		p->verdict = fs_stats_share_verdict((size_t)p->met_run, (size_t)p->n_reps,
-		                                    obj->confidence, 0.95);
+		                                    obj->confidence, FS_CI_LEVEL);
 		if (p->verdict == FS_SHARE_UNDECIDED)
 			p->needed = fs_stats_share_trials_needed((size_t)p->met_run,
 			                                         (size_t)p->n_reps,
-			                                         obj->confidence, 0.95);
+			                                         obj->confidence, FS_CI_LEVEL);
 	}
 	for (i = 0; i < obj->n_constraints; i++) {
 		const struct fs_constraint *c = &obj->constraints[i];
@@ -213,10 +213,10 @@ void fs__sweep_pt_parse(struct fs__sweep_pt *p, size_t index, const char *text,
 	decide(p, obj);
 	p->stable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p->rec, "stable"));
 	/* MODEL: M6 — costs cannot be negative. */
-	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, 0.95);
+	p->obj_ci = fs_stats_mean_ci_nonneg(p->obj, (size_t)p->n_reps, FS_CI_LEVEL);
 	/* MODEL: M8 — the Pareto latency is pooled over the replications. */
 	p->pareto_ci = ci_of(cJSON_GetObjectItemCaseSensitive(p->rec, "pareto_latency"));
-	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, 0.95);
+	p->p_met = fs_stats_wilson((size_t)p->met, (size_t)p->n_reps, FS_CI_LEVEL);
 }
 
 /* MODEL: S14 — paired difference: replication r of both points saw the same
@@ -231,7 +231,7 @@ struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
 
 	for (r = 0; r < n; r++)
 		d[r] = p->obj[r] - base->obj[r];
-	ci = fs_stats_mean_ci(d, (size_t)n, 0.95);
+	ci = fs_stats_mean_ci(d, (size_t)n, FS_CI_LEVEL);
 	free(d);
 	return ci;
 }

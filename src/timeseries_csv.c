@@ -130,7 +130,7 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 		do { \
 			for (r = 0; r < replications; r++) \
 				x[r] = (expr); \
-			ci = fs_stats_mean_ci_nonneg(x, (size_t)replications, 0.95); /* MODEL: M6 */ \
+			ci = fs_stats_mean_ci_nonneg(x, (size_t)replications, FS_CI_LEVEL); /* MODEL: M6 */ \
 			ci_fields(o.f, &ci); \
 		} while (0)
 		COLUMN(fs_tseries_mean(&results[r]->queue_len, bin));

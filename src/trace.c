@@ -29,33 +29,13 @@ struct loader {
 	size_t n_hash_ids, cap_hash_ids;
 };
 
+
+FS_ENUM_FUNCS(enum fs_trace_format, FS_TRACE_FORMAT_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_trace_format_name, fs_trace_format_from_name, "?")
+
 int fs_trace_format_parse(const char *name, enum fs_trace_format *out)
 {
-	static const struct { const char *name; enum fs_trace_format f; } names[] = {
-		{"azure", FS_TRACE_AZURE},
-		{"vidur", FS_TRACE_VIDUR},
-		{"mooncake", FS_TRACE_MOONCAKE},
-	};
-
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (name != NULL && strcmp(name, names[i].name) == 0) {
-			*out = names[i].f;
-			return 0;
-		}
-	return -1;
-}
-
-const char *fs_trace_format_name(enum fs_trace_format f)
-{
-	switch (f) {
-	case FS_TRACE_AZURE:
-		return "azure";
-	case FS_TRACE_VIDUR:
-		return "vidur";
-	case FS_TRACE_MOONCAKE:
-		return "mooncake";
-	}
-	return "?";
+	return fs_trace_format_from_name(name, out);
 }
 
 /* ---- number parsing ------------------------------------------------------ */

@@ -245,18 +245,8 @@ int fs_train_mem_plan(const struct fs_train_cfg *c, struct fs_train_mem *out,
 	return 0;
 }
 
-const char *fs_train_method_name(enum fs_train_method m)
-{
-	switch (m) {
-	case FS_TRAIN_FULL:
-		return "full";
-	case FS_TRAIN_LORA:
-		return "lora";
-	case FS_TRAIN_QLORA:
-		return "qlora";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_train_method, FS_TRAIN_METHOD_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_train_method_name, fs_train_method_from_name, "?")
 
 int fs_train_method_parse(const char *text, enum fs_train_method *out)
 {
@@ -271,20 +261,8 @@ int fs_train_method_parse(const char *text, enum fs_train_method *out)
 	return -1;
 }
 
-const char *fs_train_shard_name(enum fs_train_shard s)
-{
-	switch (s) {
-	case FS_SHARD_NONE:
-		return "none";
-	case FS_SHARD_ZERO1:
-		return "zero1";
-	case FS_SHARD_ZERO2:
-		return "zero2";
-	case FS_SHARD_ZERO3:
-		return "zero3";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_train_shard, FS_TRAIN_SHARD_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_train_shard_name, fs_train_shard_from_name, "?")
 
 int fs_train_shard_parse(const char *text, enum fs_train_shard *out)
 {
@@ -307,16 +285,8 @@ int fs_train_shard_parse(const char *text, enum fs_train_shard *out)
 	return -1;
 }
 
-const char *fs_train_recompute_name(enum fs_train_recompute r)
-{
-	switch (r) {
-	case FS_RECOMPUTE_NONE:
-		return "none";
-	case FS_RECOMPUTE_FULL:
-		return "full";
-	}
-	return "?";
-}
+FS_ENUM_FUNCS(enum fs_train_recompute, FS_TRAIN_RECOMPUTE_MAP, FS_ENUM_ID, FS_ENUM_NAME,
+              fs_train_recompute_name, fs_train_recompute_from_name, "?")
 
 int fs_train_recompute_parse(const char *text, enum fs_train_recompute *out)
 {

@@ -159,7 +159,7 @@ static void schedule_interruption(struct fs_world *w, uint32_t ii)
 	if (!w->insts[ii].spot || sp->interrupt_rate_per_h <= 0)
 		return;
 	/* MODEL: F8 — interruptions of a running spot instance are Poisson. */
-	mean_ns = 3600e9 / sp->interrupt_rate_per_h;
+	mean_ns = FS_NS_PER_HOUR / sp->interrupt_rate_per_h;
 	w->insts[ii].life_ev = fs_eventq_push(w->q, w->now_ns +
 		(fs_ns)llround(fs_rng_exponential(w->spot_rng, mean_ns)), FS_EV_SPOT_NOTICE, ii, 0);
 }
@@ -451,7 +451,7 @@ static void schedule_zone_reclaim(struct fs_world *w, uint32_t z)
 	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
 	if (rate_per_h > 0)
 		fs_eventq_push(w->q, w->now_ns + (fs_ns)llround(
-			fs_rng_exponential(w->spot_rng, 3600e9 / rate_per_h)),
+			fs_rng_exponential(w->spot_rng, FS_NS_PER_HOUR / rate_per_h)),
 			FS_EV_ZONE_RECLAIM, z, 0);
 }
 

@@ -18,7 +18,7 @@
 
 static double clock_hour(const struct fs_world *w)
 {
-	double h = w->sc->sim.start_hour + (double)w->now_ns / 3600e9;
+	double h = w->sc->sim.start_hour + (double)w->now_ns / FS_NS_PER_HOUR;
 
 	return fmod(h, 24.0);
 }

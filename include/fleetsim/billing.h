@@ -20,6 +20,8 @@
 
 /* "on_demand", "spot", "monthly", "daily", "weekly", "yearly". */
 const char *fs_pricing_name(enum fs_pricing p);
+/* The plan named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
+int fs_pricing_from_name(const char *name, enum fs_pricing *out);
 
 /* A few words for outputs: "hourly (on demand)", "monthly commitment", ... */
 const char *fs_pricing_label(enum fs_pricing p);

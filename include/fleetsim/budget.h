@@ -30,11 +30,13 @@
 #define FS_BUDGET_MAX_TASKS 1000
 #define FS_BUDGET_MAX_OCCURRENCES 10000      /* of one recurring task */
 
+#define FS_BUDGET_KIND_MAP(X)                                                                    \
+	X(FS_BUDGET_FINETUNE, "finetune")      /* training FLOPs -> card-hours */                \
+	X(FS_BUDGET_SERVING, "serving")        /* requests/day -> instances, or a run's fleet */ \
+	X(FS_BUDGET_DATA, "data")              /* fixed card-hours (data processing) */          \
+	X(FS_BUDGET_EXPERIMENT, "experiment")  /* fixed card-hours (experiments) */
 enum fs_budget_kind {
-	FS_BUDGET_FINETUNE,          /* training FLOPs -> card-hours */
-	FS_BUDGET_SERVING,           /* requests/day -> instances, or a run's fleet */
-	FS_BUDGET_DATA,              /* fixed card-hours (data processing) */
-	FS_BUDGET_EXPERIMENT,        /* fixed card-hours (experiments) */
+	FS_BUDGET_KIND_MAP(FS_ENUM_MEMBER)
 	FS_BUDGET__KIND_COUNT
 };
 
@@ -289,5 +291,7 @@ char *fs_budget_csv(const struct fs_budget_plan *plan, const struct fs_budget_re
 
 /* "finetune", "serving", "data", "experiment". */
 const char *fs_budget_kind_name(enum fs_budget_kind k);
+/* The kind named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
+int fs_budget_kind_from_name(const char *name, enum fs_budget_kind *out);
 
 #endif

@@ -25,8 +25,10 @@ struct fs_capacity_trace *fs_capacity_trace_load(const char *path,
                                                  struct fs_error *err);
 void fs_capacity_trace_free(struct fs_capacity_trace *t);
 
-/* "skypilot" / "spotserve"; -1 when unknown. */
+/* "skypilot" / "spotserve"; -1 when unknown (*out untouched).  _parse is
+ * the older name of _from_name. */
 int fs_capacity_format_parse(const char *name, enum fs_capacity_format *out);
+int fs_capacity_format_from_name(const char *name, enum fs_capacity_format *out);
 const char *fs_capacity_format_name(enum fs_capacity_format f);
 
 /* Capacity at t_ns (after the end: the last value, or the looped value). */

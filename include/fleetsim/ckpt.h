@@ -16,11 +16,13 @@
 #include "fleetsim/fleet_cfg.h"
 #include "fleetsim/stats.h"
 
+#define FS_CKPT_POLICY_MAP(X)                                                                     \
+	X(FS_CKPT_SPOT_ONLY, "spot")               /* run on spot, wait out every interruption */ \
+	X(FS_CKPT_ON_DEMAND_ONLY, "on_demand")     /* never interrupted */                        \
+	X(FS_CKPT_SPOT_FALLBACK, "spot_fallback")  /* spot until the deadline is at risk, then    \
+	                                           * on-demand to the end (MODEL: K6) */
 enum fs_ckpt_policy {
-	FS_CKPT_SPOT_ONLY,          /* run on spot, wait out every interruption */
-	FS_CKPT_ON_DEMAND_ONLY,     /* never interrupted */
-	FS_CKPT_SPOT_FALLBACK       /* spot until the deadline is at risk, then
-	                             * on-demand to the end (MODEL: K6) */
+	FS_CKPT_POLICY_MAP(FS_ENUM_MEMBER)
 };
 
 /* How interruptions arrive on spot: a Poisson rate, or a replayed
@@ -103,6 +105,8 @@ struct fs_ckpt_result {
 
 /* The policy's name ("spot", "on_demand", "spot_fallback"). */
 const char *fs_ckpt_policy_name(enum fs_ckpt_policy p);
+/* The policy named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
+int fs_ckpt_policy_from_name(const char *name, enum fs_ckpt_policy *out);
 
 /*
  * Simulate cfg: cfg->replications independent runs of the job under

@@ -16,6 +16,9 @@ typedef int64_t fs_ns;                     /* simulated time or duration, ns */
 #define FS_NS_PER_MS INT64_C(1000000)
 #define FS_NS_PER_S  INT64_C(1000000000)
 #define FS_NS_MAX    INT64_MAX
+/* Nanoseconds per hour as a double, for ns -> hours divisions (x_ns /
+ * FS_NS_PER_HOUR) and per-hour rates -> mean gaps in ns. */
+#define FS_NS_PER_HOUR 3600e9
 
 /* The version: the top-level VERSION file, passed by the Makefile as
  * -DFS_VERSION; this fallback (kept equal to it, tests/test_schema.c checks)
@@ -73,5 +76,59 @@ char *fs_xstrdup(const char *s);
 /* Grow *items (of *cap elements of elem_bytes) so that at least `need` fit;
  * doubles the capacity.  Used for every growable array. */
 void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes);
+
+/*
+ * Named enums, after libuv's error map: the header that declares an enum
+ * with names holds one table macro, a row per member,
+ *     #define FS_PRICING_MAP(X) X(FS_PRICING_ON_DEMAND, "on_demand") ...
+ * and declares the enum from it: enum fs_pricing { FS_PRICING_MAP(FS_ENUM_MEMBER) };
+ * The same table generates the module's name and lookup functions
+ * (FS_ENUM_FUNCS) and the scenario loader's lists of accepted names, so a
+ * name is written once.  Rows are in value order; a table whose rows are in
+ * another order (the order error messages and the schema list the names in)
+ * gives each row its value, X(ID, VALUE, "name"), and uses the _AT helpers;
+ * FS_ENUM_NAME_BY_VALUE lists such a table's names in value order.
+ */
+#define FS_ENUM_MEMBER(id, name) id,
+#define FS_ENUM_ID(id, name) id,
+#define FS_ENUM_NAME(id, name) name,
+#define FS_ENUM_MEMBER_AT(id, value, name) id = value,
+#define FS_ENUM_ID_AT(id, value, name) id,
+#define FS_ENUM_NAME_AT(id, value, name) name,
+#define FS_ENUM_NAME_BY_VALUE(id, value, name) [value] = name,
+
+/* The index of `name` among the n names (exact, case-sensitive match), or
+ * -1 when none matches or name is NULL. */
+int fs_enum_index(const char *const *names, size_t n, const char *name);
+
+/*
+ * Define, in the module that owns an enum, its two functions from its table:
+ *     const char *NAME_FN(TYPE v)            the name of v; `unknown` for a
+ *                                            value outside the table
+ *     int FROM_FN(const char *s, TYPE *out)  0 and *out set when s is a
+ *                                            name of the table; -1 otherwise
+ *                                            (*out untouched)
+ * ID and NAME are FS_ENUM_ID and FS_ENUM_NAME, or the _AT pair.  The names
+ * returned are string literals (static storage).
+ */
+#define FS_ENUM_FUNCS(TYPE, MAP, ID, NAME, NAME_FN, FROM_FN, unknown)           \
+	static const TYPE NAME_FN##_ids[] = { MAP(ID) };                          \
+	static const char *const NAME_FN##_names[] = { MAP(NAME) };               \
+	const char *NAME_FN(TYPE v)                                                 \
+	{                                                                           \
+		for (size_t i = 0; i < sizeof NAME_FN##_ids / sizeof NAME_FN##_ids[0]; i++) \
+			if (NAME_FN##_ids[i] == v)                                      \
+				return NAME_FN##_names[i];                              \
+		return unknown;                                                     \
+	}                                                                           \
+	int FROM_FN(const char *s, TYPE *out)                                       \
+	{                                                                           \
+		int i = fs_enum_index(NAME_FN##_names,                              \
+		                      sizeof NAME_FN##_ids / sizeof NAME_FN##_ids[0], s); \
+		if (i < 0)                                                          \
+			return -1;                                                  \
+		*out = NAME_FN##_ids[i];                                            \
+		return 0;                                                           \
+	}
 
 #endif

@@ -18,17 +18,21 @@
 
 /* ---- arrivals --------------------------------------------------------- */
 
+#define FS_ARRIVAL_MAP(X)                                                                      \
+	X(FS_ARRIVAL_POISSON, "poisson")  /* exponential inter-arrivals */                     \
+	X(FS_ARRIVAL_GAMMA, "gamma")      /* Gamma renewal with coefficient of variation cv */ \
+	X(FS_ARRIVAL_WEIBULL, "weibull")  /* Weibull renewal with shape k */                   \
+	X(FS_ARRIVAL_TRACE, "trace")      /* replay of a loaded trace */
 enum fs_arrival_kind {
-	FS_ARRIVAL_POISSON,     /* exponential inter-arrivals */
-	FS_ARRIVAL_GAMMA,       /* Gamma renewal with coefficient of variation cv */
-	FS_ARRIVAL_WEIBULL,     /* Weibull renewal with shape k */
-	FS_ARRIVAL_TRACE        /* replay of a loaded trace */
+	FS_ARRIVAL_MAP(FS_ENUM_MEMBER)
 };
 
+#define FS_TRACE_FORMAT_MAP(X)                                                                     \
+	X(FS_TRACE_AZURE, "azure")        /* TIMESTAMP,ContextTokens,GeneratedTokens */            \
+	X(FS_TRACE_VIDUR, "vidur")        /* arrived_at,num_prefill_tokens,num_decode_tokens */    \
+	X(FS_TRACE_MOONCAKE, "mooncake")  /* JSONL: timestamp (ms), input_length, output_length */
 enum fs_trace_format {
-	FS_TRACE_AZURE,         /* TIMESTAMP,ContextTokens,GeneratedTokens */
-	FS_TRACE_VIDUR,         /* arrived_at,num_prefill_tokens,num_decode_tokens */
-	FS_TRACE_MOONCAKE       /* JSONL: timestamp (ms), input_length, output_length */
+	FS_TRACE_FORMAT_MAP(FS_ENUM_MEMBER)
 };
 
 /* One request of a loaded trace, time relative to the trace's first request. */
@@ -98,13 +102,15 @@ struct fs_arrival_cfg {
 
 /* ---- lengths ------------------------------------------------------------ */
 
+#define FS_LENGTH_MAP(X)                                                                          \
+	X(FS_LENGTH_FIXED, "fixed")                                                               \
+	X(FS_LENGTH_UNIFORM, "uniform")      /* integers in [min, max] */                         \
+	X(FS_LENGTH_LOGNORMAL, "lognormal")  /* median, sigma (of the underlying normal) */       \
+	X(FS_LENGTH_ZIPF, "zipf")            /* P(k) ~ k^-s on 1..zipf_n, then shifted/clamped */ \
+	X(FS_LENGTH_EMPIRICAL, "empirical")  /* uniform choice among loaded values */             \
+	X(FS_LENGTH_TRACE, "trace")          /* taken from the class's trace rows */
 enum fs_length_kind {
-	FS_LENGTH_FIXED,
-	FS_LENGTH_UNIFORM,           /* integers in [min, max] */
-	FS_LENGTH_LOGNORMAL,         /* median, sigma (of the underlying normal) */
-	FS_LENGTH_ZIPF,              /* P(k) ~ k^-s on 1..zipf_n, then shifted/clamped */
-	FS_LENGTH_EMPIRICAL,         /* uniform choice among loaded values */
-	FS_LENGTH_TRACE              /* taken from the class's trace rows */
+	FS_LENGTH_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_length_cfg {
@@ -159,15 +165,19 @@ enum fs_engine_kind {
 	FS_ENGINE_VLLM               /* LLM replicas with vLLM-style continuous batching */
 };
 
+#define FS_SERVICE_MAP(X)                                                       \
+	X(FS_SERVICE_FIXED, "fixed")                                            \
+	X(FS_SERVICE_EXPONENTIAL, "exponential")                                \
+	X(FS_SERVICE_LOGNORMAL, "lognormal")      /* mean and cv */
 enum fs_service_kind {
-	FS_SERVICE_FIXED,
-	FS_SERVICE_EXPONENTIAL,
-	FS_SERVICE_LOGNORMAL         /* mean and cv */
+	FS_SERVICE_MAP(FS_ENUM_MEMBER)
 };
 
+#define FS_DISCIPLINE_MAP(X)                                                        \
+	X(FS_DISCIPLINE_FCFS, "fcfs")                                               \
+	X(FS_DISCIPLINE_PRIORITY, "priority")  /* by class priority, FCFS within */
 enum fs_queue_discipline {
-	FS_DISCIPLINE_FCFS,
-	FS_DISCIPLINE_PRIORITY       /* by class priority, FCFS within */
+	FS_DISCIPLINE_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_service_cfg {
@@ -242,5 +252,18 @@ struct fs_sim_cfg {
 	                              * the system ended, for at most another
 	                              * horizon (MODEL: E5) */
 };
+
+/* The names of the enums above as the scenario format spells them (their
+ * tables' names; "?" for a value outside the enum), and the exact lookups:
+ * 0 with *out set, or -1 when no member has that name (*out untouched).
+ * Defined in config_names.c. */
+const char *fs_arrival_kind_name(enum fs_arrival_kind v);
+int fs_arrival_kind_from_name(const char *name, enum fs_arrival_kind *out);
+const char *fs_length_kind_name(enum fs_length_kind v);
+int fs_length_kind_from_name(const char *name, enum fs_length_kind *out);
+const char *fs_service_kind_name(enum fs_service_kind v);
+int fs_service_kind_from_name(const char *name, enum fs_service_kind *out);
+const char *fs_queue_discipline_name(enum fs_queue_discipline v);
+int fs_queue_discipline_from_name(const char *name, enum fs_queue_discipline *out);
 
 #endif

@@ -23,23 +23,29 @@ struct fs_llm_cfg;
  * instances are paid for the whole horizon, used or not, at a fee per
  * instance per period (MODEL: B4); instances above the commitment are billed
  * as usage at the pool's overflow price (MODEL: B6).  New plans go at the end
- * (the values index per-plan arrays in outputs).
+ * (the values index per-plan arrays in outputs).  The rows are in the order
+ * the loader lists the names (its messages, the schema), so each gives its
+ * value.
  */
+#define FS_PRICING_MAP(X)                                                                               \
+	X(FS_PRICING_ON_DEMAND, 0, "on_demand")  /* hourly rental: per-hour price while alive */        \
+	X(FS_PRICING_SPOT, 1, "spot")            /* per-hour spot price (may vary), can be reclaimed */ \
+	X(FS_PRICING_DAILY, 3, "daily")          /* fee per instance-day (24 h), used or not */         \
+	X(FS_PRICING_WEEKLY, 4, "weekly")        /* fee per instance-week (168 h), used or not */       \
+	X(FS_PRICING_MONTHLY, 2, "monthly")      /* fee per instance-month (730 h), used or not */      \
+	X(FS_PRICING_YEARLY, 5, "yearly")        /* fee per instance-year (8760 h), used or not */
 enum fs_pricing {
-	FS_PRICING_ON_DEMAND,        /* hourly rental: per-hour price while alive */
-	FS_PRICING_SPOT,             /* per-hour spot price (may vary), can be reclaimed */
-	FS_PRICING_MONTHLY,          /* fee per instance-month (730 h), used or not */
-	FS_PRICING_DAILY,            /* fee per instance-day (24 h), used or not */
-	FS_PRICING_WEEKLY,           /* fee per instance-week (168 h), used or not */
-	FS_PRICING_YEARLY,           /* fee per instance-year (8760 h), used or not */
-	FS_PRICING__COUNT
+	FS_PRICING_MAP(FS_ENUM_MEMBER_AT)
+	FS_PRICING__COUNT = 6        /* rows above are not in value order */
 };
 
+#define FS_DELAY_MAP(X)                                                                         \
+	X(FS_DELAY_FIXED, "fixed")              /* exactly mean_ns */                           \
+	X(FS_DELAY_UNIFORM, "uniform")          /* uniform on [min_ns, max_ns] */               \
+	X(FS_DELAY_EXPONENTIAL, "exponential")  /* mean mean_ns */                              \
+	X(FS_DELAY_LOGNORMAL, "lognormal")      /* mean mean_ns, coefficient of variation cv */
 enum fs_delay_kind {
-	FS_DELAY_FIXED,              /* exactly mean_ns */
-	FS_DELAY_UNIFORM,            /* uniform on [min_ns, max_ns] */
-	FS_DELAY_EXPONENTIAL,        /* mean mean_ns */
-	FS_DELAY_LOGNORMAL           /* mean mean_ns, coefficient of variation cv */
+	FS_DELAY_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_delay_cfg {
@@ -55,9 +61,11 @@ struct fs_price_step {
 	double usd_per_h;
 };
 
+#define FS_BILLING_GRANULARITY_MAP(X)                                            \
+	X(FS_BILL_PER_SECOND, "second")  /* billed seconds, rounded up */        \
+	X(FS_BILL_PER_HOUR, "hour")      /* every started hour billed in full */
 enum fs_billing_granularity {
-	FS_BILL_PER_SECOND,          /* billed seconds, rounded up */
-	FS_BILL_PER_HOUR             /* every started hour billed in full */
+	FS_BILLING_GRANULARITY_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_billing_cfg {
@@ -65,9 +73,11 @@ struct fs_billing_cfg {
 	fs_ns minimum_ns;            /* shortest billed span per instance (e.g. 60 s) */
 };
 
+#define FS_CAPACITY_FORMAT_MAP(X)                                                                      \
+	X(FS_CAPACITY_SKYPILOT, "skypilot")    /* {"metadata":{"gap_seconds":G},"data":[v0,v1,...]} */ \
+	X(FS_CAPACITY_SPOTSERVE, "spotserve")  /* CSV timestamp_ms,add|remove,node_id (no header) */
 enum fs_capacity_format {
-	FS_CAPACITY_SKYPILOT,        /* {"metadata":{"gap_seconds":G},"data":[v0,v1,...]} */
-	FS_CAPACITY_SPOTSERVE        /* CSV timestamp_ms,add|remove,node_id (no header) */
+	FS_CAPACITY_FORMAT_MAP(FS_ENUM_MEMBER)
 };
 
 /* Spot capacity of one zone over time: piecewise constant, capacity[i] from
@@ -91,12 +101,14 @@ struct fs_zone_cfg {
 };
 
 /* What happens to a reclaimed spot instance's requests. */
+#define FS_INFLIGHT_MAP(X)                                                                  \
+	X(FS_INFLIGHT_DRAIN, "drain")      /* keep serving through the notice; what is left \
+	                                   * at the reclaim is re-queued elsewhere */       \
+	X(FS_INFLIGHT_REQUEUE, "requeue")  /* re-queued elsewhere at the notice */          \
+	X(FS_INFLIGHT_FAIL, "fail")        /* keep serving through the notice; what is left \
+	                                   * at the reclaim fails */
 enum fs_inflight_action {
-	FS_INFLIGHT_DRAIN,           /* keep serving through the notice; what is left
-	                              * at the reclaim is re-queued elsewhere */
-	FS_INFLIGHT_REQUEUE,         /* re-queued elsewhere at the notice */
-	FS_INFLIGHT_FAIL             /* keep serving through the notice; what is left
-	                              * at the reclaim fails */
+	FS_INFLIGHT_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_spot_cfg {
@@ -108,12 +120,14 @@ struct fs_spot_cfg {
 	fs_ns relaunch_retry_ns;         /* a launch that found no capacity retries after this */
 };
 
+#define FS_SPOT_STRATEGY_MAP(X)                                                                 \
+	X(FS_STRATEGY_NONE, "none")          /* a reclaimed instance is not replaced */         \
+	X(FS_STRATEGY_RELAUNCH, "relaunch")  /* replace it with spot when capacity allows */    \
+	X(FS_STRATEGY_FALLBACK, "fallback")  /* relaunch spot, and run on-demand stand-ins from \
+	                                     * the pool's fallback_pool while spot is short,    \
+	                                     * released once the spot replacement serves */
 enum fs_spot_strategy {
-	FS_STRATEGY_NONE,            /* a reclaimed instance is not replaced */
-	FS_STRATEGY_RELAUNCH,        /* replace it with spot when capacity allows */
-	FS_STRATEGY_FALLBACK         /* relaunch spot, and run on-demand stand-ins from
-	                              * the pool's fallback_pool while spot is short,
-	                              * released once the spot replacement serves */
+	FS_SPOT_STRATEGY_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_pool_cfg {
@@ -150,24 +164,28 @@ struct fs_pool_cfg {
 	                                  * text (owned); NULL when none */
 };
 
+#define FS_ROUTER_MAP(X)                                                                                          \
+	X(FS_ROUTER_ROUND_ROBIN, "round_robin")                                                                   \
+	X(FS_ROUTER_LEAST_OUTSTANDING, "least_outstanding")                                                       \
+	X(FS_ROUTER_LEAST_KV, "least_kv")                    /* lowest fraction of KV blocks in use */            \
+	X(FS_ROUTER_POWER_OF_TWO, "power_of_two")            /* two at random, the less loaded */                 \
+	X(FS_ROUTER_COST_AWARE, "cost_aware")                /* cheapest instance with room, else least loaded */ \
+	X(FS_ROUTER_SESSION, "session")                      /* a session's requests to its last instance */      \
+	X(FS_ROUTER_PREFIX, "prefix")                        /* the longest cached prefix, else least loaded */
 enum fs_router_kind {
-	FS_ROUTER_ROUND_ROBIN,
-	FS_ROUTER_LEAST_OUTSTANDING,
-	FS_ROUTER_LEAST_KV,          /* lowest fraction of KV blocks in use */
-	FS_ROUTER_POWER_OF_TWO,      /* two at random, the less loaded */
-	FS_ROUTER_COST_AWARE,        /* cheapest instance with room, else least loaded */
-	FS_ROUTER_SESSION,           /* a session's requests to its last instance */
-	FS_ROUTER_PREFIX             /* the longest cached prefix, else least loaded */
+	FS_ROUTER_MAP(FS_ENUM_MEMBER)
 };
 
+#define FS_SCALE_METRIC_MAP(X)                                                                                \
+	X(FS_SCALE_QUEUE_LEN, "queue_len")          /* requests waiting per serving instance */               \
+	X(FS_SCALE_KV_USE, "kv_use")                /* mean fraction of KV blocks in use */                   \
+	X(FS_SCALE_BUSY, "busy")                    /* mean fraction of time an iteration is in flight */     \
+	X(FS_SCALE_CONCURRENCY, "concurrency")      /* requests queued or running per serving instance */     \
+	X(FS_SCALE_REQUEST_RATE, "request_rate")    /* requests routed per second per serving instance */     \
+	X(FS_SCALE_CAPACITY_UTIL, "capacity_util")  /* output tokens / saturation tokens over the interval */ \
+	X(FS_SCALE_TTFT_P90, "ttft_p90")            /* 90th percentile of TTFT (s) over a recent window */
 enum fs_scale_metric {
-	FS_SCALE_QUEUE_LEN,          /* requests waiting per serving instance */
-	FS_SCALE_KV_USE,             /* mean fraction of KV blocks in use */
-	FS_SCALE_BUSY,               /* mean fraction of time an iteration is in flight */
-	FS_SCALE_CONCURRENCY,        /* requests queued or running per serving instance */
-	FS_SCALE_REQUEST_RATE,       /* requests routed per second per serving instance */
-	FS_SCALE_CAPACITY_UTIL,      /* output tokens / saturation tokens over the interval */
-	FS_SCALE_TTFT_P90            /* 90th percentile of TTFT (s) over a recent window */
+	FS_SCALE_METRIC_MAP(FS_ENUM_MEMBER)
 };
 
 /* An HPA scaling policy: at most `value` instances (or `value` percent of
@@ -178,10 +196,12 @@ struct fs_scale_policy {
 	fs_ns period_ns;
 };
 
+#define FS_SELECT_MAP(X)                                                                 \
+	X(FS_SELECT_MAX, "max")            /* the policy allowing the largest change */  \
+	X(FS_SELECT_MIN, "min")            /* the policy allowing the smallest change */ \
+	X(FS_SELECT_DISABLED, "disabled")  /* no change in this direction */
 enum fs_select_policy {
-	FS_SELECT_MAX,               /* the policy allowing the largest change */
-	FS_SELECT_MIN,               /* the policy allowing the smallest change */
-	FS_SELECT_DISABLED           /* no change in this direction */
+	FS_SELECT_MAP(FS_ENUM_MEMBER)
 };
 
 #define FS_SCALE_MAX_POLICIES 4
@@ -235,5 +255,24 @@ struct fs_fleet_cfg {
 	struct fs_autoscale_cfg autoscale;
 	int *class_pool;                 /* per workload class: pinned pool or -1 */
 };
+
+/* The names of the enums above as the scenario format spells them (their
+ * tables' names; "?" for a value outside the enum), and the exact lookups:
+ * 0 with *out set, or -1 when no member has that name (*out untouched).
+ * Defined in config_names.c. */
+const char *fs_delay_kind_name(enum fs_delay_kind v);
+int fs_delay_kind_from_name(const char *name, enum fs_delay_kind *out);
+const char *fs_billing_granularity_name(enum fs_billing_granularity v);
+int fs_billing_granularity_from_name(const char *name, enum fs_billing_granularity *out);
+const char *fs_inflight_action_name(enum fs_inflight_action v);
+int fs_inflight_action_from_name(const char *name, enum fs_inflight_action *out);
+const char *fs_spot_strategy_name(enum fs_spot_strategy v);
+int fs_spot_strategy_from_name(const char *name, enum fs_spot_strategy *out);
+const char *fs_router_kind_name(enum fs_router_kind v);
+int fs_router_kind_from_name(const char *name, enum fs_router_kind *out);
+const char *fs_scale_metric_name(enum fs_scale_metric v);
+int fs_scale_metric_from_name(const char *name, enum fs_scale_metric *out);
+const char *fs_select_policy_name(enum fs_select_policy v);
+int fs_select_policy_from_name(const char *name, enum fs_select_policy *out);
 
 #endif

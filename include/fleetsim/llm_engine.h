@@ -31,24 +31,30 @@
 /* Duration of one step of the given shape, in ns (must be >= 1). */
 typedef fs_ns (*fs_step_cost_fn)(void *ctx, const struct fs_step_shape *shape);
 
+#define FS_LLM_POLICY_MAP(X)                                                                  \
+	X(FS_LLM_POLICY_FCFS, "fcfs")          /* vLLM default */                             \
+	X(FS_LLM_POLICY_PRIORITY, "priority")  /* lower priority value first, then arrival */
 enum fs_llm_policy {
-	FS_LLM_POLICY_FCFS,          /* vLLM default */
-	FS_LLM_POLICY_PRIORITY       /* lower priority value first, then arrival */
+	FS_LLM_POLICY_MAP(FS_ENUM_MEMBER)
 };
 
+#define FS_LLM_BATCHING_MAP(X)                                                                         \
+	X(FS_LLM_BATCHING_CONTINUOUS, "continuous")  /* vLLM V1 */                                     \
+	X(FS_LLM_BATCHING_STATIC, "static")          /* baseline: admit only when idle (MODEL: V14) */
 enum fs_llm_batching {
-	FS_LLM_BATCHING_CONTINUOUS,  /* vLLM V1 */
-	FS_LLM_BATCHING_STATIC       /* baseline: admit only when idle (MODEL: V14) */
+	FS_LLM_BATCHING_MAP(FS_ENUM_MEMBER)
 };
 
 /* How a step mixes prefills and decodes (MODEL: V20). */
+#define FS_LLM_SCHEDULER_MAP(X)                                                                     \
+	X(FS_LLM_SCHED_CHUNKED, "chunked")              /* vLLM V1: running first, then admissions, \
+	                                                * one step mixes both (chunked prefill when \
+	                                                * enable_chunked_prefill) */                \
+	X(FS_LLM_SCHED_PREFILL_FIRST, "prefill_first")  /* vLLM V0 default: a step is all prefills  \
+	                                                * (whole prompts) or all decodes, prefills  \
+	                                                * first; implies no chunked prefill */
 enum fs_llm_scheduler {
-	FS_LLM_SCHED_CHUNKED,        /* vLLM V1: running first, then admissions,
-	                              * one step mixes both (chunked prefill when
-	                              * enable_chunked_prefill) */
-	FS_LLM_SCHED_PREFILL_FIRST   /* vLLM V0 default: a step is all prefills
-	                              * (whole prompts) or all decodes, prefills
-	                              * first; implies no chunked prefill */
+	FS_LLM_SCHEDULER_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_llm_engine_cfg {
@@ -74,12 +80,14 @@ struct fs_llm_engine_cfg {
 };
 
 /* Why a request was refused (FS_LLM_ACCEPTED = 0 means it was not). */
+#define FS_LLM_REJECT_MAP(X)                                                                                            \
+	X(FS_LLM_ACCEPTED, "accepted")                                                                                  \
+	X(FS_LLM_REJECT_BAD_LENGTHS, "bad_lengths")                  /* prompt or output < 1 token */                   \
+	X(FS_LLM_REJECT_PROMPT_TOO_LONG, "prompt_too_long")          /* prompt >= max_model_len */                      \
+	X(FS_LLM_REJECT_KV_TOO_SMALL, "kv_too_small")                /* alone it needs more blocks than exist */        \
+	X(FS_LLM_REJECT_PREEMPTED_TOO_OFTEN, "preempted_too_often")  /* livelock guard (max_preemptions_per_request) */
 enum fs_llm_reject {
-	FS_LLM_ACCEPTED = 0,
-	FS_LLM_REJECT_BAD_LENGTHS,       /* prompt or output < 1 token */
-	FS_LLM_REJECT_PROMPT_TOO_LONG,   /* prompt >= max_model_len */
-	FS_LLM_REJECT_KV_TOO_SMALL,      /* alone it needs more blocks than exist */
-	FS_LLM_REJECT_PREEMPTED_TOO_OFTEN/* livelock guard (max_preemptions_per_request) */
+	FS_LLM_REJECT_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_llm_done {
@@ -318,5 +326,18 @@ bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
+/* The reason named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
+int fs_llm_reject_from_name(const char *name, enum fs_llm_reject *out);
+
+/* The names of the enums of the engine configuration as the scenario format spells them (their
+ * tables' names; "?" for a value outside the enum), and the exact lookups:
+ * 0 with *out set, or -1 when no member has that name (*out untouched).
+ * Defined in config_names.c. */
+const char *fs_llm_policy_name(enum fs_llm_policy v);
+int fs_llm_policy_from_name(const char *name, enum fs_llm_policy *out);
+const char *fs_llm_batching_name(enum fs_llm_batching v);
+int fs_llm_batching_from_name(const char *name, enum fs_llm_batching *out);
+const char *fs_llm_scheduler_name(enum fs_llm_scheduler v);
+int fs_llm_scheduler_from_name(const char *name, enum fs_llm_scheduler *out);
 
 #endif

@@ -21,7 +21,11 @@
 /* The objective's value in one replication (USD; NAN without a fleet). */
 double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *sc,
                           const struct fs_rep_result *r);
+/* "total_cost", "monthly_cost", "cost_per_1m_output_tokens"; "?" outside. */
 const char *fs_objective_name(enum fs_objective_metric m);
+/* The metric named `name` (exact; not the older "*_usd" names the loader
+ * also takes) into *out: 0, or -1 when none (*out untouched). */
+int fs_objective_from_name(const char *name, enum fs_objective_metric *out);
 
 /* A latency figure of one replication, ms (class_idx -1: all traffic); NAN
  * when nothing completed. */

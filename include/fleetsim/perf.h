@@ -16,12 +16,17 @@
 #include "fleetsim/common.h"
 
 /* Element type of weights or of the KV cache. */
+/* The dtypes a KV cache may take, then the weights-only one. */
+#define FS_KV_DTYPE_MAP(X)                                                      \
+	X(FS_DTYPE_FP16, "fp16")                                                \
+	X(FS_DTYPE_BF16, "bf16")                                                \
+	X(FS_DTYPE_FP8, "fp8")                                                  \
+	X(FS_DTYPE_INT8, "int8")
+#define FS_DTYPE_MAP(X)                                                         \
+	FS_KV_DTYPE_MAP(X)                                                      \
+	X(FS_DTYPE_INT4, "int4")
 enum fs_dtype {
-	FS_DTYPE_FP16,
-	FS_DTYPE_BF16,
-	FS_DTYPE_FP8,
-	FS_DTYPE_INT8,
-	FS_DTYPE_INT4
+	FS_DTYPE_MAP(FS_ENUM_MEMBER)
 };
 
 /* Bytes per element: 2, 2, 1, 1, 0.5. */
@@ -29,6 +34,9 @@ double fs_dtype_bytes(enum fs_dtype dtype);
 
 /* "fp16", "bf16", "fp8", "int8", "int4". */
 const char *fs_dtype_name(enum fs_dtype dtype);
+/* The dtype named `name` exactly as above into *out: 0, or -1 (*out untouched);
+ * fs_dtype_parse also takes other spellings, in any case. */
+int fs_dtype_from_name(const char *name, enum fs_dtype *out);
 
 /* Parse a dtype name (case-insensitive; "float16", "bfloat16" accepted too).
  * Returns 0, or -1 when unknown (*out untouched). */

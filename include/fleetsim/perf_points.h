@@ -16,19 +16,23 @@
 #include "fleetsim/perf.h"
 
 /* What a point measured. */
+#define FS_POINT_KIND_MAP(X)                                                                                 \
+	X(FS_POINT_GEMM, "gemm")                  /* the transformer body's weight GEMMs, `tokens` tokens */ \
+	X(FS_POINT_ELEMENTWISE, "elementwise")    /* norms, RoPE, activation, residual adds */               \
+	X(FS_POINT_ATTN_PREFILL, "attn_prefill")  /* attention kernel, one prompt of `tokens` */             \
+	X(FS_POINT_ATTN_DECODE, "attn_decode")    /* attention kernel, `batch` x `context` */                \
+	X(FS_POINT_ALLREDUCE, "allreduce")        /* one all-reduce of `bytes` over `tp` GPUs */             \
+	X(FS_POINT_PREFILL, "prefill")            /* a whole step: batch-1 prompt of `tokens` */             \
+	X(FS_POINT_DECODE, "decode")              /* a whole decode step, `batch` x `context` */
 enum fs_point_kind {
-	FS_POINT_GEMM,          /* the transformer body's weight GEMMs, `tokens` tokens */
-	FS_POINT_ELEMENTWISE,   /* norms, RoPE, activation, residual adds */
-	FS_POINT_ATTN_PREFILL,  /* attention kernel, one prompt of `tokens` */
-	FS_POINT_ATTN_DECODE,   /* attention kernel, `batch` x `context` */
-	FS_POINT_ALLREDUCE,     /* one all-reduce of `bytes` over `tp` GPUs */
-	FS_POINT_PREFILL,       /* a whole step: batch-1 prompt of `tokens` */
-	FS_POINT_DECODE         /* a whole decode step, `batch` x `context` */
+	FS_POINT_KIND_MAP(FS_ENUM_MEMBER)
 };
 
 /* "gemm", "elementwise", "attn_prefill", "attn_decode", "allreduce",
  * "prefill", "decode". */
 const char *fs_point_kind_name(enum fs_point_kind kind);
+/* The kind named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
+int fs_point_kind_from_name(const char *name, enum fs_point_kind *out);
 
 struct fs_perf_point {
 	char id[96];

@@ -18,13 +18,38 @@
 struct fs__row_spool;
 
 /* Latency metrics every class records (histograms in ns). */
+#define FS_LATENCY_MAP(X)                                                                              \
+	X(FS_LAT_TTFT, 1, "ttft_ms")    /* arrival -> first token (queue engine: service start) */     \
+	X(FS_LAT_TPOT, 2, "tpot_ms")    /* (e2e - ttft) / (output tokens - 1), outputs > 1 only */     \
+	X(FS_LAT_E2E, 3, "e2e_ms")      /* arrival -> completion */                                    \
+	X(FS_LAT_QUEUE, 0, "queue_ms")  /* arrival -> first scheduled (queue engine: service start) */
 enum fs_latency {
-	FS_LAT_QUEUE,                /* arrival -> first scheduled (queue engine: service start) */
-	FS_LAT_TTFT,                 /* arrival -> first token (queue engine: service start) */
-	FS_LAT_TPOT,                 /* (e2e - ttft) / (output tokens - 1), outputs > 1 only */
-	FS_LAT_E2E,                  /* arrival -> completion */
-	FS_LAT__COUNT
+	FS_LATENCY_MAP(FS_ENUM_MEMBER_AT)
+	FS_LAT__COUNT = 4            /* rows above are not in value order */
 };
+
+/* The figures read from a latency's replications: the mean, then quantiles. */
+#define FS_QUANTITY_MAP(X)                                                      \
+	X(FS_QTY_MEAN, "mean")                                                  \
+	X(FS_QTY_P50, "p50")                                                    \
+	X(FS_QTY_P90, "p90")                                                    \
+	X(FS_QTY_P95, "p95")                                                    \
+	X(FS_QTY_P99, "p99")
+enum fs_quantity {
+	FS_QUANTITY_MAP(FS_ENUM_MEMBER)
+	FS_QTY__COUNT
+};
+
+/* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
+ * "tpot_ms", "e2e_ms"; "?" for a value outside the enum (stats.c). */
+const char *fs_latency_name(enum fs_latency k);
+/* Name of a quantity: "mean", "p50", "p90", "p95", "p99"; "?" outside. */
+const char *fs_quantity_name(enum fs_quantity q);
+
+/* The latency metric or quantity named `name` (exact) into *out: 0, or -1
+ * when no member has that name (*out untouched). */
+int fs_latency_from_name(const char *name, enum fs_latency *out);
+int fs_quantity_from_name(const char *name, enum fs_quantity *out);
 
 struct fs_class_result {
 	struct fs_hist lat_hist[FS_LAT__COUNT];      /* completed requests, ns */

@@ -15,6 +15,10 @@
 #include "fleetsim/metrics.h"
 
 /* How an interval was made (docs/STATISTICS.md). */
+/* The confidence level of every interval and verdict fleetsim reports
+ * (95%; MODEL: S4), and the default of a study's own `level`. */
+#define FS_CI_LEVEL 0.95
+
 enum fs_ci_method {
 	FS_CI_T,                     /* Student t over replication values (M4) */
 	FS_CI_SECTIONING,            /* pooled quantile, sectioning t interval

@@ -20,15 +20,6 @@
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 
-enum fs_quantity {
-	FS_QTY_MEAN,
-	FS_QTY_P50,
-	FS_QTY_P90,
-	FS_QTY_P95,
-	FS_QTY_P99,
-	FS_QTY__COUNT
-};
-
 struct fs_group_summary {
 	struct fs_ci lat_ms[FS_LAT__COUNT][FS_QTY__COUNT];
 	struct fs_ci itl_ms[FS_QTY__COUNT];  /* "all" only, LLM engine only */
@@ -232,10 +223,6 @@ bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenari
  * is empty. */
 bool fs_summary_skew_warning(const struct fs_summary *s, char *buf, size_t len);
 
-/* Name of a latency metric as used in outputs: "queue_ms", "ttft_ms",
- * "tpot_ms", "e2e_ms". */
-const char *fs_latency_name(enum fs_latency k);
-const char *fs_quantity_name(enum fs_quantity q);
 
 /* Write DIR/summary.json.  Returns 0, or -1 with err (runtime failure). */
 int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *sc,

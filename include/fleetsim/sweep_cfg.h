@@ -13,12 +13,14 @@
 
 #include "fleetsim/common.h"
 
-enum fs_sweep_mode {
-	FS_SWEEP_GRID,               /* every combination of axis values */
-	FS_SWEEP_ZIP,                /* the i-th value of every axis together */
-	FS_SWEEP_SEARCH              /* grid over the other axes; bisection on the
-	                              * axis marked "search" (monotone: more capacity
+#define FS_SWEEP_MODE_MAP(X)                                                          \
+	X(FS_SWEEP_GRID, "grid")      /* every combination of axis values */          \
+	X(FS_SWEEP_ZIP, "zip")        /* the i-th value of every axis together */     \
+	X(FS_SWEEP_SEARCH, "search")  /* grid over the other axes; bisection on the   \
+	                              * axis marked "search" (monotone: more capacity \
 	                              * never breaks a met constraint) */
+enum fs_sweep_mode {
+	FS_SWEEP_MODE_MAP(FS_ENUM_MEMBER)
 };
 
 struct fs_sweep_axis {
@@ -38,10 +40,12 @@ struct fs_sweep_cfg {
 	size_t baseline;             /* point index paired differences refer to (0) */
 };
 
+#define FS_OBJECTIVE_MAP(X)                                                                                                    \
+	X(FS_OBJ_TOTAL_USD, "total_cost")                         /* "total_cost": cost.total */                               \
+	X(FS_OBJ_MONTHLY_USD, "monthly_cost")                     /* "monthly_cost": cost.monthly_projected */                 \
+	X(FS_OBJ_USD_PER_1M_TOKENS, "cost_per_1m_output_tokens")  /* "cost_per_1m_output_tokens": cost.per_1m_output_tokens */
 enum fs_objective_metric {
-	FS_OBJ_TOTAL_USD,            /* "total_cost": cost.total */
-	FS_OBJ_MONTHLY_USD,          /* "monthly_cost": cost.monthly_projected */
-	FS_OBJ_USD_PER_1M_TOKENS     /* "cost_per_1m_output_tokens": cost.per_1m_output_tokens */
+	FS_OBJECTIVE_MAP(FS_ENUM_MEMBER)
 };
 
 enum fs_constraint_kind {

@@ -20,8 +20,10 @@ struct fs_trace *fs_trace_load(const char *path, const char *display_path,
                                enum fs_trace_format format, struct fs_error *err);
 void fs_trace_free(struct fs_trace *t);
 
-/* Parse a format name ("azure", "vidur", "mooncake"); -1 if unknown. */
+/* Parse a format name ("azure", "vidur", "mooncake"); -1 if unknown (*out
+ * untouched).  _parse is the older name of _from_name. */
 int fs_trace_format_parse(const char *name, enum fs_trace_format *out);
+int fs_trace_format_from_name(const char *name, enum fs_trace_format *out);
 const char *fs_trace_format_name(enum fs_trace_format f);
 
 /*

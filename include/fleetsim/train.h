@@ -15,25 +15,31 @@
 #include "fleetsim/perf.h"
 
 /* What is trained. */
+#define FS_TRAIN_METHOD_MAP(X)                                                    \
+	X(FS_TRAIN_FULL, "full")    /* every parameter, mixed-precision AdamW */  \
+	X(FS_TRAIN_LORA, "lora")    /* frozen base + rank-r adapters */           \
+	X(FS_TRAIN_QLORA, "qlora")  /* frozen 4-bit NF4 base + rank-r adapters */
 enum fs_train_method {
-	FS_TRAIN_FULL,         /* every parameter, mixed-precision AdamW */
-	FS_TRAIN_LORA,         /* frozen base + rank-r adapters */
-	FS_TRAIN_QLORA         /* frozen 4-bit NF4 base + rank-r adapters */
+	FS_TRAIN_METHOD_MAP(FS_ENUM_MEMBER)
 };
 
 /* How data-parallel GPUs divide the model states.  FSDP FULL_SHARD is
  * stage 3, SHARD_GRAD_OP stage 2. */
+#define FS_TRAIN_SHARD_MAP(X)                                                             \
+	X(FS_SHARD_NONE, "none")    /* plain data parallel: every GPU holds everything */ \
+	X(FS_SHARD_ZERO1, "zero1")  /* optimizer states (master + moments) / N */         \
+	X(FS_SHARD_ZERO2, "zero2")  /* + gradients / N */                                 \
+	X(FS_SHARD_ZERO3, "zero3")  /* + weights / N */
 enum fs_train_shard {
-	FS_SHARD_NONE,         /* plain data parallel: every GPU holds everything */
-	FS_SHARD_ZERO1,        /* optimizer states (master + moments) / N */
-	FS_SHARD_ZERO2,        /* + gradients / N */
-	FS_SHARD_ZERO3         /* + weights / N */
+	FS_TRAIN_SHARD_MAP(FS_ENUM_MEMBER)
 };
 
 /* Activation recomputation (checkpointing). */
+#define FS_TRAIN_RECOMPUTE_MAP(X)                                                              \
+	X(FS_RECOMPUTE_NONE, "none")  /* every layer keeps its activations */                  \
+	X(FS_RECOMPUTE_FULL, "full")  /* each layer keeps its input; recomputed in backward */
 enum fs_train_recompute {
-	FS_RECOMPUTE_NONE,     /* every layer keeps its activations */
-	FS_RECOMPUTE_FULL      /* each layer keeps its input; recomputed in backward */
+	FS_TRAIN_RECOMPUTE_MAP(FS_ENUM_MEMBER)
 };
 
 /* LoRA target modules, a bit set over the seven linear maps of a layer. */
@@ -123,6 +129,11 @@ int fs_train_method_parse(const char *text, enum fs_train_method *out);
 const char *fs_train_shard_name(enum fs_train_shard s);
 int fs_train_shard_parse(const char *text, enum fs_train_shard *out);
 const char *fs_train_recompute_name(enum fs_train_recompute r);
+/* Exact lookups of the names above (the parsers take any case and the
+ * aliases): 0 with *out set, or -1 (*out untouched). */
+int fs_train_method_from_name(const char *name, enum fs_train_method *out);
+int fs_train_shard_from_name(const char *name, enum fs_train_shard *out);
+int fs_train_recompute_from_name(const char *name, enum fs_train_recompute *out);
 int fs_train_recompute_parse(const char *text, enum fs_train_recompute *out);
 
 /* Parse "q,v" / "all" (comma-separated q k v o gate up down) into FS_LORA_*
