@@ -317,40 +317,74 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	printf("fits: yes\n");
 }
 
+/* "unknown KIND "NAME"" with the catalogue's suggestion, to stderr. */
+static void print_unknown(const char *kind, const char *name, const char *suggestion)
+{
+	if (suggestion != NULL)
+		fprintf(stderr, "fleetsim estimate: unknown %s \"%s\"; did you mean \"%s\"?\n",
+		        kind, name, suggestion);
+	else
+		fprintf(stderr, "fleetsim estimate: unknown %s \"%s\"; see 'fleetsim "
+		        "catalog'\n", kind, name);
+}
+
 const struct fs_gpu_spec *fs__cli_estimate_find_gpu(const struct fs_catalog_file *cf,
                                                    const char *name)
 {
 	const struct fs_gpu_spec *g = fs_catalog_file_find_gpu(cf, name);
-	const char *s;
 
-	if (g != NULL)
-		return g;
-	s = fs_catalog_file_suggest_gpu(cf, name);
-	if (s != NULL)
-		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; did you mean \"%s\"?\n",
-		        name, s);
-	else
-		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; see 'fleetsim "
-		        "catalog'\n", name);
-	return NULL;
+	if (g == NULL)
+		print_unknown("GPU", name, fs_catalog_file_suggest_gpu(cf, name));
+	return g;
 }
 
 const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_file *cf,
                                                        const char *name)
 {
 	const struct fs_model_spec *m = fs_catalog_file_find_model(cf, name);
-	const char *s;
 
-	if (m != NULL)
-		return m;
-	s = fs_catalog_file_suggest_model(cf, name);
-	if (s != NULL)
-		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; did you mean "
-		        "\"%s\"?\n", name, s);
-	else
-		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; see 'fleetsim "
-		        "catalog'\n", name);
-	return NULL;
+	if (m == NULL)
+		print_unknown("model", name, fs_catalog_file_suggest_model(cf, name));
+	return m;
+}
+
+int fs__cli_estimate_load_model(const char *catalog_path, const char *model_config,
+                                const char *model_name, struct fs_catalog_file **cf,
+                                struct fs_model_spec *own,
+                                const struct fs_model_spec **model)
+{
+	struct fs_error err;
+
+	*cf = NULL;
+	*model = NULL;
+	memset(own, 0, sizeof *own);
+	if (catalog_path != NULL) {
+		*cf = fs_catalog_file_load(catalog_path, &err);
+		if (*cf == NULL) {
+			fs_error_print(&err);
+			return FS_EXIT_INPUT;
+		}
+	}
+	if (model_config == NULL) {
+		*model = fs__cli_estimate_find_model(*cf, model_name);
+		return 0;
+	}
+	if (fs_model_config_load(model_config, NULL, own, &err) != 0) {
+		fs_error_print(&err);
+		fs_catalog_file_free(*cf);
+		*cf = NULL;
+		return FS_EXIT_INPUT;
+	}
+	*model = own;
+	return 0;
+}
+
+void fs__cli_estimate_print_error(const struct fs_error *err)
+{
+	char buf[2048];
+
+	fs_error_format(err, buf, sizeof buf);
+	fprintf(stderr, "fleetsim estimate: %s\n", buf);
 }
 
 int fs__cli_estimate(int argc, char **argv)
@@ -372,27 +406,12 @@ int fs__cli_estimate(int argc, char **argv)
 			return fs__cli_estimate_train(argc, argv);
 	rc = parse_args(argc, argv, &o);
 	memset(&r, 0, sizeof r);
-	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
-	if (o.catalog_path != NULL) {
-		cf = fs_catalog_file_load(o.catalog_path, &err);
-		if (cf == NULL) {
-			fs_error_print(&err);
-			return FS_EXIT_INPUT;
-		}
-	}
 	/* cf and own_model live until the end: cfg points into them. */
-	if (o.model_config != NULL) {
-		if (fs_model_config_load(o.model_config, NULL, &own_model, &err) != 0) {
-			fs_error_print(&err);
-			fs_catalog_file_free(cf);
-			return FS_EXIT_INPUT;
-		}
-		model = &own_model;
-	} else {
-		model = fs__cli_estimate_find_model(cf, o.model);
-	}
+	if (fs__cli_estimate_load_model(o.catalog_path, o.model_config, o.model, &cf,
+	                                &own_model, &model) != 0)
+		return FS_EXIT_INPUT;
 	gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (model == NULL || gpu == NULL) {
 		fs_catalog_file_free(cf);
@@ -419,10 +438,7 @@ int fs__cli_estimate(int argc, char **argv)
 		cfg.table = table;
 	}
 	if (fs_perf_plan_memory(&cfg, &plan, &err) != 0) {
-		char buf[2048];
-
-		fs_error_format(&err, buf, sizeof buf);
-		fprintf(stderr, "fleetsim estimate: %s\n", buf);
+		fs__cli_estimate_print_error(&err);
 		/* A configuration that is valid but too big still gets its numbers
 		 * in --json mode, with fits false. */
 		if (o.json && fs_perf_cfg_check(&cfg, NULL) == 0)

@@ -400,27 +400,12 @@ int fs__cli_estimate_train(int argc, char **argv)
 	const struct fs_gpu_spec *gpu = NULL;
 	int rc = parse_args(argc, argv, &o);
 
-	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
-	if (o.catalog_path != NULL) {
-		cf = fs_catalog_file_load(o.catalog_path, &err);
-		if (cf == NULL) {
-			fs_error_print(&err);
-			return FS_EXIT_INPUT;
-		}
-	}
 	/* cf and own_model live until the end: o.cfg points into them. */
-	if (o.model_config != NULL) {
-		if (fs_model_config_load(o.model_config, NULL, &own_model, &err) != 0) {
-			fs_error_print(&err);
-			fs_catalog_file_free(cf);
-			return FS_EXIT_INPUT;
-		}
-		o.cfg.model = &own_model;
-	} else {
-		o.cfg.model = fs__cli_estimate_find_model(cf, o.model);
-	}
+	if (fs__cli_estimate_load_model(o.catalog_path, o.model_config, o.model, &cf,
+	                                &own_model, &o.cfg.model) != 0)
+		return FS_EXIT_INPUT;
 	if (o.gpu != NULL)
 		gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (o.cfg.model == NULL || (o.gpu != NULL && gpu == NULL)) {
@@ -428,10 +413,7 @@ int fs__cli_estimate_train(int argc, char **argv)
 	} else if (o.table) {
 		rc = print_table(&o.cfg, cf, o.json);
 	} else if (fs_train_mem_plan(&o.cfg, &plan, &err) != 0) {
-		char buf[2048];
-
-		fs_error_format(&err, buf, sizeof buf);
-		fprintf(stderr, "fleetsim estimate: %s\n", buf);
+		fs__cli_estimate_print_error(&err);
 		rc = FS_EXIT_INPUT;
 	} else {
 		if (o.json)
