@@ -580,3 +580,18 @@ int fs__sc_data_failed(struct fs__sc *sc, const cJSON *obj, const char *key)
 	fs__sc_pop(sc, saved);
 	return -1;
 }
+
+int fs__sc_member(struct fs__sc *sc, const cJSON *obj, const char *key,
+                  int (*load)(struct fs__sc *sc, const cJSON *node, void *ctx), void *ctx)
+{
+	const cJSON *sub = fs__sc_get(obj, key);
+	size_t saved;
+	int rc;
+
+	if (sub == NULL)
+		return 0;
+	saved = fs__sc_push_key(sc, key);
+	rc = load(sc, sub, ctx);
+	fs__sc_pop(sc, saved);
+	return rc;
+}

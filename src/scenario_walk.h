@@ -108,6 +108,11 @@ int fs__sc_load_file(const char *path, const char *what,
                      int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
                      void *ctx, struct fs_error *err);
 
+/* Load obj[key] with load(sc, obj[key], ctx) under the path extended by
+ * key; 0 without doing anything when obj has no key.  Returns load's. */
+int fs__sc_member(struct fs__sc *sc, const cJSON *obj, const char *key,
+                  int (*load)(struct fs__sc *sc, const cJSON *node, void *ctx), void *ctx);
+
 /* MODEL: B9 — root "currency" into out (len bytes, NUL included): a
  * label of 1 to len - 1 characters without spaces, quotes or < > & ` $;
  * default "USD".  Returns 0 or -1 (reported at the key). */
