@@ -66,6 +66,13 @@ struct fs__cli_run_opts {
 	int64_t seed;                /* --seed; -1: from the file */
 };
 
+/* Their getopt_long entries (struct option, <getopt.h>). */
+#define FS__CLI_RUN_LONGOPTS \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "replications", required_argument, NULL, 'r' }, \
+	{ "threads", required_argument, NULL, 'j' }, \
+	{ "seed", required_argument, NULL, FS__CLI_OPT_SEED }
+
 /* Empty options: no output directory, replications and threads 0, seed -1. */
 void fs__cli_run_opts_init(struct fs__cli_run_opts *o);
 
@@ -111,6 +118,13 @@ int fs__cli_estimate_load_model(const char *catalog_path, const char *model_conf
                                 const char *model_name, struct fs_catalog_file **cf,
                                 struct fs_model_spec *own,
                                 const struct fs_model_spec **model);
+
+/* The options of `fleetsim estimate` with or without --train that name
+ * things: --model, --model-config, --gpu and --catalog, stored into the
+ * matching pointer.  Returns 1 when `option` is one of them, else 0. */
+int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,
+                                 const char **model_config, const char **gpu,
+                                 const char **catalog_path);
 
 /* "fleetsim estimate: <err formatted>" to stderr. */
 struct fs_error;

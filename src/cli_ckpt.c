@@ -50,10 +50,7 @@ struct ckpt_args {
 static int parse_args(int argc, char **argv, struct ckpt_args *a)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replications", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, FS__CLI_OPT_SEED },
+		FS__CLI_RUN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};

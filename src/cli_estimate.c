@@ -115,16 +115,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (v == NULL)
 			return fs__cli_usage_error("estimate", "%s needs a value", a);
 		i++;
-		if (strcmp(a, "--model") == 0)
-			o->model = v;
-		else if (strcmp(a, "--model-config") == 0)
-			o->model_config = v;
-		else if (strcmp(a, "--gpu") == 0)
-			o->gpu = v;
-		else if (strcmp(a, "--step-table") == 0)
+		if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
+		                                 &o->catalog_path))
+			continue;
+		if (strcmp(a, "--step-table") == 0)
 			o->table_path = v;
-		else if (strcmp(a, "--catalog") == 0)
-			o->catalog_path = v;
 		else if (strcmp(a, "--tp") == 0)
 			rc = fs__cli_parse_int("estimate", a, v, 1, 64, &o->tp);
 		else if (strcmp(a, "--prompt") == 0)
@@ -346,6 +341,21 @@ const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_
 	if (m == NULL)
 		print_unknown("model", name, fs_catalog_file_suggest_model(cf, name));
 	return m;
+}
+
+int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,
+                                 const char **model_config, const char **gpu,
+                                 const char **catalog_path)
+{
+	static const char *const NAMES[] = { "--model", "--model-config", "--gpu", "--catalog" };
+	const char **slot[] = { model, model_config, gpu, catalog_path };
+
+	for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+		if (strcmp(option, NAMES[i]) == 0) {
+			*slot[i] = value;
+			return 1;
+		}
+	return 0;
 }
 
 int fs__cli_estimate_load_model(const char *catalog_path, const char *model_config,

@@ -122,15 +122,10 @@ static int parse_option(const char *a, const char *v, struct topts *o)
 	if (strcmp(a, "--train") == 0)
 		return fs_train_method_parse(v, &c->method) == 0 ? 0 :
 		       bad_choice(a, "full, lora or qlora", v);
-	if (strcmp(a, "--model") == 0)
-		o->model = v;
-	else if (strcmp(a, "--model-config") == 0)
-		o->model_config = v;
-	else if (strcmp(a, "--gpu") == 0)
-		o->gpu = v;
-	else if (strcmp(a, "--catalog") == 0)
-		o->catalog_path = v;
-	else if (strcmp(a, "--gpus") == 0)
+	if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
+	                                 &o->catalog_path))
+		return 0;
+	if (strcmp(a, "--gpus") == 0)
 		return fs__cli_parse_int("estimate", a, v, 1, 4096, &o->gpus);
 	else if (strcmp(a, "--micro-batch") == 0)
 		return fs__cli_parse_int("estimate", a, v, 1, 1000000, &c->micro_batch);

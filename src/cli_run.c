@@ -89,10 +89,7 @@ enum { OPT_REQUESTS_CSV = FS__CLI_OPT_SEED + 1, OPT_VARIANT, OPT_SET, OPT_CI_TAR
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replications", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, FS__CLI_OPT_SEED },
+		FS__CLI_RUN_LONGOPTS,
 		{ "requests-csv", no_argument, NULL, OPT_REQUESTS_CSV },
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "set", required_argument, NULL, OPT_SET },

@@ -382,9 +382,7 @@ static void test_billing_world_currency_in_every_output(void **state)
 	if (!fs_test_have_cmd("gnuplot")) {
 		print_message("gnuplot is not installed: report not checked\n");
 	} else {
-		r = fs_test_run_fleetsim(report);
-		assert_int_equal(r.exit_code, 0);
-		fs_test_run_free(&r);
+		fs_test_fleetsim_ok(report);
 		assert_file_in_cny(out, "report.md");
 		assert_file_in_cny(out, "plots/cost_breakdown.gp");
 		assert_file_in_cny(out, "plots/cost_per_rep.gp");

@@ -22,15 +22,6 @@
 
 #define SCENARIO "scenarios/quickstart.json"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Run `fleetsim run SCENARIO -r 4 -j THREADS -o DIR [extra]`; returns the
  * summary.json text (heap). */
 static char *run_summary(const char *dir, const char *threads, const char *extra)
@@ -38,7 +29,7 @@ static char *run_summary(const char *dir, const char *threads, const char *extra
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-j", threads, "-o", dir,
 	                       "-q", extra, NULL };
 	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char *path = path_in(dir, "summary.json");
+	char *path = fs_test_path(dir, "summary.json");
 	char *text;
 
 	if (r.exit_code != 0)
@@ -71,15 +62,12 @@ static void test_cli_run_different_seed_changes_results(void **state)
 	char *d1 = fs_test_tmpdir(), *d2 = fs_test_tmpdir();
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-o", d2, "-q", "--seed",
 	                       "7", NULL };
-	struct fs_test_run r;
 	char *s1, *s2, *p2;
 
 	(void)state;
 	s1 = run_summary(d1, "2", NULL);
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	p2 = path_in(d2, "summary.json");
+	fs_test_fleetsim_ok(args);
+	p2 = fs_test_path(d2, "summary.json");
 	s2 = fs_test_read_file(p2, NULL);
 	assert_non_null(s2);
 	assert_string_not_equal(s1, s2);
@@ -154,7 +142,7 @@ static void test_cli_run_summary_follows_the_contract(void **state)
 static cJSON *run_json(const char *const *args, const char *dir, char **out)
 {
 	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char *path = path_in(dir, "summary.json");
+	char *path = fs_test_path(dir, "summary.json");
 	char *text;
 	cJSON *root;
 
@@ -287,7 +275,7 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	char *text = run_summary(dir, "2", "--requests-csv");
-	char *csv_path = path_in(dir, "requests.csv");
+	char *csv_path = fs_test_path(dir, "requests.csv");
 	char *csv = fs_test_read_file(csv_path, NULL);
 	size_t lines = 0;
 	const char *p;
@@ -304,7 +292,7 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 	free(csv);
 	free(csv_path);
 	/* The time series: a header and one row per grid bin (1h / 36s). */
-	csv_path = path_in(dir, "timeseries.csv");
+	csv_path = fs_test_path(dir, "timeseries.csv");
 	csv = fs_test_read_file(csv_path, NULL);
 	assert_non_null(csv);
 	assert_true(strncmp(csv, "t_start_s,t_end_s,queue_len,", 28) == 0);
@@ -331,7 +319,7 @@ static void expect_cli_error(const char *const *args, const char *expected_err)
 static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 {
 	char *dir = fs_test_tmpdir();
-	char *out = path_in(dir, "never");
+	char *out = fs_test_path(dir, "never");
 	const char *a1[] = { "run", SCENARIO, "-r", "0", "-o", out, NULL };
 	const char *a2[] = { "run", SCENARIO, "-j", "two", "-o", out, NULL };
 	const char *a3[] = { "run", SCENARIO, "--frobnicate", "-o", out, NULL };

@@ -33,21 +33,8 @@
 static cJSON *sweep_file(const char *scenario, const char *dir, const char *file)
 {
 	const char *args[] = { "sweep", scenario, "-o", dir, "-q", "-j", "2", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char path[4096], *text;
-	cJSON *j;
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	j = cJSON_Parse(text);
-	free(text);
-	assert_non_null(j);
-	return j;
+	return fs_test_fleetsim_output(args, dir, file);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -175,7 +162,6 @@ static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(voi
 	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *q2, *q1, *p99;
 	const char *args[] = { "run", "tests/data/feasibility_pooled.json", "-o", rdir, "-q",
 	                       "--set", "fleet.pools[0].count=2", NULL };
-	struct fs_test_run r;
 	cJSON *summary;
 
 	(void)state;
@@ -196,9 +182,7 @@ static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(voi
 	assert_true(num(q1, "ci_lo") > 2000.0);
 	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
 
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(args);
 	snprintf(path, sizeof path, "%s/summary.json", rdir);
 	text = fs_test_read_file(path, NULL);
 	assert_non_null(text);

@@ -413,21 +413,8 @@ static cJSON *run_variant(const char *variant, const char *dir)
 	                      "--set", "engine.gpu=\"h200\"",
 	                      "--set", "workload.classes[0].arrivals.trace.rate_scale=0.2",
 	                      "-o", dir, "-q", NULL};
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char path[512], *text;
-	cJSON *root;
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	root = cJSON_Parse(text);
-	assert_non_null(root);
-	free(text);
-	return root;
+	return fs_test_fleetsim_output(args, dir, "summary.json");
 }
 
 static double value_at(const cJSON *root, const char *const *keys)

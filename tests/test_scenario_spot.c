@@ -47,33 +47,16 @@
 #define HOURS 720.0
 #define COUNT 10
 
-static char *join(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	assert_non_null(p);
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Write text to DIR/s.json; returns the path (heap). */
 static char *write_scenario(const char *dir, const char *text)
 {
-	char *path = join(dir, "s.json");
+	char *path = fs_test_path(dir, "s.json");
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
 	assert_int_equal(fputs(text, f) >= 0, 1);
 	assert_int_equal(fclose(f), 0);
 	return path;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
 }
 
 /* Line and column (1-based, bytes) of the first `needle` in text, plus skip. */
@@ -135,13 +118,13 @@ static void check_bad(const char *key, const char *value, const char *msg)
 	assert_string_equal(r.out, "");
 	fs_test_run_free(&r);
 
-	out_dir = join(dir, "out");
+	out_dir = fs_test_path(dir, "out");
 	run[1] = path;
 	run[3] = out_dir;
 	r = fs_test_run_fleetsim(run);
 	assert_int_equal(r.exit_code, 2);
 	assert_string_equal(r.err, want);
-	assert_false(exists(out_dir));
+	assert_false(fs_test_exists(NULL, out_dir));
 	fs_test_run_free(&r);
 	free(out_dir);
 	free(path);
@@ -212,7 +195,7 @@ static void test_spot_zero_relaunch_retry_is_rejected(void **state)
 
 static double cost_pool_figure(const char *dir, const char *what)
 {
-	char *path = join(dir, "summary.json"), *text = fs_test_read_file(path, NULL);
+	char *path = fs_test_path(dir, "summary.json"), *text = fs_test_read_file(path, NULL);
 	cJSON *root, *v;
 	double x;
 
@@ -236,7 +219,7 @@ static double cost_pool_figure(const char *dir, const char *what)
 static double run_reclaims(const char *dir, const char *path, const char *name,
                            const char *set)
 {
-	char *out = join(dir, name);
+	char *out = fs_test_path(dir, name);
 	const char *args[] = { "run", path, "--set", set, "-o", out, "-q", NULL };
 	struct fs_test_run r = fs_test_run_fleetsim(args);
 	double reclaims;
@@ -257,7 +240,7 @@ static double point_lost_usd(const char *dir, int point)
 	double x;
 
 	snprintf(name, sizeof name, "sw/points/%d.json", point);
-	path = join(dir, name);
+	path = fs_test_path(dir, name);
 	text = fs_test_read_file(path, NULL);
 	assert_non_null(text);
 	root = cJSON_Parse(text);
@@ -325,14 +308,10 @@ static void test_spot_settings_follow_a_pricing_sweep_to_its_spot_point(void **s
 	assert_true(reclaims == 0);
 
 	/* and the sweep itself runs both points */
-	sw = join(dir, "sw");
+	sw = fs_test_path(dir, "sw");
 	sweep[1] = path;
 	sweep[5] = sw;
-	r = fs_test_run_fleetsim(sweep);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(sweep);
 	assert_true(point_lost_usd(dir, 0) == 0);
 	assert_true(point_lost_usd(dir, 1) > 0);
 	free(sw);
@@ -473,13 +452,13 @@ static void test_spot_unused_keys_are_still_checked(void **state)
 	snprintf(want, sizeof want, "%s:%d:%d: fleet.pools[0].spot.interruption_band: "
 	         "unknown interruption band \"high\"; expected one of <5%%, 5-10%%, "
 	         "10-15%%, 15-20%%, >20%%\n", path, line, col);
-	sw = join(dir, "sw");
+	sw = fs_test_path(dir, "sw");
 	sweep[1] = path;
 	sweep[3] = sw;
 	r = fs_test_run_fleetsim(sweep);
 	assert_int_equal(r.exit_code, 2);
 	assert_string_equal(r.err, want);
-	assert_false(exists(sw));
+	assert_false(fs_test_exists(NULL, sw));
 	fs_test_run_free(&r);
 	free(sw);
 	free(path);

@@ -1,13 +1,16 @@
 /*
  * util_test.h — helpers shared by the cmocka test binaries: a double
  * comparison with absolute and relative tolerance (cmocka 1.1.5 has no
- * assert_double_equal), and running the fleetsim binary with its output
- * captured.  Include after <cmocka.h>.
+ * assert_double_equal), running the fleetsim binary with its output
+ * captured, and the file and JSON chores of whole-run tests (a path in a
+ * directory, writing a scenario, reading a figure out of summary.json).
+ * Include after <cmocka.h>.
  */
 #ifndef FLEETSIM_UTIL_TEST_H
 #define FLEETSIM_UTIL_TEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Fails the test unless |a - b| <= abs_tol or |a - b| <= rel_tol * |b|. */
 #define assert_near(a, b, abs_tol, rel_tol) \
@@ -48,5 +51,70 @@ char *fs_test_tmpdir(void);
 /* Remove a directory made by fs_test_tmpdir with everything in it, then
  * free the path. */
 void fs_test_tmpdir_free(char *dir);
+
+/* "dir/file" (heap; free). */
+char *fs_test_path(const char *dir, const char *file);
+
+/* fs_test_read_file of dir/file: its text (heap), or NULL if unreadable. */
+char *fs_test_read_at(const char *dir, const char *file);
+
+/* fs_test_read_at, failing the test (naming the path) when unreadable. */
+char *fs_test_read_out(const char *dir, const char *file);
+
+/* Fail the test, naming the file, unless each of `files` (NULL-terminated)
+ * has the same bytes in directory a as in directory b. */
+void fs_test_assert_same_files(const char *a, const char *b, const char *const *files);
+
+/* 1 if something exists at dir/file (dir NULL: at the path file), else 0. */
+int fs_test_exists(const char *dir, const char *file);
+
+/* Write text to dir/file, failing the test when it cannot; returns the
+ * path (heap; free). */
+char *fs_test_write(const char *dir, const char *file, const char *text);
+
+/* Run fleetsim with args (as fs_test_run_fleetsim) and fail the test,
+ * printing the command's stderr, unless it exits with want_exit; returns
+ * the run (fs_test_run_free). */
+struct fs_test_run fs_test_fleetsim_expect(const char *const *args, int want_exit);
+
+/* fs_test_fleetsim_expect(args, 0), its output freed. */
+void fs_test_fleetsim_ok(const char *const *args);
+
+/* fs_test_fleetsim_expect(args, want_exit) and its stdout parsed as JSON,
+ * failing the test when it is not JSON (cJSON_Delete). */
+struct cJSON;
+struct cJSON *fs_test_fleetsim_json(const char *const *args, int want_exit);
+
+/* The JSON file dir/file (dir NULL: the path file) parsed, failing the
+ * test when it cannot be read or is not JSON (cJSON_Delete). */
+struct cJSON *fs_test_read_json(const char *dir, const char *file);
+
+/* fs_test_fleetsim_ok(args), then fs_test_read_json(dir, file): the
+ * parsed output file of a run (cJSON_Delete). */
+struct cJSON *fs_test_fleetsim_output(const char *const *args, const char *dir,
+                                      const char *file);
+
+/* The node at `path` of j: member names joined by '.', array items as
+ * "[i]" ("tasks[0].plan_cost.monthly"; names hold no '.' or '['); NULL
+ * when absent. */
+const struct cJSON *fs_test_json_at(const struct cJSON *j, const char *path);
+
+/* The number at `path` of j (as fs_test_json_at), failing the test when it
+ * is absent or not a number. */
+double fs_test_json_num(const struct cJSON *j, const char *path);
+
+/* The scenario in text, loaded as the file `name` in "." (relative data
+ * paths from the working directory), failing the test with the loader's
+ * message when it does not load (fs_scenario_free). */
+struct fs_scenario *fs_test_load_text(const char *text, const char *name);
+
+/* An M/M/1 queue in sc (named "mm1"), its one class ("jobs", one token
+ * in and out) in cls: Poisson arrivals at rate_per_s, exponential service
+ * of mean service_ns on one server, the horizon and warm-up given, samples
+ * every tenth of the horizon, `replications` by default. */
+struct fs_scenario;
+struct fs_class_cfg;
+void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s, int64_t service_ns, int64_t horizon_ns,
+                 int64_t warmup_ns, int replications);
 
 #endif
