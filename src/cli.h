@@ -119,6 +119,10 @@ int fs__cli_estimate_load_model(const char *catalog_path, const char *model_conf
                                 struct fs_model_spec *own,
                                 const struct fs_model_spec **model);
 
+/* An argument of `fleetsim estimate` that must be a "--name" option with
+ * a value: 0, or FS_EXIT_INPUT after the usage error. */
+int fs__cli_estimate_valued(const char *option, const char *value);
+
 /* The options of `fleetsim estimate` with or without --train that name
  * things: --model, --model-config, --gpu and --catalog, stored into the
  * matching pointer.  Returns 1 when `option` is one of them, else 0. */

@@ -110,10 +110,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] != '-')
-			return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", a);
-		if (v == NULL)
-			return fs__cli_usage_error("estimate", "%s needs a value", a);
+		if (fs__cli_estimate_valued(a, v) != 0)
+			return FS_EXIT_INPUT;
 		i++;
 		if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
 		                                 &o->catalog_path))
@@ -341,6 +339,15 @@ const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_
 	if (m == NULL)
 		print_unknown("model", name, fs_catalog_file_suggest_model(cf, name));
 	return m;
+}
+
+int fs__cli_estimate_valued(const char *option, const char *value)
+{
+	if (option[0] != '-' || option[1] != '-')
+		return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", option);
+	if (value == NULL)
+		return fs__cli_usage_error("estimate", "%s needs a value", option);
+	return 0;
 }
 
 int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,

@@ -184,10 +184,8 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			*(a[2] == 'j' ? &o->json : &o->table) = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] != '-')
-			return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", a);
-		if (v == NULL)
-			return fs__cli_usage_error("estimate", "%s needs a value", a);
+		if (fs__cli_estimate_valued(a, v) != 0)
+			return FS_EXIT_INPUT;
 		i++;
 		rc = parse_option(a, v, o);
 		if (rc == 2)

@@ -28,7 +28,7 @@
 
 static struct fs_scenario *load(const char *text)
 {
-	return fs_test_load_text(text, "closed.json");
+	return fs_test_load_text(text, "closed.json", ".");
 }
 
 static struct fs_summary *simulate(const struct fs_scenario *sc, int threads)

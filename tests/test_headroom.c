@@ -34,7 +34,7 @@ static const char MM1[] =
 
 static struct fs_scenario *load(const char *text)
 {
-	return fs_test_load_text(text, "mm1");
+	return fs_test_load_text(text, "mm1", ".");
 }
 
 static void test_headroom_mm1_matches_closed_form(void **state)

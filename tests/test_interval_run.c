@@ -96,15 +96,11 @@ static void test_interval_run_timeseries_intervals_never_go_below_zero(void **st
 	char *dir = fs_test_tmpdir();
 	char path[512], csv[512], *text, *line, *save = NULL;
 	int lo_cols[64], val_of[64], n_lo = 0, rows = 0, cut = 0, col;
-	FILE *f;
 	struct fs_test_run run;
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/light.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(scenario, f);
-	fclose(f);
+	fs_test_write_file(path, scenario);
 	{
 		const char *args[] = { "run", path, "-o", dir, "-q", NULL };
 

@@ -118,13 +118,9 @@ static void expect_bad(const char *text, const char *where, const char *key)
 	char *dir = fs_test_tmpdir(), path[512], want[600];
 	const char *a[] = { "estimate", "--model-config", path, "--gpu", "h100", NULL };
 	struct fs_test_run r;
-	FILE *f;
 
 	snprintf(path, sizeof path, "%s/c.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	r = fs_test_run_fleetsim(a);
 	assert_int_equal(r.exit_code, 2);
 	snprintf(want, sizeof want, "%s:%s", path, where);
@@ -203,7 +199,6 @@ static void test_model_config_scenario_run_matches_the_catalogue(void **state)
 	const char *run_c[] = { "run", copy, "-q", "-o", c, NULL };
 	cJSON *x, *y, *z, *completed;
 	int n = 0;
-	FILE *f;
 
 	(void)state;
 	snprintf(a, sizeof a, "%s/a", dir);
@@ -227,10 +222,7 @@ static void test_model_config_scenario_run_matches_the_catalogue(void **state)
 	assert_non_null(strstr(text, "\"layers\":\t32"));
 	assert_non_null(strstr(text, "\"vocab\":\t128256"));
 	snprintf(copy, sizeof copy, "%s/elsewhere.json", dir);
-	f = fopen(copy, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(copy, text);
 	free(text);
 	z = fs_test_fleetsim_output(run_c, c, "summary.json");
 	n = 0;
@@ -266,21 +258,14 @@ static struct fs_test_run validate_text(const char *text, const char *cfg, char 
 {
 	char path[512];
 	const char *a[] = { "validate", path, NULL };
-	FILE *f;
 
 	*dir = fs_test_tmpdir();
 	if (cfg != NULL) {
 		snprintf(path, sizeof path, "%s/c.json", *dir);
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(cfg, f);
-		fclose(f);
+		fs_test_write_file(path, cfg);
 	}
 	snprintf(path, sizeof path, "%s/s.json", *dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	return fs_test_run_fleetsim(a);
 }
 

@@ -26,7 +26,7 @@
 
 static struct fs_scenario *load(const char *text)
 {
-	return fs_test_load_text(text, "load.json");
+	return fs_test_load_text(text, "load.json", ".");
 }
 
 /* Alone on the instance, by the step-time model's own pieces: one prefill

@@ -134,20 +134,6 @@ static const char *need_chromium(void)
 	return NULL;
 }
 
-/* Skips the calling test until `fleetsim report` exists. */
-static void need_report_command(void)
-{
-	const char *args[] = { "report", "--help", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	int ok = r.exit_code == 0;
-
-	fs_test_run_free(&r);
-	if (!ok) {
-		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
-		skip();
-	}
-}
-
 /* Run Chromium headless on file://URL_PATH with the extra flags (a
  * NULL-terminated list of at most 8), under timeout(1), with a fresh profile
  * directory.  Returns the captured run; the caller frees it. */
@@ -317,7 +303,7 @@ static void test_report_browser_every_image_loads_and_screenshot_is_written(void
 
 	(void)state;
 	chromium = need_chromium();
-	need_report_command();
+	fs_test_need_report();
 	run_dir = fs_test_tmpdir();
 	alone = fs_test_tmpdir();
 	const char *run_args[] = { "run", SCENARIO, "-r", "2", "-o", run_dir, "-q", NULL };
@@ -409,7 +395,7 @@ static void test_report_browser_each_report_kind_renders(void **state)
 
 	(void)state;
 	chromium = need_chromium();
-	need_report_command();
+	fs_test_need_report();
 	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		char *dir = fs_test_tmpdir(), *alone = fs_test_tmpdir();
 		char *html = fs_test_path(dir, "report.html"), *alone_html = fs_test_path(alone, "report.html");
@@ -455,7 +441,7 @@ static void test_report_pdf_is_printed(void **state)
 	(void)state;
 	chromium = need_chromium();
 	(void)chromium;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	{
 		const char *a[] = { "run", SCENARIO, "-r", "2", "-o", dir, "-q", NULL };
@@ -488,7 +474,7 @@ static void test_report_pdf_without_chromium_is_exit_1(void **state)
 	struct fs_test_run r;
 
 	(void)state;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	empty = fs_test_tmpdir();
 	{

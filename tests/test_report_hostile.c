@@ -383,20 +383,6 @@ static void test_report_hostile_names_survive_run_outputs(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
-/* Skips the calling test until `fleetsim report` exists. */
-static void need_report_command(void)
-{
-	const char *args[] = { "report", "--help", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	int ok = r.exit_code == 0;
-
-	fs_test_run_free(&r);
-	if (!ok) {
-		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
-		skip();
-	}
-}
-
 /* Every .png/.svg under DIR/plots: at least one, none empty, no SVG with a
  * raw script tag. */
 static void check_plots(const char *dir)
@@ -460,7 +446,7 @@ static void test_report_hostile_names_are_escaped_and_never_run(void **state)
 	size_t i;
 
 	(void)state;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	report_args[1] = dir;
 	watch_start(&w, dir);

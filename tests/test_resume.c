@@ -70,18 +70,10 @@ static void assert_same_outputs(const char *a, const char *b)
 
 static cJSON *read_record(const char *dir, int point)
 {
-	char name[64], *p, *text;
-	cJSON *rec;
+	char name[64];
 
 	snprintf(name, sizeof name, "points/%d.json", point);
-	p = fs_test_path(dir, name);
-	text = fs_test_read_file(p, NULL);
-	assert_non_null(text);
-	rec = cJSON_Parse(text);
-	assert_non_null(rec);
-	free(text);
-	free(p);
-	return rec;
+	return fs_test_read_json(dir, name);
 }
 
 static void write_text(const char *dir, int point, const char *text, size_t len)

@@ -21,6 +21,7 @@
 
 #include "fleetsim/capacity.h"
 #include "fleetsim/scenario.h"
+#include "util_scenario.h"
 #include "util_test.h"
 
 /* Ten Llama-3.1-8B instances on L40S for 30 days under a trickle of
@@ -319,18 +320,6 @@ static void test_spot_settings_follow_a_pricing_sweep_to_its_spot_point(void **s
 	fs_test_tmpdir_free(dir);
 }
 
-static char *print_scenario(const struct fs_scenario *sc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(fs_scenario_print(sc, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return buf;
-}
-
 /* The printed base of a pricing sweep loads back to the same bytes, its
  * unused spot keys included (so the printed sweep's spot point keeps them). */
 static void test_spot_printed_pricing_sweep_keeps_its_spot_keys(void **state)
@@ -351,14 +340,14 @@ static void test_spot_printed_pricing_sweep_keeps_its_spot_keys(void **state)
 	assert_int_equal(a->fleet.pools[0].n_price_steps, 0);
 	assert_true(a->fleet.pools[0].spot.interrupt_rate_per_h ==
 	            fs_spot_band_rate_per_h("5-10%"));
-	ta = print_scenario(a);
+	ta = print_to_string(a);
 	b = fs_scenario_load_text(ta, strlen(ta), "printed.json", ".", &err);
 	if (b == NULL)
 		fs_error_print(&err);
 	assert_non_null(b);
 	assert_string_equal(a->fleet.pools[0].unused_spot_json,
 	                    b->fleet.pools[0].unused_spot_json);
-	tb = print_scenario(b);
+	tb = print_to_string(b);
 	assert_string_equal(ta, tb);
 	free(ta);
 	free(tb);
@@ -383,7 +372,7 @@ static void test_spot_settings_follow_a_variant_that_makes_the_pool_spot(void **
 	assert_non_null(base);
 	assert_int_equal(base->fleet.pools[0].pricing, FS_PRICING_ON_DEMAND);
 	assert_non_null(base->fleet.pools[0].unused_spot_json);
-	text = print_scenario(base);
+	text = print_to_string(base);
 	assert_null(strstr(text, "\"spot\""));
 	back = fs_scenario_load_text(text, strlen(text), "printed.json", dir, &err);
 	assert_non_null(back);
@@ -422,7 +411,7 @@ static void test_spot_set_pricing_on_demand_leaves_the_spot_keys_unused(void **s
 	assert_int_equal(sc->fleet.pools[1].fallback_pool, -1);
 	assert_int_equal(sc->fleet.pools[1].overprovision, 0);
 	assert_int_equal(sc->fleet.pools[1].spot.notice_ns, 120 * FS_NS_PER_S);
-	text = print_scenario(sc);
+	text = print_to_string(sc);
 	assert_null(strstr(text, "fallback_pool"));
 	back = fs_scenario_load_text(text, strlen(text), "printed.json", dir, &err);
 	if (back == NULL)

@@ -57,8 +57,6 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
                                           const char *strategy, const char *extra)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"2h\", \"warmup\": \"%s\", "
@@ -72,11 +70,7 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
 	         "\"in_flight\": \"requeue\"}%s}]}}\n",
 	         warmup, strategy, warm ? "true" : "false", extra);
 	write_file(dir, "cap.json", TRACE);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", dir, &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", dir);
 }
 
 /* MODEL F3: download of all TP GPUs' weights, load of one GPU's, engine start. */

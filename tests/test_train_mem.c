@@ -396,15 +396,11 @@ static void test_train_cli_model_config_with_an_odd_path_is_valid_json(void **st
 	                       "--gpu", "a100-80g", "--json", NULL };
 	const cJSON *id;
 	cJSON *j;
-	FILE *f;
 
 	(void)state;
 	assert_non_null(text);
 	snprintf(path, sizeof path, "%s/qwen \"7b\"\\config.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	j = fs_test_fleetsim_json(args, 0);
 	id = cJSON_GetObjectItemCaseSensitive(j, "model");
 	assert_true(cJSON_IsString(id));

@@ -222,9 +222,8 @@ int fs_test_exists(const char *dir, const char *file)
 	return yes;
 }
 
-char *fs_test_write(const char *dir, const char *file, const char *text)
+void fs_test_write_file(const char *path, const char *text)
 {
-	char *path = fs_test_path(dir, file);
 	FILE *f = fopen(path, "w");
 
 	if (f == NULL)
@@ -232,6 +231,13 @@ char *fs_test_write(const char *dir, const char *file, const char *text)
 	fputs(text, f);
 	if (fclose(f) != 0)
 		fail_msg("cannot write %s", path);
+}
+
+char *fs_test_write(const char *dir, const char *file, const char *text)
+{
+	char *path = fs_test_path(dir, file);
+
+	fs_test_write_file(path, text);
 	return path;
 }
 
@@ -287,6 +293,15 @@ cJSON *fs_test_fleetsim_output(const char *const *args, const char *dir, const c
 	return fs_test_read_json(dir, file);
 }
 
+const cJSON *fs_test_json_get(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		fail_msg("missing key \"%s\"", key);
+	return v;
+}
+
 const cJSON *fs_test_json_at(const cJSON *j, const char *path)
 {
 	const char *p = path;
@@ -324,10 +339,12 @@ double fs_test_json_num(const cJSON *j, const char *path)
 	return v->valuedouble;
 }
 
-struct fs_scenario *fs_test_load_text(const char *text, const char *name)
+struct fs_scenario *fs_test_load_text(const char *text, const char *name,
+                                      const char *base_dir)
 {
 	struct fs_error err;
-	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), name, ".", &err);
+	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), name, base_dir,
+	                                               &err);
 
 	if (sc == NULL)
 		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
@@ -362,4 +379,28 @@ void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_p
 	sc->engine.servers = 1;
 	sc->engine.service.kind = FS_SERVICE_EXPONENTIAL;
 	sc->engine.service.mean_ns = service_ns;
+}
+
+uint64_t fs_test_xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+void fs_test_need_report(void)
+{
+	const char *args[] = { "report", "--help", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	int ok = r.exit_code == 0;
+
+	fs_test_run_free(&r);
+	if (!ok) {
+		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
+		skip();
+	}
 }

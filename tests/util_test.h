@@ -42,6 +42,9 @@ struct fs_test_run fs_test_run_fleetsim(const char *const *args);
 int fs_test_have_cmd(const char *name);
 void fs_test_run_free(struct fs_test_run *r);
 
+/* Skip the calling test (saying so) unless `fleetsim report --help` runs. */
+void fs_test_need_report(void);
+
 /* Read a whole file into a heap string (NULL if unreadable); *len may be NULL. */
 char *fs_test_read_file(const char *path, size_t *len);
 
@@ -51,6 +54,19 @@ char *fs_test_tmpdir(void);
 /* Remove a directory made by fs_test_tmpdir with everything in it, then
  * free the path. */
 void fs_test_tmpdir_free(char *dir);
+
+/* The world tests' chat class lengths, as members of a class object:
+ * lognormal prompts (median 500 tokens, sigma 0.8, at most 8000) and
+ * outputs (median 150, sigma 0.8, at most 2000). */
+#define FS_TEST_CHAT_LENGTHS \
+	"   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, " \
+	"\"sigma\": 0.8, \"max\": 8000},\n" \
+	"   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, " \
+	"\"sigma\": 0.8, \"max\": 2000}"
+
+/* The next value of Marsaglia's xorshift64 (13, 7, 17) generator with
+ * state *s (not 0): a test's own cheap, fixed pseudo-random sequence. */
+uint64_t fs_test_xorshift64(uint64_t *s);
 
 /* "dir/file" (heap; free). */
 char *fs_test_path(const char *dir, const char *file);
@@ -67,6 +83,9 @@ void fs_test_assert_same_files(const char *a, const char *b, const char *const *
 
 /* 1 if something exists at dir/file (dir NULL: at the path file), else 0. */
 int fs_test_exists(const char *dir, const char *file);
+
+/* Write text to the file at path, failing the test when it cannot. */
+void fs_test_write_file(const char *path, const char *text);
 
 /* Write text to dir/file, failing the test when it cannot; returns the
  * path (heap; free). */
@@ -94,6 +113,10 @@ struct cJSON *fs_test_read_json(const char *dir, const char *file);
 struct cJSON *fs_test_fleetsim_output(const char *const *args, const char *dir,
                                       const char *file);
 
+/* Member `key` of o (the whole key: dots are not followed), failing the
+ * test when o has none. */
+const struct cJSON *fs_test_json_get(const struct cJSON *o, const char *key);
+
 /* The node at `path` of j: member names joined by '.', array items as
  * "[i]" ("tasks[0].plan_cost.monthly"; names hold no '.' or '['); NULL
  * when absent. */
@@ -103,10 +126,11 @@ const struct cJSON *fs_test_json_at(const struct cJSON *j, const char *path);
  * is absent or not a number. */
 double fs_test_json_num(const struct cJSON *j, const char *path);
 
-/* The scenario in text, loaded as the file `name` in "." (relative data
- * paths from the working directory), failing the test with the loader's
- * message when it does not load (fs_scenario_free). */
-struct fs_scenario *fs_test_load_text(const char *text, const char *name);
+/* The scenario in text, loaded as the file `name` with relative data
+ * paths from base_dir, failing the test with the loader's message when it
+ * does not load (fs_scenario_free). */
+struct fs_scenario *fs_test_load_text(const char *text, const char *name,
+                                      const char *base_dir);
 
 /* An M/M/1 queue in sc (named "mm1"), its one class ("jobs", one token
  * in and out) in cls: Poisson arrivals at rate_per_s, exponential service
