@@ -443,11 +443,7 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 	(void)state;
 	args[3] = dir;
 	fs_test_fleetsim_ok(args);
-	snprintf(path, sizeof path, "%s/sweep.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	root = cJSON_Parse(text);
-	free(text);
+	root = fs_test_read_json(dir, "sweep.json");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(root, "points")) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "concurrency");
 		double users = cJSON_GetObjectItemCaseSensitive(c, "users")->valuedouble;
@@ -491,7 +487,7 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 
 static void test_closed_loop_summary_json_has_concurrency_block(void **state)
 {
-	char *dir = fs_test_tmpdir(), path[4096], *text;
+	char *dir = fs_test_tmpdir();
 	const char *args[] = { "run", "scenarios/benchmark-concurrency.json", "-o", NULL,
 	                       "--set", "workload.classes[0].users=4", "-r", "1", NULL };
 	cJSON *root, *c;
@@ -499,10 +495,7 @@ static void test_closed_loop_summary_json_has_concurrency_block(void **state)
 	(void)state;
 	args[3] = dir;
 	fs_test_fleetsim_ok(args);
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	text = fs_test_read_file(path, NULL);
-	root = cJSON_Parse(text);
-	free(text);
+	root = fs_test_read_json(dir, "summary.json");
 	c = cJSON_GetObjectItemCaseSensitive(root, "concurrency");
 	assert_non_null(c);
 	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "users")->valueint, 4);

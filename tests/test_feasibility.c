@@ -147,7 +147,7 @@ static void test_feasibility_undecided_point_runs_the_replications_it_needs(void
  * latency (the same figure) equals it. */
 static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(void **state)
 {
-	char *dir = fs_test_tmpdir(), *rdir = fs_test_tmpdir(), path[4096], *text;
+	char *dir = fs_test_tmpdir(), *rdir = fs_test_tmpdir();
 	cJSON *sweep = sweep_file("tests/data/feasibility_pooled.json", dir, "sweep.json");
 	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *q2, *q1, *p99;
 	const char *args[] = { "run", "tests/data/feasibility_pooled.json", "-o", rdir, "-q",
@@ -173,11 +173,7 @@ static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(voi
 	assert_string_equal(fs_test_json_get(one, "decision")->valuestring, "infeasible");
 
 	fs_test_fleetsim_ok(args);
-	snprintf(path, sizeof path, "%s/summary.json", rdir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	summary = cJSON_Parse(text);
-	free(text);
+	summary = fs_test_read_json(rdir, "summary.json");
 	p99 = fs_test_json_get(fs_test_json_get(fs_test_json_get(fs_test_json_get(summary, "metrics"), "all"), "ttft_ms"), "p99");
 	assert_near(num(q2, "value"), num(p99, "value"), 1e-4, 1e-8);
 	assert_near(num(q2, "ci_lo"), num(p99, "ci_lo"), 1e-4, 1e-8);
