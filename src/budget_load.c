@@ -100,24 +100,39 @@ int fs__budget_when(struct fs__sc *sc, const cJSON *obj, const char *key,
 	return fs__sc_duration_upto(sc, obj, key, 0, FS__MAX_HORIZON_NS, out);
 }
 
-/* A GPU name (id or alias) to its catalogue entry: fail at obj[key]. */
-int fs__budget_gpu(struct fs__sc *sc, const cJSON *obj, const char *key,
-                   const struct fs_gpu_spec **out)
+/* The catalogue entry of GPU `name`, or -1 after an "unknown GPU" message at
+ * obj[key]'s key (at_key) or value, with the nearest name when there is one
+ * and `see` after it. */
+static int find_gpu(struct fs__sc *sc, const cJSON *obj, const char *key, const char *name,
+                    bool at_key, const char *see, const struct fs_gpu_spec **out)
 {
-	const char *name, *near;
-	int rc = fs__sc_string(sc, obj, key, false, &name);
+	const char *near;
+	char msg[256];
 
-	if (rc != 1)
-		return rc;
 	*out = fs_catalog_find_gpu(name);
 	if (*out != NULL)
 		return 1;
 	near = fs_catalog_suggest_gpu(name);
 	if (near != NULL)
-		return fs__sc_fail_member(sc, obj, key, "unknown GPU \"%.60s\" (did you mean "
-		                          "\"%s\"?); see fleetsim catalog gpus", name, near);
-	return fs__sc_fail_member(sc, obj, key, "unknown GPU \"%.60s\"; see fleetsim "
-	                          "catalog gpus", name);
+		snprintf(msg, sizeof msg, "unknown GPU \"%.60s\" (did you mean \"%s\"?)%s",
+		         name, near, see);
+	else
+		snprintf(msg, sizeof msg, "unknown GPU \"%.60s\"; see fleetsim catalog gpus",
+		         name);
+	return at_key ? fs__sc_fail_member_key(sc, obj, key, "%s", msg)
+	              : fs__sc_fail_member(sc, obj, key, "%s", msg);
+}
+
+/* A GPU name (id or alias) to its catalogue entry: fail at obj[key]. */
+int fs__budget_gpu(struct fs__sc *sc, const cJSON *obj, const char *key,
+                   const struct fs_gpu_spec **out)
+{
+	const char *name;
+	int rc = fs__sc_string(sc, obj, key, false, &name);
+
+	if (rc != 1)
+		return rc;
+	return find_gpu(sc, obj, key, name, false, "; see fleetsim catalog gpus", out);
 }
 
 static int load_machine(struct fs__sc *sc, const cJSON *root, struct fs_budget_machine *m)
@@ -213,39 +228,7 @@ static int load_prices(struct fs__sc *sc, const cJSON *root, struct fs_budget_pl
 int fs__budget_gpu_key(struct fs__sc *sc, const cJSON *obj, const char *key,
                        const struct fs_gpu_spec **out)
 {
-	const char *near;
-
-	*out = fs_catalog_find_gpu(key);
-	if (*out != NULL)
-		return 1;
-	near = fs_catalog_suggest_gpu(key);
-	if (near != NULL)
-		return fs__sc_fail_member_key(sc, obj, key, "unknown GPU \"%.60s\" (did you "
-		                              "mean \"%s\"?)", key, near);
-	return fs__sc_fail_member_key(sc, obj, key, "unknown GPU \"%.60s\"; see fleetsim "
-	                              "catalog gpus", key);
-}
-
-/* MODEL: B9 — the same currency label rule as a scenario's. */
-static int load_currency(struct fs__sc *sc, const cJSON *root, char *out, size_t len)
-{
-	const char *cur = "USD", *c;
-	char found[64];
-
-	if (fs__sc_string(sc, root, "currency", false, &cur) < 0)
-		return -1;
-	for (c = cur; *c != '\0'; c++)
-		if ((unsigned char)*c <= ' ' || strchr("\"\\'<>&`$", *c) != NULL)
-			break;
-	if (*c != '\0' || strlen(cur) >= len) {
-		fs__sc_found(sc, fs__sc_get(root, "currency"), found, sizeof found);
-		return fs__sc_fail_member(sc, root, "currency", "expected a currency label of "
-		                          "1 to %zu characters without spaces, quotes or "
-		                          "< > & ` $ (such as \"USD\" or \"CNY\"), found %s",
-		                          len - 1, found);
-	}
-	snprintf(out, len, "%s", cur);
-	return 0;
+	return find_gpu(sc, obj, key, key, true, "", out);
 }
 
 static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_budget_plan *plan)
@@ -257,7 +240,7 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_budget_plan
 	int rc;
 
 	if (fs__sc_check_object(sc, root, ROOT_KEYS) != 0 ||
-	    load_currency(sc, root, plan->currency, sizeof plan->currency) != 0)
+	    fs__sc_load_currency(sc, root, plan->currency, sizeof plan->currency) != 0)
 		return -1;
 	if (fs__sc_string(sc, root, "name", false, &s) < 0)
 		return -1;
@@ -320,53 +303,21 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_budget_plan
 	return rc;
 }
 
-/* The directory of path ("." when it has none; heap). */
-static char *dir_of(const char *path)
+/* fs__sc_load_file's walk of a plan file into ctx (the plan). */
+static int load_plan_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
-
-	if (slash == NULL)
-		return fs_xstrdup(".");
-	dir = fs_xstrdup(path);
-	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
-	return dir;
+	return load_root(sc, root, ctx);
 }
 
 struct fs_budget_plan *fs_budget_plan_load(const char *path, struct fs_error *err)
 {
-	struct fs_budget_plan *plan = NULL;
-	struct fs__jpos *pos = NULL;
-	struct fs__sc sc;
-	char *text, *buf = NULL, *dir;
-	size_t len = 0;
-	cJSON *root;
+	struct fs_budget_plan *plan = fs_xcalloc(1, sizeof *plan);
 
-	text = fs__sc_read_file(path, "plan", &len, err);
-	if (text == NULL)
+	plan->path = fs_xstrdup(path);
+	if (fs__sc_load_file(path, "plan", load_plan_root, plan, err) != 0) {
+		fs_budget_plan_free(plan);
 		return NULL;
-	root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	if (root != NULL) {
-		dir = dir_of(path);
-		memset(&sc, 0, sizeof sc);
-		sc.file = path;
-		sc.text = buf;
-		sc.text_len = len;
-		sc.pos = pos;
-		sc.base_dir = dir;
-		sc.err = err;
-		plan = fs_xcalloc(1, sizeof *plan);
-		plan->path = fs_xstrdup(path);
-		if (load_root(&sc, root, plan) != 0 || sc.n_failures > 0) {
-			fs_budget_plan_free(plan);
-			plan = NULL;
-		}
-		free(dir);
 	}
-	cJSON_Delete(root);
-	fs__jpos_free(pos);
-	free(buf);
-	free(text);
 	return plan;
 }
 

@@ -223,6 +223,18 @@ static double jnum(const cJSON *o, const char *a, const char *b, const char *c)
 	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
+/* The currency of a run or sweep (`what`) that a serving task reads
+ * `from`: the plan's, else -1 reported at node's "from". */
+static int check_currency(struct fs__sc *sc, const cJSON *node, const char *what,
+                          const cJSON *cur, const char *currency)
+{
+	if (cJSON_IsString(cur) && strcmp(cur->valuestring, currency) == 0)
+		return 0;
+	return fs__sc_fail_member(sc, node, "from", "expected a %s in the plan's currency "
+	                          "%s, found %s", what, currency, cJSON_IsString(cur) ?
+	                          cur->valuestring : "none");
+}
+
 /* MODEL: G5 — a serving task from a sweep directory: the point of
  * best.json's "best" (the cheapest proven-feasible one), rebuilt from the
  * sweep's scenario.json with that point's axis values; its pools' GPU, TP
@@ -252,12 +264,8 @@ static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
 		                   "no \"why\"");
 		goto out;
 	}
-	if (!cJSON_IsString(cur) || strcmp(cur->valuestring, plan->currency) != 0) {
-		fs__sc_fail_member(sc, node, "from", "expected a sweep in the plan's currency "
-		                   "%s, found %s", plan->currency, cJSON_IsString(cur) ?
-		                   cur->valuestring : "none");
+	if (check_currency(sc, node, "sweep", cur, plan->currency) != 0)
 		goto out;
-	}
 	memset(&e, 0, sizeof e);
 	base = fs_scenario_load(path, &e);
 	if (base != NULL && (size_t)pt->valuedouble < fs_sweep_n_points(&base->sweep))
@@ -353,12 +361,8 @@ static int load_from_dir(struct fs__sc *sc, const cJSON *node,
 		                   "simulation.horizon), found \"%s\"", rel);
 		goto out;
 	}
-	if (!cJSON_IsString(cur) || strcmp(cur->valuestring, plan->currency) != 0) {
-		fs__sc_fail_member(sc, node, "from", "expected a run in the plan's currency "
-		                   "%s, found %s", plan->currency, cJSON_IsString(cur) ?
-		                   cur->valuestring : "none");
+	if (check_currency(sc, node, "run", cur, plan->currency) != 0)
 		goto out;
-	}
 	cJSON_ArrayForEach(p, pools) {
 		const struct fs_gpu_spec *g = fs_catalog_find_gpu(
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "gpu")));

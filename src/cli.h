@@ -56,6 +56,43 @@ char *fs__cli_default_out_dir(const char *scenario_path);
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The options `fleetsim run` and `fleetsim checkpoint` share: -o DIR,
+ * -r REPS, -j THREADS and --seed N (getopt_long value FS__CLI_OPT_SEED). */
+enum { FS__CLI_OPT_SEED = 256 };
+struct fs__cli_run_opts {
+	const char *out_dir;         /* -o; NULL: out/<file stem> */
+	int64_t replications;        /* -r; 0: from the file */
+	int64_t threads;             /* -j; 0: default */
+	int64_t seed;                /* --seed; -1: from the file */
+};
+
+/* Their getopt_long entries (struct option, <getopt.h>). */
+#define FS__CLI_RUN_LONGOPTS \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "replications", required_argument, NULL, 'r' }, \
+	{ "threads", required_argument, NULL, 'j' }, \
+	{ "seed", required_argument, NULL, FS__CLI_OPT_SEED }
+
+/* Empty options: no output directory, replications and threads 0, seed -1. */
+void fs__cli_run_opts_init(struct fs__cli_run_opts *o);
+
+/* One getopt_long result `c` (optarg and optind as it left them) that the
+ * caller's own switch did not take: -o, -r (1 to max_reps), -j, --seed,
+ * a missing value (':') or an unknown option.  Returns 0 when stored, else
+ * prints the error and returns FS_EXIT_INPUT. */
+int fs__cli_run_option(const char *cmd, int c, int64_t max_reps, char **argv,
+                       struct fs__cli_run_opts *o);
+
+/* The one operand after the options (argv[optind]) into *path; with none
+ * prints `missing`, with a second prints `second` then the second operand
+ * in quotes; returns 0 or FS_EXIT_INPUT. */
+int fs__cli_one_operand(const char *cmd, int argc, char **argv, const char *missing,
+                        const char *second, const char **path);
+
+/* The output directory (heap): `out_dir` when given, else out/<file stem>
+ * of `path`. */
+char *fs__cli_out_dir(const char *out_dir, const char *path);
+
 /* `fleetsim estimate --train ...`: the fine-tuning memory fit
  * (src/cli_estimate_train.c); argv as fs__cli_estimate's. */
 int fs__cli_estimate_train(int argc, char **argv);
@@ -69,5 +106,32 @@ const struct fs_gpu_spec *fs__cli_estimate_find_gpu(const struct fs_catalog_file
                                                    const char *name);
 const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_file *cf,
                                                         const char *name);
+
+/* The catalogue file and the model of `fleetsim estimate` (with or without
+ * --train): *cf loaded from catalog_path (NULL without one), then *model a
+ * Hugging Face config.json read into *own when model_config is given, else
+ * model_name looked up as fs__cli_estimate_find_model does (NULL after its
+ * message).  The caller frees *cf (fs_catalog_file_free) and *own
+ * (fs_model_config_fini; zeroed here first).  Returns 0, or FS_EXIT_INPUT
+ * after printing the load error with nothing left to free. */
+int fs__cli_estimate_load_model(const char *catalog_path, const char *model_config,
+                                const char *model_name, struct fs_catalog_file **cf,
+                                struct fs_model_spec *own,
+                                const struct fs_model_spec **model);
+
+/* An argument of `fleetsim estimate` that must be a "--name" option with
+ * a value: 0, or FS_EXIT_INPUT after the usage error. */
+int fs__cli_estimate_valued(const char *option, const char *value);
+
+/* The options of `fleetsim estimate` with or without --train that name
+ * things: --model, --model-config, --gpu and --catalog, stored into the
+ * matching pointer.  Returns 1 when `option` is one of them, else 0. */
+int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,
+                                 const char **model_config, const char **gpu,
+                                 const char **catalog_path);
+
+/* "fleetsim estimate: <err formatted>" to stderr. */
+struct fs_error;
+void fs__cli_estimate_print_error(const struct fs_error *err);
 
 #endif

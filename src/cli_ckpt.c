@@ -43,65 +43,34 @@ static const char ckpt_help[] =
 	"  -h, --help      this text\n";
 
 struct ckpt_args {
-	const char *path, *out_dir;
-	int64_t replications, threads, seed;
+	const char *path;
+	struct fs__cli_run_opts o;
 };
-
-enum { OPT_SEED = 256 };
 
 static int parse_args(int argc, char **argv, struct ckpt_args *a)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replications", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, OPT_SEED },
+		FS__CLI_RUN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof *a);
-	a->seed = -1;
+	fs__cli_run_opts_init(&a->o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:r:j:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			a->out_dir = optarg;
-			break;
-		case 'r':
-			if (fs__cli_parse_int("checkpoint", "-r", optarg, 1, 10000000,
-			                      &a->replications))
-				return FS_EXIT_INPUT;
-			break;
-		case 'j':
-			if (fs__cli_parse_int("checkpoint", "-j", optarg, 1, 1024, &a->threads))
-				return FS_EXIT_INPUT;
-			break;
-		case OPT_SEED:
-			if (fs__cli_parse_int("checkpoint", "--seed", optarg, 0,
-			                      INT64_C(9007199254740992), &a->seed))
-				return FS_EXIT_INPUT;
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(ckpt_help, stdout);
 			return -1;
-		case ':':
-			return fs__cli_usage_error("checkpoint", "option \"%s\" needs a value",
-			                           argv[optind - 1]);
-		default:
-			return fs__cli_usage_error("checkpoint", "unknown option \"%s\"",
-			                           argv[optind - 1]);
 		}
+		rc = fs__cli_run_option("checkpoint", c, 10000000, argv, &a->o);
+		if (rc != 0)
+			return rc;
 	}
-	if (optind >= argc)
-		return fs__cli_usage_error("checkpoint", "expected an input file FILE.json");
-	if (optind + 1 < argc)
-		return fs__cli_usage_error("checkpoint", "expected one input file, found "
-		                           "also \"%s\"", argv[optind + 1]);
-	a->path = argv[optind];
-	return 0;
+	return fs__cli_one_operand("checkpoint", argc, argv, "expected an input file FILE.json",
+	                           "expected one input file, found also ", &a->path);
 }
 
 /* "12.34 ± 0.56" (or "12.34 exact", "-" when NAN) into buf. */
@@ -241,7 +210,7 @@ int fs__cli_ckpt(int argc, char **argv)
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
-	out_dir = a.out_dir ? fs_xstrdup(a.out_dir) : fs__cli_default_out_dir(a.path);
+	out_dir = fs__cli_out_dir(a.o.out_dir, a.path);
 	if (fs_outfile_check_dir(out_dir, &err) != 0 ||
 	    fs_outfile_check_file(out_dir, "checkpoint.json", &err) != 0) {
 		fs_error_print(&err);
@@ -249,11 +218,11 @@ int fs__cli_ckpt(int argc, char **argv)
 		free(out_dir);
 		return FS_EXIT_INPUT;
 	}
-	if (a.replications > 0)
-		in.cfg.replications = (int)a.replications;
-	if (a.seed >= 0)
-		in.cfg.seed = (uint64_t)a.seed;
-	in.cfg.threads = (int)a.threads;
+	if (a.o.replications > 0)
+		in.cfg.replications = (int)a.o.replications;
+	if (a.o.seed >= 0)
+		in.cfg.seed = (uint64_t)a.o.seed;
+	in.cfg.threads = (int)a.o.threads;
 	have[2] = in.cfg.deadline_h > 0;
 	res = fs_xcalloc(3, sizeof *res);
 	rc = FS_EXIT_OK;

@@ -1,7 +1,10 @@
 /*
- * cli_common.c — strict option-value parsing shared by the subcommands.
+ * cli_common.c — strict option-value parsing shared by the subcommands, and
+ * the options, operand and output directory that `run` and `checkpoint`
+ * set up the same way.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,4 +80,51 @@ char *fs__cli_default_out_dir(const char *scenario_path)
 	memcpy(dir + 4, base, stem_len);
 	dir[4 + stem_len] = '\0';
 	return dir;
+}
+
+char *fs__cli_out_dir(const char *out_dir, const char *path)
+{
+	return out_dir != NULL ? fs_xstrdup(out_dir) : fs__cli_default_out_dir(path);
+}
+
+void fs__cli_run_opts_init(struct fs__cli_run_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->seed = -1;
+}
+
+int fs__cli_run_option(const char *cmd, int c, int64_t max_reps, char **argv,
+                       struct fs__cli_run_opts *o)
+{
+	switch (c) {
+	case 'o':
+		o->out_dir = optarg;
+		return 0;
+	case 'r':
+		return fs__cli_parse_int(cmd, "-r", optarg, 1, max_reps, &o->replications)
+		       ? FS_EXIT_INPUT : 0;
+	case 'j':
+		return fs__cli_parse_int(cmd, "-j", optarg, 1, 1024, &o->threads)
+		       ? FS_EXIT_INPUT : 0;
+	case FS__CLI_OPT_SEED:
+		/* 2^53: every seed a JSON number holds exactly */
+		return fs__cli_parse_int(cmd, "--seed", optarg, 0, INT64_C(9007199254740992),
+		                         &o->seed) ? FS_EXIT_INPUT : 0;
+	case ':':
+		return fs__cli_usage_error(cmd, "option \"%s\" needs a value",
+		                           argv[optind - 1]);
+	default:
+		return fs__cli_usage_error(cmd, "unknown option \"%s\"", argv[optind - 1]);
+	}
+}
+
+int fs__cli_one_operand(const char *cmd, int argc, char **argv, const char *missing,
+                        const char *second, const char **path)
+{
+	if (optind >= argc)
+		return fs__cli_usage_error(cmd, "%s", missing);
+	if (optind + 1 < argc)
+		return fs__cli_usage_error(cmd, "%s\"%s\"", second, argv[optind + 1]);
+	*path = argv[optind];
+	return 0;
 }

@@ -110,21 +110,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] != '-')
-			return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", a);
-		if (v == NULL)
-			return fs__cli_usage_error("estimate", "%s needs a value", a);
+		if (fs__cli_estimate_valued(a, v) != 0)
+			return FS_EXIT_INPUT;
 		i++;
-		if (strcmp(a, "--model") == 0)
-			o->model = v;
-		else if (strcmp(a, "--model-config") == 0)
-			o->model_config = v;
-		else if (strcmp(a, "--gpu") == 0)
-			o->gpu = v;
-		else if (strcmp(a, "--step-table") == 0)
+		if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
+		                                 &o->catalog_path))
+			continue;
+		if (strcmp(a, "--step-table") == 0)
 			o->table_path = v;
-		else if (strcmp(a, "--catalog") == 0)
-			o->catalog_path = v;
 		else if (strcmp(a, "--tp") == 0)
 			rc = fs__cli_parse_int("estimate", a, v, 1, 64, &o->tp);
 		else if (strcmp(a, "--prompt") == 0)
@@ -317,40 +310,98 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	printf("fits: yes\n");
 }
 
+/* "unknown KIND "NAME"" with the catalogue's suggestion, to stderr. */
+static void print_unknown(const char *kind, const char *name, const char *suggestion)
+{
+	if (suggestion != NULL)
+		fprintf(stderr, "fleetsim estimate: unknown %s \"%s\"; did you mean \"%s\"?\n",
+		        kind, name, suggestion);
+	else
+		fprintf(stderr, "fleetsim estimate: unknown %s \"%s\"; see 'fleetsim "
+		        "catalog'\n", kind, name);
+}
+
 const struct fs_gpu_spec *fs__cli_estimate_find_gpu(const struct fs_catalog_file *cf,
                                                    const char *name)
 {
 	const struct fs_gpu_spec *g = fs_catalog_file_find_gpu(cf, name);
-	const char *s;
 
-	if (g != NULL)
-		return g;
-	s = fs_catalog_file_suggest_gpu(cf, name);
-	if (s != NULL)
-		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; did you mean \"%s\"?\n",
-		        name, s);
-	else
-		fprintf(stderr, "fleetsim estimate: unknown GPU \"%s\"; see 'fleetsim "
-		        "catalog'\n", name);
-	return NULL;
+	if (g == NULL)
+		print_unknown("GPU", name, fs_catalog_file_suggest_gpu(cf, name));
+	return g;
 }
 
 const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_file *cf,
                                                        const char *name)
 {
 	const struct fs_model_spec *m = fs_catalog_file_find_model(cf, name);
-	const char *s;
 
-	if (m != NULL)
-		return m;
-	s = fs_catalog_file_suggest_model(cf, name);
-	if (s != NULL)
-		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; did you mean "
-		        "\"%s\"?\n", name, s);
-	else
-		fprintf(stderr, "fleetsim estimate: unknown model \"%s\"; see 'fleetsim "
-		        "catalog'\n", name);
-	return NULL;
+	if (m == NULL)
+		print_unknown("model", name, fs_catalog_file_suggest_model(cf, name));
+	return m;
+}
+
+int fs__cli_estimate_valued(const char *option, const char *value)
+{
+	if (option[0] != '-' || option[1] != '-')
+		return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", option);
+	if (value == NULL)
+		return fs__cli_usage_error("estimate", "%s needs a value", option);
+	return 0;
+}
+
+int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,
+                                 const char **model_config, const char **gpu,
+                                 const char **catalog_path)
+{
+	static const char *const NAMES[] = { "--model", "--model-config", "--gpu", "--catalog" };
+	const char **slot[] = { model, model_config, gpu, catalog_path };
+
+	for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+		if (strcmp(option, NAMES[i]) == 0) {
+			*slot[i] = value;
+			return 1;
+		}
+	return 0;
+}
+
+int fs__cli_estimate_load_model(const char *catalog_path, const char *model_config,
+                                const char *model_name, struct fs_catalog_file **cf,
+                                struct fs_model_spec *own,
+                                const struct fs_model_spec **model)
+{
+	struct fs_error err;
+
+	*cf = NULL;
+	*model = NULL;
+	memset(own, 0, sizeof *own);
+	if (catalog_path != NULL) {
+		*cf = fs_catalog_file_load(catalog_path, &err);
+		if (*cf == NULL) {
+			fs_error_print(&err);
+			return FS_EXIT_INPUT;
+		}
+	}
+	if (model_config == NULL) {
+		*model = fs__cli_estimate_find_model(*cf, model_name);
+		return 0;
+	}
+	if (fs_model_config_load(model_config, NULL, own, &err) != 0) {
+		fs_error_print(&err);
+		fs_catalog_file_free(*cf);
+		*cf = NULL;
+		return FS_EXIT_INPUT;
+	}
+	*model = own;
+	return 0;
+}
+
+void fs__cli_estimate_print_error(const struct fs_error *err)
+{
+	char buf[2048];
+
+	fs_error_format(err, buf, sizeof buf);
+	fprintf(stderr, "fleetsim estimate: %s\n", buf);
 }
 
 int fs__cli_estimate(int argc, char **argv)
@@ -372,27 +423,12 @@ int fs__cli_estimate(int argc, char **argv)
 			return fs__cli_estimate_train(argc, argv);
 	rc = parse_args(argc, argv, &o);
 	memset(&r, 0, sizeof r);
-	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
-	if (o.catalog_path != NULL) {
-		cf = fs_catalog_file_load(o.catalog_path, &err);
-		if (cf == NULL) {
-			fs_error_print(&err);
-			return FS_EXIT_INPUT;
-		}
-	}
 	/* cf and own_model live until the end: cfg points into them. */
-	if (o.model_config != NULL) {
-		if (fs_model_config_load(o.model_config, NULL, &own_model, &err) != 0) {
-			fs_error_print(&err);
-			fs_catalog_file_free(cf);
-			return FS_EXIT_INPUT;
-		}
-		model = &own_model;
-	} else {
-		model = fs__cli_estimate_find_model(cf, o.model);
-	}
+	if (fs__cli_estimate_load_model(o.catalog_path, o.model_config, o.model, &cf,
+	                                &own_model, &model) != 0)
+		return FS_EXIT_INPUT;
 	gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (model == NULL || gpu == NULL) {
 		fs_catalog_file_free(cf);
@@ -419,10 +455,7 @@ int fs__cli_estimate(int argc, char **argv)
 		cfg.table = table;
 	}
 	if (fs_perf_plan_memory(&cfg, &plan, &err) != 0) {
-		char buf[2048];
-
-		fs_error_format(&err, buf, sizeof buf);
-		fprintf(stderr, "fleetsim estimate: %s\n", buf);
+		fs__cli_estimate_print_error(&err);
 		/* A configuration that is valid but too big still gets its numbers
 		 * in --json mode, with fits false. */
 		if (o.json && fs_perf_cfg_check(&cfg, NULL) == 0)

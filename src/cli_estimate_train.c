@@ -122,15 +122,10 @@ static int parse_option(const char *a, const char *v, struct topts *o)
 	if (strcmp(a, "--train") == 0)
 		return fs_train_method_parse(v, &c->method) == 0 ? 0 :
 		       bad_choice(a, "full, lora or qlora", v);
-	if (strcmp(a, "--model") == 0)
-		o->model = v;
-	else if (strcmp(a, "--model-config") == 0)
-		o->model_config = v;
-	else if (strcmp(a, "--gpu") == 0)
-		o->gpu = v;
-	else if (strcmp(a, "--catalog") == 0)
-		o->catalog_path = v;
-	else if (strcmp(a, "--gpus") == 0)
+	if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
+	                                 &o->catalog_path))
+		return 0;
+	if (strcmp(a, "--gpus") == 0)
 		return fs__cli_parse_int("estimate", a, v, 1, 4096, &o->gpus);
 	else if (strcmp(a, "--micro-batch") == 0)
 		return fs__cli_parse_int("estimate", a, v, 1, 1000000, &c->micro_batch);
@@ -189,10 +184,8 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			*(a[2] == 'j' ? &o->json : &o->table) = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] != '-')
-			return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", a);
-		if (v == NULL)
-			return fs__cli_usage_error("estimate", "%s needs a value", a);
+		if (fs__cli_estimate_valued(a, v) != 0)
+			return FS_EXIT_INPUT;
 		i++;
 		rc = parse_option(a, v, o);
 		if (rc == 2)
@@ -400,27 +393,12 @@ int fs__cli_estimate_train(int argc, char **argv)
 	const struct fs_gpu_spec *gpu = NULL;
 	int rc = parse_args(argc, argv, &o);
 
-	memset(&own_model, 0, sizeof own_model);
 	if (rc != 0)
 		return rc == 1 ? FS_EXIT_OK : rc;
-	if (o.catalog_path != NULL) {
-		cf = fs_catalog_file_load(o.catalog_path, &err);
-		if (cf == NULL) {
-			fs_error_print(&err);
-			return FS_EXIT_INPUT;
-		}
-	}
 	/* cf and own_model live until the end: o.cfg points into them. */
-	if (o.model_config != NULL) {
-		if (fs_model_config_load(o.model_config, NULL, &own_model, &err) != 0) {
-			fs_error_print(&err);
-			fs_catalog_file_free(cf);
-			return FS_EXIT_INPUT;
-		}
-		o.cfg.model = &own_model;
-	} else {
-		o.cfg.model = fs__cli_estimate_find_model(cf, o.model);
-	}
+	if (fs__cli_estimate_load_model(o.catalog_path, o.model_config, o.model, &cf,
+	                                &own_model, &o.cfg.model) != 0)
+		return FS_EXIT_INPUT;
 	if (o.gpu != NULL)
 		gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (o.cfg.model == NULL || (o.gpu != NULL && gpu == NULL)) {
@@ -428,10 +406,7 @@ int fs__cli_estimate_train(int argc, char **argv)
 	} else if (o.table) {
 		rc = print_table(&o.cfg, cf, o.json);
 	} else if (fs_train_mem_plan(&o.cfg, &plan, &err) != 0) {
-		char buf[2048];
-
-		fs_error_format(&err, buf, sizeof buf);
-		fprintf(stderr, "fleetsim estimate: %s\n", buf);
+		fs__cli_estimate_print_error(&err);
 		rc = FS_EXIT_INPUT;
 	} else {
 		if (o.json)

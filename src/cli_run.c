@@ -76,26 +76,20 @@ struct run_args {
 	const char *variant;         /* NULL: all (or the base when none) */
 	const char *sets[MAX_SETS];
 	size_t n_sets;
-	const char *out_dir;
-	int64_t replications;        /* 0: from the scenario */
-	int64_t threads;             /* 0: default */
-	int64_t seed;                /* -1: from the scenario */
+	struct fs__cli_run_opts o;   /* -o, -r, -j, --seed */
 	int requests_csv;
 	int quiet;
 	double ci_target;            /* 0: from the scenario's objective, or off */
 	int64_t max_replications;    /* 0: default */
 };
 
-enum { OPT_SEED = 256, OPT_REQUESTS_CSV, OPT_VARIANT, OPT_SET, OPT_CI_TARGET,
+enum { OPT_REQUESTS_CSV = FS__CLI_OPT_SEED + 1, OPT_VARIANT, OPT_SET, OPT_CI_TARGET,
        OPT_MAX_REPS };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replications", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, OPT_SEED },
+		FS__CLI_RUN_LONGOPTS,
 		{ "requests-csv", no_argument, NULL, OPT_REQUESTS_CSV },
 		{ "variant", required_argument, NULL, OPT_VARIANT },
 		{ "set", required_argument, NULL, OPT_SET },
@@ -105,30 +99,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c;
+	int c, rc;
 
 	memset(a, 0, sizeof *a);
-	a->seed = -1;
+	fs__cli_run_opts_init(&a->o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			a->out_dir = optarg;
-			break;
-		case 'r':
-			if (fs__cli_parse_int("run", "-r", optarg, 1, 100000, &a->replications))
-				return FS_EXIT_INPUT;
-			break;
-		case 'j':
-			if (fs__cli_parse_int("run", "-j", optarg, 1, 1024, &a->threads))
-				return FS_EXIT_INPUT;
-			break;
-		case OPT_SEED:
-			if (fs__cli_parse_int("run", "--seed", optarg, 0,
-			                      INT64_C(9007199254740992), &a->seed))
-				return FS_EXIT_INPUT;
-			break;
 		case OPT_REQUESTS_CSV:
 			a->requests_csv = 1;
 			break;
@@ -156,21 +134,15 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'h':
 			fputs(run_help, stdout);
 			return -1;
-		case ':':
-			return fs__cli_usage_error("run", "option \"%s\" needs a value",
-			                           argv[optind - 1]);
 		default:
-			return fs__cli_usage_error("run", "unknown option \"%s\"",
-			                           argv[optind - 1]);
+			rc = fs__cli_run_option("run", c, 100000, argv, &a->o);
+			if (rc != 0)
+				return rc;
 		}
 	}
-	if (optind >= argc)
-		return fs__cli_usage_error("run", "missing SCENARIO file");
-	if (optind + 1 < argc)
-		return fs__cli_usage_error("run", "expected one scenario file, found a "
-		                           "second: \"%s\"", argv[optind + 1]);
-	a->scenario_path = argv[optind];
-	return 0;
+	return fs__cli_one_operand("run", argc, argv, "missing SCENARIO file",
+	                           "expected one scenario file, found a second: ",
+	                           &a->scenario_path);
 }
 
 static char *join_path(const char *dir, const char *file)
@@ -245,9 +217,10 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
-	opts.replications = a->replications > 0 ? (int)a->replications : sc->sim.replications;
-	opts.seed = a->seed >= 0 ? (uint64_t)a->seed : sc->sim.seed;
-	opts.threads = a->threads > 0 ? (int)a->threads : omp_get_num_procs();
+	opts.replications = a->o.replications > 0 ? (int)a->o.replications
+	                                           : sc->sim.replications;
+	opts.seed = a->o.seed >= 0 ? (uint64_t)a->o.seed : sc->sim.seed;
+	opts.threads = a->o.threads > 0 ? (int)a->o.threads : omp_get_num_procs();
 	if (opts.threads > opts.replications)
 		opts.threads = opts.replications;
 	opts.record_first = a->requests_csv != 0;
@@ -443,8 +416,7 @@ int fs__cli_run(int argc, char **argv)
 		fs_scenario_variants_free(names, n_names);
 		return FS_EXIT_INPUT;
 	}
-	out_dir = a.out_dir != NULL ? fs_xstrdup(a.out_dir)
-	                            : fs__cli_default_out_dir(a.scenario_path);
+	out_dir = fs__cli_out_dir(a.o.out_dir, a.scenario_path);
 	rc = check_outputs(&a, names, n_names, out_dir);
 	if (rc == 0 && n_names > 0)
 		rc = run_all(&a, names, n_names, out_dir);

@@ -89,6 +89,30 @@ static cJSON *ref(const char *def)
 	return o;
 }
 
+/* The keys_object of table `keys` of t. */
+static cJSON *keys_of(const struct fs__sc_table *t, const char *keys)
+{
+	return keys_object(table(t, keys));
+}
+
+/* Give key `key` of `o` the names of table `names` of t. */
+static void set_enum(cJSON *o, const char *key, const struct fs__sc_table *t,
+                     const char *names)
+{
+	set(o, key, names_enum(table(t, names)));
+}
+
+/* The keys_object of table `keys` of t whose key `key` takes the names of
+ * table `names` of t. */
+static cJSON *keys_with_enum(const struct fs__sc_table *t, const char *keys,
+                             const char *key, const char *names)
+{
+	cJSON *o = keys_of(t, keys);
+
+	set_enum(o, key, t, names);
+	return o;
+}
+
 /* {"if": {KEY: NAME given}, "then": only the keys `keys` and `extra`}. */
 static cJSON *when(const char *key, const char *name, const char *const *keys,
                    const char *const *extra)
@@ -112,17 +136,14 @@ static cJSON *when(const char *key, const char *name, const char *const *keys,
 static cJSON *arrivals_def(void)
 {
 	const struct fs__sc_table *t = fs__sc_arrivals_tables();
-	cJSON *a = keys_object(table(t, "ARRIVAL_KEYS"));
-	cJSON *sched = keys_object(table(t, "SCHEDULE_KEYS"));
-	cJSON *trace = keys_object(table(t, "TRACE_KEYS"));
+	cJSON *a = keys_with_enum(t, "ARRIVAL_KEYS", "process", "PROCESS_NAMES");
+	cJSON *sched = keys_of(t, "SCHEDULE_KEYS");
 
-	set(a, "process", names_enum(table(t, "PROCESS_NAMES")));
-	set(a, "diurnal", keys_object(table(t, "DIURNAL_KEYS")));
-	set(sched, "steps", items(keys_object(table(t, "STEP_KEYS"))));
+	set(a, "diurnal", keys_of(t, "DIURNAL_KEYS"));
+	set(sched, "steps", items(keys_of(t, "STEP_KEYS")));
 	set(a, "schedule", sched);
-	set(a, "spikes", items(keys_object(table(t, "SPIKE_KEYS"))));
-	set(trace, "format", names_enum(table(t, "FORMAT_NAMES")));
-	set(a, "trace", trace);
+	set(a, "spikes", items(keys_of(t, "SPIKE_KEYS")));
+	set(a, "trace", keys_with_enum(t, "TRACE_KEYS", "format", "FORMAT_NAMES"));
 	return a;
 }
 
@@ -133,7 +154,7 @@ static cJSON *length_def(void)
 	static const char *const common_keys[] = { "dist", "min", "max", NULL };
 	const struct fs__sc_table *t = fs__sc_workload_tables();
 	const char *const *names = table(t, "DIST_NAMES");
-	cJSON *len = keys_object(table(t, "LENGTH_KEYS"));
+	cJSON *len = keys_of(t, "LENGTH_KEYS");
 	cJSON *all = cJSON_AddArrayToObject(len, "allOf");
 	size_t i;
 
@@ -147,26 +168,23 @@ static cJSON *length_def(void)
 static cJSON *think_def(void)
 {
 	const struct fs__sc_table *t = fs__sc_users_tables();
-	cJSON *think = keys_object(table(t, "THINK_KEYS"));
-
-	set(think, "dist", names_enum(table(t, "THINK_NAMES")));
-	return think;
+	return keys_with_enum(t, "THINK_KEYS", "dist", "THINK_NAMES");
 }
 
 static cJSON *workload_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_workload_tables();
 	const struct fs__sc_table *u = fs__sc_users_tables();
-	cJSON *w = keys_object(table(t, "WORKLOAD_KEYS"));
-	cJSON *c = keys_object(table(t, "CLASS_KEYS"));
-	cJSON *users = keys_object(table(u, "USERS_KEYS"));
-	cJSON *session = keys_object(table(u, "SESSION_KEYS"));
+	cJSON *w = keys_of(t, "WORKLOAD_KEYS");
+	cJSON *c = keys_of(t, "CLASS_KEYS");
+	cJSON *users = keys_of(u, "USERS_KEYS");
+	cJSON *session = keys_of(u, "SESSION_KEYS");
 
 	set(c, "arrivals", ref("arrivals"));
 	set(c, "prompt_tokens", ref("length"));
 	set(c, "output_tokens", ref("length"));
-	set(c, "slo", keys_object(table(t, "SLO_KEYS")));
-	set(users, "steps", items(keys_object(table(u, "STEP_KEYS"))));
+	set(c, "slo", keys_of(t, "SLO_KEYS"));
+	set(users, "steps", items(keys_of(u, "STEP_KEYS")));
 	set(c, "users", users);
 	set(c, "think", ref("think"));
 	set(session, "think", ref("think"));
@@ -179,10 +197,10 @@ static cJSON *workload_schema(void)
 static cJSON *catalog_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_catalog_tables();
-	cJSON *c = keys_object(table(t, "CATALOG_KEYS"));
+	cJSON *c = keys_of(t, "CATALOG_KEYS");
 
-	set(c, "gpus", items(keys_object(table(t, "GPU_KEYS"))));
-	set(c, "models", items(keys_object(table(t, "MODEL_KEYS"))));
+	set(c, "gpus", items(keys_of(t, "GPU_KEYS")));
+	set(c, "models", items(keys_of(t, "MODEL_KEYS")));
 	return c;
 }
 
@@ -191,7 +209,7 @@ static cJSON *engine_schema(void)
 {
 	const struct fs__sc_table *e = fs__sc_engine_tables(), *l = fs__sc_llm_tables();
 	cJSON *o = cJSON_CreateObject(), *props = cJSON_AddObjectToObject(o, "properties");
-	cJSON *types = cJSON_CreateObject(), *names, *all, *svc;
+	cJSON *types = cJSON_CreateObject(), *names, *all;
 	const char *const *keys;
 	const char *name;
 	size_t i;
@@ -208,35 +226,29 @@ static cJSON *engine_schema(void)
 	for (i = 0; (name = fs__sc_engine_type(i, &keys)) != NULL; i++)
 		cJSON_AddItemToArray(all, when("type", name, keys, NULL));
 	set(o, "type", types);
-	svc = keys_object(table(e, "SERVICE_KEYS"));
-	set(svc, "dist", names_enum(table(e, "SERVICE_NAMES")));
-	set(o, "service", svc);
-	set(o, "discipline", names_enum(table(e, "DISCIPLINE_NAMES")));
-	set(o, "weights_dtype", names_enum(table(l, "DTYPE_NAMES")));
-	set(o, "kv_dtype", names_enum(table(l, "KV_DTYPE_NAMES")));
-	set(o, "policy", names_enum(table(l, "POLICY_NAMES")));
-	set(o, "batching", names_enum(table(l, "BATCHING_NAMES")));
-	set(o, "scheduler", names_enum(table(l, "SCHEDULER_NAMES")));
-	set(o, "efficiency", keys_object(table(fs__sc_efficiency_tables(), "EFFICIENCY_KEYS")));
+	set(o, "service", keys_with_enum(e, "SERVICE_KEYS", "dist", "SERVICE_NAMES"));
+	set_enum(o, "discipline", e, "DISCIPLINE_NAMES");
+	set_enum(o, "weights_dtype", l, "DTYPE_NAMES");
+	set_enum(o, "kv_dtype", l, "KV_DTYPE_NAMES");
+	set_enum(o, "policy", l, "POLICY_NAMES");
+	set_enum(o, "batching", l, "BATCHING_NAMES");
+	set_enum(o, "scheduler", l, "SCHEDULER_NAMES");
+	set(o, "efficiency", keys_of(fs__sc_efficiency_tables(), "EFFICIENCY_KEYS"));
 	return o;
 }
 
 static cJSON *pool_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_pool_tables(), *s = fs__sc_spot_tables();
-	cJSON *p = keys_object(table(t, "POOL_KEYS"));
-	cJSON *delay = keys_object(table(t, "DELAY_KEYS"));
-	cJSON *billing = keys_object(table(t, "BILLING_KEYS"));
-	cJSON *spot = keys_object(table(s, "SPOT_KEYS"));
+	cJSON *p = keys_with_enum(t, "POOL_KEYS", "pricing", "PRICING_NAMES");
+	cJSON *spot = keys_of(s, "SPOT_KEYS");
 
-	set(p, "pricing", names_enum(table(t, "PRICING_NAMES")));
-	set(delay, "dist", names_enum(table(t, "DELAY_NAMES")));
-	set(p, "provisioning", delay);
-	set(billing, "granularity", names_enum(table(t, "GRANULARITY_NAMES")));
-	set(p, "billing", billing);
-	set(p, "price_schedule", items(keys_object(table(t, "PRICE_STEP_KEYS"))));
-	set(spot, "interruption_band", names_enum(table(s, "BAND_NAMES")));
-	set(spot, "in_flight", names_enum(table(s, "INFLIGHT_NAMES")));
+	set(p, "provisioning", keys_with_enum(t, "DELAY_KEYS", "dist", "DELAY_NAMES"));
+	set(p, "billing", keys_with_enum(t, "BILLING_KEYS", "granularity",
+	                                 "GRANULARITY_NAMES"));
+	set(p, "price_schedule", items(keys_of(t, "PRICE_STEP_KEYS")));
+	set_enum(spot, "interruption_band", s, "BAND_NAMES");
+	set_enum(spot, "in_flight", s, "INFLIGHT_NAMES");
 	set(p, "spot", spot);
 	return p;
 }
@@ -244,35 +256,29 @@ static cJSON *pool_schema(void)
 static cJSON *autoscale_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_scale_tables();
-	cJSON *a = keys_object(table(t, "AUTOSCALE_KEYS")), *rules[2], *policy;
+	cJSON *a = keys_with_enum(t, "AUTOSCALE_KEYS", "metric", "METRIC_NAMES"), *rules[2];
 	int i;
 
-	set(a, "metric", names_enum(table(t, "METRIC_NAMES")));
 	for (i = 0; i < 2; i++) {
-		rules[i] = keys_object(table(t, "RULES_KEYS"));
-		policy = keys_object(table(t, "POLICY_KEYS"));
-		set(policy, "type", names_enum(table(t, "POLICY_TYPES")));
-		set(rules[i], "policies", items(policy));
-		set(rules[i], "select", names_enum(table(t, "SELECT_NAMES")));
+		rules[i] = keys_with_enum(t, "RULES_KEYS", "select", "SELECT_NAMES");
+		set(rules[i], "policies", items(keys_with_enum(t, "POLICY_KEYS", "type",
+		                                               "POLICY_TYPES")));
 	}
 	set(a, "scale_up", rules[0]);
 	set(a, "scale_down", rules[1]);
-	set(a, "schedule", items(keys_object(table(t, "SCALE_STEP_KEYS"))));
-	set(a, "idle_release", keys_object(table(t, "IDLE_KEYS")));
+	set(a, "schedule", items(keys_of(t, "SCALE_STEP_KEYS")));
+	set(a, "idle_release", keys_of(t, "IDLE_KEYS"));
 	return a;
 }
 
 static cJSON *fleet_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_fleet_tables();
-	cJSON *f = keys_object(table(t, "FLEET_KEYS"));
-	cJSON *zone = keys_object(table(t, "ZONE_KEYS"));
-	cJSON *trace = keys_object(table(t, "TRACE_KEYS"));
+	cJSON *f = keys_with_enum(t, "FLEET_KEYS", "router", "ROUTER_NAMES");
+	cJSON *zone = keys_of(t, "ZONE_KEYS");
 
-	set(f, "router", names_enum(table(t, "ROUTER_NAMES")));
-	set(f, "strategy", names_enum(table(t, "STRATEGY_NAMES")));
-	set(trace, "format", names_enum(table(t, "FORMAT_NAMES")));
-	set(zone, "capacity_trace", trace);
+	set_enum(f, "strategy", t, "STRATEGY_NAMES");
+	set(zone, "capacity_trace", keys_with_enum(t, "TRACE_KEYS", "format", "FORMAT_NAMES"));
 	set(f, "zones", items(zone));
 	set(f, "pools", items(pool_schema()));
 	set(f, "autoscale", autoscale_schema());
@@ -282,11 +288,10 @@ static cJSON *fleet_schema(void)
 static cJSON *sweep_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_sweep_tables();
-	cJSON *s = keys_object(table(t, "SWEEP_KEYS"));
-	cJSON *axis = keys_object(table(t, "AXIS_KEYS"));
+	cJSON *s = keys_with_enum(t, "SWEEP_KEYS", "mode", "MODE_NAMES");
+	cJSON *axis = keys_of(t, "AXIS_KEYS");
 
-	set(s, "mode", names_enum(table(t, "MODE_NAMES")));
-	set(axis, "range", keys_object(table(t, "RANGE_KEYS")));
+	set(axis, "range", keys_of(t, "RANGE_KEYS"));
 	set(s, "axes", items(axis));
 	return s;
 }
@@ -294,16 +299,13 @@ static cJSON *sweep_schema(void)
 static cJSON *objective_schema(void)
 {
 	const struct fs__sc_table *t = fs__sc_objective_tables();
-	cJSON *o = keys_object(table(t, "OBJECTIVE_KEYS"));
-	cJSON *c = keys_object(table(t, "CONSTRAINT_KEYS"));
-	cJSON *p = keys_object(table(t, "PARETO_KEYS"));
+	cJSON *o = keys_with_enum(t, "OBJECTIVE_KEYS", "minimize", "MINIMIZE_NAMES");
+	cJSON *c = keys_with_enum(t, "CONSTRAINT_KEYS", "metric", "METRIC_NAMES");
+	cJSON *p = keys_with_enum(t, "PARETO_KEYS", "metric", "LATENCY_NAMES");
 
-	set(o, "minimize", names_enum(table(t, "MINIMIZE_NAMES")));
-	set(c, "metric", names_enum(table(t, "METRIC_NAMES")));
-	set(c, "quantile", names_enum(table(t, "QUANTITY_NAMES")));
+	set_enum(c, "quantile", t, "QUANTITY_NAMES");
 	set(o, "constraints", items(c));
-	set(p, "metric", names_enum(table(t, "LATENCY_NAMES")));
-	set(p, "quantile", names_enum(table(t, "QUANTITY_NAMES")));
+	set_enum(p, "quantile", t, "QUANTITY_NAMES");
 	set(o, "pareto", p);
 	return o;
 }
@@ -325,14 +327,13 @@ static cJSON *scenario_schema(void)
 	                        "docs/SCENARIO.md.  Remove // and /* */ comments "
 	                        "before validating a scenario file.");
 	cJSON_AddStringToObject(root, "type", "object");
-	body = keys_object(table(t, "ROOT_KEYS"));
-	set(body, "simulation", keys_object(table(t, "SIM_KEYS")));
+	body = keys_of(t, "ROOT_KEYS");
+	set(body, "simulation", keys_of(t, "SIM_KEYS"));
 	set(body, "workload", workload_schema());
 	set(body, "catalog", catalog_schema());
 	set(body, "engine", engine_schema());
 	set(body, "fleet", fleet_schema());
-	set(body, "variants", items(keys_object(table(fs__sc_variant_tables(),
-	                                               "VARIANT_KEYS"))));
+	set(body, "variants", items(keys_of(fs__sc_variant_tables(), "VARIANT_KEYS")));
 	set(body, "sweep", sweep_schema());
 	set(body, "objective", objective_schema());
 	/* Move body's members into root, after the header. */

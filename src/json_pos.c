@@ -364,18 +364,65 @@ static void record(struct scan *sc, const cJSON *node, size_t key_off, size_t va
 		map_put(sc->ix, node, key_off, val_off);
 }
 
+/* The tree node of the next member or element of `node`: its first child
+ * when `first`, else the one after `child` (NULL without a tree). */
+static const cJSON *next_child(const cJSON *node, const cJSON *child, bool first)
+{
+	if (node == NULL)
+		return NULL;
+	return first ? node->child : (child != NULL ? child->next : NULL);
+}
+
+/* After an object member or array element (`what`) whose container ends
+ * with `close`: 1 past a ',' (another one follows), 0 past `close`, else
+ * -1 with the error. */
+static int after_item(struct scan *sc, char close, const char *what)
+{
+	char msg[sizeof sc->msg];
+
+	skip_ws(sc);
+	if (at(sc, ',') || at(sc, close)) {
+		sc->off++;
+		return sc->s[sc->off - 1] == ',';
+	}
+	snprintf(msg, sizeof msg, "%sexpected ',' or '%c' after %s",
+	         sc->off >= sc->len ? "unexpected end of input, " : "", close, what);
+	return fail(sc, sc->off, msg);
+}
+
+/* The value of a member (key at key_off) or an element of `node` at
+ * nesting `depth`, then what follows it, as after_item returns; *child
+ * steps to its tree node. */
+static int scan_item(struct scan *sc, const cJSON *node, const cJSON **child, bool first,
+                     size_t key_off, int depth, char close, const char *what)
+{
+	*child = next_child(node, *child, first);
+	if (scan_value(sc, *child, key_off, depth + 1) != 0)
+		return -1;
+	return after_item(sc, close, what);
+}
+
+/* Past the opening bracket at sc->off: true (and past `close`) when the
+ * object or array is empty. */
+static bool open_empty(struct scan *sc, char close)
+{
+	sc->off++;
+	skip_ws(sc);
+	if (!at(sc, close))
+		return false;
+	sc->off++;
+	return true;
+}
+
 static int scan_object(struct scan *sc, const cJSON *node, int depth)
 {
 	const cJSON *child = NULL;
 	bool first = true;
 	size_t key_off;
+	int rc;
 
-	sc->off++;                               /* '{' */
-	skip_ws(sc);
-	if (at(sc, '}')) {
-		sc->off++;
+	if (open_empty(sc, '}'))
 		return 0;
-	}
 	for (;;) {
 		skip_ws(sc);
 		if (!at(sc, '"')) {
@@ -397,24 +444,10 @@ static int scan_object(struct scan *sc, const cJSON *node, int depth)
 			return fail(sc, sc->off, "expected ':' after object key");
 		sc->off++;
 		skip_ws(sc);
-		if (node != NULL)
-			child = first ? node->child : (child != NULL ? child->next : NULL);
-		if (scan_value(sc, child, key_off, depth + 1) != 0)
-			return -1;
+		rc = scan_item(sc, node, &child, first, key_off, depth, '}', "object member");
 		first = false;
-		skip_ws(sc);
-		if (at(sc, ',')) {
-			sc->off++;
-			continue;
-		}
-		if (at(sc, '}')) {
-			sc->off++;
-			return 0;
-		}
-		if (sc->off >= sc->len)
-			return fail(sc, sc->off, "unexpected end of input, "
-			            "expected ',' or '}' after object member");
-		return fail(sc, sc->off, "expected ',' or '}' after object member");
+		if (rc <= 0)
+			return rc;
 	}
 }
 
@@ -422,36 +455,19 @@ static int scan_array(struct scan *sc, const cJSON *node, int depth)
 {
 	const cJSON *child = NULL;
 	bool first = true;
+	int rc;
 
-	sc->off++;                               /* '[' */
-	skip_ws(sc);
-	if (at(sc, ']')) {
-		sc->off++;
+	if (open_empty(sc, ']'))
 		return 0;
-	}
 	for (;;) {
 		skip_ws(sc);
 		if (at(sc, ']') && !first)
 			return fail(sc, sc->off, "expected a value after ',' "
 			            "(trailing commas are not allowed)");
-		if (node != NULL)
-			child = first ? node->child : (child != NULL ? child->next : NULL);
-		if (scan_value(sc, child, FS__JPOS_NONE, depth + 1) != 0)
-			return -1;
+		rc = scan_item(sc, node, &child, first, FS__JPOS_NONE, depth, ']', "array element");
 		first = false;
-		skip_ws(sc);
-		if (at(sc, ',')) {
-			sc->off++;
-			continue;
-		}
-		if (at(sc, ']')) {
-			sc->off++;
-			return 0;
-		}
-		if (sc->off >= sc->len)
-			return fail(sc, sc->off, "unexpected end of input, "
-			            "expected ',' or ']' after array element");
-		return fail(sc, sc->off, "expected ',' or ']' after array element");
+		if (rc <= 0)
+			return rc;
 	}
 }
 

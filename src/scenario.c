@@ -134,8 +134,9 @@ static int variants_section(struct fs__sc *sc, const cJSON *node, void *cfg)
 }
 
 /* MODEL: B9 — "currency": a label of 1-15 letters, digits or symbols
- * without spaces (ISO 4217 codes such as "CNY", or "¥"); default "USD". */
-static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
+ * without spaces (ISO 4217 codes such as "CNY", or "¥"); default "USD".
+ * The budget plan's "currency" follows the same rule. */
+int fs__sc_load_currency(struct fs__sc *sc, const cJSON *root, char *out, size_t len)
 {
 	const char *cur = "USD", *c;
 	char found[64];
@@ -146,12 +147,12 @@ static int load_currency(struct fs__sc *sc, const cJSON *root, char *out)
 		if ((unsigned char)*c <= ' ' || *c == '"' || *c == '\\' || *c == '\'' ||
 		    *c == '<' || *c == '>' || *c == '&' || *c == '`' || *c == '$')
 			break;
-	if (*c != '\0' || strlen(cur) >= FS_CURRENCY_MAX) {
+	if (*c != '\0' || strlen(cur) >= len) {
 		fs__sc_found(sc, fs__sc_get(root, "currency"), found, sizeof found);
 		return fs__sc_fail_member(sc, root, "currency", "expected a currency label of "
-		                          "1 to %d characters without spaces, quotes or "
+		                          "1 to %zu characters without spaces, quotes or "
 		                          "< > & ` $ (such as \"USD\" or \"CNY\"), found %s",
-		                          FS_CURRENCY_MAX - 1, found);
+		                          len - 1, found);
 	}
 	memcpy(out, cur, strlen(cur) + 1);
 	return 0;
@@ -164,7 +165,7 @@ static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
 {
 	char currency[FS_CURRENCY_MAX];
 
-	if (load_currency(sc, root, currency) != 0)
+	if (fs__sc_load_currency(sc, root, currency, sizeof currency) != 0)
 		return -1;
 	memcpy(s->fleet.currency, currency, sizeof currency);
 	if (sc->fleet_node == NULL) {
@@ -472,19 +473,6 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	                 err);
 }
 
-/* The directory of path ("." when it has none; heap). */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-
-	if (slash == NULL)
-		return fs_xstrdup(".");
-	dir = fs_xstrdup(path);
-	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
-	return dir;
-}
-
 /* Read the file at path and load it as load_text does (the directory of
  * path resolves relative data paths). */
 static struct fs_scenario *load_file(const char *path, const char *variant,
@@ -499,7 +487,7 @@ static struct fs_scenario *load_file(const char *path, const char *variant,
 	text = fs__sc_read_file(path, "scenario", &len, err);
 	if (text == NULL)
 		return NULL;
-	dir = dir_of(path);
+	dir = fs__sc_dir_of(path);
 	s = load_text(text, len, path, dir, variant, sets, n_sets, sweep, point, err);
 	free(dir);
 	free(text);

@@ -571,43 +571,22 @@ int fs__sc_load_catalog(struct fs__sc *sc, const cJSON *node, struct fs_catalog_
 	return 0;
 }
 
+/* fs__sc_load_file's walk of a catalogue file into ctx (the file's
+ * struct fs_catalog_file, which its own entries may name as bases). */
+static int load_catalog_root(struct fs__sc *sc, const cJSON *root, void *ctx)
+{
+	sc->catalog = ctx;
+	return fs__sc_load_catalog(sc, root, ctx);
+}
+
 struct fs_catalog_file *fs_catalog_file_load(const char *path, struct fs_error *err)
 {
-	struct fs_catalog_file *cf = NULL;
-	struct fs__jpos *pos = NULL;
-	struct fs__sc sc;
-	const char *slash = strrchr(path, '/');
-	char *text, *buf = NULL, *dir;
-	size_t len = 0;
-	cJSON *root;
+	struct fs_catalog_file *cf = fs_xcalloc(1, sizeof *cf);
 
-	text = fs__sc_read_file(path, "catalog", &len, err);
-	if (text == NULL)
+	if (fs__sc_load_file(path, "catalog", load_catalog_root, cf, err) != 0) {
+		fs_catalog_file_free(cf);
 		return NULL;
-	root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	if (root != NULL) {
-		dir = fs_xstrdup(slash == NULL ? "." : path);
-		if (slash != NULL)
-			dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
-		memset(&sc, 0, sizeof sc);
-		sc.file = path;
-		sc.text = buf;
-		sc.text_len = len;
-		sc.pos = pos;
-		sc.base_dir = dir;
-		sc.err = err;
-		cf = fs_xcalloc(1, sizeof *cf);
-		sc.catalog = cf;
-		if (fs__sc_load_catalog(&sc, root, cf) != 0 || sc.n_failures > 0) {
-			fs_catalog_file_free(cf);
-			cf = NULL;
-		}
-		free(dir);
 	}
-	cJSON_Delete(root);
-	fs__jpos_free(pos);
-	free(buf);
-	free(text);
 	return cf;
 }
 

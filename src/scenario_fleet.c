@@ -38,8 +38,10 @@ static const char *const FORMAT_NAMES[] = { FS_CAPACITY_FORMAT_MAP(FS_ENUM_NAME)
 
 /* ---- zones ------------------------------------------------------------------------ */
 
-static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z)
+/* A zone's "capacity_trace" into zone (struct fs_zone_cfg). */
+static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, void *zone)
 {
+	struct fs_zone_cfg *z = zone;
 	const char *rel = NULL;
 	double scale = 1.0;
 	bool loop = true;
@@ -72,22 +74,13 @@ static int load_capacity_trace(struct fs__sc *sc, const cJSON *node, struct fs_z
 static int load_zone(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z)
 {
 	const char *name = NULL;
-	const cJSON *t;
-	size_t saved;
-	int rc;
 
 	if (fs__sc_check_object(sc, node, ZONE_KEYS) != 0 ||
 	    fs__sc_require(sc, node, "name") != 0 ||
 	    fs__sc_string(sc, node, "name", false, &name) < 0)
 		return -1;
 	z->name = fs_xstrdup(name);
-	t = fs__sc_get(node, "capacity_trace");
-	if (t == NULL)
-		return 0;
-	saved = fs__sc_push_key(sc, "capacity_trace");
-	rc = load_capacity_trace(sc, t, z);
-	fs__sc_pop(sc, saved);
-	return rc;
+	return fs__sc_member(sc, node, "capacity_trace", load_capacity_trace, z);
 }
 
 /* Check that obj[key] is an array of min..max elements (path names it). */
@@ -190,8 +183,9 @@ static const char **pool_names(const struct fs_fleet_cfg *fleet)
 
 /* ---- class pins ------------------------------------------------------------------ */
 
-static int load_class_pools(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
+static int load_class_pools(struct fs__sc *sc, const cJSON *node, void *scenario)
 {
+	struct fs_scenario *s = scenario;
 	struct fs_fleet_cfg *fleet = &s->fleet;
 	const char **classes, **pools;
 	const cJSON *pin;
@@ -240,25 +234,9 @@ static int load_class_pools(struct fs__sc *sc, const cJSON *node, struct fs_scen
 
 /* ---- the section ------------------------------------------------------------------ */
 
-static int section(struct fs__sc *sc, const cJSON *node, const char *key,
-                   int (*load)(struct fs__sc *, const cJSON *, struct fs_scenario *),
-                   struct fs_scenario *s)
+static int autoscale_section(struct fs__sc *sc, const cJSON *node, void *fleet)
 {
-	const cJSON *sub = fs__sc_get(node, key);
-	size_t saved;
-	int rc;
-
-	if (sub == NULL)
-		return 0;
-	saved = fs__sc_push_key(sc, key);
-	rc = load(sc, sub, s);
-	fs__sc_pop(sc, saved);
-	return rc;
-}
-
-static int autoscale_section(struct fs__sc *sc, const cJSON *node, struct fs_scenario *s)
-{
-	return fs__sc_load_autoscale(sc, node, &s->fleet);
+	return fs__sc_load_autoscale(sc, node, fleet);
 }
 
 /* With a fleet the engine's llm is pool 0's (same GPU and TP; the engine's
@@ -300,8 +278,8 @@ int fs__sc_load_fleet(struct fs__sc *sc, const cJSON *node, struct fs_scenario *
 	if (load_zones(sc, fs__sc_get(node, "zones"), fleet) != 0 ||
 	    fs__sc_require(sc, node, "pools") != 0 ||
 	    load_pools(sc, fs__sc_get(node, "pools"), s) != 0 ||
-	    section(sc, node, "autoscale", autoscale_section, s) != 0 ||
-	    section(sc, node, "class_pools", load_class_pools, s) != 0 ||
+	    fs__sc_member(sc, node, "autoscale", autoscale_section, fleet) != 0 ||
+	    fs__sc_member(sc, node, "class_pools", load_class_pools, s) != 0 ||
 	    engine_llm_from_pool0(sc, s) != 0)
 		return -1;
 	for (i = 0; i < fleet->n_pools; i++)

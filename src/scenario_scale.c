@@ -104,9 +104,11 @@ static int load_policy(struct fs__sc *sc, const cJSON *node, struct fs_scale_pol
 	return 0;
 }
 
-/* One direction's rules; given policies replace the defaults. */
-static int load_rules(struct fs__sc *sc, const cJSON *node, struct fs_scale_rules *r)
+/* One direction's rules ("scale_up" / "scale_down" into a struct
+ * fs_scale_rules); given policies replace the defaults. */
+static int load_rules(struct fs__sc *sc, const cJSON *node, void *rules)
 {
+	struct fs_scale_rules *r = rules;
 	const cJSON *list = fs__sc_get(node, "policies"), *item;
 	int select = 0, rc;
 	size_t saved, saved_i, i = 0;
@@ -172,23 +174,6 @@ static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
 	return 0;
 }
 
-/* Load a sub-object with loader under its key. */
-static int sub_rules(struct fs__sc *sc, const cJSON *node, const char *key,
-                     struct fs_scale_rules *r)
-{
-	const cJSON *sub = fs__sc_get(node, key);
-	size_t saved;
-	int rc;
-
-	if (sub == NULL)
-		return 0;
-	saved = fs__sc_push_key(sc, key);
-	rc = load_rules(sc, sub, r);
-	if (rc == 0)
-		fs__sc_pop(sc, saved);
-	return rc;
-}
-
 /* Load fleet.autoscale (see scenario_scale.h). */
 int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_cfg *fleet)
 {
@@ -227,8 +212,8 @@ int fs__sc_load_autoscale(struct fs__sc *sc, const cJSON *node, struct fs_fleet_
 	    fs__sc_bool(sc, node, "predictive", &as->predictive) < 0 ||
 	    fs__sc_number(sc, node, "flapping_launches_per_h", 0, false, 1e9, false,
 	                  &as->flap_launches_per_h) < 0 ||
-	    sub_rules(sc, node, "scale_up", &as->up) != 0 ||
-	    sub_rules(sc, node, "scale_down", &as->down) != 0)
+	    fs__sc_member(sc, node, "scale_up", load_rules, &as->up) != 0 ||
+	    fs__sc_member(sc, node, "scale_down", load_rules, &as->down) != 0)
 		return -1;
 	as->enabled = true;
 	if (metric >= 0)

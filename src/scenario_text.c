@@ -4,7 +4,8 @@
  * comments, checking strict JSON text rules (UTF-8, control characters,
  * numbers), parsing with cJSON and indexing node positions, with text-level
  * errors (NUL bytes, unterminated comments, syntax) reported at their
- * line:column.  The caller owns the returned tree, buffer and index.
+ * line:column.  The caller owns the returned tree, buffer and index;
+ * fs__sc_load_file runs a whole read-parse-walk and frees them itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,4 +102,50 @@ char *fs__sc_read_file(const char *path, const char *what, size_t *len,
 	fclose(f);
 	*len = used;
 	return buf;
+}
+
+char *fs__sc_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (slash == NULL)
+		return fs_xstrdup(".");
+	dir = fs_xstrdup(path);
+	dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+	return dir;
+}
+
+int fs__sc_load_file(const char *path, const char *what,
+                     int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
+                     void *ctx, struct fs_error *err)
+{
+	struct fs__jpos *pos = NULL;
+	struct fs__sc sc;
+	char *text, *buf = NULL, *dir;
+	size_t len = 0;
+	cJSON *root;
+	int rc = -1;
+
+	text = fs__sc_read_file(path, what, &len, err);
+	if (text == NULL)
+		return -1;
+	root = fs__sc_parse(text, len, path, &buf, &pos, err);
+	if (root != NULL) {
+		dir = fs__sc_dir_of(path);
+		memset(&sc, 0, sizeof sc);
+		sc.file = path;
+		sc.text = buf;
+		sc.text_len = len;
+		sc.pos = pos;
+		sc.base_dir = dir;
+		sc.err = err;
+		rc = load(&sc, root, ctx) != 0 || sc.n_failures > 0 ? -1 : 0;
+		free(dir);
+	}
+	cJSON_Delete(root);
+	fs__jpos_free(pos);
+	free(buf);
+	free(text);
+	return rc;
 }

@@ -135,31 +135,38 @@ int fs__sc_fail_at_key(struct fs__sc *sc, const cJSON *node, const char *fmt, ..
 	return -1;
 }
 
-int fs__sc_fail_member(struct fs__sc *sc, const cJSON *obj, const char *key,
-                       const char *fmt, ...)
+/* At obj[key]'s key (at_key) or value, or at obj when it lacks key, with
+ * the path extended by key. */
+static void vfail_member(struct fs__sc *sc, const cJSON *obj, const char *key, bool at_key,
+                         const char *fmt, va_list ap)
 {
 	const cJSON *node = fs__sc_get(obj, key);
 	size_t saved = fs__sc_push_key(sc, key);
+
+	vfail_off(sc, node == NULL ? value_off(sc, obj) :
+	              at_key ? key_off_of(sc, node) : value_off(sc, node), fmt, ap);
+	fs__sc_pop(sc, saved);
+}
+
+int fs__sc_fail_member(struct fs__sc *sc, const cJSON *obj, const char *key,
+                       const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfail_off(sc, value_off(sc, node != NULL ? node : obj), fmt, ap);
+	vfail_member(sc, obj, key, false, fmt, ap);
 	va_end(ap);
-	fs__sc_pop(sc, saved);
 	return -1;
 }
 
 int fs__sc_fail_member_key(struct fs__sc *sc, const cJSON *obj, const char *key,
                            const char *fmt, ...)
 {
-	const cJSON *node = fs__sc_get(obj, key);
-	size_t saved = fs__sc_push_key(sc, key);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfail_off(sc, node != NULL ? key_off_of(sc, node) : value_off(sc, obj), fmt, ap);
+	vfail_member(sc, obj, key, true, fmt, ap);
 	va_end(ap);
-	fs__sc_pop(sc, saved);
 	return -1;
 }
 
@@ -572,4 +579,19 @@ int fs__sc_data_failed(struct fs__sc *sc, const cJSON *obj, const char *key)
 	}
 	fs__sc_pop(sc, saved);
 	return -1;
+}
+
+int fs__sc_member(struct fs__sc *sc, const cJSON *obj, const char *key,
+                  int (*load)(struct fs__sc *sc, const cJSON *node, void *ctx), void *ctx)
+{
+	const cJSON *sub = fs__sc_get(obj, key);
+	size_t saved;
+	int rc;
+
+	if (sub == NULL)
+		return 0;
+	saved = fs__sc_push_key(sc, key);
+	rc = load(sc, sub, ctx);
+	fs__sc_pop(sc, saved);
+	return rc;
 }

@@ -95,6 +95,29 @@ char *fs__sc_read_file(const char *path, const char *what, size_t *len,
 cJSON *fs__sc_parse(const char *text, size_t text_len, const char *file,
                     char **buf_out, struct fs__jpos **pos_out, struct fs_error *err);
 
+/* The directory of path ("." when it has none; heap). */
+char *fs__sc_dir_of(const char *path);
+
+/* Read the file at path (`what` as fs__sc_read_file), parse it and call
+ * load(sc, root, ctx) with a walk over it: file, text and positions set,
+ * base_dir the file's directory, errors into err.  Nothing load keeps may
+ * point into the tree or the text, which are freed on return.  Returns 0,
+ * or -1 when the file cannot be read or parsed, load fails or reported an
+ * error. */
+int fs__sc_load_file(const char *path, const char *what,
+                     int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
+                     void *ctx, struct fs_error *err);
+
+/* Load obj[key] with load(sc, obj[key], ctx) under the path extended by
+ * key; 0 without doing anything when obj has no key.  Returns load's. */
+int fs__sc_member(struct fs__sc *sc, const cJSON *obj, const char *key,
+                  int (*load)(struct fs__sc *sc, const cJSON *node, void *ctx), void *ctx);
+
+/* MODEL: B9 — root "currency" into out (len bytes, NUL included): a
+ * label of 1 to len - 1 characters without spaces, quotes or < > & ` $;
+ * default "USD".  Returns 0 or -1 (reported at the key). */
+int fs__sc_load_currency(struct fs__sc *sc, const cJSON *root, char *out, size_t len);
+
 /* ---- path ---------------------------------------------------------------- */
 
 /* Append ".key" (or "key" at the root) / "[i]"; return the length to restore

@@ -65,28 +65,70 @@ static int decide(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *
 	return fs_autoscale_decide(cfg, pool, st, &in);
 }
 
+/* One decision of a sequence: at t_s, `current` instances all ready, the
+ * metric (busy 1, work waiting), and the count the autoscaler must want. */
+struct step {
+	double t_s;
+	int current;
+	double metric;
+	int want;
+};
+
+/* Decide `steps` in order from a fresh state, checking every count. */
+static void decide_steps(const struct fs_autoscale_cfg *cfg, const struct fs_pool_cfg *pool,
+                         const struct step *steps, size_t n)
+{
+	struct fs_autoscale_state st;
+
+	fs_autoscale_state_init(&st);
+	for (size_t i = 0; i < n; i++) {
+		const struct step *k = &steps[i];
+		int got = decide(cfg, pool, &st, input(k->t_s, k->current, k->metric, 1));
+
+		if (got != k->want)
+			print_error("step %zu (t = %g s): %d, want %d\n", i, k->t_s, got, k->want);
+		assert_int_equal(got, k->want);
+	}
+	fs_autoscale_state_fini(&st);
+}
+
+#define N_STEPS(a) (sizeof (a) / sizeof (a)[0])
+
+/* A metric and the proposal it must give. */
+struct proposal {
+	double metric;
+	int want;
+};
+
+/* fs_autoscale_proposal of `in` with each metric of `p` in turn. */
+static void check_proposals(const struct fs_autoscale_cfg *cfg, struct fs_autoscale_input in,
+                            const struct proposal *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		in.metric = p[i].metric;
+		if (fs_autoscale_proposal(cfg, &in) != p[i].want)
+			print_error("metric %g\n", p[i].metric);
+		assert_int_equal(fs_autoscale_proposal(cfg, &in), p[i].want);
+	}
+}
+
 static void test_autoscale_proposal_and_tolerance(void **state)
 {
+	static const struct proposal p[] = {
+		{ 10.0, 8 },                     /* ceil(3 x 10 / 4) = ceil(7.5) = 8 */
+		{ 4.3, 3 },                      /* ratio 1.075: within the tolerance */
+		{ 4.5, 4 },                      /* 1.125: ceil(3.375) = 4 */
+		{ 3.7, 3 },                      /* 0.925: within */
+		{ 2.0, 2 },                      /* 0.5: ceil(1.5) = 2 */
+		{ 0.0, 0 },
+		{ NAN, 3 },                      /* nothing ready: no metric, no change */
+	};
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
-	struct fs_autoscale_input in = input(0, 3, 10.0, 0.9);
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
-	/* ceil(3 x 10 / 4) = ceil(7.5) = 8 */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 8);
-	in.metric = 4.3;                 /* ratio 1.075: within the tolerance */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
-	in.metric = 4.5;                 /* 1.125: ceil(3.375) = 4 */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
-	in.metric = 3.7;                 /* 0.925: within */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
-	in.metric = 2.0;                 /* 0.5: ceil(1.5) = 2 */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 2);
-	in.metric = 0.0;
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 0);
-	in.metric = NAN;                 /* nothing ready: no metric, no change */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 3);
+	check_proposals(&cfg, input(0, 3, 10.0, 0.9), p, N_STEPS(p));
 }
 
 /* Upstream: on a scale-up, pods not yet ready count as using 0; no change
@@ -94,6 +136,13 @@ static void test_autoscale_proposal_and_tolerance(void **state)
  * scale-down they are left out. */
 static void test_autoscale_starting_instances_projected(void **state)
 {
+	static const struct proposal p[] = {
+		/* ratio 1.25, projected 2 x 1.25 / 4 = 0.625: wait for the two */
+		{ 5.0, 4 },
+		{ 10.0, 5 },                     /* 2.5, projected 1.25: ceil(2 x 2.5) = 5 */
+		{ 8.6, 4 },                      /* 2.15, projected 1.075: within */
+		{ 1.0, 1 },                      /* scale-down: ceil(2 x 0.25) = 1 */
+	};
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
 	struct fs_autoscale_input in = input(0, 4, 5.0, 0.9);
@@ -101,87 +150,74 @@ static void test_autoscale_starting_instances_projected(void **state)
 	(void)state;
 	setup_cfg(&cfg, &pool);
 	in.ready = 2;
-	/* ratio 1.25, projected 2 x 1.25 / 4 = 0.625: wait for the two */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
-	in.metric = 10.0;                /* 2.5, projected 1.25: ceil(2 x 2.5) = 5 */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 5);
-	in.metric = 8.6;                 /* 2.15, projected 1.075: within */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 4);
-	in.metric = 1.0;                 /* scale-down: ceil(2 x 0.25) = 1 */
-	assert_int_equal(fs_autoscale_proposal(&cfg, &in), 1);
+	check_proposals(&cfg, in, p, N_STEPS(p));
 }
 
 static void test_autoscale_scale_up_policy_and_window(void **state)
 {
+	static const struct step policies[] = {
+		/* proposal 8 from 3: max(3 + 4, 3 x 2) = 7 this period */
+		{ 0, 3, 10.0, 7 },
+		/* 10 s later, same period: the period started at 3 -> limit 7 */
+		{ 10, 7, 4.0 * 8 / 7 * 1.2, 7 },
+		/* 15 s after the event, a new period from 7: up to 11 allowed */
+		{ 15, 7, 4.0 * 8 / 7, 8 },
+	};
+	/* selectPolicy min: the tighter of 4 instances and 100% */
+	static const struct step select_min[] = { { 0, 3, 10.0, 6 } };
+	static const struct step disabled[] = { { 0, 3, 10.0, 3 } };
+	/* a 60 s scale-up window: up to the lowest proposal in it */
+	static const struct step window[] = {
+		{ 0, 3, 4.0, 3 },                /* proposal 3 */
+		{ 15, 3, 8.0, 3 },               /* 6 */
+		{ 30, 3, 8.0, 3 },
+		{ 45, 3, 8.0, 3 },
+		/* at 60 s the proposal 3 of t = 0 has left the window */
+		{ 60, 3, 8.0, 6 },
+	};
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
-	fs_autoscale_state_init(&st);
-	/* proposal 8 from 3: max(3 + 4, 3 x 2) = 7 this period */
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 7);
-	/* 10 s later, same period: the period started at 3 -> limit 7 */
-	assert_int_equal(decide(&cfg, &pool, &st, input(10, 7, 4.0 * 8 / 7 * 1.2, 1)), 7);
-	/* 15 s after the event, a new period from 7: up to 11 allowed */
-	assert_int_equal(decide(&cfg, &pool, &st, input(15, 7, 4.0 * 8 / 7, 1)), 8);
-	fs_autoscale_state_fini(&st);
-
-	/* selectPolicy min: the tighter of 4 instances and 100% */
+	decide_steps(&cfg, &pool, policies, N_STEPS(policies));
 	cfg.up.select = FS_SELECT_MIN;
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 6);
-	fs_autoscale_state_fini(&st);
+	decide_steps(&cfg, &pool, select_min, N_STEPS(select_min));
 	cfg.up.select = FS_SELECT_DISABLED;
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 10.0, 1)), 3);
-	fs_autoscale_state_fini(&st);
-
-	/* a 60 s scale-up window: up to the lowest proposal in it */
+	decide_steps(&cfg, &pool, disabled, N_STEPS(disabled));
 	cfg.up.select = FS_SELECT_MAX;
 	cfg.up.window_ns = S(60);
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 3, 4.0, 1)), 3);    /* 3 */
-	assert_int_equal(decide(&cfg, &pool, &st, input(15, 3, 8.0, 1)), 3);   /* 6 */
-	assert_int_equal(decide(&cfg, &pool, &st, input(30, 3, 8.0, 1)), 3);
-	assert_int_equal(decide(&cfg, &pool, &st, input(45, 3, 8.0, 1)), 3);
-	/* at 60 s the proposal 3 of t = 0 has left the window */
-	assert_int_equal(decide(&cfg, &pool, &st, input(60, 3, 8.0, 1)), 6);
-	fs_autoscale_state_fini(&st);
+	decide_steps(&cfg, &pool, window, N_STEPS(window));
 }
 
 static void test_autoscale_scale_down_window_and_policy(void **state)
 {
+	static const struct step window[] = {
+		{ 0, 8, 4.0, 8 },
+		/* the load drops: proposal 2, held at 8 while 8 is in the 300 s window */
+		{ 15, 8, 1.0, 8 },
+		{ 299, 8, 1.0, 8 },
+		{ 300, 8, 1.0, 2 },
+	};
+	/* 50% per 60 s: 8 -> 4, and 2 only one period later */
+	static const struct step half[] = {
+		{ 0, 8, 1.0, 4 }, { 30, 4, 2.0, 4 }, { 60, 4, 2.0, 2 },
+	};
+	/* one instance per 60 s */
+	static const struct step one[] = {
+		{ 0, 8, 1.0, 7 }, { 30, 7, 8.0 / 7, 7 }, { 60, 7, 8.0 / 7, 6 },
+	};
 	struct fs_autoscale_cfg cfg;
 	struct fs_pool_cfg pool;
-	struct fs_autoscale_state st;
 
 	(void)state;
 	setup_cfg(&cfg, &pool);
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 4.0, 1)), 8);
-	/* the load drops: proposal 2, held at 8 while 8 is in the 300 s window */
-	assert_int_equal(decide(&cfg, &pool, &st, input(15, 8, 1.0, 1)), 8);
-	assert_int_equal(decide(&cfg, &pool, &st, input(299, 8, 1.0, 1)), 8);
-	assert_int_equal(decide(&cfg, &pool, &st, input(300, 8, 1.0, 1)), 2);
-	fs_autoscale_state_fini(&st);
-
-	/* 50% per 60 s: 8 -> 4, and 2 only one period later */
+	decide_steps(&cfg, &pool, window, N_STEPS(window));
 	cfg.down.window_ns = 0;
 	cfg.down.policies[0] = (struct fs_scale_policy){ true, 50, S(60) };
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 1.0, 1)), 4);
-	assert_int_equal(decide(&cfg, &pool, &st, input(30, 4, 2.0, 1)), 4);
-	assert_int_equal(decide(&cfg, &pool, &st, input(60, 4, 2.0, 1)), 2);
-	fs_autoscale_state_fini(&st);
-	/* one instance per 60 s */
+	decide_steps(&cfg, &pool, half, N_STEPS(half));
 	cfg.down.policies[0] = (struct fs_scale_policy){ false, 1, S(60) };
-	fs_autoscale_state_init(&st);
-	assert_int_equal(decide(&cfg, &pool, &st, input(0, 8, 1.0, 1)), 7);
-	assert_int_equal(decide(&cfg, &pool, &st, input(30, 7, 8.0 / 7, 1)), 7);
-	assert_int_equal(decide(&cfg, &pool, &st, input(60, 7, 8.0 / 7, 1)), 6);
-	fs_autoscale_state_fini(&st);
+	decide_steps(&cfg, &pool, one, N_STEPS(one));
 }
 
 /* min 0: activation when work waits, whatever the metric says (it has no

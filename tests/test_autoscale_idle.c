@@ -27,8 +27,6 @@
 static struct fs_scenario *scenario(const char *idle_json)
 {
 	char text[4096];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"2h\", \"warmup\": \"0s\", "
@@ -47,11 +45,7 @@ static struct fs_scenario *scenario(const char *idle_json)
 	         "\"target\": 1, \"interval\": \"60s\", "
 	         "\"scale_down\": {\"select\": \"disabled\"}, \"idle_release\": %s}}}\n",
 	         REPS, idle_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
 /*

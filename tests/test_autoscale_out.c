@@ -38,19 +38,10 @@ static const char scenario_text[] =
 	"\"fleet.autoscale.target\": 24}},\n"
 	"  {\"name\": \"fixed\", \"set\": {\"fleet.autoscale\": null}}]}\n";
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Write the scenario into dir and run every variant into dir/out. */
 static struct fs_test_run run_variants(const char *dir)
 {
-	char *file = path_in(dir, "v.json"), *out = path_in(dir, "out");
+	char *file = fs_test_path(dir, "v.json"), *out = fs_test_path(dir, "out");
 	const char *args[] = { "run", file, "-o", out, NULL };
 	FILE *f = fopen(file, "w");
 	struct fs_test_run r;

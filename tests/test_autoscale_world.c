@@ -31,8 +31,6 @@ static struct fs_scenario *scenario(const char *horizon, const char *arrivals_js
                                     const char *fleet_json)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
@@ -47,11 +45,7 @@ static struct fs_scenario *scenario(const char *horizon, const char *arrivals_js
 	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
 	         "\"gpu\": \"l40s\"},\n"
 	         " \"fleet\": %s}\n", horizon, REPS, arrivals_json, fleet_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
 static struct fs_rep_result **run(const struct fs_scenario *sc)
@@ -286,8 +280,6 @@ static void test_autoscale_world_warnings(void **state)
 static struct fs_scenario *office_hours(const char *fleet_json)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 	const char *lengths =
 		"\"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 600, \"sigma\": 0.9, "
 		"\"max\": 8192}, \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 200, "
@@ -307,11 +299,7 @@ static struct fs_scenario *office_hours(const char *fleet_json)
 	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
 	         "\"gpu\": \"l4\"},\n"
 	         " \"fleet\": %s}\n", REPS, lengths, lengths, fleet_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
 /*

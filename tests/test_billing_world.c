@@ -33,8 +33,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *extra, const char *fleet_json)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{%s\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
@@ -42,18 +40,11 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
 	         "\"rate_per_s\": %g},\n"
 	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         "   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, "
-	         "\"sigma\": 0.8, \"max\": 8000},\n"
-	         "   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, "
-	         "\"sigma\": 0.8, \"max\": 2000}}]},\n"
+	         FS_TEST_CHAT_LENGTHS "}]},\n"
 	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
 	         "\"gpu\": \"l40s\"},\n"
 	         " \"fleet\": %s}\n", extra, horizon, REPS, rate_per_s, fleet_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data/fleet", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data/fleet");
 }
 
 /* Run the scenario's replications and summarise them. */
@@ -382,9 +373,7 @@ static void test_billing_world_currency_in_every_output(void **state)
 	if (!fs_test_have_cmd("gnuplot")) {
 		print_message("gnuplot is not installed: report not checked\n");
 	} else {
-		r = fs_test_run_fleetsim(report);
-		assert_int_equal(r.exit_code, 0);
-		fs_test_run_free(&r);
+		fs_test_fleetsim_ok(report);
 		assert_file_in_cny(out, "report.md");
 		assert_file_in_cny(out, "plots/cost_breakdown.gp");
 		assert_file_in_cny(out, "plots/cost_per_rep.gp");

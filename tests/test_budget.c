@@ -27,29 +27,12 @@
  * return budget.json parsed (caller deletes). */
 static cJSON *run_plan(const char *dir, const char *plan)
 {
-	char path[512], out[512], *text;
+	char *path = fs_test_write(dir, "plan.json", plan), *out = fs_test_path(dir, "out");
 	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
-	struct fs_test_run r;
-	FILE *f;
-	cJSON *j;
+	cJSON *j = fs_test_fleetsim_output(args, out, "budget.json");
 
-	snprintf(path, sizeof path, "%s/plan.json", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(plan, f);
-	fclose(f);
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/out/budget.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	j = cJSON_Parse(text);
-	assert_non_null(j);
-	free(text);
+	free(path);
+	free(out);
 	return j;
 }
 
@@ -161,17 +144,13 @@ static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
 	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
 	struct fs_test_run r;
 	cJSON *j;
-	FILE *f;
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/plan.json", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\", \"type\": \"finetune\","
+	fs_test_write_file(path, "{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\", \"type\": \"finetune\","
 	      " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"full\","
-	      " \"tokens\": 1e9, \"transfer_gb\": 0}]}", f);
-	fclose(f);
+	      " \"tokens\": 1e9, \"transfer_gb\": 0}]}");
 	r = fs_test_run_fleetsim(args);
 	assert_int_equal(r.exit_code, 2);
 	assert_non_null(strstr(r.err, "tasks[0]: does not fit"));

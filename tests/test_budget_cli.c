@@ -28,25 +28,6 @@ static const char *const EXAMPLES[] = {
 	"scenarios/budget-quarter.json",
 };
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
-static int exists(const char *dir, const char *file)
-{
-	char *p = path_in(dir, file);
-	struct stat st;
-	int yes = stat(p, &st) == 0;
-
-	free(p);
-	return yes;
-}
-
 static void test_budget_cli_examples_print_and_write(void **state)
 {
 	(void)state;
@@ -63,7 +44,7 @@ static void test_budget_cli_examples_print_and_write(void **state)
 		assert_non_null(strstr(r.out, "budget to request"));
 		assert_non_null(strstr(r.out, "peak concurrent cards"));
 		fs_test_run_free(&r);
-		p = path_in(dir, "budget.json");
+		p = fs_test_path(dir, "budget.json");
 		text = fs_test_read_file(p, NULL);
 		assert_non_null(text);
 		j = cJSON_Parse(text);
@@ -74,7 +55,7 @@ static void test_budget_cli_examples_print_and_write(void **state)
 		cJSON_Delete(j);
 		free(text);
 		free(p);
-		p = path_in(dir, "budget.csv");
+		p = fs_test_path(dir, "budget.csv");
 		text = fs_test_read_file(p, NULL);
 		assert_non_null(text);
 		assert_int_equal(strncmp(text, "task,type,gpu,cards,", 20), 0);
@@ -87,7 +68,7 @@ static void test_budget_cli_examples_print_and_write(void **state)
 
 static void test_budget_cli_quarter_figures(void **state)
 {
-	char *dir = fs_test_tmpdir(), *p = path_in(dir, "budget.json"), *text;
+	char *dir = fs_test_tmpdir(), *p = fs_test_path(dir, "budget.json"), *text;
 	const char *args[] = { "budget", "scenarios/budget-quarter.json", "-o", dir, "-q", NULL };
 	struct fs_test_run r = fs_test_run_fleetsim(args);
 	const cJSON *tasks, *t, *tot;
@@ -135,13 +116,9 @@ static void test_budget_cli_report_writes_the_one_page_budget(void **state)
 	assert_int_equal(r.exit_code, 0);
 	fs_test_run_free(&r);
 	/* no gnuplot needed: a budget has no plots */
-	r = fs_test_run_fleetsim(rep);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	assert_true(exists(dir, "report.html"));
-	p = path_in(dir, "report.md");
+	fs_test_fleetsim_ok(rep);
+	assert_true(fs_test_exists(dir, "report.html"));
+	p = fs_test_path(dir, "report.md");
 	md = fs_test_read_file(p, NULL);
 	assert_non_null(md);
 	assert_non_null(strstr(md, "# Budget: quarter-2026q2"));
@@ -158,78 +135,72 @@ static void test_budget_cli_report_writes_the_one_page_budget(void **state)
 
 static void test_budget_cli_minimal_plan_prints_its_table(void **state)
 {
-	char *dir = fs_test_tmpdir(), *file = path_in(dir, "p.json"), *out = path_in(dir, "o");
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "o");
+	/* no description, no dates, defaults everywhere */
+	char *file = fs_test_write(dir, "p.json", "{\"name\": \"min\", \"tasks\": "
+	                           "[{\"name\": \"e\", \"type\": \"experiment\", "
+	                           "\"gpu\": \"h100\", \"card_hours\": 10}]}");
 	const char *args[] = { "budget", file, "-o", out, NULL };
 	struct fs_test_run r;
-	FILE *f = fopen(file, "w");
 
 	(void)state;
-	assert_non_null(f);
-	/* no description, no dates, defaults everywhere */
-	fputs("{\"name\": \"min\", \"tasks\": [{\"name\": \"e\", \"type\": "
-	      "\"experiment\", \"gpu\": \"h100\", \"card_hours\": 10}]}", f);
-	fclose(f);
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
+	r = fs_test_fleetsim_expect(args, 0);
 	assert_non_null(strstr(r.out, "budget min\n"));
 	assert_non_null(strstr(r.out, "month 1"));
-	assert_true(exists(out, "budget.json"));
-	assert_true(exists(out, "budget.csv"));
+	assert_true(fs_test_exists(out, "budget.json"));
+	assert_true(fs_test_exists(out, "budget.csv"));
 	fs_test_run_free(&r);
 	free(file);
 	free(out);
 	fs_test_tmpdir_free(dir);
 }
 
+/* Budget a 30-day serving task `from` the run or sweep directory dir/from
+ * into dir/o and check what both sources give for 2 replicas of one L40S
+ * for the whole run: 2 cards, 2 x 720 card-hours, a simulated monthly cost
+ * of 2 x 730 h x the on-demand price.  Returns budget.json (cJSON_Delete)
+ * with *task its task. */
+static cJSON *budget_serving_from(const char *dir, const char *from, const cJSON **task)
+{
+	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
+	char plan[256], *file, *out = fs_test_path(dir, "o");
+	const char *args[] = { "budget", NULL, "-o", out, "-q", NULL };
+	const cJSON *t;
+	cJSON *j;
+
+	snprintf(plan, sizeof plan, "{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", "
+	         "\"type\": \"serving\", \"from\": \"%s\", \"duration\": \"30d\"}]}", from);
+	file = fs_test_write(dir, "p.json", plan);
+	args[1] = file;
+	j = fs_test_fleetsim_output(args, out, "budget.json");
+	*task = t = fs_test_json_at(j, "tasks[0]");
+	assert_int_equal(fs_test_json_num(t, "cards"), 2);
+	assert_string_equal(cJSON_GetStringValue(fs_test_json_at(t, "gpu")), "l40s");
+	assert_near(fs_test_json_num(t, "card_h"), 2 * 720.0, 1e-9, 0);
+	assert_near(fs_test_json_num(t, "serving.simulated_monthly_cost"),
+	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
+	free(file);
+	free(out);
+	return j;
+}
+
 static void test_budget_cli_serving_from_a_run_directory(void **state)
 {
-	char *dir = fs_test_tmpdir(), *run = path_in(dir, "run"), *file = path_in(dir, "p.json");
-	char *out = path_in(dir, "o"), *p = path_in(out, "budget.json"), *text;
+	char *dir = fs_test_tmpdir(), *run = fs_test_path(dir, "run");
 	const char *run_args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-o", run,
 	                           "-q", NULL };
-	const char *args[] = { "budget", file, "-o", out, "-q", NULL };
 	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
 	const cJSON *t;
-	struct fs_test_run r;
 	cJSON *j;
-	FILE *f;
 
 	(void)state;
-	r = fs_test_run_fleetsim(run_args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	f = fopen(file, "w");
-	assert_non_null(f);
-	fputs("{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", \"type\": "
-	      "\"serving\", \"from\": \"run\", \"duration\": \"30d\"}]}", f);
-	fclose(f);
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	text = fs_test_read_file(p, NULL);
-	j = cJSON_Parse(text);
-	assert_non_null(j);
-	t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
+	fs_test_fleetsim_ok(run_args);
 	/* quickstart: 2 replicas of 1 x L40S for the whole hour simulated */
-	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "cards")->valuedouble, 2);
-	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "gpu")),
-	                    "l40s");
-	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 2 * 720.0, 1e-9, 0);
+	j = budget_serving_from(dir, "run", &t);
 	/* 720 h fits one 730-h month: 2 cards x the catalogue's monthly fee */
-	assert_near(cJSON_GetObjectItemCaseSensitive(
-	                cJSON_GetObjectItemCaseSensitive(t, "plan_cost"), "monthly")->valuedouble,
+	assert_near(fs_test_json_num(t, "plan_cost.monthly"),
 	            2 * fs_billing_catalog_fee(g, FS_PRICING_MONTHLY), 1e-9, 0);
-	assert_near(cJSON_GetObjectItemCaseSensitive(
-	                cJSON_GetObjectItemCaseSensitive(t, "serving"),
-	                "simulated_monthly_cost")->valuedouble,
-	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
 	cJSON_Delete(j);
-	free(text);
-	free(p);
-	free(out);
-	free(file);
 	free(run);
 	fs_test_tmpdir_free(dir);
 }
@@ -240,21 +211,13 @@ static void test_budget_cli_serving_from_a_run_directory(void **state)
  * simulated monthly cost 2 x 730 h x the on-demand price. */
 static void test_budget_cli_serving_from_a_sweep_directory(void **state)
 {
-	char *dir = fs_test_tmpdir(), *sc = path_in(dir, "s.json"), *sw = path_in(dir, "sw");
-	char *file = path_in(dir, "p.json"), *out = path_in(dir, "o");
-	char *p = path_in(out, "budget.json"), *text;
-	const char *sweep_args[] = { "sweep", sc, "-o", sw, "-q", NULL };
-	const char *args[] = { "budget", file, "-o", out, "-q", NULL };
-	const struct fs_gpu_spec *g = fs_catalog_find_gpu("l40s");
+	char *dir = fs_test_tmpdir(), *sw = fs_test_path(dir, "sw"), *sc;
+	const char *sweep_args[] = { "sweep", NULL, "-o", sw, "-q", NULL };
 	const cJSON *t;
-	struct fs_test_run r;
-	cJSON *j;
-	FILE *f;
 
 	(void)state;
-	f = fopen(sc, "w");
-	assert_non_null(f);
-	fputs("{\"name\": \"tiny-sweep\", \"simulation\": {\"horizon\": \"10m\","
+	sc = fs_test_write(dir, "s.json",
+	      "{\"name\": \"tiny-sweep\", \"simulation\": {\"horizon\": \"10m\","
 	      " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
 	      " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
 	      " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
@@ -264,40 +227,10 @@ static void test_budget_cli_serving_from_a_sweep_directory(void **state)
 	      " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
 	      " \"tp\": 1, \"replicas\": 1},"
 	      " \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"engine.replicas\","
-	      " \"values\": [3, 2]}]}}", f);
-	fclose(f);
-	r = fs_test_run_fleetsim(sweep_args);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	f = fopen(file, "w");
-	assert_non_null(f);
-	fputs("{\"name\": \"from\", \"tasks\": [{\"name\": \"svc\", \"type\": "
-	      "\"serving\", \"from\": \"sw\", \"duration\": \"30d\"}]}", f);
-	fclose(f);
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	text = fs_test_read_file(p, NULL);
-	j = cJSON_Parse(text);
-	assert_non_null(j);
-	t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), 0);
-	assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "cards")->valuedouble, 2);
-	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "gpu")),
-	                    "l40s");
-	assert_near(cJSON_GetObjectItemCaseSensitive(t, "card_h")->valuedouble, 2 * 720.0, 1e-9, 0);
-	assert_near(cJSON_GetObjectItemCaseSensitive(
-	                cJSON_GetObjectItemCaseSensitive(t, "serving"),
-	                "simulated_monthly_cost")->valuedouble,
-	            2 * 730 * g->price_on_demand_usd_per_h, 1e-6, 0);
-	cJSON_Delete(j);
-	free(text);
-	free(p);
-	free(out);
-	free(file);
+	      " \"values\": [3, 2]}]}}");
+	sweep_args[1] = sc;
+	fs_test_fleetsim_ok(sweep_args);
+	cJSON_Delete(budget_serving_from(dir, "sw", &t));
 	free(sw);
 	free(sc);
 	fs_test_tmpdir_free(dir);
@@ -308,16 +241,12 @@ static void test_budget_cli_serving_from_a_sweep_directory(void **state)
 static void expect_bad(const char *plan, int line, int col, const char *path,
                        const char *msg)
 {
-	char *dir = fs_test_tmpdir(), *file = path_in(dir, "plan.json"), *out = path_in(dir, "o");
+	char *dir = fs_test_tmpdir(), *file = fs_test_write(dir, "plan.json", plan);
+	char *out = fs_test_path(dir, "o");
 	const char *args[] = { "budget", file, "-o", out, NULL };
 	char want[1024];
-	struct fs_test_run r;
-	FILE *f = fopen(file, "w");
+	struct fs_test_run r = fs_test_run_fleetsim(args);
 
-	assert_non_null(f);
-	fputs(plan, f);
-	fclose(f);
-	r = fs_test_run_fleetsim(args);
 	snprintf(want, sizeof want, "%s:%d:%d: %s: ", file, line, col, path);
 	if (r.exit_code != 2 || strncmp(r.err, want, strlen(want)) != 0 ||
 	    strstr(r.err, msg) == NULL)
@@ -325,7 +254,7 @@ static void expect_bad(const char *plan, int line, int col, const char *path,
 	assert_int_equal(r.exit_code, 2);
 	assert_int_equal(strncmp(r.err, want, strlen(want)), 0);
 	assert_non_null(strstr(r.err, msg));
-	assert_false(exists(dir, "o"));
+	assert_false(fs_test_exists(dir, "o"));
 	fs_test_run_free(&r);
 	free(file);
 	free(out);

@@ -159,14 +159,10 @@ static void override_loads_back_into_estimate(void **state)
 static void expect_bad(const char *text, const char *where_suffix)
 {
 	char *dir = fs_test_tmpdir(), path[512], where[600];
-	FILE *f;
 	struct fs_test_run r;
 
 	snprintf(path, sizeof path, "%s/m.csv", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	{
 		const char *args[] = { "calibrate", path, "--model", "llama-3.1-8b", "--gpu",
 		                       "h100", NULL };
@@ -267,15 +263,11 @@ static void whole_run_is_the_sum_of_its_steps(void **state)
 	struct fs_step_shape s[5];
 	struct fs_error err;
 	double hand_ns = 0, got_ns;
-	FILE *f;
 	int i;
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/runs.csv", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("# tiny\nlatency_ms,output_len,input_len,batch\n12.5,4,100,3\n", f);
-	fclose(f);
+	fs_test_write_file(path, "# tiny\nlatency_ms,output_len,input_len,batch\n12.5,4,100,3\n");
 	assert_int_equal(fs__cal_read_file(path, &ps, &err), 0);
 	assert_int_equal((int)ps.n, 1);
 	assert_int_equal(ps.pts[0].kind, FS_CAL_RUN);

@@ -31,27 +31,18 @@ static struct fs_scenario *chat_scenario(const char *arrivals_json, const char *
                                          const char *fleet_json)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"%s\", "
 	         "\"sample_interval\": \"1m\", \"replications\": %d, \"seed\": 11},\n"
 	         " \"workload\": {\"arrivals\": %s,\n"
 	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         "   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, "
-	         "\"sigma\": 0.8, \"max\": 8000},\n"
-	         "   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, "
-	         "\"sigma\": 0.8, \"max\": 2000}}]},\n"
+	         FS_TEST_CHAT_LENGTHS "}]},\n"
 	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
 	         "\"gpu\": \"l40s\"%s}%s%s}\n",
 	         horizon, warmup, reps, arrivals_json, fleet_json ? "" : ", \"replicas\": 2",
 	         fleet_json ? ",\n \"fleet\": " : "", fleet_json ? fleet_json : "");
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", ".", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", ".");
 }
 
 static struct fs_scenario *poisson_scenario(double rate_per_s, const char *horizon,

@@ -326,15 +326,11 @@ static void test_ckpt_cli_example_runs(void **state)
 static void check_bad(const char *dir, const char *body, const char *expect)
 {
 	char path[512];
-	FILE *f;
 	struct fs_test_run r;
 	const char *args[] = { "checkpoint", path, "-o", dir, NULL };
 
 	snprintf(path, sizeof path, "%s/bad.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(body, f);
-	fclose(f);
+	fs_test_write_file(path, body);
 	r = fs_test_run_fleetsim(args);
 	assert_int_equal(r.exit_code, 2);
 	if (strstr(r.err, expect) == NULL)

@@ -22,33 +22,15 @@
 
 #define SCENARIO "scenarios/quickstart.json"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Run `fleetsim run SCENARIO -r 4 -j THREADS -o DIR [extra]`; returns the
  * summary.json text (heap). */
 static char *run_summary(const char *dir, const char *threads, const char *extra)
 {
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-j", threads, "-o", dir,
 	                       "-q", extra, NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char *path = path_in(dir, "summary.json");
-	char *text;
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	free(path);
-	return text;
+	fs_test_fleetsim_ok(args);
+	return fs_test_read_out(dir, "summary.json");
 }
 
 static void test_cli_run_thread_count_gives_identical_bytes(void **state)
@@ -71,43 +53,27 @@ static void test_cli_run_different_seed_changes_results(void **state)
 	char *d1 = fs_test_tmpdir(), *d2 = fs_test_tmpdir();
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-o", d2, "-q", "--seed",
 	                       "7", NULL };
-	struct fs_test_run r;
-	char *s1, *s2, *p2;
+	char *s1, *s2;
 
 	(void)state;
 	s1 = run_summary(d1, "2", NULL);
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	p2 = path_in(d2, "summary.json");
-	s2 = fs_test_read_file(p2, NULL);
-	assert_non_null(s2);
+	fs_test_fleetsim_ok(args);
+	s2 = fs_test_read_out(d2, "summary.json");
 	assert_string_not_equal(s1, s2);
 	assert_non_null(strstr(s2, "\"seed\":\t7"));
 	free(s1);
 	free(s2);
-	free(p2);
 	fs_test_tmpdir_free(d1);
 	fs_test_tmpdir_free(d2);
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (v == NULL)
-		print_error("missing key \"%s\"\n", key);
-	assert_non_null(v);
-	return v;
-}
-
 static void check_ci(const cJSON *o)
 {
-	assert_true(cJSON_IsNumber(get(o, "value")));
-	assert_true(cJSON_IsNumber(get(o, "ci_lo")));
-	assert_true(cJSON_IsNumber(get(o, "ci_hi")));
-	assert_true(get(o, "ci_lo")->valuedouble <= get(o, "value")->valuedouble);
-	assert_true(get(o, "value")->valuedouble <= get(o, "ci_hi")->valuedouble);
+	assert_true(cJSON_IsNumber(fs_test_json_get(o, "value")));
+	assert_true(cJSON_IsNumber(fs_test_json_get(o, "ci_lo")));
+	assert_true(cJSON_IsNumber(fs_test_json_get(o, "ci_hi")));
+	assert_true(fs_test_json_get(o, "ci_lo")->valuedouble <= fs_test_json_get(o, "value")->valuedouble);
+	assert_true(fs_test_json_get(o, "value")->valuedouble <= fs_test_json_get(o, "ci_hi")->valuedouble);
 }
 
 static void check_group(const cJSON *g)
@@ -118,9 +84,9 @@ static void check_group(const cJSON *g)
 
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < 4; j++)
-			check_ci(get(get(g, lat[i]), qty[j]));
-	check_ci(get(g, "completed"));
-	assert_true(get(get(g, "completed"), "value")->valuedouble > 0);
+			check_ci(fs_test_json_get(fs_test_json_get(g, lat[i]), qty[j]));
+	check_ci(fs_test_json_get(g, "completed"));
+	assert_true(fs_test_json_get(fs_test_json_get(g, "completed"), "value")->valuedouble > 0);
 }
 
 static void test_cli_run_summary_follows_the_contract(void **state)
@@ -132,18 +98,18 @@ static void test_cli_run_summary_follows_the_contract(void **state)
 
 	(void)state;
 	assert_non_null(root);
-	prov = get(root, "provenance");
-	assert_true(cJSON_IsString(get(prov, "fleetsim_version")));
-	assert_int_equal(strlen(get(prov, "scenario_sha256")->valuestring), 64);
-	assert_int_equal(get(prov, "seed")->valuedouble, 42);
-	assert_int_equal(get(prov, "replications")->valuedouble, 4);
-	assert_true(cJSON_IsString(get(prov, "rng")));
-	metrics = get(root, "metrics");
-	check_group(get(metrics, "all"));
-	classes = get(metrics, "classes");
-	check_group(get(classes, "chat"));
-	check_group(get(classes, "code"));
-	check_ci(get(get(classes, "chat"), "slo_attainment"));
+	prov = fs_test_json_get(root, "provenance");
+	assert_true(cJSON_IsString(fs_test_json_get(prov, "fleetsim_version")));
+	assert_int_equal(strlen(fs_test_json_get(prov, "scenario_sha256")->valuestring), 64);
+	assert_int_equal(fs_test_json_get(prov, "seed")->valuedouble, 42);
+	assert_int_equal(fs_test_json_get(prov, "replications")->valuedouble, 4);
+	assert_true(cJSON_IsString(fs_test_json_get(prov, "rng")));
+	metrics = fs_test_json_get(root, "metrics");
+	check_group(fs_test_json_get(metrics, "all"));
+	classes = fs_test_json_get(metrics, "classes");
+	check_group(fs_test_json_get(classes, "chat"));
+	check_group(fs_test_json_get(classes, "code"));
+	check_ci(fs_test_json_get(fs_test_json_get(classes, "chat"), "slo_attainment"));
 	cJSON_Delete(root);
 	free(text);
 	fs_test_tmpdir_free(dir);
@@ -153,26 +119,14 @@ static void test_cli_run_summary_follows_the_contract(void **state)
  * and, when out is not NULL, the console output (heap). */
 static cJSON *run_json(const char *const *args, const char *dir, char **out)
 {
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char *path = path_in(dir, "summary.json");
-	char *text;
-	cJSON *root;
+	struct fs_test_run r = fs_test_fleetsim_expect(args, 0);
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
 	if (out != NULL) {
 		*out = r.out;
 		r.out = NULL;
 	}
 	fs_test_run_free(&r);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	root = cJSON_Parse(text);
-	assert_non_null(root);
-	free(text);
-	free(path);
-	return root;
+	return fs_test_read_json(dir, "summary.json");
 }
 
 /* cost.cost_per_rep holds one total per replication, in replication order;
@@ -185,7 +139,7 @@ static void test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean(void 
 	const char *args[] = { "run", "tests/data/scenario_fleet.json", "--variant", "relaunch",
 	                       "-r", "4", "-o", dir, "-q", NULL };
 	cJSON *root = run_json(args, dir, NULL);
-	const cJSON *cost = get(root, "cost"), *per_rep = get(cost, "cost_per_rep"), *v;
+	const cJSON *cost = fs_test_json_get(root, "cost"), *per_rep = fs_test_json_get(cost, "cost_per_rep"), *v;
 	double sum = 0, lo = INFINITY, hi = -INFINITY;
 
 	(void)state;
@@ -197,9 +151,9 @@ static void test_cli_run_cost_per_rep_has_r_entries_with_the_total_as_mean(void 
 		lo = fmin(lo, v->valuedouble);
 		hi = fmax(hi, v->valuedouble);
 	}
-	assert_near(sum / 4, get(get(cost, "total"), "value")->valuedouble, 0.0, 1e-8);
+	assert_near(sum / 4, fs_test_json_get(fs_test_json_get(cost, "total"), "value")->valuedouble, 0.0, 1e-8);
 	assert_true(lo < hi);
-	assert_null(cJSON_GetObjectItemCaseSensitive(get(cost, "total"), "exact"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(fs_test_json_get(cost, "total"), "exact"));
 	cJSON_Delete(root);
 	fs_test_tmpdir_free(dir);
 }
@@ -214,16 +168,16 @@ static void test_cli_run_zero_width_interval_is_marked_exact(void **state)
 	const char *args[] = { "run", SCENARIO, "-r", "4", "-o", dir, NULL };
 	char *out = NULL;
 	cJSON *root = run_json(args, dir, &out);
-	const cJSON *total = get(get(root, "cost"), "total"), *v;
-	const cJSON *idle = get(get(root, "cost"), "idle");
+	const cJSON *total = fs_test_json_get(fs_test_json_get(root, "cost"), "total"), *v;
+	const cJSON *idle = fs_test_json_get(fs_test_json_get(root, "cost"), "idle");
 
 	(void)state;
-	assert_near(get(total, "value")->valuedouble, 2.80, 1e-9, 0.0);
-	assert_true(cJSON_IsTrue(get(total, "exact")));
-	cJSON_ArrayForEach(v, get(get(root, "cost"), "cost_per_rep"))
+	assert_near(fs_test_json_get(total, "value")->valuedouble, 2.80, 1e-9, 0.0);
+	assert_true(cJSON_IsTrue(fs_test_json_get(total, "exact")));
+	cJSON_ArrayForEach(v, fs_test_json_get(fs_test_json_get(root, "cost"), "cost_per_rep"))
 		assert_near(v->valuedouble, 2.80, 1e-9, 0.0);
 	assert_null(cJSON_GetObjectItemCaseSensitive(idle, "exact"));
-	assert_true(get(idle, "ci_lo")->valuedouble >= 0.0);
+	assert_true(fs_test_json_get(idle, "ci_lo")->valuedouble >= 0.0);
 	assert_non_null(strstr(out, "2.8 (exact)"));
 	assert_null(strstr(out, "± 0\n"));
 	assert_null(strstr(out, "± 0 "));
@@ -249,25 +203,25 @@ static void test_cli_run_guard_stop_reports_over_the_span_simulated(void **state
 	const char *args[] = { "run", "tests/data/overload_guard.json", "-o", dir, NULL };
 	char *out = NULL;
 	cJSON *root = run_json(args, dir, &out);
-	const cJSON *verdict = get(root, "verdict"), *cost = get(root, "cost");
-	const cJSON *at = get(verdict, "stopped_at_s");
-	double per_h = get(get(cost, "per_hour"), "value")->valuedouble;
+	const cJSON *verdict = fs_test_json_get(root, "verdict"), *cost = fs_test_json_get(root, "cost");
+	const cJSON *at = fs_test_json_get(verdict, "stopped_at_s");
+	double per_h = fs_test_json_get(fs_test_json_get(cost, "per_hour"), "value")->valuedouble;
 	int r;
 
 	(void)state;
-	assert_int_equal(get(verdict, "stopped_early_replications")->valuedouble, 3);
+	assert_int_equal(fs_test_json_get(verdict, "stopped_early_replications")->valuedouble, 3);
 	assert_int_equal(cJSON_GetArraySize(at), 3);
 	for (r = 0; r < 3; r++) {
 		double t_s = cJSON_GetArrayItem(at, r)->valuedouble;
-		double usd = cJSON_GetArrayItem(get(cost, "cost_per_rep"), r)->valuedouble;
+		double usd = cJSON_GetArrayItem(fs_test_json_get(cost, "cost_per_rep"), r)->valuedouble;
 
 		assert_true(t_s > 60 && t_s < 86400);
 		assert_near(usd, 2 * 1.40 * ceil(t_s) / 3600, 1e-6, 0.0);
 	}
 	assert_true(per_h >= 2.80 && per_h < 2.80 * 1.002);
-	assert_near(get(get(cost, "monthly_projected"), "value")->valuedouble,
+	assert_near(fs_test_json_get(fs_test_json_get(cost, "monthly_projected"), "value")->valuedouble,
 	            2.80 * 730, 0.0, 0.002);
-	assert_true(get(get(get(get(root, "metrics"), "all"), "throughput_rps"),
+	assert_true(fs_test_json_get(fs_test_json_get(fs_test_json_get(fs_test_json_get(root, "metrics"), "all"), "throughput_rps"),
 	                "value")->valuedouble > 5);
 	assert_non_null(strstr(out, "stopped early: 3 of 3 replications"));
 	{
@@ -287,7 +241,7 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	char *text = run_summary(dir, "2", "--requests-csv");
-	char *csv_path = path_in(dir, "requests.csv");
+	char *csv_path = fs_test_path(dir, "requests.csv");
 	char *csv = fs_test_read_file(csv_path, NULL);
 	size_t lines = 0;
 	const char *p;
@@ -304,7 +258,7 @@ static void test_cli_run_requests_csv_has_a_row_per_request(void **state)
 	free(csv);
 	free(csv_path);
 	/* The time series: a header and one row per grid bin (1h / 36s). */
-	csv_path = path_in(dir, "timeseries.csv");
+	csv_path = fs_test_path(dir, "timeseries.csv");
 	csv = fs_test_read_file(csv_path, NULL);
 	assert_non_null(csv);
 	assert_true(strncmp(csv, "t_start_s,t_end_s,queue_len,", 28) == 0);
@@ -331,7 +285,7 @@ static void expect_cli_error(const char *const *args, const char *expected_err)
 static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 {
 	char *dir = fs_test_tmpdir();
-	char *out = path_in(dir, "never");
+	char *out = fs_test_path(dir, "never");
 	const char *a1[] = { "run", SCENARIO, "-r", "0", "-o", out, NULL };
 	const char *a2[] = { "run", SCENARIO, "-j", "two", "-o", out, NULL };
 	const char *a3[] = { "run", SCENARIO, "--frobnicate", "-o", out, NULL };

@@ -28,13 +28,7 @@
 
 static struct fs_scenario *load(const char *text)
 {
-	struct fs_error err;
-	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "closed.json",
-	                                               ".", &err);
-
-	if (sc == NULL)
-		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
-	return sc;
+	return fs_test_load_text(text, "closed.json", ".");
 }
 
 static struct fs_summary *simulate(const struct fs_scenario *sc, int threads)
@@ -441,7 +435,6 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 	char *dir = fs_test_tmpdir(), path[4096], *text;
 	const char *args[] = { "sweep", "scenarios/benchmark-concurrency.json", "-o", NULL,
 	                       "-j", "2", NULL };
-	struct fs_test_run run;
 	cJSON *root, *p;
 	double prev_users = 0, tok_first = NAN, tok_last = NAN, ttft_first = NAN,
 	       ttft_last = NAN;
@@ -449,14 +442,8 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 
 	(void)state;
 	args[3] = dir;
-	run = fs_test_run_fleetsim(args);
-	assert_int_equal(run.exit_code, 0);
-	fs_test_run_free(&run);
-	snprintf(path, sizeof path, "%s/sweep.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	root = cJSON_Parse(text);
-	free(text);
+	fs_test_fleetsim_ok(args);
+	root = fs_test_read_json(dir, "sweep.json");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(root, "points")) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "concurrency");
 		double users = cJSON_GetObjectItemCaseSensitive(c, "users")->valuedouble;
@@ -487,9 +474,7 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 		const char *rep[] = { "report", NULL, "-q", NULL };
 
 		rep[1] = dir;
-		run = fs_test_run_fleetsim(rep);
-		assert_int_equal(run.exit_code, 0);
-		fs_test_run_free(&run);
+		fs_test_fleetsim_ok(rep);
 		snprintf(path, sizeof path, "%s/plots/concurrency.png", dir);
 		text = fs_test_read_file(path, NULL);
 		assert_non_null(text);
@@ -502,21 +487,15 @@ static void test_closed_loop_concurrency_sweep_gives_benchmark_curves(void **sta
 
 static void test_closed_loop_summary_json_has_concurrency_block(void **state)
 {
-	char *dir = fs_test_tmpdir(), path[4096], *text;
+	char *dir = fs_test_tmpdir();
 	const char *args[] = { "run", "scenarios/benchmark-concurrency.json", "-o", NULL,
 	                       "--set", "workload.classes[0].users=4", "-r", "1", NULL };
-	struct fs_test_run run;
 	cJSON *root, *c;
 
 	(void)state;
 	args[3] = dir;
-	run = fs_test_run_fleetsim(args);
-	assert_int_equal(run.exit_code, 0);
-	fs_test_run_free(&run);
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	text = fs_test_read_file(path, NULL);
-	root = cJSON_Parse(text);
-	free(text);
+	fs_test_fleetsim_ok(args);
+	root = fs_test_read_json(dir, "summary.json");
 	c = cJSON_GetObjectItemCaseSensitive(root, "concurrency");
 	assert_non_null(c);
 	assert_int_equal(cJSON_GetObjectItemCaseSensitive(c, "users")->valueint, 4);

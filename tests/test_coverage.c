@@ -36,28 +36,8 @@ static void test_coverage_mm1_mean_wait_95_percent_intervals(void **state)
 	int trial, covered = 0;
 
 	(void)state;
-	memset(&sc, 0, sizeof sc);
-	memset(&cls, 0, sizeof cls);
-	sc.name = "coverage";
-	sc.sim.horizon_ns = 20000 * SERVICE_MEAN_NS;
-	sc.sim.warmup_ns = 200 * SERVICE_MEAN_NS;
-	sc.sim.sample_interval_ns = sc.sim.horizon_ns / 10;
-	sc.sim.replications = 5;
-	sc.sim.max_in_system = 1000000;
-	sc.workload.has_shared_arrivals = true;
-	sc.workload.arrivals.kind = FS_ARRIVAL_POISSON;
-	sc.workload.arrivals.rate_per_s = 50.0;       /* rho = 50 / 100 */
-	cls.name = "jobs";
-	cls.share = 1.0;
-	cls.prompt.kind = FS_LENGTH_FIXED;
-	cls.prompt.fixed_tokens = cls.prompt.min_tokens = cls.prompt.max_tokens = 1;
-	cls.output = cls.prompt;
-	sc.workload.classes = &cls;
-	sc.workload.n_classes = 1;
-	sc.engine.kind = FS_ENGINE_QUEUE;
-	sc.engine.servers = 1;
-	sc.engine.service.kind = FS_SERVICE_EXPONENTIAL;
-	sc.engine.service.mean_ns = SERVICE_MEAN_NS;
+	fs_test_mm1(&sc, &cls, 50.0, SERVICE_MEAN_NS,      /* rho 0.5 */
+	            20000 * SERVICE_MEAN_NS, 200 * SERVICE_MEAN_NS, 5);
 	for (trial = 1; trial <= N_TRIALS; trial++) {
 		struct fs_run_opts opts = { 5, 0, 2, (uint64_t)trial, false };
 		struct fs_rep_result **res = fs_replicate_run(&sc, &opts);
@@ -90,28 +70,8 @@ static void sojourn_coverage(double rho, int n_trials, double horizon_services,
 	double exact[3] = { gap_ms, log(10.0) * gap_ms, log(100.0) * gap_ms };
 	int trial, i;
 
-	memset(&sc, 0, sizeof sc);
-	memset(&cls, 0, sizeof cls);
-	sc.name = "coverage";
-	sc.sim.horizon_ns = (fs_ns)(horizon_services * (double)SERVICE_MEAN_NS);
-	sc.sim.warmup_ns = 1000 * SERVICE_MEAN_NS;
-	sc.sim.sample_interval_ns = sc.sim.horizon_ns / 10;
-	sc.sim.replications = 10;
-	sc.sim.max_in_system = 1000000;
-	sc.workload.has_shared_arrivals = true;
-	sc.workload.arrivals.kind = FS_ARRIVAL_POISSON;
-	sc.workload.arrivals.rate_per_s = 100.0 * rho;
-	cls.name = "jobs";
-	cls.share = 1.0;
-	cls.prompt.kind = FS_LENGTH_FIXED;
-	cls.prompt.fixed_tokens = cls.prompt.min_tokens = cls.prompt.max_tokens = 1;
-	cls.output = cls.prompt;
-	sc.workload.classes = &cls;
-	sc.workload.n_classes = 1;
-	sc.engine.kind = FS_ENGINE_QUEUE;
-	sc.engine.servers = 1;
-	sc.engine.service.kind = FS_SERVICE_EXPONENTIAL;
-	sc.engine.service.mean_ns = SERVICE_MEAN_NS;
+	fs_test_mm1(&sc, &cls, 100.0 * rho, SERVICE_MEAN_NS,
+	            (fs_ns)(horizon_services * (double)SERVICE_MEAN_NS), 1000 * SERVICE_MEAN_NS, 10);
 	covered[0] = covered[1] = covered[2] = 0;
 	for (trial = 1; trial <= n_trials; trial++) {
 		struct fs_run_opts opts = { 10, 0, 2, (uint64_t)trial, false };

@@ -20,15 +20,6 @@
 
 #define SCENARIO "tests/data/csv_injection.json"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 static char *csv_of(const char *s, int always_quote)
 {
 	struct fs_sbuf b;
@@ -118,24 +109,13 @@ static void test_csv_guard_run_outputs_guard_class_and_variant_names(void **stat
 	char *dir = fs_test_tmpdir();
 	const char *args[] = { "run", SCENARIO, "-r", "1", "-o", dir, "-q",
 	                       "--requests-csv", NULL };
-	struct fs_test_run r;
-	char *p, *req, *cdf, *cmp;
+	char *req, *cdf, *cmp;
 
 	(void)state;
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	p = path_in(dir, "base/requests.csv");
-	req = fs_test_read_file(p, NULL);
-	free(p);
-	p = path_in(dir, "base/latency_cdf.csv");
-	cdf = fs_test_read_file(p, NULL);
-	free(p);
-	p = path_in(dir, "comparison.csv");
-	cmp = fs_test_read_file(p, NULL);
-	free(p);
+	fs_test_fleetsim_ok(args);
+	req = fs_test_read_at(dir, "base/requests.csv");
+	cdf = fs_test_read_at(dir, "base/latency_cdf.csv");
+	cmp = fs_test_read_at(dir, "comparison.csv");
 	assert_non_null(req);
 	assert_non_null(cdf);
 	assert_non_null(cmp);
@@ -158,20 +138,13 @@ static void test_csv_guard_run_outputs_guard_class_and_variant_names(void **stat
 
 static void test_csv_guard_sweep_guards_string_values_not_numbers(void **state)
 {
-	char *dir = fs_test_tmpdir(), *p;
+	char *dir = fs_test_tmpdir();
 	const char *args[] = { "sweep", SCENARIO, "-r", "1", "-o", dir, "-q", NULL };
-	struct fs_test_run r;
 	char *csv;
 
 	(void)state;
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	p = path_in(dir, "sweep.csv");
-	csv = fs_test_read_file(p, NULL);
-	free(p);
+	fs_test_fleetsim_ok(args);
+	csv = fs_test_read_at(dir, "sweep.csv");
 	assert_non_null(csv);
 	/* The axis value "-x" is a name: guarded; "plain" is not touched. */
 	assert_true(has_cell(csv, "\"'-x\""));

@@ -150,8 +150,6 @@ static struct fs_scenario *trace_scenario(const char *trace, const char *sim_ext
                                           const char *engine_json)
 {
 	char text[4096];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"10m\", \"replications\": 1, "
@@ -161,11 +159,7 @@ static struct fs_scenario *trace_scenario(const char *trace, const char *sim_ext
 	         "\"traces/%s\", \"format\": \"vidur\", \"loop\": false}},\n"
 	         "   \"slo\": {\"ttft\": \"2s\", \"tpot\": \"100ms\"}}]},\n"
 	         " \"engine\": %s}\n", sim_extra, trace, engine_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
 static struct fs_rep_result **run_rows(const struct fs_scenario *sc)

@@ -107,7 +107,6 @@ static void test_escape_gnuplot_runs_nothing(void **state)
 	struct fs_sbuf b;
 	struct fs_error err;
 	struct stat st;
-	FILE *f;
 	int i;
 
 	(void)state;
@@ -126,10 +125,7 @@ static void test_escape_gnuplot_runs_nothing(void **state)
 	}
 	fs_sbuf_puts(&b, "\n");
 	snprintf(path, sizeof path, "%s/t.gp", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(b.s, f);
-	fclose(f);
+	fs_test_write_file(path, b.s);
 	fs_sbuf_fini(&b);
 	if (fs_gnuplot_run(exe, dir, "t.gp", &err) != 0)
 		fail_msg("gnuplot failed: %s", err.msg);
@@ -147,7 +143,6 @@ static void test_escape_gnuplot_error_carries_stderr(void **state)
 	char exe[4096], path[4200];
 	char *dir;
 	struct fs_error err;
-	FILE *f;
 
 	(void)state;
 	if (fs_gnuplot_find(exe, sizeof exe) != 0) {
@@ -156,10 +151,7 @@ static void test_escape_gnuplot_error_carries_stderr(void **state)
 	}
 	dir = fs_test_tmpdir();
 	snprintf(path, sizeof path, "%s/bad.gp", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("plot no_such_function(x)\n", f);
-	fclose(f);
+	fs_test_write_file(path, "plot no_such_function(x)\n");
 	memset(&err, 0, sizeof err);
 	assert_int_equal(fs_gnuplot_run(exe, dir, "bad.gp", &err), -1);
 	assert_non_null(strstr(err.msg, "exited with status"));

@@ -15,30 +15,6 @@
 
 #include "util_test.h"
 
-/* Run estimate with --json and return the parsed object (exit 0 required). */
-static cJSON *estimate_json(const char *const *args)
-{
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	cJSON *j;
-
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	j = cJSON_Parse(r.out);
-	assert_non_null(j);
-	fs_test_run_free(&r);
-	return j;
-}
-
-static double num(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	if (!cJSON_IsNumber(v))
-		fail_msg("missing number \"%s\"", key);
-	return v->valuedouble;
-}
-
 static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-80g",
@@ -51,14 +27,14 @@ static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state
 	cJSON *j;
 
 	(void)state;
-	j = estimate_json(args);
+	j = fs_test_fleetsim_json(args, 0);
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		assert_true(num(j, keys[i]) > 0);
-	assert_near(num(j, "kv_bytes_per_token"), 524288, 0, 0);
-	assert_near(num(j, "weights_bytes"), 13.48e9, 0, 0.01);
+		assert_true(fs_test_json_num(j, keys[i]) > 0);
+	assert_near(fs_test_json_num(j, "kv_bytes_per_token"), 524288, 0, 0);
+	assert_near(fs_test_json_num(j, "weights_bytes"), 13.48e9, 0, 0.01);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
-	assert_near(num(j, "max_seqs_at_context"),
-	            (double)((int64_t)num(j, "kv_blocks") / 128), 0, 0);
+	assert_near(fs_test_json_num(j, "max_seqs_at_context"),
+	            (double)((int64_t)fs_test_json_num(j, "kv_blocks") / 128), 0, 0);
 	cJSON_Delete(j);
 }
 
@@ -74,7 +50,7 @@ static void test_estimate_plans_and_break_even(void **state)
 	int seen = 0;
 
 	(void)state;
-	j = estimate_json(args);
+	j = fs_test_fleetsim_json(args, 0);
 	plans = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "prices"),
 	                                         "plans");
 	assert_int_equal(cJSON_GetArraySize(plans), 6);
@@ -82,17 +58,17 @@ static void test_estimate_plans_and_break_even(void **state)
 		const char *name = cJSON_GetObjectItemCaseSensitive(plan, "plan")->valuestring;
 
 		if (strcmp(name, "on_demand") == 0) {
-			assert_near(num(plan, "fee_per_period"), 2.80, 1e-9, 0);
+			assert_near(fs_test_json_num(plan, "fee_per_period"), 2.80, 1e-9, 0);
 			assert_null(cJSON_GetObjectItemCaseSensitive(plan, "break_even_hours_per_month"));
 			seen++;
 		} else if (strcmp(name, "monthly") == 0) {
-			assert_near(num(plan, "fee_per_period"), 2 * 613.2, 1e-6, 0);
-			assert_near(num(plan, "break_even_hours_per_month"), 438, 1e-6, 0);
-			assert_near(num(plan, "break_even_share"), 0.6, 1e-9, 0);
+			assert_near(fs_test_json_num(plan, "fee_per_period"), 2 * 613.2, 1e-6, 0);
+			assert_near(fs_test_json_num(plan, "break_even_hours_per_month"), 438, 1e-6, 0);
+			assert_near(fs_test_json_num(plan, "break_even_share"), 0.6, 1e-9, 0);
 			seen++;
 		} else if (strcmp(name, "daily") == 0) {
-			assert_near(num(plan, "fee_per_period"), 2 * 1.40 * 24 * 0.85, 1e-6, 0);
-			assert_near(num(plan, "break_even_hours_per_month"), 730 * 0.85, 1e-6, 0);
+			assert_near(fs_test_json_num(plan, "fee_per_period"), 2 * 1.40 * 24 * 0.85, 1e-6, 0);
+			assert_near(fs_test_json_num(plan, "break_even_hours_per_month"), 730 * 0.85, 1e-6, 0);
 			seen++;
 		}
 	}
@@ -127,7 +103,7 @@ static void test_estimate_70b_json_does_not_fit_prints_fits_false(void **state)
 	j = cJSON_Parse(r.out);
 	assert_non_null(j);
 	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "fits")));
-	assert_true(num(j, "needed_bytes_per_gpu") > num(j, "usable_bytes_per_gpu"));
+	assert_true(fs_test_json_num(j, "needed_bytes_per_gpu") > fs_test_json_num(j, "usable_bytes_per_gpu"));
 	cJSON_Delete(j);
 	fs_test_run_free(&r);
 }
@@ -139,10 +115,10 @@ static void test_estimate_70b_on_four_a100_fits(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = estimate_json(args);
+	j = fs_test_fleetsim_json(args, 0);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
-	assert_near(num(j, "weights_bytes_per_gpu"), 35.3e9, 0, 0.01);
-	assert_true(num(j, "kv_blocks") > 1000);
+	assert_near(fs_test_json_num(j, "weights_bytes_per_gpu"), 35.3e9, 0, 0.01);
+	assert_true(fs_test_json_num(j, "kv_blocks") > 1000);
 	cJSON_Delete(j);
 }
 
@@ -188,9 +164,9 @@ static void test_estimate_pinned_blocks_and_step_table(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = estimate_json(args);
-	assert_near(num(j, "kv_blocks"), 100, 0, 0);
-	assert_near(num(j, "prefill_ms"), 30, 1e-6, 0);
+	j = fs_test_fleetsim_json(args, 0);
+	assert_near(fs_test_json_num(j, "kv_blocks"), 100, 0, 0);
+	assert_near(fs_test_json_num(j, "prefill_ms"), 30, 1e-6, 0);
 	cJSON_Delete(j);
 }
 
@@ -215,14 +191,14 @@ static void test_estimate_catalog_file_gpu_is_used(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = estimate_json(args);
+	j = fs_test_fleetsim_json(args, 0);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "gpu")->valuestring,
 	                    "my-gpu");
 	/* 64 GB x 0.90 from the file's "mem_gb": 64 */
-	assert_near(num(j, "mem_bytes_per_gpu"), 64e9, 0, 0);
-	assert_near(num(j, "usable_bytes_per_gpu"), 57.6e9, 0, 1e-12);
-	assert_near(num(j, "weights_bytes"), 13.48e9, 0, 0.01);
-	assert_true(num(j, "kv_blocks") > 0);
+	assert_near(fs_test_json_num(j, "mem_bytes_per_gpu"), 64e9, 0, 0);
+	assert_near(fs_test_json_num(j, "usable_bytes_per_gpu"), 57.6e9, 0, 1e-12);
+	assert_near(fs_test_json_num(j, "weights_bytes"), 13.48e9, 0, 0.01);
+	assert_true(fs_test_json_num(j, "kv_blocks") > 0);
 	cJSON_Delete(j);
 }
 
@@ -238,9 +214,9 @@ static void test_estimate_catalog_file_model_and_built_ins_still_found(void **st
 	cJSON *j;
 
 	(void)state;
-	j = estimate_json(model);
+	j = fs_test_fleetsim_json(model, 0);
 	/* 2 x 16 layers x 8 KV heads x 64 dims x 2 bytes */
-	assert_near(num(j, "kv_bytes_per_token"), 32768, 0, 0);
+	assert_near(fs_test_json_num(j, "kv_bytes_per_token"), 32768, 0, 0);
 	cJSON_Delete(j);
 	r = fs_test_run_fleetsim(typo);
 	assert_int_equal(r.exit_code, 2);

@@ -15,17 +15,6 @@
 #include "fleetsim/eventq.h"
 #include "util_test.h"
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static void test_eventq_pops_in_time_then_seq_order(void **state)
 {
 	struct fs_eventq *q = fs_eventq_alloc(4);
@@ -232,11 +221,11 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 	assert_non_null(ref);
 	assert_non_null(dead);
 	for (op = 0; op < OPS; op++) {
-		uint64_t r = xorshift64(&rng) % 100;
+		uint64_t r = fs_test_xorshift64(&rng) % 100;
 
 		if (r < 50 || n == 0) {
 			/* Push at now + small offset: many ties on purpose. */
-			fs_ns t = now + (fs_ns)(xorshift64(&rng) % 20);
+			fs_ns t = now + (fs_ns)(fs_test_xorshift64(&rng) % 20);
 			uint32_t a = (uint32_t)op;
 
 			ref[n].seq = fs_eventq_pushed(q);
@@ -256,7 +245,7 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 			dead[n_dead++] = ref[m].h;
 			ref[m] = ref[--n];
 		} else if (r < 95) {
-			size_t k = (size_t)(xorshift64(&rng) % n);
+			size_t k = (size_t)(fs_test_xorshift64(&rng) % n);
 
 			assert_true(fs_eventq_cancel(q, ref[k].h));
 			dead[n_dead++] = ref[k].h;
@@ -264,7 +253,7 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 		} else if (n_dead > 0) {
 			/* A handle once popped or cancelled stays dead even after
 			 * its slot is reused. */
-			struct fs_event_handle h = dead[xorshift64(&rng) % n_dead];
+			struct fs_event_handle h = dead[fs_test_xorshift64(&rng) % n_dead];
 
 			assert_false(fs_eventq_pending(q, h));
 			assert_false(fs_eventq_cancel(q, h));

@@ -270,15 +270,11 @@ static char *write_scenario(const char *dir, const char *name, const char *text)
 {
 	size_t len = strlen(dir) + strlen(name) + 8;
 	char *path = malloc(len);
-	FILE *f;
 
 	assert_non_null(path);
 	snprintf(path, len, strstr(name, "step_table") != NULL ? "%s/%s.csv" : "%s/%s.json",
 	         dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	return path;
 }
 

@@ -33,36 +33,13 @@
 static cJSON *sweep_file(const char *scenario, const char *dir, const char *file)
 {
 	const char *args[] = { "sweep", scenario, "-o", dir, "-q", "-j", "2", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char path[4096], *text;
-	cJSON *j;
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	j = cJSON_Parse(text);
-	free(text);
-	assert_non_null(j);
-	return j;
-}
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (v == NULL)
-		print_error("missing key \"%s\"\n", key);
-	assert_non_null(v);
-	return v;
+	return fs_test_fleetsim_output(args, dir, file);
 }
 
 static double num(const cJSON *o, const char *key)
 {
-	const cJSON *v = get(o, key);
+	const cJSON *v = fs_test_json_get(o, key);
 
 	assert_true(cJSON_IsNumber(v));
 	return v->valuedouble;
@@ -73,8 +50,8 @@ static const cJSON *point(const cJSON *sweep, int count)
 {
 	const cJSON *p;
 
-	cJSON_ArrayForEach(p, get(sweep, "points"))
-		if (num(get(p, "set"), "fleet.pools[0].count") == count)
+	cJSON_ArrayForEach(p, fs_test_json_get(sweep, "points"))
+		if (num(fs_test_json_get(p, "set"), "fleet.pools[0].count") == count)
 			return p;
 	fail_msg("no point with count %d", count);
 	return NULL;
@@ -93,32 +70,32 @@ static void test_feasibility_8_of_8_is_undecided_at_0_9(void **state)
 
 	(void)state;
 	assert_int_equal(num(two, "replications"), 8);
-	assert_near(num(get(two, "p_slo_met"), "value"), 1.0, 1e-12, 0.0);
-	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
-	assert_false(cJSON_IsTrue(get(two, "feasible")));
-	assert_string_equal(get(two, "decision")->valuestring, "undecided");
+	assert_near(num(fs_test_json_get(two, "p_slo_met"), "value"), 1.0, 1e-12, 0.0);
+	assert_near(num(fs_test_json_get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
+	assert_false(cJSON_IsTrue(fs_test_json_get(two, "feasible")));
+	assert_string_equal(fs_test_json_get(two, "decision")->valuestring, "undecided");
 	assert_int_equal(num(two, "replications_needed"), 35);
 	/* k of 8 with k <= 2 (one small GPU is overloaded): the Wilson upper
 	 * end, (p + z²/2n + z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), is below
 	 * 0.9 (1 of 8: 0.470888). */
-	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
+	assert_string_equal(fs_test_json_get(one, "decision")->valuestring, "infeasible");
 	assert_int_equal(num(one, "replications"), 8);
 	{
-		double p = num(get(one, "p_slo_met"), "value"), n = 8;
+		double p = num(fs_test_json_get(one, "p_slo_met"), "value"), n = 8;
 		double hi = (p + Z2 / (2 * n) + sqrt(Z2) * sqrt(p * (1 - p) / n +
 		             Z2 / (4 * n * n))) / (1 + Z2 / n);
 
 		assert_true(p * n <= 2.0 + 1e-9);
-		assert_near(num(get(one, "p_slo_met"), "ci_hi"), hi, 1e-6, 0.0);
+		assert_near(num(fs_test_json_get(one, "p_slo_met"), "ci_hi"), hi, 1e-6, 0.0);
 		assert_true(hi < 0.9);
 	}
-	assert_true(cJSON_IsNull(get(one, "replications_needed")));
-	assert_true(cJSON_IsNull(get(best, "best")));
+	assert_true(cJSON_IsNull(fs_test_json_get(one, "replications_needed")));
+	assert_true(cJSON_IsNull(fs_test_json_get(best, "best")));
 	assert_int_equal(num(best, "points_feasible"), 0);
 	assert_int_equal(num(best, "points_undecided"), 1);
-	und = cJSON_GetArrayItem(get(best, "undecided"), 0);
+	und = cJSON_GetArrayItem(fs_test_json_get(best, "undecided"), 0);
 	assert_int_equal(num(und, "replications_needed"), 35);
-	assert_non_null(strstr(get(best, "why")->valuestring, "35 would decide it"));
+	assert_non_null(strstr(fs_test_json_get(best, "why")->valuestring, "35 would decide it"));
 	snprintf(path, sizeof path, "%s/sweep.csv", dir);
 	csv = fs_test_read_file(path, NULL);
 	assert_non_null(csv);
@@ -142,20 +119,20 @@ static void test_feasibility_undecided_point_runs_the_replications_it_needs(void
 
 	(void)state;
 	assert_int_equal(num(two, "replications"), 35);
-	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 35.0 / (35.0 + Z2), 1e-8, 0.0);
-	assert_true(num(get(two, "p_slo_met"), "ci_lo") >= 0.9);
-	assert_string_equal(get(two, "decision")->valuestring, "feasible");
-	assert_true(cJSON_IsTrue(get(two, "feasible")));
+	assert_near(num(fs_test_json_get(two, "p_slo_met"), "ci_lo"), 35.0 / (35.0 + Z2), 1e-8, 0.0);
+	assert_true(num(fs_test_json_get(two, "p_slo_met"), "ci_lo") >= 0.9);
+	assert_string_equal(fs_test_json_get(two, "decision")->valuestring, "feasible");
+	assert_true(cJSON_IsTrue(fs_test_json_get(two, "feasible")));
 	assert_int_equal(num(one, "replications"), 8);
-	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
-	b = get(best, "best");
+	assert_string_equal(fs_test_json_get(one, "decision")->valuestring, "infeasible");
+	b = fs_test_json_get(best, "best");
 	assert_int_equal(num(b, "point"), 1);
 	assert_int_equal(num(best, "points_undecided"), 0);
 	/* The fixed fleet costs 2 x $1.40/h x 730 h in every replication. */
-	assert_near(num(get(b, "objective"), "value"), 2 * 1.40 * 730, 1e-6, 0.0);
-	assert_true(cJSON_IsTrue(get(get(b, "objective"), "exact")));
+	assert_near(num(fs_test_json_get(b, "objective"), "value"), 2 * 1.40 * 730, 1e-6, 0.0);
+	assert_true(cJSON_IsTrue(fs_test_json_get(fs_test_json_get(b, "objective"), "exact")));
 	/* Compared against the recommendation: the cheaper point costs 1022 less. */
-	assert_near(num(get(one, "diff_vs_best"), "value"), -1.40 * 730, 1e-6, 0.0);
+	assert_near(num(fs_test_json_get(one, "diff_vs_best"), "value"), -1.40 * 730, 1e-6, 0.0);
 	cJSON_Delete(sweep);
 	cJSON_Delete(best);
 	fs_test_tmpdir_free(dir);
@@ -170,41 +147,34 @@ static void test_feasibility_undecided_point_runs_the_replications_it_needs(void
  * latency (the same figure) equals it. */
 static void test_feasibility_p99_constraint_is_judged_on_the_pooled_interval(void **state)
 {
-	char *dir = fs_test_tmpdir(), *rdir = fs_test_tmpdir(), path[4096], *text;
+	char *dir = fs_test_tmpdir(), *rdir = fs_test_tmpdir();
 	cJSON *sweep = sweep_file("tests/data/feasibility_pooled.json", dir, "sweep.json");
 	const cJSON *two = point(sweep, 2), *one = point(sweep, 1), *q2, *q1, *p99;
 	const char *args[] = { "run", "tests/data/feasibility_pooled.json", "-o", rdir, "-q",
 	                       "--set", "fleet.pools[0].count=2", NULL };
-	struct fs_test_run r;
 	cJSON *summary;
 
 	(void)state;
 	assert_int_equal(num(two, "replications"), 8);
-	assert_near(num(get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
-	q2 = cJSON_GetArrayItem(get(two, "quantile_constraints"), 0);
+	assert_near(num(fs_test_json_get(two, "p_slo_met"), "ci_lo"), 8.0 / (8.0 + Z2), 1e-8, 0.0);
+	q2 = cJSON_GetArrayItem(fs_test_json_get(two, "quantile_constraints"), 0);
 	assert_non_null(q2);
 	assert_near(num(q2, "max_ms"), 2000.0, 1e-9, 0.0);
 	assert_true(num(q2, "ci_lo") <= num(q2, "value") && num(q2, "value") <= num(q2, "ci_hi"));
 	assert_true(num(q2, "ci_hi") < num(q2, "ci_lo") * 2.0);       /* not degenerate */
 	assert_true(num(q2, "ci_hi") <= 2000.0);
-	assert_string_equal(get(q2, "decision")->valuestring, "feasible");
-	assert_string_equal(get(two, "decision")->valuestring, "feasible");
-	assert_true(cJSON_IsTrue(get(two, "feasible")));
-	assert_near(num(get(two, "pareto_latency_ms"), "value"), num(q2, "value"), 1e-6, 0.0);
-	q1 = cJSON_GetArrayItem(get(one, "quantile_constraints"), 0);
+	assert_string_equal(fs_test_json_get(q2, "decision")->valuestring, "feasible");
+	assert_string_equal(fs_test_json_get(two, "decision")->valuestring, "feasible");
+	assert_true(cJSON_IsTrue(fs_test_json_get(two, "feasible")));
+	assert_near(num(fs_test_json_get(two, "pareto_latency_ms"), "value"), num(q2, "value"), 1e-6, 0.0);
+	q1 = cJSON_GetArrayItem(fs_test_json_get(one, "quantile_constraints"), 0);
 	assert_non_null(q1);
 	assert_true(num(q1, "ci_lo") > 2000.0);
-	assert_string_equal(get(one, "decision")->valuestring, "infeasible");
+	assert_string_equal(fs_test_json_get(one, "decision")->valuestring, "infeasible");
 
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/summary.json", rdir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	summary = cJSON_Parse(text);
-	free(text);
-	p99 = get(get(get(get(summary, "metrics"), "all"), "ttft_ms"), "p99");
+	fs_test_fleetsim_ok(args);
+	summary = fs_test_read_json(rdir, "summary.json");
+	p99 = fs_test_json_get(fs_test_json_get(fs_test_json_get(fs_test_json_get(summary, "metrics"), "all"), "ttft_ms"), "p99");
 	assert_near(num(q2, "value"), num(p99, "value"), 1e-4, 1e-8);
 	assert_near(num(q2, "ci_lo"), num(p99, "ci_lo"), 1e-4, 1e-8);
 	assert_near(num(q2, "ci_hi"), num(p99, "ci_hi"), 1e-4, 1e-8);

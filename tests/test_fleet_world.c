@@ -28,8 +28,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *fleet_json)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
@@ -37,19 +35,12 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
 	         "\"rate_per_s\": %g},\n"
 	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         "   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, "
-	         "\"sigma\": 0.8, \"max\": 8000},\n"
-	         "   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, "
-	         "\"sigma\": 0.8, \"max\": 2000},\n"
+	         FS_TEST_CHAT_LENGTHS ",\n"
 	         "   \"slo\": {\"ttft\": \"2s\"}}]},\n"
 	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
 	         "\"gpu\": \"l40s\"},\n"
 	         " \"fleet\": %s}\n", horizon, rate_per_s, fleet_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data/fleet", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data/fleet");
 }
 
 static struct fs_rep_result **run(const struct fs_scenario *sc, int threads, bool rows)

@@ -34,12 +34,7 @@ static const char MM1[] =
 
 static struct fs_scenario *load(const char *text)
 {
-	struct fs_error err;
-	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "mm1", ".", &err);
-
-	if (!sc)
-		fail_msg("scenario: %s: %s", err.where, err.msg);
-	return sc;
+	return fs_test_load_text(text, "mm1", ".");
 }
 
 static void test_headroom_mm1_matches_closed_form(void **state)

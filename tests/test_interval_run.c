@@ -30,32 +30,6 @@
 
 static const double qty_p[FS_QTY__COUNT] = { NAN, 0.50, 0.90, 0.95, 0.99 };
 
-static void mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rho)
-{
-	memset(sc, 0, sizeof *sc);
-	memset(cls, 0, sizeof *cls);
-	sc->name = "intervals";
-	sc->sim.horizon_ns = 5000 * SERVICE_MEAN_NS;
-	sc->sim.warmup_ns = 100 * SERVICE_MEAN_NS;
-	sc->sim.sample_interval_ns = sc->sim.horizon_ns / 10;
-	sc->sim.replications = REPS;
-	sc->sim.max_in_system = 1000000;
-	sc->workload.has_shared_arrivals = true;
-	sc->workload.arrivals.kind = FS_ARRIVAL_POISSON;
-	sc->workload.arrivals.rate_per_s = 100.0 * rho;
-	cls->name = "jobs";
-	cls->share = 1.0;
-	cls->prompt.kind = FS_LENGTH_FIXED;
-	cls->prompt.fixed_tokens = cls->prompt.min_tokens = cls->prompt.max_tokens = 1;
-	cls->output = cls->prompt;
-	sc->workload.classes = cls;
-	sc->workload.n_classes = 1;
-	sc->engine.kind = FS_ENGINE_QUEUE;
-	sc->engine.servers = 1;
-	sc->engine.service.kind = FS_SERVICE_EXPONENTIAL;
-	sc->engine.service.mean_ns = SERVICE_MEAN_NS;
-}
-
 /* M/M/1 at rho 0.8: every quantile of queue, TTFT and E2E (all traffic and
  * the class) has lo <= value <= hi with hi > lo, and is not "exact"; the
  * value is the pooled histogram's quantile. */
@@ -71,7 +45,8 @@ static void test_interval_run_quantiles_are_pooled_and_never_zero_width(void **s
 	int q, r, checked = 0;
 
 	(void)state;
-	mm1(&sc, &cls, 0.8);
+	fs_test_mm1(&sc, &cls, 100.0 * 0.8, SERVICE_MEAN_NS,
+	            5000 * SERVICE_MEAN_NS, 100 * SERVICE_MEAN_NS, REPS);
 	res = fs_replicate_run(&sc, &opts);
 	s = fs_summary_build(&sc, res, REPS, 11);
 	for (g = 0; g <= 1; g++) {
@@ -121,15 +96,11 @@ static void test_interval_run_timeseries_intervals_never_go_below_zero(void **st
 	char *dir = fs_test_tmpdir();
 	char path[512], csv[512], *text, *line, *save = NULL;
 	int lo_cols[64], val_of[64], n_lo = 0, rows = 0, cut = 0, col;
-	FILE *f;
 	struct fs_test_run run;
 
 	(void)state;
 	snprintf(path, sizeof path, "%s/light.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(scenario, f);
-	fclose(f);
+	fs_test_write_file(path, scenario);
 	{
 		const char *args[] = { "run", path, "-o", dir, "-q", NULL };
 
@@ -223,7 +194,8 @@ static void test_interval_run_stopping_rule_continues_while_skewed(void **state)
 	int n = 0;
 
 	(void)state;
-	mm1(&sc, &cls, 0.5);
+	fs_test_mm1(&sc, &cls, 100.0 * 0.5, SERVICE_MEAN_NS,
+	            5000 * SERVICE_MEAN_NS, 100 * SERVICE_MEAN_NS, REPS);
 	sc.sim.horizon_ns = 200 * SERVICE_MEAN_NS;
 	sc.sim.warmup_ns = 0;
 	sc.sim.sample_interval_ns = sc.sim.horizon_ns;

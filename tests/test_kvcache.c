@@ -15,17 +15,6 @@
 #include "fleetsim/kvcache.h"
 #include "util_test.h"
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static void test_kvcache_init_rejects_bad_arguments(void **state)
 {
 	struct fs_kvcache kv;
@@ -107,10 +96,10 @@ static void test_kvcache_random_alloc_release_keeps_invariants(void **state)
 	(void)state;
 	assert_int_equal(fs_kvcache_init(&kv, 500, 16, 0.0, NULL), 0);
 	for (i = 0; i < 200000; i++) {
-		int k = (int)(xorshift64(&rng) % 64);
+		int k = (int)(fs_test_xorshift64(&rng) % 64);
 
-		if (xorshift64(&rng) % 2 == 0) {
-			int64_t n = (int64_t)(xorshift64(&rng) % 40);
+		if (fs_test_xorshift64(&rng) % 2 == 0) {
+			int64_t n = (int64_t)(fs_test_xorshift64(&rng) % 40);
 			bool ok = fs_kvcache_allocate(&kv, n);
 
 			assert_int_equal(ok, shadow + n <= 500);
@@ -121,7 +110,7 @@ static void test_kvcache_random_alloc_release_keeps_invariants(void **state)
 				fails++;
 			}
 		} else if (held[k] > 0) {
-			int64_t n = 1 + (int64_t)(xorshift64(&rng) % (uint64_t)held[k]);
+			int64_t n = 1 + (int64_t)(fs_test_xorshift64(&rng) % (uint64_t)held[k]);
 
 			fs_kvcache_release(&kv, n);
 			held[k] -= n;

@@ -26,17 +26,6 @@ static fs_ns synth_cost(void *ctx, const struct fs_step_shape *sh)
 	return FS_NS_PER_MS + 10 * FS_NS_PER_US * (sh->prefill_tokens + sh->decode_seqs);
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 static struct fs_llm_engine_cfg base_cfg(void)
 {
 	struct fs_llm_engine_cfg c;
@@ -242,11 +231,11 @@ static struct req *random_reqs(size_t n, uint64_t seed, int64_t max_prompt,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		t += (fs_ns)(xorshift64(&seed) % (uint64_t)(2 * mean_gap_ns + 1));
+		t += (fs_ns)(fs_test_xorshift64(&seed) % (uint64_t)(2 * mean_gap_ns + 1));
 		r[i].arrival_ns = t;
-		r[i].prompt_tokens = 1 + (int64_t)(xorshift64(&seed) % (uint64_t)max_prompt);
-		r[i].output_tokens = 1 + (int64_t)(xorshift64(&seed) % (uint64_t)max_output);
-		r[i].priority = (int)(xorshift64(&seed) % 4);
+		r[i].prompt_tokens = 1 + (int64_t)(fs_test_xorshift64(&seed) % (uint64_t)max_prompt);
+		r[i].output_tokens = 1 + (int64_t)(fs_test_xorshift64(&seed) % (uint64_t)max_output);
+		r[i].priority = (int)(fs_test_xorshift64(&seed) % 4);
 	}
 	return r;
 }

@@ -27,8 +27,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *engine_json)
 {
 	char text[4096];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"1m\", "
@@ -42,11 +40,7 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	         "\"sigma\": 0.8, \"max\": 2000},\n"
 	         "   \"slo\": {\"ttft\": \"2s\", \"tpot\": \"100ms\"}}]},\n"
 	         " \"engine\": %s}\n", horizon, rate_per_s, engine_json);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", "tests/data", &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
 static struct fs_rep_result **run(const struct fs_scenario *sc, bool rows)

@@ -18,29 +18,6 @@
 #include "fleetsim/model_config.h"
 #include "util_test.h"
 
-static cJSON *estimate_json(const char *const *args)
-{
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	cJSON *j;
-
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	j = cJSON_Parse(r.out);
-	assert_non_null(j);
-	fs_test_run_free(&r);
-	return j;
-}
-
-static double num(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	if (!cJSON_IsNumber(v))
-		fail_msg("missing number \"%s\"", key);
-	return v->valuedouble;
-}
-
 /* The config run and the catalogue run of one model agree: KV bytes per
  * token and blocks exactly, weights and step times within the catalogue's
  * rounding of params to three significant digits (< 0.1%). */
@@ -51,13 +28,13 @@ static void compare_runs(const char *config, const char *model, const char *gpu,
 	                    "--json", NULL };
 	const char *b[] = { "estimate", "--model", model, "--gpu", gpu, "--tp", tp,
 	                    "--json", NULL };
-	cJSON *x = estimate_json(a), *y = estimate_json(b);
+	cJSON *x = fs_test_fleetsim_json(a, 0), *y = fs_test_fleetsim_json(b, 0);
 
-	assert_near(num(x, "kv_bytes_per_token"), num(y, "kv_bytes_per_token"), 0, 0);
-	assert_near(num(x, "weights_bytes"), num(y, "weights_bytes"), 0, 1e-3);
-	assert_near(num(x, "kv_blocks"), num(y, "kv_blocks"), 0, 1e-3);
-	assert_near(num(x, "prefill_ms"), num(y, "prefill_ms"), 0, 1e-3);
-	assert_near(num(x, "decode_step_ms"), num(y, "decode_step_ms"), 0, 1e-3);
+	assert_near(fs_test_json_num(x, "kv_bytes_per_token"), fs_test_json_num(y, "kv_bytes_per_token"), 0, 0);
+	assert_near(fs_test_json_num(x, "weights_bytes"), fs_test_json_num(y, "weights_bytes"), 0, 1e-3);
+	assert_near(fs_test_json_num(x, "kv_blocks"), fs_test_json_num(y, "kv_blocks"), 0, 1e-3);
+	assert_near(fs_test_json_num(x, "prefill_ms"), fs_test_json_num(y, "prefill_ms"), 0, 1e-3);
+	assert_near(fs_test_json_num(x, "decode_step_ms"), fs_test_json_num(y, "decode_step_ms"), 0, 1e-3);
 	cJSON_Delete(x);
 	cJSON_Delete(y);
 }
@@ -87,10 +64,10 @@ static void test_model_config_llama_3_1_8b_matches_the_catalogue(void **state)
 		const char *a[] = { "estimate", "--model-config",
 		                    "tests/data/hf/llama-3.1-8b.json", "--gpu", "h100",
 		                    "--json", NULL };
-		cJSON *x = estimate_json(a);
+		cJSON *x = fs_test_fleetsim_json(a, 0);
 
-		assert_near(num(x, "weights_bytes"), 2 * 8030261248.0, 0, 0);
-		assert_near(num(x, "kv_bytes_per_token"), 2.0 * 32 * 8 * 128 * 2, 0, 0);
+		assert_near(fs_test_json_num(x, "weights_bytes"), 2 * 8030261248.0, 0, 0);
+		assert_near(fs_test_json_num(x, "kv_bytes_per_token"), 2.0 * 32 * 8 * 128 * 2, 0, 0);
 		cJSON_Delete(x);
 	}
 }
@@ -141,13 +118,9 @@ static void expect_bad(const char *text, const char *where, const char *key)
 	char *dir = fs_test_tmpdir(), path[512], want[600];
 	const char *a[] = { "estimate", "--model-config", path, "--gpu", "h100", NULL };
 	struct fs_test_run r;
-	FILE *f;
 
 	snprintf(path, sizeof path, "%s/c.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	r = fs_test_run_fleetsim(a);
 	assert_int_equal(r.exit_code, 2);
 	snprintf(want, sizeof want, "%s:%s", path, where);
@@ -212,25 +185,6 @@ static void same_json(const cJSON *a, const cJSON *b, const char *key, int *n_nu
 		same_json(x, y, x->string != NULL ? x->string : key, n_numbers);
 }
 
-static cJSON *run_summary(const char *const *args, const char *dir)
-{
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char path[600], *text;
-	cJSON *j;
-
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	j = cJSON_Parse(text);
-	assert_non_null(j);
-	free(text);
-	return j;
-}
-
 /* A scenario whose model is catalog.models[0].config (the Llama-3.1-8B
  * config.json, params_b pinned to the catalogue's 8.03) runs exactly as
  * the same scenario on the built-in llama-3.1-8b; the scenario.json of the
@@ -245,14 +199,13 @@ static void test_model_config_scenario_run_matches_the_catalogue(void **state)
 	const char *run_c[] = { "run", copy, "-q", "-o", c, NULL };
 	cJSON *x, *y, *z, *completed;
 	int n = 0;
-	FILE *f;
 
 	(void)state;
 	snprintf(a, sizeof a, "%s/a", dir);
 	snprintf(b, sizeof b, "%s/b", dir);
 	snprintf(c, sizeof c, "%s/c", dir);
-	x = run_summary(run_a, a);
-	y = run_summary(run_b, b);
+	x = fs_test_fleetsim_output(run_a, a, "summary.json");
+	y = fs_test_fleetsim_output(run_b, b, "summary.json");
 	same_json(x, y, NULL, &n);
 	assert_true(n > 50);                 /* a whole summary, not an empty one */
 	completed = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(x,
@@ -269,12 +222,9 @@ static void test_model_config_scenario_run_matches_the_catalogue(void **state)
 	assert_non_null(strstr(text, "\"layers\":\t32"));
 	assert_non_null(strstr(text, "\"vocab\":\t128256"));
 	snprintf(copy, sizeof copy, "%s/elsewhere.json", dir);
-	f = fopen(copy, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(copy, text);
 	free(text);
-	z = run_summary(run_c, c);
+	z = fs_test_fleetsim_output(run_c, c, "summary.json");
 	n = 0;
 	same_json(x, z, NULL, &n);
 	assert_true(n > 50);
@@ -291,13 +241,13 @@ static void test_model_config_catalog_file_estimate_matches(void **state)
 	                    "--model", "my-llama", "--gpu", "l40s", "--json", NULL };
 	const char *b[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s", "--json",
 	                    NULL };
-	cJSON *x = estimate_json(a), *y = estimate_json(b);
+	cJSON *x = fs_test_fleetsim_json(a, 0), *y = fs_test_fleetsim_json(b, 0);
 	int n = 0;
 
 	(void)state;
 	same_json(x, y, NULL, &n);
 	assert_true(n > 5);
-	assert_near(num(x, "weights_bytes"), 2 * 8.03e9, 0, 0);
+	assert_near(fs_test_json_num(x, "weights_bytes"), 2 * 8.03e9, 0, 0);
 	cJSON_Delete(x);
 	cJSON_Delete(y);
 }
@@ -308,21 +258,14 @@ static struct fs_test_run validate_text(const char *text, const char *cfg, char 
 {
 	char path[512];
 	const char *a[] = { "validate", path, NULL };
-	FILE *f;
 
 	*dir = fs_test_tmpdir();
 	if (cfg != NULL) {
 		snprintf(path, sizeof path, "%s/c.json", *dir);
-		f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(cfg, f);
-		fclose(f);
+		fs_test_write_file(path, cfg);
 	}
 	snprintf(path, sizeof path, "%s/s.json", *dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	return fs_test_run_fleetsim(a);
 }
 

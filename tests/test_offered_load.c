@@ -26,13 +26,7 @@
 
 static struct fs_scenario *load(const char *text)
 {
-	struct fs_error err;
-	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), "load.json", ".",
-	                                               &err);
-
-	if (sc == NULL)
-		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
-	return sc;
+	return fs_test_load_text(text, "load.json", ".");
 }
 
 /* Alone on the instance, by the step-time model's own pieces: one prefill

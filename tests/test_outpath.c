@@ -28,22 +28,6 @@
 #define MINIMAL "tests/data/scenario_minimal.json"
 #define SWEEP "tests/data/sweep_small.json"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
 /* Entries under dir (recursively) whose name holds ".tmp.". */
 static int count_temporaries(const char *dir)
 {
@@ -59,7 +43,7 @@ static int count_temporaries(const char *dir)
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		p = path_in(dir, e->d_name);
+		p = fs_test_path(dir, e->d_name);
 		if (strstr(e->d_name, ".tmp.") != NULL)
 			n++;
 		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
@@ -109,13 +93,13 @@ static void test_outpath_run_empty_output_is_refused(void **state)
 	(void)state;
 	expect_refused(args, "output: \"\": expected an output directory",
 	               "empty name");
-	assert_false(exists("/summary.json"));
-	assert_false(exists("/timeseries.csv"));
+	assert_false(fs_test_exists(NULL, "/summary.json"));
+	assert_false(fs_test_exists(NULL, "/timeseries.csv"));
 }
 
 static void test_outpath_run_output_that_is_a_file_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
+	char *dir = fs_test_tmpdir(), *file = fs_test_path(dir, "taken");
 	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", file, "-q", NULL };
 	FILE *f = fopen(file, "w");
 
@@ -130,8 +114,8 @@ static void test_outpath_run_output_that_is_a_file_is_refused(void **state)
 
 static void test_outpath_run_output_below_a_file_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
-	char *below = path_in(file, "sub/deeper");
+	char *dir = fs_test_tmpdir(), *file = fs_test_path(dir, "taken");
+	char *below = fs_test_path(file, "sub/deeper");
 	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", below, "-q", NULL };
 	FILE *f = fopen(file, "w");
 
@@ -152,12 +136,12 @@ static void test_outpath_run_output_that_cannot_be_created_is_refused(void **sta
 
 	(void)state;
 	expect_refused(args, "/proc/fleetsim-out/x", "files cannot be created in \"/proc\"");
-	assert_false(exists("/proc/fleetsim-out"));
+	assert_false(fs_test_exists(NULL, "/proc/fleetsim-out"));
 }
 
 static void test_outpath_run_output_file_that_is_a_directory_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "latency_cdf.csv");
+	char *dir = fs_test_tmpdir(), *sub = fs_test_path(dir, "latency_cdf.csv");
 	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q", NULL };
 
 	(void)state;
@@ -171,20 +155,17 @@ static void test_outpath_run_output_file_that_is_a_directory_is_refused(void **s
 
 static void test_outpath_requests_csv_that_is_a_directory_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "requests.csv");
+	char *dir = fs_test_tmpdir(), *sub = fs_test_path(dir, "requests.csv");
 	const char *args[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q",
 	                       "--requests-csv", NULL };
 	const char *without[] = { "run", MINIMAL, "-r", "1", "-o", dir, "-q", NULL };
-	struct fs_test_run r;
 
 	(void)state;
 	mkdir(sub, 0777);
 	expect_refused(args, sub, "found a directory of that name");
 	assert_int_equal(count_entries(dir), 1);
 	/* Without --requests-csv that name is not an output. */
-	r = fs_test_run_fleetsim(without);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(without);
 	assert_int_equal(count_temporaries(dir), 0);
 	fs_test_tmpdir_free(dir);
 	free(sub);
@@ -192,15 +173,12 @@ static void test_outpath_requests_csv_that_is_a_directory_is_refused(void **stat
 
 static void test_outpath_run_success_leaves_no_temporaries(void **state)
 {
-	char *dir = fs_test_tmpdir(), *out = path_in(dir, "new/deep");
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "new/deep");
 	const char *args[] = { "run", MINIMAL, "-r", "2", "-o", out, "-q",
 	                       "--requests-csv", NULL };
-	struct fs_test_run r;
 
 	(void)state;
-	r = fs_test_run_fleetsim(args);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(args);
 	/* The five files and nothing else: the staging area is gone. */
 	assert_int_equal(count_entries(out), 5);
 	assert_int_equal(count_temporaries(dir), 0);
@@ -212,7 +190,7 @@ static void test_outpath_failing_variants_run_leaves_nothing(void **state)
 {
 	/* scenario_fleet.json's third variant sets a count of -1: the base and
 	 * two variants run, then the run stops with exit 2. */
-	char *dir = fs_test_tmpdir(), *out = path_in(dir, "v");
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "v");
 	const char *args[] = { "run", "tests/data/scenario_fleet.json", "-r", "1", "-j", "1",
 	                       "-o", out, "-q", "--set", "simulation.horizon=\"20m\"",
 	                       NULL };
@@ -223,7 +201,7 @@ static void test_outpath_failing_variants_run_leaves_nothing(void **state)
 	assert_int_equal(r.exit_code, 2);
 	assert_non_null(strstr(r.err, "fleet.pools[0].count"));
 	fs_test_run_free(&r);
-	assert_false(exists(out));
+	assert_false(fs_test_exists(NULL, out));
 	assert_int_equal(count_entries(dir), 0);
 	fs_test_tmpdir_free(dir);
 	free(out);
@@ -231,7 +209,7 @@ static void test_outpath_failing_variants_run_leaves_nothing(void **state)
 
 static void test_outpath_failing_variants_run_keeps_older_outputs(void **state)
 {
-	char *dir = fs_test_tmpdir(), *old = path_in(dir, "comparison.csv");
+	char *dir = fs_test_tmpdir(), *old = fs_test_path(dir, "comparison.csv");
 	const char *args[] = { "run", "tests/data/scenario_fleet.json", "-r", "1", "-j", "1",
 	                       "-o", dir, "-q", "--set", "simulation.horizon=\"20m\"",
 	                       NULL };
@@ -255,7 +233,7 @@ static void test_outpath_failing_variants_run_keeps_older_outputs(void **state)
 
 static void test_outpath_sweep_output_that_is_a_file_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *file = path_in(dir, "taken");
+	char *dir = fs_test_tmpdir(), *file = fs_test_path(dir, "taken");
 	const char *args[] = { "sweep", SWEEP, "-o", file, "-q", NULL };
 	FILE *f = fopen(file, "w");
 
@@ -269,7 +247,7 @@ static void test_outpath_sweep_output_that_is_a_file_is_refused(void **state)
 
 static void test_outpath_sweep_points_that_is_a_file_is_refused(void **state)
 {
-	char *dir = fs_test_tmpdir(), *points = path_in(dir, "points");
+	char *dir = fs_test_tmpdir(), *points = fs_test_path(dir, "points");
 	const char *args[] = { "sweep", SWEEP, "-o", dir, "-q", NULL };
 	FILE *f = fopen(points, "w");
 
@@ -287,14 +265,14 @@ static void test_outpath_sweep_empty_output_is_refused(void **state)
 
 	(void)state;
 	expect_refused(args, "\"\": expected an output directory", NULL);
-	assert_false(exists("/points"));
-	assert_false(exists("/sweep.csv"));
+	assert_false(fs_test_exists(NULL, "/points"));
+	assert_false(fs_test_exists(NULL, "/sweep.csv"));
 }
 
 static void test_outpath_report_plots_that_is_a_file_is_refused(void **state)
 {
 	/* Checked before gnuplot is looked for: no gnuplot needed. */
-	char *dir = fs_test_tmpdir(), *plots = path_in(dir, "plots");
+	char *dir = fs_test_tmpdir(), *plots = fs_test_path(dir, "plots");
 	const char *args[] = { "report", dir, "-q", NULL };
 	const char *empty[] = { "report", "", "-q", NULL };
 	FILE *f = fopen(plots, "w");
@@ -320,7 +298,7 @@ static void signal_child(const char *dir, int sig)
 		struct fs_outfile o;
 		struct fs_outset set;
 		struct fs_error err;
-		char *target = path_in(dir, "a.json"), *sub = path_in(dir, "set");
+		char *target = fs_test_path(dir, "a.json"), *sub = fs_test_path(dir, "set");
 
 		fs_outfile_install_signals();
 		if (fs_outfile_open(&o, target, &err) != 0)
@@ -342,7 +320,7 @@ static void signal_child(const char *dir, int sig)
 
 static void test_outpath_sigterm_removes_temporaries_and_exits_143(void **state)
 {
-	char *dir = fs_test_tmpdir(), *sub = path_in(dir, "set");
+	char *dir = fs_test_tmpdir(), *sub = fs_test_path(dir, "set");
 
 	(void)state;
 	signal_child(dir, SIGTERM);
@@ -356,12 +334,12 @@ static void test_outpath_sigterm_removes_temporaries_and_exits_143(void **state)
 
 static void test_outpath_sigint_removes_temporaries_and_exits_130(void **state)
 {
-	char *dir = fs_test_tmpdir(), *a = path_in(dir, "a.json");
+	char *dir = fs_test_tmpdir(), *a = fs_test_path(dir, "a.json");
 
 	(void)state;
 	signal_child(dir, SIGINT);
 	assert_int_equal(count_temporaries(dir), 0);
-	assert_false(exists(a));
+	assert_false(fs_test_exists(NULL, a));
 	fs_test_tmpdir_free(dir);
 	free(a);
 }
@@ -397,7 +375,6 @@ static void test_outpath_sweep_sigterm_then_resume_gives_same_bytes(void **state
 	                         NULL };
 	const char *full[] = { "sweep", SWEEP, "-j", "1", "-o", ref, "-q", NULL };
 	struct timespec delay = { 0, 300 * 1000 * 1000 };
-	struct fs_test_run r;
 	pid_t pid;
 	int status = 0;
 	size_t i;
@@ -413,19 +390,15 @@ static void test_outpath_sweep_sigterm_then_resume_gives_same_bytes(void **state
 	assert_int_equal(WEXITSTATUS(status), 143);
 	assert_int_equal(count_temporaries(dir), 0);
 	{
-		char *sweep_csv = path_in(dir, "sweep.csv");
+		char *sweep_csv = fs_test_path(dir, "sweep.csv");
 
-		assert_false(exists(sweep_csv));
+		assert_false(fs_test_exists(NULL, sweep_csv));
 		free(sweep_csv);
 	}
-	r = fs_test_run_fleetsim(resume);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	r = fs_test_run_fleetsim(full);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(resume);
+	fs_test_fleetsim_ok(full);
 	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
-		char *p1 = path_in(dir, files[i]), *p2 = path_in(ref, files[i]);
+		char *p1 = fs_test_path(dir, files[i]), *p2 = fs_test_path(ref, files[i]);
 		char *t1 = fs_test_read_file(p1, NULL), *t2 = fs_test_read_file(p2, NULL);
 
 		assert_non_null(t1);

@@ -184,17 +184,6 @@ static void test_prefix_cache_shared_blocks_count_once(void **state)
 	fs_llm_engine_free(e);
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
 /* A loaded engine with a small cache: 6 sessions with growing histories,
  * arrivals while steps run, preemptions and evictions.  After every step
  * free + used + cached == total, blocks in use == private blocks of running
@@ -213,9 +202,9 @@ static void test_prefix_cache_conserves_blocks_every_step(void **state)
 	(void)state;
 	while (added < 400 || fs_llm_engine_running(e) + fs_llm_engine_waiting(e) > 0) {
 		for (int k = 0; k < 2 && added < 400; k++) {
-			uint32_t s = (uint32_t)(xorshift64(&rng) % 6);
-			int64_t fresh = 20 + (int64_t)(xorshift64(&rng) % 200);
-			int64_t out = 1 + (int64_t)(xorshift64(&rng) % 60);
+			uint32_t s = (uint32_t)(fs_test_xorshift64(&rng) % 6);
+			int64_t fresh = 20 + (int64_t)(fs_test_xorshift64(&rng) % 200);
+			int64_t out = 1 + (int64_t)(fs_test_xorshift64(&rng) % 60);
 			int64_t prompt = history[s] + fresh;
 
 			if (prompt + out > 1500) {         /* a new conversation */
@@ -373,7 +362,6 @@ static void test_prefix_cache_mooncake_hash_ids_parsed(void **state)
 	struct fs_error err;
 	struct fs_trace *t = fs_trace_load(MOONCAKE_SLICE, NULL, FS_TRACE_MOONCAKE, &err);
 	char *dir = fs_test_tmpdir(), path[512];
-	FILE *f;
 
 	(void)state;
 	assert_non_null(t);
@@ -389,11 +377,8 @@ static void test_prefix_cache_mooncake_hash_ids_parsed(void **state)
 	fs_trace_free(t);
 
 	snprintf(path, sizeof path, "%s/bad.jsonl", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("{\"timestamp\": 0, \"input_length\": 9, \"output_length\": 1, "
-	      "\"hash_ids\": [1, x]}\n", f);
-	fclose(f);
+	fs_test_write_file(path, "{\"timestamp\": 0, \"input_length\": 9, \"output_length\": 1, "
+	      "\"hash_ids\": [1, x]}\n");
 	assert_null(fs_trace_load(path, "bad.jsonl", FS_TRACE_MOONCAKE, &err));
 	assert_string_equal(err.msg, "expected a block id (integer >= 0) in \"hash_ids\", "
 	                    "found \"x\"");
@@ -413,21 +398,8 @@ static cJSON *run_variant(const char *variant, const char *dir)
 	                      "--set", "engine.gpu=\"h200\"",
 	                      "--set", "workload.classes[0].arrivals.trace.rate_scale=0.2",
 	                      "-o", dir, "-q", NULL};
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	char path[512], *text;
-	cJSON *root;
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	text = fs_test_read_file(path, NULL);
-	assert_non_null(text);
-	root = cJSON_Parse(text);
-	assert_non_null(root);
-	free(text);
-	return root;
+	return fs_test_fleetsim_output(args, dir, "summary.json");
 }
 
 static double value_at(const cJSON *root, const char *const *keys)

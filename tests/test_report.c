@@ -35,15 +35,6 @@ static void need_gnuplot(void)
 	}
 }
 
-static void run_ok(const char *const *args)
-{
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-
-	if (r.exit_code != 0)
-		fail_msg("fleetsim %s %s exited %d: %s", args[0], args[1], r.exit_code, r.err);
-	fs_test_run_free(&r);
-}
-
 static void expect_plots(const char *dir, const char *const *names)
 {
 	char path[4096];
@@ -95,6 +86,26 @@ static char *report(const char *dir)
 	assert_null(strstr(html, "<link"));
 	assert_non_null(strstr(md, "(plots/"));
 	free(md);
+	return html;
+}
+
+static const char *const NO_PLOTS[] = { NULL };
+
+/* Skip without gnuplot; else run `args` into a fresh directory *dir (the
+ * value after "-o", a placeholder), then the report: report.html's text
+ * (heap), with every plot of `plots` drawn. */
+static char *run_then_report(const char **args, const char *const *plots, char **dir)
+{
+	char *html;
+
+	need_gnuplot();
+	*dir = fs_test_tmpdir();
+	for (size_t i = 0; args[i] != NULL; i++)
+		if (strcmp(args[i], "-o") == 0)
+			args[i + 1] = *dir;
+	fs_test_fleetsim_ok(args);
+	html = report(*dir);
+	expect_plots(*dir, plots);
 	return html;
 }
 
@@ -152,15 +163,12 @@ static void test_report_run_dir(void **state)
 	char *dir, *html;
 
 	(void)state;
-	need_gnuplot();
-	dir = fs_test_tmpdir();
 	{
 		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
-		                       "-o", dir, NULL };
-		run_ok(args);
+		                       "-o", "DIR", NULL };
+
+		html = run_then_report(args, plots, &dir);
 	}
-	html = report(dir);
-	expect_plots(dir, plots);
 	assert_non_null(strstr(html, "A single configuration was simulated"));
 	assert_non_null(strstr(html, "P(SLO met)"));
 	/* 2 of 2 replications: [34.2%, 100%] straddles 80%; 16 would decide it. */
@@ -186,15 +194,12 @@ static void test_report_variants_dir(void **state)
 	char *dir, *html;
 
 	(void)state;
-	need_gnuplot();
-	dir = fs_test_tmpdir();
 	{
 		const char *args[] = { "run", "scenarios/spot-strategies.json", "-r", "2", "-q",
-		                       "--set", "simulation.horizon=\"1h\"", "-o", dir, NULL };
-		run_ok(args);
+		                       "--set", "simulation.horizon=\"1h\"", "-o", "DIR", NULL };
+
+		html = run_then_report(args, plots, &dir);
 	}
-	html = report(dir);
-	expect_plots(dir, plots);
 	/* 2 replications cannot prove P(SLO met) >= 90%: nothing is recommended
 	 * and nothing "saves" a negative amount. */
 	assert_true(strstr(html, "Recommended: variant") ||
@@ -214,15 +219,12 @@ static void test_report_sweep_dir(void **state)
 	char *dir, *html;
 
 	(void)state;
-	need_gnuplot();
-	dir = fs_test_tmpdir();
 	{
-		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", dir,
+		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", "DIR",
 		                       NULL };
-		run_ok(args);
+
+		html = run_then_report(args, plots, &dir);
 	}
-	html = report(dir);
-	expect_plots(dir, plots);
 	assert_non_null(strstr(html, "Recommended: "));
 	assert_non_null(strstr(html, "Worst replication"));
 	{
@@ -253,15 +255,13 @@ static void test_report_escapes_hostile_names(void **state)
 	struct stat st;
 
 	(void)state;
-	need_gnuplot();
-	dir = fs_test_tmpdir();
 	{
 		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
 		                       "--set", "workload.classes[0].name=\"<script>it's `touch pwned` $(touch pwned) @x\"",
-		                       "-o", dir, NULL };
-		run_ok(args);
+		                       "-o", "DIR", NULL };
+
+		html = run_then_report(args, NO_PLOTS, &dir);
 	}
-	html = report(dir);
 	assert_null(strstr(html, "<script>"));
 	assert_non_null(strstr(html, "&lt;script&gt;it&#39;s"));
 	snprintf(path, sizeof path, "%s/plots/latency_cdf.gp", dir);
@@ -310,27 +310,6 @@ static void test_report_bad_dir_is_exit_2(void **state)
 }
 
 
-/* Number at a dotted path of a JSON file (NAN when absent). */
-static double json_num(const char *path, const char *const *keys)
-{
-	char *text = fs_test_read_file(path, NULL);
-	cJSON *root, *o;
-	double v = NAN;
-	size_t i;
-
-	if (text == NULL)
-		fail_msg("cannot read %s", path);
-	root = cJSON_Parse(text);
-	assert_non_null(root);
-	for (o = root, i = 0; o != NULL && keys[i] != NULL; i++)
-		o = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
-	if (cJSON_IsNumber(o))
-		v = o->valuedouble;
-	cJSON_Delete(root);
-	free(text);
-	return v;
-}
-
 /* Sum of the numbers of the first data row of a .dat file, from column
  * `from` (1-based) on; the number of columns in *n_cols. */
 static double dat_row_sum(const char *path, int from, int *n_cols)
@@ -368,22 +347,18 @@ static void test_report_sweep_runs_the_recommended_point_again(void **state)
 {
 	static const char *const plots[] = { "pareto", "latency_cdf", "timeline",
 	                                     "utilization", "cost_breakdown", NULL };
-	static const char *const month[] = { "cost", "monthly_projected", "value", NULL };
-	static const char *const total[] = { "cost", "total", "value", NULL };
 	char *dir, *html, path[4096], *source, *again;
+	cJSON *j;
 	struct timespec t1, t2;
 	int n_cols;
 
 	(void)state;
-	need_gnuplot();
-	dir = fs_test_tmpdir();
 	{
-		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", dir,
+		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "-o", "DIR",
 		                       NULL };
-		run_ok(args);
+
+		html = run_then_report(args, plots, &dir);
 	}
-	html = report(dir);
-	expect_plots(dir, plots);
 	/* The plots are in the report itself, with their captions. */
 	assert_non_null(strstr(html, "plots/timeline.svg"));
 	assert_non_null(strstr(html, "plots/utilization.svg"));
@@ -395,15 +370,14 @@ static void test_report_sweep_runs_the_recommended_point_again(void **state)
 	/* Point 5 (spot, 2 x L40S at USD 0.79/h) again on seed 3: 10 minutes
 	 * cost 2 x 0.79 / 6 = USD 0.26333 and a 730-hour month 2 x 0.79 x 730 =
 	 * USD 1153.40, the sweep's objective for it. */
-	snprintf(path, sizeof path, "%s/recommended/summary.json", dir);
-	assert_near(json_num(path, total), 2 * 0.79 / 6, 1e-6, 0);
-	assert_near(json_num(path, month), 2 * 0.79 * 730, 1e-6, 0);
-	snprintf(path, sizeof path, "%s/best.json", dir);
-	{
-		static const char *const obj[] = { "best", "objective", "value", NULL };
-
-		assert_near(json_num(path, obj), 2 * 0.79 * 730, 1e-6, 0);
-	}
+	j = fs_test_read_json(dir, "recommended/summary.json");
+	assert_near(fs_test_json_num(j, "cost.total.value"), 2 * 0.79 / 6, 1e-6, 0);
+	assert_near(fs_test_json_num(j, "cost.monthly_projected.value"), 2 * 0.79 * 730,
+	            1e-6, 0);
+	cJSON_Delete(j);
+	j = fs_test_read_json(dir, "best.json");
+	assert_near(fs_test_json_num(j, "best.objective.value"), 2 * 0.79 * 730, 1e-6, 0);
+	cJSON_Delete(j);
 	/* Its bar: used + unused + idle + reclaims = the monthly bill. */
 	snprintf(path, sizeof path, "%s/plots/cost_breakdown.dat", dir);
 	assert_near(dat_row_sum(path, 2, &n_cols), 2 * 0.79 * 730, 1e-6, 1e-9);
@@ -470,10 +444,10 @@ static void test_report_plots_carry_their_reading_aids(void **state)
 		const char *r1[] = { "report", run, "-q", NULL };
 		const char *r2[] = { "report", var, "-q", NULL };
 
-		run_ok(args);
-		run_ok(vargs);
-		run_ok(r1);
-		run_ok(r2);
+		fs_test_fleetsim_ok(args);
+		fs_test_fleetsim_ok(vargs);
+		fs_test_fleetsim_ok(r1);
+		fs_test_fleetsim_ok(r2);
 	}
 	/* CDFs: each class's TTFT SLO (chat 1 s, code 2 s) as a line, and the
 	 * p90-p99.9 tail on a reversed log-survival axis. */

@@ -102,16 +102,6 @@ static const char HARNESS_HTML[] =
 	"</script>\n"
 	"</body></html>\n";
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	assert_non_null(p);
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 static void write_file(const char *path, const char *text, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -142,20 +132,6 @@ static const char *need_chromium(void)
 	       "or scripts/deps.sh chromium)\n");
 	skip();
 	return NULL;
-}
-
-/* Skips the calling test until `fleetsim report` exists. */
-static void need_report_command(void)
-{
-	const char *args[] = { "report", "--help", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	int ok = r.exit_code == 0;
-
-	fs_test_run_free(&r);
-	if (!ok) {
-		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
-		skip();
-	}
 }
 
 /* Run Chromium headless on file://URL_PATH with the extra flags (a
@@ -215,7 +191,7 @@ static char *image_census(const char *chromium, const char *dir, int *img_ok,
                           int *img_n, int *svg_ok, int *svg_n)
 {
 	const char *extra[] = { "--allow-file-access-from-files", "--dump-dom", NULL };
-	char *harness = path_in(dir, "harness.html");
+	char *harness = fs_test_path(dir, "harness.html");
 	struct fs_test_run r;
 	const char *mark, *end;
 	char *marker;
@@ -249,8 +225,8 @@ static char *image_census(const char *chromium, const char *dir, int *img_ok,
  * DIR/screenshot.png; returns its path (heap). */
 static char *screenshot_h(const char *chromium, const char *dir, int height_px)
 {
-	char *shot = path_in(dir, "screenshot.png");
-	char *page = path_in(dir, "report.html");
+	char *shot = fs_test_path(dir, "screenshot.png");
+	char *page = fs_test_path(dir, "report.html");
 	char flag[4200];
 	const char *extra[] = { flag, NULL };
 	struct fs_test_run r;
@@ -290,7 +266,7 @@ static void test_report_browser_harness_flags_a_missing_image(void **state)
 {
 	const char *chromium = need_chromium();
 	char *dir = fs_test_tmpdir();
-	char *page = path_in(dir, "report.html");
+	char *page = fs_test_path(dir, "report.html");
 	static const char page_html[] =
 		"<!doctype html><html><head><meta http-equiv=\"Content-Security-Policy\" "
 		"content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">"
@@ -323,30 +299,21 @@ static void test_report_browser_every_image_loads_and_screenshot_is_written(void
 {
 	const char *chromium;
 	char *run_dir, *alone, *html, *alone_html, *marker, *shot;
-	struct fs_test_run r;
 	int img_ok, img_n, svg_ok, svg_n;
 
 	(void)state;
 	chromium = need_chromium();
-	need_report_command();
+	fs_test_need_report();
 	run_dir = fs_test_tmpdir();
 	alone = fs_test_tmpdir();
 	const char *run_args[] = { "run", SCENARIO, "-r", "2", "-o", run_dir, "-q", NULL };
 	const char *report_args[] = { "report", run_dir, NULL };
-	r = fs_test_run_fleetsim(run_args);
-	if (r.exit_code != 0)
-		print_error("fleetsim run: exit %d\n%s\n", r.exit_code, r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	r = fs_test_run_fleetsim(report_args);
-	if (r.exit_code != 0)
-		print_error("fleetsim report: exit %d\n%s\n", r.exit_code, r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(run_args);
+	fs_test_fleetsim_ok(report_args);
 
 	/* report.html alone in an empty directory: self-contained or broken. */
-	html = path_in(run_dir, "report.html");
-	alone_html = path_in(alone, "report.html");
+	html = fs_test_path(run_dir, "report.html");
+	alone_html = fs_test_path(alone, "report.html");
 	copy_file(html, alone_html);
 
 	marker = image_census(chromium, alone, &img_ok, &img_n, &svg_ok, &svg_n);
@@ -428,10 +395,10 @@ static void test_report_browser_each_report_kind_renders(void **state)
 
 	(void)state;
 	chromium = need_chromium();
-	need_report_command();
+	fs_test_need_report();
 	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		char *dir = fs_test_tmpdir(), *alone = fs_test_tmpdir();
-		char *html = path_in(dir, "report.html"), *alone_html = path_in(alone, "report.html");
+		char *html = fs_test_path(dir, "report.html"), *alone_html = fs_test_path(alone, "report.html");
 		char *marker, *shot, keep[256];
 		const char *h;
 		int img_ok, img_n, svg_ok, svg_n, height;
@@ -474,7 +441,7 @@ static void test_report_pdf_is_printed(void **state)
 	(void)state;
 	chromium = need_chromium();
 	(void)chromium;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	{
 		const char *a[] = { "run", SCENARIO, "-r", "2", "-o", dir, "-q", NULL };
@@ -489,7 +456,7 @@ static void test_report_pdf_is_printed(void **state)
 		assert_non_null(strstr(r.out, "report.pdf"));
 		fs_test_run_free(&r);
 	}
-	pdf = path_in(dir, "report.pdf");
+	pdf = fs_test_path(dir, "report.pdf");
 	text = fs_test_read_file(pdf, &len);
 	assert_non_null(text);
 	assert_true(len > SHOT_MIN_BYTES);
@@ -507,7 +474,7 @@ static void test_report_pdf_without_chromium_is_exit_1(void **state)
 	struct fs_test_run r;
 
 	(void)state;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	empty = fs_test_tmpdir();
 	{
@@ -529,7 +496,7 @@ static void test_report_pdf_without_chromium_is_exit_1(void **state)
 	assert_non_null(strstr(r.err, "--pdf needs headless Chromium"));
 	assert_non_null(strstr(r.err, "apt-get install chromium"));
 	fs_test_run_free(&r);
-	html = path_in(dir, "report.html");
+	html = fs_test_path(dir, "report.html");
 	assert_true(file_size(html) < 0);
 	free(html);
 	free(old);

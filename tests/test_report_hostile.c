@@ -59,16 +59,6 @@ static const char *const OTHER_NAMES[] = {     /* pools and the zone */
 };
 #define RAW_SCRIPT "<script>alert(1)</script>"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	assert_non_null(p);
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* ---- no `touch x` anywhere ---------------------------------------------- */
 
 /* What a path looked like: absent, or present with this inode and mtime
@@ -97,7 +87,7 @@ static void probe_take(struct x_probe *p)
 static void watch_add(struct watch *w, const char *dir)
 {
 	assert_true(w->n_probes < MAX_PROBES);
-	w->probes[w->n_probes].path = path_in(dir, "x");
+	w->probes[w->n_probes].path = fs_test_path(dir, "x");
 	probe_take(&w->probes[w->n_probes]);
 	w->n_probes++;
 }
@@ -113,8 +103,8 @@ static void watch_start(struct watch *w, const char *run_dir)
 
 	memset(w, 0, sizeof *w);
 	w->shim_dir = fs_test_tmpdir();
-	w->log_path = path_in(w->shim_dir, "touch.log");
-	shim = path_in(w->shim_dir, "touch");
+	w->log_path = fs_test_path(w->shim_dir, "touch.log");
+	shim = fs_test_path(w->shim_dir, "touch");
 	f = fopen(shim, "w");
 	assert_non_null(f);
 	fprintf(f, "#!/bin/sh\n"
@@ -135,7 +125,7 @@ static void watch_start(struct watch *w, const char *run_dir)
 	watch_add(w, ".");
 	watch_add(w, "plots");
 	watch_add(w, run_dir);
-	run_plots = path_in(run_dir, "plots");
+	run_plots = fs_test_path(run_dir, "plots");
 	watch_add(w, run_plots);
 	free(run_plots);
 	watch_add(w, "/tmp");
@@ -322,8 +312,8 @@ static void run_hostile(const char *dir)
 static void test_report_hostile_names_survive_run_outputs(void **state)
 {
 	char *dir = fs_test_tmpdir();
-	char *summary_path = path_in(dir, "summary.json");
-	char *csv_path = path_in(dir, "requests.csv");
+	char *summary_path = fs_test_path(dir, "summary.json");
+	char *csv_path = fs_test_path(dir, "requests.csv");
 	char *summary, *csv;
 	const char *p;
 	char *fields[16];
@@ -393,25 +383,11 @@ static void test_report_hostile_names_survive_run_outputs(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
-/* Skips the calling test until `fleetsim report` exists. */
-static void need_report_command(void)
-{
-	const char *args[] = { "report", "--help", NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	int ok = r.exit_code == 0;
-
-	fs_test_run_free(&r);
-	if (!ok) {
-		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
-		skip();
-	}
-}
-
 /* Every .png/.svg under DIR/plots: at least one, none empty, no SVG with a
  * raw script tag. */
 static void check_plots(const char *dir)
 {
-	char *plots = path_in(dir, "plots");
+	char *plots = fs_test_path(dir, "plots");
 	DIR *d = opendir(plots);
 	struct dirent *e;
 	struct stat st;
@@ -428,7 +404,7 @@ static void check_plots(const char *dir)
 
 		if (!is_png && !is_svg)
 			continue;
-		f = path_in(plots, e->d_name);
+		f = fs_test_path(plots, e->d_name);
 		assert_int_equal(stat(f, &st), 0);
 		if (st.st_size == 0)
 			print_error("empty plot %s\n", f);
@@ -466,26 +442,21 @@ static void test_report_hostile_names_are_escaped_and_never_run(void **state)
 {
 	char *dir, *html_path, *md_path, *html, *md;
 	const char *report_args[3] = { "report", NULL, NULL };
-	struct fs_test_run r;
 	struct watch w;
 	size_t i;
 
 	(void)state;
-	need_report_command();
+	fs_test_need_report();
 	dir = fs_test_tmpdir();
 	report_args[1] = dir;
 	watch_start(&w, dir);
 	run_hostile(dir);
-	r = fs_test_run_fleetsim(report_args);
-	if (r.exit_code != 0)
-		print_error("fleetsim report: exit %d\n%s\n", r.exit_code, r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(report_args);
 	watch_check(&w);
 
 	check_plots(dir);
 
-	html_path = path_in(dir, "report.html");
+	html_path = fs_test_path(dir, "report.html");
 	html = fs_test_read_file(html_path, NULL);
 	if (html == NULL)
 		print_error("no %s\n", html_path);
@@ -504,7 +475,7 @@ static void test_report_hostile_names_are_escaped_and_never_run(void **state)
 		if (!contains_escaped(html, OTHER_NAMES[i], 0))
 			printf("note: report.html does not show [%s]\n", OTHER_NAMES[i]);
 
-	md_path = path_in(dir, "report.md");
+	md_path = fs_test_path(dir, "report.md");
 	md = fs_test_read_file(md_path, NULL);
 	if (md == NULL)
 		print_error("no %s\n", md_path);

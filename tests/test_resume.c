@@ -21,15 +21,6 @@
 
 #define SCENARIO "tests/data/sweep_resume.json"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Run a 2-replication sweep into dir with up to three extra arguments;
  * returns the run (caller frees). */
 static struct fs_test_run sweep3(const char *dir, const char *x1, const char *x2,
@@ -68,42 +59,21 @@ static void sweep_ok(const char *dir, const char *x1, const char *x2, const char
 	fs_test_run_free(&r);
 }
 
+/* The files every sweep writes. */
+static const char *const OUTPUTS[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json",
+                                       "sweep_cdf.csv", NULL };
+
 static void assert_same_outputs(const char *a, const char *b)
 {
-	static const char *files[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json",
-	                               "sweep_cdf.csv" };
-	size_t i;
-
-	for (i = 0; i < 5; i++) {
-		char *pa = path_in(a, files[i]), *pb = path_in(b, files[i]);
-		char *x = fs_test_read_file(pa, NULL), *y = fs_test_read_file(pb, NULL);
-
-		assert_non_null(x);
-		assert_non_null(y);
-		if (strcmp(x, y) != 0)
-			print_error("%s differs\n", files[i]);
-		assert_string_equal(x, y);
-		free(x);
-		free(y);
-		free(pa);
-		free(pb);
-	}
+	fs_test_assert_same_files(a, b, OUTPUTS);
 }
 
 static cJSON *read_record(const char *dir, int point)
 {
-	char name[64], *p, *text;
-	cJSON *rec;
+	char name[64];
 
 	snprintf(name, sizeof name, "points/%d.json", point);
-	p = path_in(dir, name);
-	text = fs_test_read_file(p, NULL);
-	assert_non_null(text);
-	rec = cJSON_Parse(text);
-	assert_non_null(rec);
-	free(text);
-	free(p);
-	return rec;
+	return fs_test_read_json(dir, name);
 }
 
 static void write_text(const char *dir, int point, const char *text, size_t len)
@@ -112,7 +82,7 @@ static void write_text(const char *dir, int point, const char *text, size_t len)
 	FILE *f;
 
 	snprintf(name, sizeof name, "points/%d.json", point);
-	p = path_in(dir, name);
+	p = fs_test_path(dir, name);
 	f = fopen(p, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, len, f), len);
@@ -236,7 +206,7 @@ static void test_resume_recomputes_truncated_records(void **state)
 	(void)state;
 	sweep_ok(fresh, NULL, NULL, NULL, NULL);
 	sweep_ok(dir, NULL, NULL, NULL, NULL);
-	p = path_in(dir, "points/1.json");
+	p = fs_test_path(dir, "points/1.json");
 	text = fs_test_read_file(p, &len);
 	assert_non_null(text);
 	write_text(dir, 1, text, len / 2);

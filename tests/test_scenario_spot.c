@@ -21,6 +21,7 @@
 
 #include "fleetsim/capacity.h"
 #include "fleetsim/scenario.h"
+#include "util_scenario.h"
 #include "util_test.h"
 
 /* Ten Llama-3.1-8B instances on L40S for 30 days under a trickle of
@@ -47,33 +48,16 @@
 #define HOURS 720.0
 #define COUNT 10
 
-static char *join(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	assert_non_null(p);
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 /* Write text to DIR/s.json; returns the path (heap). */
 static char *write_scenario(const char *dir, const char *text)
 {
-	char *path = join(dir, "s.json");
+	char *path = fs_test_path(dir, "s.json");
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
 	assert_int_equal(fputs(text, f) >= 0, 1);
 	assert_int_equal(fclose(f), 0);
 	return path;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
 }
 
 /* Line and column (1-based, bytes) of the first `needle` in text, plus skip. */
@@ -135,13 +119,13 @@ static void check_bad(const char *key, const char *value, const char *msg)
 	assert_string_equal(r.out, "");
 	fs_test_run_free(&r);
 
-	out_dir = join(dir, "out");
+	out_dir = fs_test_path(dir, "out");
 	run[1] = path;
 	run[3] = out_dir;
 	r = fs_test_run_fleetsim(run);
 	assert_int_equal(r.exit_code, 2);
 	assert_string_equal(r.err, want);
-	assert_false(exists(out_dir));
+	assert_false(fs_test_exists(NULL, out_dir));
 	fs_test_run_free(&r);
 	free(out_dir);
 	free(path);
@@ -212,7 +196,7 @@ static void test_spot_zero_relaunch_retry_is_rejected(void **state)
 
 static double cost_pool_figure(const char *dir, const char *what)
 {
-	char *path = join(dir, "summary.json"), *text = fs_test_read_file(path, NULL);
+	char *path = fs_test_path(dir, "summary.json"), *text = fs_test_read_file(path, NULL);
 	cJSON *root, *v;
 	double x;
 
@@ -236,7 +220,7 @@ static double cost_pool_figure(const char *dir, const char *what)
 static double run_reclaims(const char *dir, const char *path, const char *name,
                            const char *set)
 {
-	char *out = join(dir, name);
+	char *out = fs_test_path(dir, name);
 	const char *args[] = { "run", path, "--set", set, "-o", out, "-q", NULL };
 	struct fs_test_run r = fs_test_run_fleetsim(args);
 	double reclaims;
@@ -257,7 +241,7 @@ static double point_lost_usd(const char *dir, int point)
 	double x;
 
 	snprintf(name, sizeof name, "sw/points/%d.json", point);
-	path = join(dir, name);
+	path = fs_test_path(dir, name);
 	text = fs_test_read_file(path, NULL);
 	assert_non_null(text);
 	root = cJSON_Parse(text);
@@ -325,31 +309,15 @@ static void test_spot_settings_follow_a_pricing_sweep_to_its_spot_point(void **s
 	assert_true(reclaims == 0);
 
 	/* and the sweep itself runs both points */
-	sw = join(dir, "sw");
+	sw = fs_test_path(dir, "sw");
 	sweep[1] = path;
 	sweep[5] = sw;
-	r = fs_test_run_fleetsim(sweep);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(sweep);
 	assert_true(point_lost_usd(dir, 0) == 0);
 	assert_true(point_lost_usd(dir, 1) > 0);
 	free(sw);
 	free(path);
 	fs_test_tmpdir_free(dir);
-}
-
-static char *print_scenario(const struct fs_scenario *sc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(fs_scenario_print(sc, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return buf;
 }
 
 /* The printed base of a pricing sweep loads back to the same bytes, its
@@ -372,14 +340,14 @@ static void test_spot_printed_pricing_sweep_keeps_its_spot_keys(void **state)
 	assert_int_equal(a->fleet.pools[0].n_price_steps, 0);
 	assert_true(a->fleet.pools[0].spot.interrupt_rate_per_h ==
 	            fs_spot_band_rate_per_h("5-10%"));
-	ta = print_scenario(a);
+	ta = print_to_string(a);
 	b = fs_scenario_load_text(ta, strlen(ta), "printed.json", ".", &err);
 	if (b == NULL)
 		fs_error_print(&err);
 	assert_non_null(b);
 	assert_string_equal(a->fleet.pools[0].unused_spot_json,
 	                    b->fleet.pools[0].unused_spot_json);
-	tb = print_scenario(b);
+	tb = print_to_string(b);
 	assert_string_equal(ta, tb);
 	free(ta);
 	free(tb);
@@ -404,7 +372,7 @@ static void test_spot_settings_follow_a_variant_that_makes_the_pool_spot(void **
 	assert_non_null(base);
 	assert_int_equal(base->fleet.pools[0].pricing, FS_PRICING_ON_DEMAND);
 	assert_non_null(base->fleet.pools[0].unused_spot_json);
-	text = print_scenario(base);
+	text = print_to_string(base);
 	assert_null(strstr(text, "\"spot\""));
 	back = fs_scenario_load_text(text, strlen(text), "printed.json", dir, &err);
 	assert_non_null(back);
@@ -443,7 +411,7 @@ static void test_spot_set_pricing_on_demand_leaves_the_spot_keys_unused(void **s
 	assert_int_equal(sc->fleet.pools[1].fallback_pool, -1);
 	assert_int_equal(sc->fleet.pools[1].overprovision, 0);
 	assert_int_equal(sc->fleet.pools[1].spot.notice_ns, 120 * FS_NS_PER_S);
-	text = print_scenario(sc);
+	text = print_to_string(sc);
 	assert_null(strstr(text, "fallback_pool"));
 	back = fs_scenario_load_text(text, strlen(text), "printed.json", dir, &err);
 	if (back == NULL)
@@ -473,13 +441,13 @@ static void test_spot_unused_keys_are_still_checked(void **state)
 	snprintf(want, sizeof want, "%s:%d:%d: fleet.pools[0].spot.interruption_band: "
 	         "unknown interruption band \"high\"; expected one of <5%%, 5-10%%, "
 	         "10-15%%, 15-20%%, >20%%\n", path, line, col);
-	sw = join(dir, "sw");
+	sw = fs_test_path(dir, "sw");
 	sweep[1] = path;
 	sweep[3] = sw;
 	r = fs_test_run_fleetsim(sweep);
 	assert_int_equal(r.exit_code, 2);
 	assert_string_equal(r.err, want);
-	assert_false(exists(sw));
+	assert_false(fs_test_exists(NULL, sw));
 	fs_test_run_free(&r);
 	free(sw);
 	free(path);

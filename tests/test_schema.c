@@ -116,15 +116,11 @@ static char *write_stripped(const char *dir, const char *name, char *text)
 {
 	char *path = malloc(strlen(dir) + strlen(name) + 2);
 	size_t bad;
-	FILE *f;
 
 	assert_non_null(path);
 	sprintf(path, "%s/%s", dir, name);
 	assert_int_equal(fs__jpos_strip_comments(text, strlen(text), &bad), 0);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fs_test_write_file(path, text);
 	return path;
 }
 
@@ -377,7 +373,6 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 	const char *zsh[] = { "completion", "zsh", NULL };
 	struct fs_test_run r;
 	char *dir, *script, *got;
-	FILE *f;
 
 	(void)state;
 	if (!fs_test_have_cmd("bash")) {
@@ -390,10 +385,7 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 	script = malloc(strlen(dir) + 16);
 	assert_non_null(script);
 	sprintf(script, "%s/fleetsim.bash", dir);
-	f = fopen(script, "w");
-	assert_non_null(f);
-	fputs(r.out, f);
-	fclose(f);
+	fs_test_write_file(script, r.out);
 	fs_test_run_free(&r);
 
 	got = complete(script, "fleetsim sch");

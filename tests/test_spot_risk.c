@@ -25,18 +25,9 @@
 
 #define MONTH_MIN (730.0 * 60.0)
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
 static void write_file(const char *dir, const char *file, const char *text)
 {
-	char *p = path_in(dir, file);
+	char *p = fs_test_path(dir, file);
 	FILE *f = fopen(p, "w");
 
 	assert_non_null(f);
@@ -66,8 +57,6 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
                                           const char *strategy, const char *extra)
 {
 	char text[8192];
-	struct fs_error err;
-	struct fs_scenario *sc;
 
 	snprintf(text, sizeof text,
 	         "{\"simulation\": {\"horizon\": \"2h\", \"warmup\": \"%s\", "
@@ -81,11 +70,7 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
 	         "\"in_flight\": \"requeue\"}%s}]}}\n",
 	         warmup, strategy, warm ? "true" : "false", extra);
 	write_file(dir, "cap.json", TRACE);
-	sc = fs_scenario_load_text(text, strlen(text), "test.json", dir, &err);
-	if (sc == NULL)
-		fs_error_print(&err);
-	assert_non_null(sc);
-	return sc;
+	return fs_test_load_text(text, "test.json", dir);
 }
 
 /* MODEL F3: download of all TP GPUs' weights, load of one GPU's, engine start. */
@@ -215,7 +200,7 @@ static void test_spot_risk_fallback_standins_count_for_the_spot_pool(void **stat
  * "spot" object; returns the parsed summary.json and the console text. */
 static cJSON *run_cli(const char *horizon, const char *spot, int count, char **console)
 {
-	char *dir = fs_test_tmpdir(), *out = path_in(dir, "out"), *sc_path, *json_path, *text;
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "out"), *sc_path, *json_path, *text;
 	char doc[4096];
 	const char *args[] = { "run", NULL, "-r", "2", "-j", "2", "-o", out, NULL };
 	struct fs_test_run r;
@@ -232,13 +217,13 @@ static cJSON *run_cli(const char *horizon, const char *spot, int count, char **c
 	         "\"fleet\": {\"strategy\": \"relaunch\", \"pools\": [{\"name\": \"spot\", "
 	         "\"pricing\": \"spot\", \"count\": %d, \"spot\": %s}]}}\n", horizon, count, spot);
 	write_file(dir, "risk.json", doc);
-	sc_path = path_in(dir, "risk.json");
+	sc_path = fs_test_path(dir, "risk.json");
 	args[1] = sc_path;
 	r = fs_test_run_fleetsim(args);
 	if (r.exit_code != 0)
 		print_error("stderr: %s\n", r.err);
 	assert_int_equal(r.exit_code, 0);
-	json_path = path_in(out, "summary.json");
+	json_path = fs_test_path(out, "summary.json");
 	text = fs_test_read_file(json_path, NULL);
 	assert_non_null(text);
 	json = cJSON_Parse(text);
@@ -331,10 +316,9 @@ static void test_spot_risk_thirty_days_at_a_high_rate_is_not_too_short(void **st
  * instance is plenty); returns best.json's label. */
 static char *sweep_best(const char *constraint)
 {
-	char *dir = fs_test_tmpdir(), *out = path_in(dir, "out"), *sc_path, *best_path, *text;
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "out"), *sc_path, *best_path, *text;
 	char doc[4096], *label;
 	const char *args[] = { "sweep", NULL, "-o", out, "-q", "-j", "2", NULL };
-	struct fs_test_run r;
 	cJSON *best;
 
 	snprintf(doc, sizeof doc,
@@ -348,14 +332,10 @@ static char *sweep_best(const char *constraint)
 	         "{\"metric\": \"ttft_ms\", \"quantile\": \"p99\", \"max\": \"5s\"}%s]}}\n",
 	         constraint);
 	write_file(dir, "sweep.json", doc);
-	sc_path = path_in(dir, "sweep.json");
+	sc_path = fs_test_path(dir, "sweep.json");
 	args[1] = sc_path;
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	best_path = path_in(out, "best.json");
+	fs_test_fleetsim_ok(args);
+	best_path = fs_test_path(out, "best.json");
 	text = fs_test_read_file(best_path, NULL);
 	assert_non_null(text);
 	best = cJSON_Parse(text);

@@ -24,13 +24,42 @@
 /* t_{0.975, 2} = 4.302653 (R's qt(0.975, 2); NIST e-Handbook table: 4.303). */
 #define T_975_DF2 4.302653
 
-/* Fill h[r] with count copies of each listed value. */
+#define MAX_REPS 40
+
+/* The histograms of n replications, empty after reps_init, and the
+ * pointers fs_stats_quantile_ci takes. */
+struct reps {
+	struct fs_hist h[MAX_REPS];
+	const struct fs_hist *hp[MAX_REPS];
+	int n;
+};
+
+static void reps_init(struct reps *s, int n)
+{
+	assert_true(n <= MAX_REPS);
+	s->n = n;
+	for (int r = 0; r < n; r++) {
+		fs_hist_init(&s->h[r]);
+		s->hp[r] = &s->h[r];
+	}
+}
+
+static void reps_fini(struct reps *s)
+{
+	for (int r = 0; r < s->n; r++)
+		fs_hist_fini(&s->h[r]);
+}
+
+/* The q-quantile of the pooled replications with its 95% interval. */
+static struct fs_ci reps_quantile(const struct reps *s, double q)
+{
+	return fs_stats_quantile_ci(s->hp, (size_t)s->n, q, 0.95);
+}
+
+/* Add count copies of each listed value to h. */
 static void fill(struct fs_hist *h, const double *values, size_t n_values, uint64_t count)
 {
-	size_t i;
-
-	fs_hist_init(h);
-	for (i = 0; i < n_values; i++)
+	for (size_t i = 0; i < n_values; i++)
 		fs_hist_add_n(h, values[i], count);
 }
 
@@ -48,18 +77,15 @@ static void fill(struct fs_hist *h, const double *values, size_t n_values, uint6
 static void test_stats_quantile_same_bucket_is_not_zero_width(void **state)
 {
 	static const double v[] = { 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000 };
-	struct fs_hist h[4];
-	const struct fs_hist *hp[4];
 	double b = ceil(log(500.0) / log(GAMMA));
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
-	for (r = 0; r < 4; r++) {
-		fill(&h[r], v, 10, 1);
-		hp[r] = &h[r];
-	}
-	ci = fs_stats_quantile_ci(hp, 4, 0.5, 0.95);
+	reps_init(&s, 4);
+	for (int r = 0; r < 4; r++)
+		fill(&s.h[r], v, 10, 1);
+	ci = reps_quantile(&s, 0.5);
 	assert_int_equal(ci.method, FS_CI_SECTIONING);
 	assert_int_equal(ci.sections, 4);
 	assert_near(ci.value, fs_hist_bucket_value((size_t)b), 0, 1e-12);
@@ -69,31 +95,26 @@ static void test_stats_quantile_same_bucket_is_not_zero_width(void **state)
 	assert_true(ci.ci_lo <= 500.0 && 500.0 <= ci.ci_hi);
 	assert_true(ci.ci_hi > ci.ci_lo);
 	assert_false(fs_stats_ci_exact(&ci));
-	for (r = 0; r < 4; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /* Every value the same: the quantile is deterministic, "exact". */
 static void test_stats_quantile_of_constant_is_exact(void **state)
 {
 	static const double v[] = { 250 };
-	struct fs_hist h[3];
-	const struct fs_hist *hp[3];
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
-	for (r = 0; r < 3; r++) {
-		fill(&h[r], v, 1, 7);
-		hp[r] = &h[r];
-	}
-	ci = fs_stats_quantile_ci(hp, 3, 0.99, 0.95);
+	reps_init(&s, 3);
+	for (int r = 0; r < 3; r++)
+		fill(&s.h[r], v, 1, 7);
+	ci = reps_quantile(&s, 0.99);
 	assert_near(ci.value, 250.0, 0, 1e-15);
 	assert_near(ci.ci_lo, 250.0, 0, 1e-15);
 	assert_near(ci.ci_hi, 250.0, 0, 1e-15);
 	assert_true(fs_stats_ci_exact(&ci));
-	for (r = 0; r < 3; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /*
@@ -111,26 +132,22 @@ static void test_stats_quantile_of_constant_is_exact(void **state)
 static void test_stats_quantile_interval_matches_hand_inversion(void **state)
 {
 	static const double v[3] = { 100, 200, 300 };
-	struct fs_hist h[3];
-	const struct fs_hist *hp[3];
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
 	assert_near(T_975_DF2 * sqrt(1.0 / 3.0) / sqrt(3.0), 1.434218, 0, 1e-6);
-	for (r = 0; r < 3; r++) {
-		fill(&h[r], &v[r], 1, 10);
-		hp[r] = &h[r];
-	}
-	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	reps_init(&s, 3);
+	for (int r = 0; r < 3; r++)
+		fill(&s.h[r], &v[r], 1, 10);
+	ci = reps_quantile(&s, 0.5);
 	assert_near(ci.value, fs_hist_bucket_value(fs_hist_bucket_of(200.0)), 0, 1e-12);
 	assert_near(ci.ci_lo, 100.0, 0, 1e-12);
 	assert_near(ci.ci_hi, 300.0, 0, 1e-12);
 	/* The old estimator, the mean of the replications' medians, gives 200
 	 * too here, but with a t half-width of 4.302653 x 100 / sqrt(3) = 248.4
 	 * it reaches below 0; the inversion stays inside the data. */
-	for (r = 0; r < 3; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /*
@@ -145,23 +162,20 @@ static void test_stats_quantile_at_zero_atom_has_an_upper_end(void **state)
 {
 	static const double fifty = 50.0;
 	static const uint64_t zeros[3] = { 4, 6, 8 };
-	struct fs_hist h[3];
-	const struct fs_hist *hp[3];
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
-	for (r = 0; r < 3; r++) {
-		fill(&h[r], &fifty, 1, 10 - zeros[r]);
-		fs_hist_add_n(&h[r], 0.0, zeros[r]);
-		hp[r] = &h[r];
+	reps_init(&s, 3);
+	for (int r = 0; r < 3; r++) {
+		fill(&s.h[r], &fifty, 1, 10 - zeros[r]);
+		fs_hist_add_n(&s.h[r], 0.0, zeros[r]);
 	}
-	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	ci = reps_quantile(&s, 0.5);
 	assert_near(ci.value, 0.0, 1e-15, 0);
 	assert_near(ci.ci_lo, 0.0, 1e-15, 0);
 	assert_near(ci.ci_hi, 50.0, 0, 1e-12);
-	for (r = 0; r < 3; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /* Empty histograms (replications with no value) are skipped; none left:
@@ -169,49 +183,39 @@ static void test_stats_quantile_at_zero_atom_has_an_upper_end(void **state)
 static void test_stats_quantile_skips_empty_replications(void **state)
 {
 	static const double v[] = { 10, 20, 30 };
-	struct fs_hist h[3];
-	const struct fs_hist *hp[3];
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
-	for (r = 0; r < 3; r++) {
-		fs_hist_init(&h[r]);
-		hp[r] = &h[r];
-	}
-	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	reps_init(&s, 3);
+	ci = reps_quantile(&s, 0.5);
 	assert_true(isnan(ci.value));
-	fs_hist_fini(&h[1]);
-	fill(&h[1], v, 3, 1);
-	ci = fs_stats_quantile_ci(hp, 3, 0.5, 0.95);
+	fill(&s.h[1], v, 3, 1);
+	ci = reps_quantile(&s, 0.5);
 	assert_int_equal(ci.n, 1);
 	assert_near(ci.value, fs_hist_bucket_value(fs_hist_bucket_of(20.0)), 0, 1e-12);
 	assert_true(isnan(ci.ci_lo) && isnan(ci.ci_hi));
-	for (r = 0; r < 3; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /* More replications than sections: 40 replications make 20 sections of 2. */
 static void test_stats_quantile_caps_the_sections(void **state)
 {
-	struct fs_hist h[40];
-	const struct fs_hist *hp[40];
+	struct reps s;
 	struct fs_ci ci;
-	int r;
 
 	(void)state;
-	for (r = 0; r < 40; r++) {
+	reps_init(&s, 40);
+	for (int r = 0; r < 40; r++) {
 		double v[2] = { 10.0 + r, 1000.0 - r };
 
-		fill(&h[r], v, 2, 3);
-		hp[r] = &h[r];
+		fill(&s.h[r], v, 2, 3);
 	}
-	ci = fs_stats_quantile_ci(hp, 40, 0.9, 0.95);
+	ci = reps_quantile(&s, 0.9);
 	assert_int_equal(ci.sections, FS_STATS_MAX_SECTIONS);
 	assert_int_equal(ci.n, 40);
 	assert_true(ci.ci_lo <= ci.value && ci.value <= ci.ci_hi && ci.ci_hi > ci.ci_lo);
-	for (r = 0; r < 40; r++)
-		fs_hist_fini(&h[r]);
+	reps_fini(&s);
 }
 
 /*

@@ -31,52 +31,19 @@
 
 extern char **environ;
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
-static char *read_out(const char *dir, const char *file)
-{
-	char *p = path_in(dir, file);
-	char *text = fs_test_read_file(p, NULL);
-
-	if (text == NULL)
-		print_error("missing %s\n", p);
-	assert_non_null(text);
-	free(p);
-	return text;
-}
-
 static void sweep(const char *dir, const char *threads, const char *extra)
 {
 	const char *args[] = { "sweep", SCENARIO, "-o", dir, "-q", "-j", threads, extra, NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(args);
 }
+
+/* The files every sweep writes. */
+static const char *const OUTPUTS[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json", NULL };
 
 static void assert_same_outputs(const char *a, const char *b)
 {
-	static const char *files[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json" };
-	size_t i;
-
-	for (i = 0; i < 4; i++) {
-		char *x = read_out(a, files[i]), *y = read_out(b, files[i]);
-
-		if (strcmp(x, y) != 0)
-			print_error("%s differs\n", files[i]);
-		assert_string_equal(x, y);
-		free(x);
-		free(y);
-	}
+	fs_test_assert_same_files(a, b, OUTPUTS);
 }
 
 static void test_sweep_writes_four_consistent_outputs(void **state)
@@ -90,9 +57,9 @@ static void test_sweep_writes_four_consistent_outputs(void **state)
 
 	(void)state;
 	sweep(dir, "2", NULL);
-	csv = read_out(dir, "sweep.csv");
-	best = read_out(dir, "best.json");
-	pareto = read_out(dir, "pareto.csv");
+	csv = fs_test_read_out(dir, "sweep.csv");
+	best = fs_test_read_out(dir, "best.json");
+	pareto = fs_test_read_out(dir, "pareto.csv");
 	for (p = csv; *p != '\0'; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 8);                 /* header + 2 x 4 points */
@@ -132,7 +99,7 @@ static void test_sweep_is_identical_for_1_and_2_threads(void **state)
 
 static int count_records(const char *dir)
 {
-	char *points = path_in(dir, "points");
+	char *points = fs_test_path(dir, "points");
 	DIR *d = opendir(points);
 	struct dirent *e;
 	int n = 0;
@@ -174,10 +141,10 @@ static void test_sweep_resumes_after_a_kill_with_the_same_bytes(void **state)
 	sweep(cut, "2", "--resume");
 	assert_same_outputs(full, cut);
 
-	rec = path_in(cut, "points/3.json");
+	rec = fs_test_path(cut, "points/3.json");
 	assert_int_equal(unlink(rec), 0);
 	free(rec);
-	rec = path_in(cut, "points/6.json");
+	rec = fs_test_path(cut, "points/6.json");
 	assert_int_equal(unlink(rec), 0);
 	free(rec);
 	sweep(cut, "1", "--resume");
@@ -191,18 +158,13 @@ static void test_sweep_search_evaluates_fewer_points_for_the_same_best(void **st
 	char *grid = fs_test_tmpdir(), *search = fs_test_tmpdir();
 	const char *args[] = { "sweep", "tests/data/sweep_small_search.json", "-o", search,
 	                       "-q", NULL };
-	struct fs_test_run r;
 	char *b1, *b2, *l1, *l2;
 
 	(void)state;
 	sweep(grid, "2", NULL);
-	r = fs_test_run_fleetsim(args);
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
-	b1 = read_out(grid, "best.json");
-	b2 = read_out(search, "best.json");
+	fs_test_fleetsim_ok(args);
+	b1 = fs_test_read_out(grid, "best.json");
+	b2 = fs_test_read_out(search, "best.json");
 	assert_non_null(strstr(b2, "\"points_evaluated\":\t4"));
 	l1 = strstr(b1, "\"label\"");
 	l2 = strstr(b2, "\"label\"");

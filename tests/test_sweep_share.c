@@ -21,54 +21,21 @@
 
 #include "util_test.h"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
-static char *read_out(const char *dir, const char *file)
-{
-	char *p = path_in(dir, file);
-	char *text = fs_test_read_file(p, NULL);
-
-	if (text == NULL)
-		print_error("missing %s\n", p);
-	assert_non_null(text);
-	free(p);
-	return text;
-}
-
 /* Run a sweep into dir; returns its run (caller frees) after checking exit 0. */
 static struct fs_test_run sweep(const char *scenario, const char *dir, const char *extra)
 {
 	const char *args[] = { "sweep", scenario, "-o", dir, "-j", "2", extra, NULL };
-	struct fs_test_run r = fs_test_run_fleetsim(args);
 
-	if (r.exit_code != 0)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	return r;
+	return fs_test_fleetsim_expect(args, 0);
 }
+
+/* The files every sweep writes. */
+static const char *const OUTPUTS[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json",
+                                       "sweep_cdf.csv", NULL };
 
 static void assert_same_outputs(const char *a, const char *b)
 {
-	static const char *files[] = { "sweep.csv", "sweep.json", "pareto.csv", "best.json",
-	                               "sweep_cdf.csv" };
-	size_t i;
-
-	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
-		char *x = read_out(a, files[i]), *y = read_out(b, files[i]);
-
-		if (strcmp(x, y) != 0)
-			print_error("%s differs\n", files[i]);
-		assert_string_equal(x, y);
-		free(x);
-		free(y);
-	}
+	fs_test_assert_same_files(a, b, OUTPUTS);
 }
 
 /* The last progress line's count of borrowed replications. */
@@ -92,7 +59,7 @@ static double total_cost(const char *dir, int point)
 	double x;
 
 	snprintf(name, sizeof name, "points/%d.json", point);
-	text = read_out(dir, name);
+	text = fs_test_read_out(dir, name);
 	rec = cJSON_Parse(text);
 	assert_non_null(rec);
 	v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
@@ -161,7 +128,7 @@ static void test_sweep_share_falls_back_where_the_plan_changes_the_run(void **st
 /* The smallest feasible count per GPU, from sweep.json's points. */
 static void min_feasible(const char *dir, int n_gpus, int n_counts, int *out)
 {
-	char *text = read_out(dir, "sweep.json");
+	char *text = fs_test_read_out(dir, "sweep.json");
 	cJSON *root = cJSON_Parse(text), *p;
 	int g;
 
@@ -183,7 +150,7 @@ static void min_feasible(const char *dir, int n_gpus, int n_counts, int *out)
  * (the objective cannot be --set); returns its path (caller frees). */
 static char *with_bound(const char *scenario, const char *dir, const char *max)
 {
-	char *text = fs_test_read_file(scenario, NULL), *at, *path = path_in(dir, "s.json");
+	char *text = fs_test_read_file(scenario, NULL), *at, *path = fs_test_path(dir, "s.json");
 	FILE *f;
 
 	assert_non_null(text);
@@ -215,7 +182,7 @@ static void test_sweep_gallop_finds_the_exhaustive_minimum(void **state)
 		struct fs_test_run a = sweep(sg, grid, NULL);
 		char *ss = (free(sg), with_bound("tests/data/sweep_gallop.json", in, bounds[k]));
 		struct fs_test_run b = sweep(ss, search, NULL);
-		char *b1 = read_out(grid, "best.json"), *b2 = read_out(search, "best.json");
+		char *b1 = fs_test_read_out(grid, "best.json"), *b2 = fs_test_read_out(search, "best.json");
 		cJSON *j1 = cJSON_Parse(b1), *j2 = cJSON_Parse(b2);
 		int m1[3], m2[3], g;
 
@@ -252,7 +219,7 @@ static void test_sweep_gallop_finds_the_exhaustive_minimum(void **state)
  * the recommended point and where best.json is. */
 static void test_sweep_logs_progress_and_names_the_recommendation(void **state)
 {
-	char *dir = fs_test_tmpdir(), *want = path_in(dir, "best.json");
+	char *dir = fs_test_tmpdir(), *want = fs_test_path(dir, "best.json");
 	struct fs_test_run r;
 
 	(void)state;

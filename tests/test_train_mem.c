@@ -305,48 +305,24 @@ static void test_train_mem_refuses_bad_configs(void **state)
 	assert_int_equal(fs_train_mem_plan(&c, &p, &err), -1);
 }
 
-/* Run estimate --train with --json; the parsed object and the exit code. */
-static cJSON *train_json(const char *const *args, int want_exit)
-{
-	struct fs_test_run r = fs_test_run_fleetsim(args);
-	cJSON *j;
-
-	if (r.exit_code != want_exit)
-		print_error("stderr: %s\n", r.err);
-	assert_int_equal(r.exit_code, want_exit);
-	j = cJSON_Parse(r.out);
-	assert_non_null(j);
-	fs_test_run_free(&r);
-	return j;
-}
-
-static double num(const cJSON *j, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-	if (!cJSON_IsNumber(v))
-		fail_msg("missing number \"%s\"", key);
-	return v->valuedouble;
-}
-
 static void test_train_cli_full_zero3_on_8_a100_is_the_hand_sum(void **state)
 {
 	static const char *const args[] = {
 		"estimate", "--train", "full", "--model", "llama-2-7b", "--gpu", "a100-80g",
 		"--gpus", "8", "--shard", "zero3", "--json", NULL
 	};
-	cJSON *j = train_json(args, 0);
+	cJSON *j = fs_test_fleetsim_json(args, 0);
 
 	(void)state;
 	/* 2 + 2 + 4 + 8 bytes x 6.74e9 / 8, two layers' weights and one
 	 * layer's gradients gathered, 2048 tokens of activations, 1 GB. */
-	assert_near(num(j, "weights_bytes"), 1.685e9, 1, 0);
-	assert_near(num(j, "moments_bytes"), 6.74e9, 1, 0);
-	assert_near(num(j, "gathered_bytes"), 6 * L2_BODY / 32, 1, 0);
-	assert_near(num(j, "activation_bytes"), 10362028032.0, 1, 0);
-	assert_near(num(j, "total_bytes"), 1.685e9 * 2 + 3.37e9 + 6.74e9 +
+	assert_near(fs_test_json_num(j, "weights_bytes"), 1.685e9, 1, 0);
+	assert_near(fs_test_json_num(j, "moments_bytes"), 6.74e9, 1, 0);
+	assert_near(fs_test_json_num(j, "gathered_bytes"), 6 * L2_BODY / 32, 1, 0);
+	assert_near(fs_test_json_num(j, "activation_bytes"), 10362028032.0, 1, 0);
+	assert_near(fs_test_json_num(j, "total_bytes"), 1.685e9 * 2 + 3.37e9 + 6.74e9 +
 	            6 * L2_BODY / 32 + 10362028032.0 + 1e9, 1, 0);
-	assert_near(num(j, "total_bytes"), 26056576112.0, 1, 0);
+	assert_near(fs_test_json_num(j, "total_bytes"), 26056576112.0, 1, 0);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
 	cJSON_Delete(j);
 }
@@ -360,12 +336,12 @@ static void test_train_cli_lora_fits_a_4090_and_full_does_not(void **state)
 	static const char *const full[] = {
 		"estimate", "--train", "full", "--model", "llama-2-7b", "--gpu", "rtx4090", NULL
 	};
-	cJSON *j = train_json(lora, 0);
+	cJSON *j = fs_test_fleetsim_json(lora, 0);
 	struct fs_test_run r;
 
 	(void)state;
-	assert_near(num(j, "trainable_params"), 4194304, 0, 0);
-	assert_near(num(j, "activation_bytes"), 512 * (32 * L2_LAYER + L2_LOSS), 1, 0);
+	assert_near(fs_test_json_num(j, "trainable_params"), 4194304, 0, 0);
+	assert_near(fs_test_json_num(j, "activation_bytes"), 512 * (32 * L2_LAYER + L2_LOSS), 1, 0);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "fits")));
 	cJSON_Delete(j);
 	r = fs_test_run_fleetsim(full);
@@ -382,7 +358,7 @@ static void test_train_cli_table_covers_every_gpu(void **state)
 		"estimate", "--train", "qlora", "--model", "gpt-oss-20b", "--table",
 		"--shard", "zero3", "--json", NULL
 	};
-	cJSON *j = train_json(args, 0), *fit, *row;
+	cJSON *j = fs_test_fleetsim_json(args, 0), *fit, *row;
 	const cJSON *cards;
 	int n = 0;
 
@@ -393,19 +369,19 @@ static void test_train_cli_table_covers_every_gpu(void **state)
 	assert_int_equal(cJSON_GetArraySize(cards), 4);
 	/* More cards never need more memory per card under ZeRO-3. */
 	for (int k = 1; k < 4; k++)
-		assert_true(num(cJSON_GetArrayItem(cards, k), "total_bytes") <=
-		            num(cJSON_GetArrayItem(cards, k - 1), "total_bytes"));
+		assert_true(fs_test_json_num(cJSON_GetArrayItem(cards, k), "total_bytes") <=
+		            fs_test_json_num(cJSON_GetArrayItem(cards, k - 1), "total_bytes"));
 	cJSON_ArrayForEach(row, fit) {
 		const cJSON *fits = cJSON_GetObjectItemCaseSensitive(row, "fits");
-		double mem = num(row, "mem_bytes");
-		int fewest = (int)num(row, "fewest_gpus"), want = 0;
+		double mem = fs_test_json_num(row, "mem_bytes");
+		int fewest = (int)fs_test_json_num(row, "fewest_gpus"), want = 0;
 
 		for (int k = 0; k < 4 && want == 0; k++)
-			if (num(cJSON_GetArrayItem(cards, k), "total_bytes") <= mem)
+			if (fs_test_json_num(cJSON_GetArrayItem(cards, k), "total_bytes") <= mem)
 				want = 1 << k;
 		assert_int_equal(fewest, want);
 		assert_int_equal(cJSON_IsTrue(cJSON_GetArrayItem(fits, 0)),
-		                 num(cJSON_GetArrayItem(cards, 0), "total_bytes") <= mem);
+		                 fs_test_json_num(cJSON_GetArrayItem(cards, 0), "total_bytes") <= mem);
 		n++;
 	}
 	assert_true(n >= 16);
@@ -420,22 +396,18 @@ static void test_train_cli_model_config_with_an_odd_path_is_valid_json(void **st
 	                       "--gpu", "a100-80g", "--json", NULL };
 	const cJSON *id;
 	cJSON *j;
-	FILE *f;
 
 	(void)state;
 	assert_non_null(text);
 	snprintf(path, sizeof path, "%s/qwen \"7b\"\\config.json", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	j = train_json(args, 0);
+	fs_test_write_file(path, text);
+	j = fs_test_fleetsim_json(args, 0);
 	id = cJSON_GetObjectItemCaseSensitive(j, "model");
 	assert_true(cJSON_IsString(id));
 	assert_string_equal(id->valuestring, path);
 	/* Qwen-7B: 32 x (4 x 4096^2 + QKV bias 12288 + 3 x 4096 x 11008 + 2 x
 	 * 4096) + 2 x 151936 x 4096 + 4096 parameters. */
-	assert_near(num(j, "params"), 32 * (4 * 4096.0 * 4096 + 12288 + 3 * 4096.0 * 11008 +
+	assert_near(fs_test_json_num(j, "params"), 32 * (4 * 4096.0 * 4096 + 12288 + 3 * 4096.0 * 11008 +
 	                                    8192) + 2 * 151936.0 * 4096 + 4096, 0, 0);
 	cJSON_Delete(j);
 	free(text);

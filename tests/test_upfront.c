@@ -192,17 +192,12 @@ static void test_upfront_a_variant_name_with_a_slash_runs_and_reports(void **sta
 	                        "\"set\": { \"engine.servers\": 3 } } ]");
 	const char *run[] = { "run", f.file, "-q", "-o", f.out, NULL };
 	const char *report[] = { "report", f.out, NULL };
-	struct fs_test_run r;
 	char path[512], *text;
 	cJSON *root;
 	const cJSON *v;
 
 	(void)state;
-	r = fs_test_run_fleetsim(run);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(run);
 	snprintf(path, sizeof path, "%s/three_servers/summary.json", f.out);
 	text = fs_test_read_file(path, NULL);
 	assert_non_null(text);
@@ -226,11 +221,7 @@ static void test_upfront_a_variant_name_with_a_slash_runs_and_reports(void **sta
 		fixture_free(&f);
 		return;
 	}
-	r = fs_test_run_fleetsim(report);
-	if (r.exit_code != 0)
-		print_error("%s\n", r.err);
-	assert_int_equal(r.exit_code, 0);
-	fs_test_run_free(&r);
+	fs_test_fleetsim_ok(report);
 	snprintf(path, sizeof path, "%s/report.md", f.out);
 	text = fs_test_read_file(path, NULL);
 	assert_non_null(text);

@@ -228,21 +228,28 @@ static void test_workload_shares_split_shared_arrivals(void **state)
 	free(req);
 }
 
+/* The requests of replication `rep` of seed `seed` of s's workload into
+ * out (at most MAX_REQ); returns how many. */
+static size_t generate(const struct mix_setup *s, uint64_t seed, uint64_t rep,
+                       struct fs_request *out)
+{
+	struct fs_workload *w = fs_workload_alloc(&s->wl, &s->sim, seed, rep);
+	size_t n = drive(w, out, MAX_REQ);
+
+	fs_workload_free(w);
+	return n;
+}
+
 static void test_workload_same_seed_same_sequence(void **state)
 {
 	struct mix_setup s;
 	struct fs_request *a = malloc(MAX_REQ * sizeof *a), *b = malloc(MAX_REQ * sizeof *b);
-	struct fs_workload *w;
 	size_t na, nb, same = 0;
 
 	(void)state;
 	mix_setup_init(&s);
-	w = fs_workload_alloc(&s.wl, &s.sim, 5, 3);
-	na = drive(w, a, MAX_REQ);
-	fs_workload_free(w);
-	w = fs_workload_alloc(&s.wl, &s.sim, 5, 3);
-	nb = drive(w, b, MAX_REQ);
-	fs_workload_free(w);
+	na = generate(&s, 5, 3, a);
+	nb = generate(&s, 5, 3, b);
 	assert_int_equal(na, nb);
 	for (size_t i = 0; i < na; i++) {      /* field by field: padding may differ */
 		assert_int_equal(a[i].id, b[i].id);
@@ -253,9 +260,7 @@ static void test_workload_same_seed_same_sequence(void **state)
 	}
 
 	/* another replication of the same seed: a different sequence */
-	w = fs_workload_alloc(&s.wl, &s.sim, 5, 4);
-	nb = drive(w, b, MAX_REQ);
-	fs_workload_free(w);
+	nb = generate(&s, 5, 4, b);
 	for (size_t i = 0; i < na && i < nb; i++)
 		same += a[i].arrival_ns == b[i].arrival_ns;
 	assert_true(same < 10);
@@ -270,18 +275,13 @@ static void test_workload_streams_are_independent(void **state)
 {
 	struct mix_setup s;
 	struct fs_request *a = malloc(MAX_REQ * sizeof *a), *b = malloc(MAX_REQ * sizeof *b);
-	struct fs_workload *w;
 	size_t na, nb, k = 0;
 
 	(void)state;
 	mix_setup_init(&s);
-	w = fs_workload_alloc(&s.wl, &s.sim, 8, 0);
-	na = drive(w, a, MAX_REQ);
-	fs_workload_free(w);
+	na = generate(&s, 8, 0, a);
 	s.wl.n_classes = 3;                    /* drop the own-arrival class */
-	w = fs_workload_alloc(&s.wl, &s.sim, 8, 0);
-	nb = drive(w, b, MAX_REQ);
-	fs_workload_free(w);
+	nb = generate(&s, 8, 0, b);
 	for (size_t i = 0; i < na; i++) {
 		if (a[i].class_idx == 3)
 			continue;

@@ -1,5 +1,7 @@
 /*
- * util_test.c — see util_test.h.
+ * util_test.c — see util_test.h.  Every helper that can fail fails the
+ * calling test through cmocka; every string or tree it returns is the
+ * caller's.
  */
 #define _XOPEN_SOURCE 700      /* nftw */
 #include <setjmp.h>
@@ -8,15 +10,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
 #include <ftw.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fleetsim/scenario.h"
 #include "util_test.h"
 
 extern char **environ;
@@ -163,4 +168,239 @@ char *fs_test_tmpdir(void)
 	if (dir == NULL)
 		abort();
 	return strdup(dir);
+}
+
+char *fs_test_path(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+
+	if (p == NULL)
+		abort();
+	snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+char *fs_test_read_at(const char *dir, const char *file)
+{
+	char *path = fs_test_path(dir, file);
+	char *text = fs_test_read_file(path, NULL);
+
+	free(path);
+	return text;
+}
+
+char *fs_test_read_out(const char *dir, const char *file)
+{
+	char *text = fs_test_read_at(dir, file);
+
+	if (text == NULL)
+		fail_msg("missing %s/%s", dir, file);
+	return text;
+}
+
+void fs_test_assert_same_files(const char *a, const char *b, const char *const *files)
+{
+	for (; *files != NULL; files++) {
+		char *x = fs_test_read_out(a, *files), *y = fs_test_read_out(b, *files);
+
+		if (strcmp(x, y) != 0)
+			print_error("%s differs\n", *files);
+		assert_string_equal(x, y);
+		free(x);
+		free(y);
+	}
+}
+
+int fs_test_exists(const char *dir, const char *file)
+{
+	char *path = dir != NULL ? fs_test_path(dir, file) : NULL;
+	struct stat st;
+	int yes = stat(path != NULL ? path : file, &st) == 0;
+
+	free(path);
+	return yes;
+}
+
+void fs_test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		fail_msg("cannot write %s", path);
+	fputs(text, f);
+	if (fclose(f) != 0)
+		fail_msg("cannot write %s", path);
+}
+
+char *fs_test_write(const char *dir, const char *file, const char *text)
+{
+	char *path = fs_test_path(dir, file);
+
+	fs_test_write_file(path, text);
+	return path;
+}
+
+struct fs_test_run fs_test_fleetsim_expect(const char *const *args, int want_exit)
+{
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+
+	if (r.exit_code != want_exit)
+		print_error("fleetsim %s exited %d, not %d; stderr: %s\n", args[0],
+		            r.exit_code, want_exit, r.err != NULL ? r.err : "");
+	assert_int_equal(r.exit_code, want_exit);
+	return r;
+}
+
+void fs_test_fleetsim_ok(const char *const *args)
+{
+	struct fs_test_run r = fs_test_fleetsim_expect(args, 0);
+
+	fs_test_run_free(&r);
+}
+
+cJSON *fs_test_fleetsim_json(const char *const *args, int want_exit)
+{
+	struct fs_test_run r = fs_test_fleetsim_expect(args, want_exit);
+	cJSON *j = cJSON_Parse(r.out);
+
+	if (j == NULL)
+		print_error("fleetsim %s: stdout is not JSON: %s\n", args[0], r.out);
+	assert_non_null(j);
+	fs_test_run_free(&r);
+	return j;
+}
+
+cJSON *fs_test_read_json(const char *dir, const char *file)
+{
+	char *path = dir != NULL ? fs_test_path(dir, file) : NULL;
+	char *text = fs_test_read_file(path != NULL ? path : file, NULL);
+	cJSON *j;
+
+	if (text == NULL)
+		fail_msg("cannot read %s/%s", dir != NULL ? dir : ".", file);
+	j = cJSON_Parse(text);
+	if (j == NULL)
+		fail_msg("%s/%s is not JSON", dir != NULL ? dir : ".", file);
+	free(text);
+	free(path);
+	return j;
+}
+
+cJSON *fs_test_fleetsim_output(const char *const *args, const char *dir, const char *file)
+{
+	fs_test_fleetsim_ok(args);
+	return fs_test_read_json(dir, file);
+}
+
+const cJSON *fs_test_json_get(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v == NULL)
+		fail_msg("missing key \"%s\"", key);
+	return v;
+}
+
+const cJSON *fs_test_json_at(const cJSON *j, const char *path)
+{
+	const char *p = path;
+	char key[256];
+	size_t n;
+
+	while (j != NULL && *p != '\0') {
+		if (*p == '[') {
+			j = cJSON_GetArrayItem(j, atoi(p + 1));
+			p = strchr(p, ']');
+			if (p == NULL)
+				return NULL;
+			p++;
+		} else {
+			n = strcspn(p, ".[");
+			if (n >= sizeof key)
+				return NULL;
+			memcpy(key, p, n);
+			key[n] = '\0';
+			j = cJSON_GetObjectItemCaseSensitive(j, key);
+			p += n;
+		}
+		if (*p == '.')
+			p++;
+	}
+	return j;
+}
+
+double fs_test_json_num(const cJSON *j, const char *path)
+{
+	const cJSON *v = fs_test_json_at(j, path);
+
+	if (!cJSON_IsNumber(v))
+		fail_msg("no number at \"%s\"", path);
+	return v->valuedouble;
+}
+
+struct fs_scenario *fs_test_load_text(const char *text, const char *name,
+                                      const char *base_dir)
+{
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load_text(text, strlen(text), name, base_dir,
+	                                               &err);
+
+	if (sc == NULL)
+		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
+	return sc;
+}
+
+void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s,
+                 int64_t service_ns, int64_t horizon_ns, int64_t warmup_ns,
+                 int replications)
+{
+	static char name[] = "mm1", jobs[] = "jobs";
+
+	memset(sc, 0, sizeof *sc);
+	memset(cls, 0, sizeof *cls);
+	sc->name = name;
+	sc->sim.horizon_ns = horizon_ns;
+	sc->sim.warmup_ns = warmup_ns;
+	sc->sim.sample_interval_ns = horizon_ns / 10;
+	sc->sim.replications = replications;
+	sc->sim.max_in_system = 1000000;
+	sc->workload.has_shared_arrivals = true;
+	sc->workload.arrivals.kind = FS_ARRIVAL_POISSON;
+	sc->workload.arrivals.rate_per_s = rate_per_s;
+	cls->name = jobs;
+	cls->share = 1.0;
+	cls->prompt.kind = FS_LENGTH_FIXED;
+	cls->prompt.fixed_tokens = cls->prompt.min_tokens = cls->prompt.max_tokens = 1;
+	cls->output = cls->prompt;
+	sc->workload.classes = cls;
+	sc->workload.n_classes = 1;
+	sc->engine.kind = FS_ENGINE_QUEUE;
+	sc->engine.servers = 1;
+	sc->engine.service.kind = FS_SERVICE_EXPONENTIAL;
+	sc->engine.service.mean_ns = service_ns;
+}
+
+uint64_t fs_test_xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+void fs_test_need_report(void)
+{
+	const char *args[] = { "report", "--help", NULL };
+	struct fs_test_run r = fs_test_run_fleetsim(args);
+	int ok = r.exit_code == 0;
+
+	fs_test_run_free(&r);
+	if (!ok) {
+		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
+		skip();
+	}
 }

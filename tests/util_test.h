@@ -1,13 +1,16 @@
 /*
  * util_test.h — helpers shared by the cmocka test binaries: a double
  * comparison with absolute and relative tolerance (cmocka 1.1.5 has no
- * assert_double_equal), and running the fleetsim binary with its output
- * captured.  Include after <cmocka.h>.
+ * assert_double_equal), running the fleetsim binary with its output
+ * captured, and the file and JSON chores of whole-run tests (a path in a
+ * directory, writing a scenario, reading a figure out of summary.json).
+ * Include after <cmocka.h>.
  */
 #ifndef FLEETSIM_UTIL_TEST_H
 #define FLEETSIM_UTIL_TEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Fails the test unless |a - b| <= abs_tol or |a - b| <= rel_tol * |b|. */
 #define assert_near(a, b, abs_tol, rel_tol) \
@@ -39,6 +42,9 @@ struct fs_test_run fs_test_run_fleetsim(const char *const *args);
 int fs_test_have_cmd(const char *name);
 void fs_test_run_free(struct fs_test_run *r);
 
+/* Skip the calling test (saying so) unless `fleetsim report --help` runs. */
+void fs_test_need_report(void);
+
 /* Read a whole file into a heap string (NULL if unreadable); *len may be NULL. */
 char *fs_test_read_file(const char *path, size_t *len);
 
@@ -48,5 +54,91 @@ char *fs_test_tmpdir(void);
 /* Remove a directory made by fs_test_tmpdir with everything in it, then
  * free the path. */
 void fs_test_tmpdir_free(char *dir);
+
+/* The world tests' chat class lengths, as members of a class object:
+ * lognormal prompts (median 500 tokens, sigma 0.8, at most 8000) and
+ * outputs (median 150, sigma 0.8, at most 2000). */
+#define FS_TEST_CHAT_LENGTHS \
+	"   \"prompt_tokens\": {\"dist\": \"lognormal\", \"median\": 500, " \
+	"\"sigma\": 0.8, \"max\": 8000},\n" \
+	"   \"output_tokens\": {\"dist\": \"lognormal\", \"median\": 150, " \
+	"\"sigma\": 0.8, \"max\": 2000}"
+
+/* The next value of Marsaglia's xorshift64 (13, 7, 17) generator with
+ * state *s (not 0): a test's own cheap, fixed pseudo-random sequence. */
+uint64_t fs_test_xorshift64(uint64_t *s);
+
+/* "dir/file" (heap; free). */
+char *fs_test_path(const char *dir, const char *file);
+
+/* fs_test_read_file of dir/file: its text (heap), or NULL if unreadable. */
+char *fs_test_read_at(const char *dir, const char *file);
+
+/* fs_test_read_at, failing the test (naming the path) when unreadable. */
+char *fs_test_read_out(const char *dir, const char *file);
+
+/* Fail the test, naming the file, unless each of `files` (NULL-terminated)
+ * has the same bytes in directory a as in directory b. */
+void fs_test_assert_same_files(const char *a, const char *b, const char *const *files);
+
+/* 1 if something exists at dir/file (dir NULL: at the path file), else 0. */
+int fs_test_exists(const char *dir, const char *file);
+
+/* Write text to the file at path, failing the test when it cannot. */
+void fs_test_write_file(const char *path, const char *text);
+
+/* Write text to dir/file, failing the test when it cannot; returns the
+ * path (heap; free). */
+char *fs_test_write(const char *dir, const char *file, const char *text);
+
+/* Run fleetsim with args (as fs_test_run_fleetsim) and fail the test,
+ * printing the command's stderr, unless it exits with want_exit; returns
+ * the run (fs_test_run_free). */
+struct fs_test_run fs_test_fleetsim_expect(const char *const *args, int want_exit);
+
+/* fs_test_fleetsim_expect(args, 0), its output freed. */
+void fs_test_fleetsim_ok(const char *const *args);
+
+/* fs_test_fleetsim_expect(args, want_exit) and its stdout parsed as JSON,
+ * failing the test when it is not JSON (cJSON_Delete). */
+struct cJSON;
+struct cJSON *fs_test_fleetsim_json(const char *const *args, int want_exit);
+
+/* The JSON file dir/file (dir NULL: the path file) parsed, failing the
+ * test when it cannot be read or is not JSON (cJSON_Delete). */
+struct cJSON *fs_test_read_json(const char *dir, const char *file);
+
+/* fs_test_fleetsim_ok(args), then fs_test_read_json(dir, file): the
+ * parsed output file of a run (cJSON_Delete). */
+struct cJSON *fs_test_fleetsim_output(const char *const *args, const char *dir,
+                                      const char *file);
+
+/* Member `key` of o (the whole key: dots are not followed), failing the
+ * test when o has none. */
+const struct cJSON *fs_test_json_get(const struct cJSON *o, const char *key);
+
+/* The node at `path` of j: member names joined by '.', array items as
+ * "[i]" ("tasks[0].plan_cost.monthly"; names hold no '.' or '['); NULL
+ * when absent. */
+const struct cJSON *fs_test_json_at(const struct cJSON *j, const char *path);
+
+/* The number at `path` of j (as fs_test_json_at), failing the test when it
+ * is absent or not a number. */
+double fs_test_json_num(const struct cJSON *j, const char *path);
+
+/* The scenario in text, loaded as the file `name` with relative data
+ * paths from base_dir, failing the test with the loader's message when it
+ * does not load (fs_scenario_free). */
+struct fs_scenario *fs_test_load_text(const char *text, const char *name,
+                                      const char *base_dir);
+
+/* An M/M/1 queue in sc (named "mm1"), its one class ("jobs", one token
+ * in and out) in cls: Poisson arrivals at rate_per_s, exponential service
+ * of mean service_ns on one server, the horizon and warm-up given, samples
+ * every tenth of the horizon, `replications` by default. */
+struct fs_scenario;
+struct fs_class_cfg;
+void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s, int64_t service_ns, int64_t horizon_ns,
+                 int64_t warmup_ns, int replications);
 
 #endif
