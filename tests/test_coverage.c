@@ -21,12 +21,16 @@
 #include <string.h>
 
 #include "fleetsim/replicate.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/summary.h"
 #include "util_test.h"
 
 #define SERVICE_MEAN_NS (10 * FS_NS_PER_MS)
 #define N_TRIALS 200
+
+/* The names the hand-built scenarios borrow (the config structs hold
+ * non-const strings, which the loader owns). */
+static char sc_name[] = "coverage", cls_name[] = "jobs";
 
 static void test_coverage_mm1_mean_wait_95_percent_intervals(void **state)
 {
@@ -38,7 +42,7 @@ static void test_coverage_mm1_mean_wait_95_percent_intervals(void **state)
 	(void)state;
 	memset(&sc, 0, sizeof sc);
 	memset(&cls, 0, sizeof cls);
-	sc.name = "coverage";
+	sc.name = sc_name;
 	sc.sim.horizon_ns = 20000 * SERVICE_MEAN_NS;
 	sc.sim.warmup_ns = 200 * SERVICE_MEAN_NS;
 	sc.sim.sample_interval_ns = sc.sim.horizon_ns / 10;
@@ -47,7 +51,7 @@ static void test_coverage_mm1_mean_wait_95_percent_intervals(void **state)
 	sc.workload.has_shared_arrivals = true;
 	sc.workload.arrivals.kind = FS_ARRIVAL_POISSON;
 	sc.workload.arrivals.rate_per_s = 50.0;       /* rho = 50 / 100 */
-	cls.name = "jobs";
+	cls.name = cls_name;
 	cls.share = 1.0;
 	cls.prompt.kind = FS_LENGTH_FIXED;
 	cls.prompt.fixed_tokens = cls.prompt.min_tokens = cls.prompt.max_tokens = 1;
@@ -92,7 +96,7 @@ static void sojourn_coverage(double rho, int n_trials, double horizon_services,
 
 	memset(&sc, 0, sizeof sc);
 	memset(&cls, 0, sizeof cls);
-	sc.name = "coverage";
+	sc.name = sc_name;
 	sc.sim.horizon_ns = (fs_ns)(horizon_services * (double)SERVICE_MEAN_NS);
 	sc.sim.warmup_ns = 1000 * SERVICE_MEAN_NS;
 	sc.sim.sample_interval_ns = sc.sim.horizon_ns / 10;
@@ -101,7 +105,7 @@ static void sojourn_coverage(double rho, int n_trials, double horizon_services,
 	sc.workload.has_shared_arrivals = true;
 	sc.workload.arrivals.kind = FS_ARRIVAL_POISSON;
 	sc.workload.arrivals.rate_per_s = 100.0 * rho;
-	cls.name = "jobs";
+	cls.name = cls_name;
 	cls.share = 1.0;
 	cls.prompt.kind = FS_LENGTH_FIXED;
 	cls.prompt.fixed_tokens = cls.prompt.min_tokens = cls.prompt.max_tokens = 1;

@@ -21,7 +21,7 @@
 
 #include "fleetsim/objective.h"
 #include "fleetsim/replicate.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/summary.h"
 #include "util_test.h"
 
@@ -34,7 +34,9 @@ static void mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rho)
 {
 	memset(sc, 0, sizeof *sc);
 	memset(cls, 0, sizeof *cls);
-	sc->name = "intervals";
+	static char sc_name[] = "intervals", cls_name[] = "jobs";
+
+	sc->name = sc_name;
 	sc->sim.horizon_ns = 5000 * SERVICE_MEAN_NS;
 	sc->sim.warmup_ns = 100 * SERVICE_MEAN_NS;
 	sc->sim.sample_interval_ns = sc->sim.horizon_ns / 10;
@@ -43,7 +45,7 @@ static void mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rho)
 	sc->workload.has_shared_arrivals = true;
 	sc->workload.arrivals.kind = FS_ARRIVAL_POISSON;
 	sc->workload.arrivals.rate_per_s = 100.0 * rho;
-	cls->name = "jobs";
+	cls->name = cls_name;
 	cls->share = 1.0;
 	cls->prompt.kind = FS_LENGTH_FIXED;
 	cls->prompt.fixed_tokens = cls->prompt.min_tokens = cls->prompt.max_tokens = 1;
