@@ -53,7 +53,8 @@ OPT     ?= -O2 -g
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
         -Wmissing-prototypes -Wswitch-enum -Wvla -Wformat=2 \
-        -Wcast-align -Wpointer-arith -Wundef
+        -Wcast-align -Wpointer-arith -Wundef -Wwrite-strings -Wcast-qual \
+        -fno-common
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif

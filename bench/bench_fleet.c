@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleetsim/common.h"
 #include "fleetsim/eventq.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/rng.h"
@@ -264,13 +265,14 @@ static void print_loadavg(const char *when)
 /* Wall time of `fleetsim sweep SCENARIO -j 2 -q -o DIR [extra]`; -1 on failure. */
 static double time_sweep(const char *scenario, const char *dir, const char *extra)
 {
-	char *argv[] = { "./fleetsim", "sweep", (char *)scenario, "-j", "2", "-q", "-o",
-	                 (char *)dir, (char *)extra, NULL };
+	const char *argv[] = { "./fleetsim", "sweep", scenario, "-j", "2", "-q", "-o", dir,
+	                       extra, NULL };
 	double t0 = wall_now_s();
 	pid_t pid;
 	int status;
 
-	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+	/* posix_spawn never writes the strings of argv */
+	if (posix_spawn(&pid, argv[0], NULL, NULL, fs_unconst(argv), environ) != 0)
 		return -1;
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;

@@ -209,7 +209,8 @@ int fs_capacity_util_saturation(const struct fs_scenario *sc, size_t pool,
 	out->completed = out->steps = 0;
 	set_nan(out);
 	cfg.policy = FS_LLM_POLICY_FCFS;          /* MODEL: S16 — the mix as offered */
-	e = fs_llm_engine_alloc(&cfg, step_cost, (void *)&llm->perf, NULL);
+	/* step_cost only reads the perf configuration it is given */
+	e = fs_llm_engine_alloc(&cfg, step_cost, fs_unconst(&llm->perf), NULL);
 	if (e == NULL)
 		return -1;
 	rng = fs_rng_alloc(SAT_SEED, 0, FS_STREAM_PROMPT_LEN, 0);

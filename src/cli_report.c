@@ -141,7 +141,7 @@ static int print_pdf(const char *browser, const char *html, int quiet)
 	char url[PATH_MAX + 16], out_flag[PATH_MAX + 96], prof_flag[PATH_MAX + 64];
 	char tmp[PATH_MAX + 48];
 	char pdf[PATH_MAX + 8];
-	char *args[16];
+	const char *args[16];
 	struct fs_error err;
 	struct stat st;
 	size_t n = 0, len;
@@ -165,17 +165,17 @@ static int print_pdf(const char *browser, const char *html, int quiet)
 	snprintf(url, sizeof url, "file://%s", abs_html);
 	snprintf(out_flag, sizeof out_flag, "--print-to-pdf=%s", tmp);
 	snprintf(prof_flag, sizeof prof_flag, "--user-data-dir=%s", profile);
-	args[n++] = (char *)"chromium";
-	args[n++] = (char *)"--headless";
+	args[n++] = "chromium";
+	args[n++] = "--headless";
 	if (geteuid() == 0)
-		args[n++] = (char *)"--no-sandbox";   /* Chromium refuses root otherwise */
-	args[n++] = (char *)"--disable-gpu";
-	args[n++] = (char *)"--no-first-run";
-	args[n++] = (char *)"--disable-background-networking";
-	args[n++] = (char *)"--disable-component-update";
-	args[n++] = (char *)"--disable-sync";
-	args[n++] = (char *)"--disable-dev-shm-usage";
-	args[n++] = (char *)"--no-pdf-header-footer";
+		args[n++] = "--no-sandbox";   /* Chromium refuses root otherwise */
+	args[n++] = "--disable-gpu";
+	args[n++] = "--no-first-run";
+	args[n++] = "--disable-background-networking";
+	args[n++] = "--disable-component-update";
+	args[n++] = "--disable-sync";
+	args[n++] = "--disable-dev-shm-usage";
+	args[n++] = "--no-pdf-header-footer";
 	args[n++] = prof_flag;
 	args[n++] = out_flag;
 	args[n++] = url;

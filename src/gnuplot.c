@@ -56,7 +56,7 @@ int fs_exec_find(const char *name, char *buf, size_t buf_len)
 }
 
 /* Child side: never returns. */
-static void child(const char *exe, const char *cwd, char *const *argv, unsigned limit_s,
+static void child(const char *exe, const char *cwd, const char *const *argv, unsigned limit_s,
                   int err_fd)
 {
 	int devnull = open("/dev/null", O_RDWR);
@@ -72,7 +72,7 @@ static void child(const char *exe, const char *cwd, char *const *argv, unsigned 
 	}
 	if (limit_s > 0)
 		alarm(limit_s);          /* kept across exec: SIGALRM ends a hung child */
-	execv(exe, argv);
+	execv(exe, fs_unconst(argv));        /* exec never writes the strings */
 	fprintf(stderr, "cannot start %s: %s\n", exe, strerror(errno));
 	_exit(127);
 }
@@ -80,13 +80,13 @@ static void child(const char *exe, const char *cwd, char *const *argv, unsigned 
 int fs_gnuplot_run(const char *exe, const char *cwd, const char *script,
                    struct fs_error *err)
 {
-	char *const argv[] = { (char *)"gnuplot", (char *)script, NULL };
+	const char *const argv[] = { "gnuplot", script, NULL };
 
 	return fs_exec_run(exe, cwd, argv, "gnuplot", 0, err);
 }
 
-int fs_exec_run(const char *exe, const char *cwd, char *const *argv, const char *what,
-                unsigned limit_s, struct fs_error *err)
+int fs_exec_run(const char *exe, const char *cwd, const char *const *argv,
+                const char *what, unsigned limit_s, struct fs_error *err)
 {
 	const char *script = argv[1] != NULL ? argv[1] : exe;
 	int fds[2];

@@ -13,33 +13,49 @@
 #include "fleetsim/common.h"
 #include "fleetsim/stats.h"
 
-static double total_usd(const struct fs_rep_result *r)
+static double ratio(double num, double den)
 {
-	double usd = 0;
+	return den > 0 ? num / den : NAN;
+}
+
+struct fs_rep_cost fs_rep_cost_figures(const struct fs_scenario *sc,
+                                       const struct fs_rep_result *r)
+{
+	/* MODEL: S3, F14, E5 — the span billed: the horizon, or up to the stop
+	 * at max_in_system (billing stopped there too); with drain, up to the
+	 * end of the drain, where billing ends. */
+	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns || sc->sim.drain ? r->end_ns :
+	               sc->sim.horizon_ns;
+	struct fs_rep_cost c;
 	size_t p;
 
+	c.total_usd = 0;
 	for (p = 0; p < r->fleet.n_pools; p++)
-		usd += r->fleet.pools[p].usd;
-	return usd;
+		c.total_usd += r->fleet.pools[p].usd;
+	c.span_h = (double)end_ns / 3600e9;
+	/* MODEL: F14 — cost figures cover the simulated span, warm-up included,
+	 * and so do their denominators (all completions and their tokens, the
+	 * hours simulated). */
+	c.usd_per_hour = ratio(c.total_usd, c.span_h);
+	c.monthly_usd = c.usd_per_hour * FS_HOURS_PER_MONTH;
+	c.usd_per_1m_output_tokens = ratio(c.total_usd,
+	                                   (double)r->fleet.all_output_tokens / 1e6);
+	c.usd_per_1k_requests = ratio(c.total_usd, (double)r->fleet.all_completed / 1e3);
+	return c;
 }
 
 double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *sc,
                           const struct fs_rep_result *r)
 {
-	/* MODEL: F14 — per hour of the span simulated (shorter when stopped early). */
-	double hours = (double)(r->end_ns < sc->sim.horizon_ns ? r->end_ns
-	                                                       : sc->sim.horizon_ns) / FS_NS_PER_HOUR;
+	struct fs_rep_cost c;
 
 	if (r->fleet.n_pools == 0)
 		return NAN;
+	c = fs_rep_cost_figures(sc, r);
 	switch (m) {
-	case FS_OBJ_TOTAL_USD:
-		return total_usd(r);
-	case FS_OBJ_MONTHLY_USD:
-		return hours > 0 ? total_usd(r) / hours * FS_HOURS_PER_MONTH : NAN;
-	case FS_OBJ_USD_PER_1M_TOKENS:
-		return r->fleet.all_output_tokens > 0 ?
-		       total_usd(r) / ((double)r->fleet.all_output_tokens / 1e6) : NAN;
+	case FS_OBJ_TOTAL_USD:         return c.total_usd;
+	case FS_OBJ_MONTHLY_USD:       return c.monthly_usd;
+	case FS_OBJ_USD_PER_1M_TOKENS: return c.usd_per_1m_output_tokens;
 	}
 	return NAN;
 }
@@ -252,7 +268,7 @@ double fs_objective_default_figure(const struct fs_scenario *sc,
 	if (sc->objective.present)
 		return fs_objective_value(sc->objective.minimize, sc, r);
 	if (r->fleet.n_pools > 0)
-		return total_usd(r);
+		return fs_rep_cost_figures(sc, r).total_usd;
 	return fs_rep_latency_ms(r, -1, FS_LAT_E2E, FS_QTY_MEAN);
 }
 

@@ -1,6 +1,7 @@
 /*
- * perf_memory.c — data types, the replica configuration and its memory plan:
- * weights, the activation reserve and the KV-block pool per GPU.  Pure
+ * perf_memory.c — data types, the replica configuration (its checks and
+ * the peaks of an instance) and its memory plan: weights, the activation
+ * reserve and the KV-block pool per GPU.  Pure
  * arithmetic on borrowed catalogue entries; nothing is allocated.  The
  * assumptions tagged here are P1–P7 of docs/MODEL.md.
  */
@@ -77,6 +78,15 @@ void fs_perf_cfg_defaults(struct fs_perf_cfg *cfg, const struct fs_gpu_spec *gpu
 	cfg->allreduce_latency_ns = -1;
 	cfg->activation_reserve_bytes = -1;
 	cfg->table = NULL;
+}
+
+struct fs_perf_peaks fs_perf_instance_peaks(const struct fs_perf_cfg *cfg)
+{
+	struct fs_perf_peaks pk;
+
+	pk.flops_per_s = fs_perf_peak_flops_per_s(cfg) * cfg->tp;
+	pk.bytes_per_s = cfg->gpu->mem_bw_bytes_per_s * cfg->tp;
+	return pk;
 }
 
 static const char *model_name(const struct fs_perf_cfg *cfg)

@@ -13,7 +13,7 @@
 
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/workload.h"
 
 /* An exact sum: integers, or doubles in fixed point (FS__FX_ONE units).

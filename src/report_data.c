@@ -287,7 +287,7 @@ double fs__csv_num(const struct fs__csv *c, size_t row, size_t col)
 
 /* ---- JSON paths ---- */
 
-cJSON *fs__jget(const cJSON *root, const char *path)
+const cJSON *fs__jget(const cJSON *root, const char *path)
 {
 	char key[256];
 	const cJSON *node = root;
@@ -304,7 +304,7 @@ cJSON *fs__jget(const cJSON *root, const char *path)
 		if (*path == '.')
 			path++;
 	}
-	return (cJSON *)node;
+	return node;
 }
 
 double fs__jnum(const cJSON *root, const char *path)
@@ -380,8 +380,8 @@ static void decide_variant(struct fs__variant *v, double target)
 
 static int load_variants(struct fs__report *r, struct fs_error *err)
 {
-	cJSON *arr = fs__jget(r->comparison, "variants");
-	cJSON *row;
+	const cJSON *arr = fs__jget(r->comparison, "variants");
+	const cJSON *row;
 	size_t i = 0, n = (size_t)cJSON_GetArraySize(arr);
 	double best = INFINITY;
 

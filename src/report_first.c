@@ -2,13 +2,12 @@
  * report_first.c — the report's first section, the answer in plain words:
  * the recommendation with its pricing plan, monthly and annual cost, the
  * budget to ask for (the budget module's margin rule, G9) and the cheaper
- * plan break-even allows; headroom (headroom.h, cached in DIR/headroom.json);
- * availability and spot exposure (read from summary.json); the simulated
- * hours against the daily peak; confidence in words.  struct fs__first owns
- * the loaded scenarios; summary.json figures are read, never recomputed.
+ * plan break-even allows; headroom (searched and cached by
+ * report_first_rec.c); availability and spot exposure (read from
+ * summary.json); the simulated hours against the daily peak; confidence in
+ * words.  summary.json figures are read, never recomputed.
  */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,248 +15,11 @@
 #include "fleetsim/billing.h"
 #include "fleetsim/budget.h"
 #include "fleetsim/headroom.h"
-#include "fleetsim/outfile.h"
+#include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/workload.h"
+#include "report_first.h"
 #include "report_internal.h"
-
-#define HEADROOM_MAX_REPS 32         /* replications per probe at most */
-#define HEADROOM_PROBES 12           /* probes at most: 12 x R simulations */
-
-struct fs__first {
-	struct fs_scenario *base;    /* the file the directory holds (owned) */
-	struct fs_scenario *rec;     /* the recommended configuration: base, or
-	                              * its sweep point (owned when != base) */
-	char why[512];               /* why rec is NULL */
-	struct fs_headroom h;
-	bool have_h;
-	bool cached;                 /* h read from DIR/headroom.json */
-};
-
-void fs__report_first_fini(struct fs__report *r)
-{
-	struct fs__first *f = r->first;
-
-	if (!f)
-		return;
-	if (f->rec != f->base)
-		fs_scenario_free(f->rec);
-	fs_scenario_free(f->base);
-	free(f);
-	r->first = NULL;
-}
-
-/* ---- the recommended scenario ---- */
-
-/* The recommended sweep point: the resolved scenario with best.json's
- * "set" applied.  The resolved file pins a fixed pool's min and max to its
- * count, so a swept count moves them with it (as the unresolved file's
- * implied bounds would). */
-static struct fs_scenario *load_point(const struct fs__report *r, const char *path,
-                                      struct fs_error *err)
-{
-	const cJSON *kv, *pools = fs__jget(r->scenario, "fleet.pools");
-	char *sets[3 * FS_SWEEP_MAX_AXES];
-	size_t n = 0, i;
-	struct fs_scenario *sc;
-
-	cJSON_ArrayForEach(kv, fs__jget(r->best, "best.set")) {
-		char *v = cJSON_PrintUnformatted(kv);
-		size_t len = strlen(kv->string) + strlen(v) + 8;
-		const cJSON *pool;
-		int idx, end = 0;
-
-		if (n + 3 > sizeof sets / sizeof sets[0]) {
-			free(v);
-			break;
-		}
-		sets[n] = fs_xmalloc(len);
-		snprintf(sets[n++], len, "%s=%s", kv->string, v);
-		if (sscanf(kv->string, "fleet.pools[%d].count%n", &idx, &end) == 1 &&
-		    kv->string[end] == '\0' && (pool = cJSON_GetArrayItem(pools, idx)) &&
-		    fs__jnum(pool, "min") == fs__jnum(pool, "count") &&
-		    fs__jnum(pool, "max") == fs__jnum(pool, "count")) {
-			sets[n] = fs_xmalloc(len + 8);
-			snprintf(sets[n++], len + 8, "fleet.pools[%d].min=%s", idx, v);
-			sets[n] = fs_xmalloc(len + 8);
-			snprintf(sets[n++], len + 8, "fleet.pools[%d].max=%s", idx, v);
-		}
-		free(v);
-	}
-	sc = fs_scenario_load_variant(path, NULL, (const char *const *)sets, n, err);
-	for (i = 0; i < n; i++)
-		free(sets[i]);
-	return sc;
-}
-
-static void load_rec(struct fs__report *r, struct fs__first *f)
-{
-	char path[4200];
-	struct fs_error err;
-	int point;
-
-	memset(&err, 0, sizeof err);
-	if (r->kind == FS_REPORT_VARIANTS) {
-		if (!r->have_rec && !r->rec_undecided) {
-			snprintf(f->why, sizeof f->why, "no variant is recommended");
-			return;
-		}
-		snprintf(path, sizeof path, "%s/scenario.json", r->variants[r->rec].dir);
-	} else
-		snprintf(path, sizeof path, "%s/scenario.json", r->dir);
-	f->base = fs_scenario_load(path, &err);
-	if (!f->base) {
-		snprintf(f->why, sizeof f->why, "%.200s: %.300s", err.where, err.msg);
-		return;
-	}
-	f->rec = f->base;
-	if (r->kind != FS_REPORT_SWEEP)
-		return;
-	point = cJSON_IsObject(fs__jget(r->best, "best"))
-	        ? (int)fs__jnum(r->best, "best.point") : -1;
-	if (point < 0 || !f->base->sweep.present) {
-		f->rec = NULL;
-		snprintf(f->why, sizeof f->why, "no configuration is recommended");
-		return;
-	}
-	f->rec = load_point(r, path, &err);
-	if (!f->rec)
-		snprintf(f->why, sizeof f->why, "%.200s: %.300s", err.where, err.msg);
-}
-
-/* Replications the recommendation was judged on (at least 1). */
-static int rec_replications(const struct fs__report *r)
-{
-	double n = r->kind == FS_REPORT_SWEEP ? fs__jnum(r->best, "best.replications")
-	                                      : fs__jnum(r->summary, "provenance.replications");
-
-	return isnan(n) || n < 1 ? 1 : (int)n;
-}
-
-/* ---- headroom, cached ---- */
-
-static cJSON *cache_key(const struct fs__report *r, const struct fs__first *f, int reps)
-{
-	cJSON *k = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(k, "fleetsim_version", FS_VERSION);
-	cJSON_AddStringToObject(k, "scenario_sha256", f->base->sha256_hex);
-	cJSON_AddNumberToObject(k, "seed", (double)f->rec->sim.seed);
-	cJSON_AddNumberToObject(k, "replications", reps);
-	cJSON_AddNumberToObject(k, "max_probes", HEADROOM_PROBES);
-	if (r->kind == FS_REPORT_SWEEP)
-		cJSON_AddNumberToObject(k, "point", fs__jnum(r->best, "best.point"));
-	if (r->kind == FS_REPORT_VARIANTS)
-		cJSON_AddStringToObject(k, "variant", r->variants[r->rec].name);
-	return k;
-}
-
-static void add_factor(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static double factor_of(const cJSON *o, const char *key, double absent)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : absent;
-}
-
-/* DIR/headroom.json: the key, then the result and every probe. */
-static void cache_write(const struct fs__report *r, const struct fs__first *f, cJSON *key)
-{
-	const struct fs_headroom *h = &f->h;
-	cJSON *o = cJSON_CreateObject(), *probes = cJSON_CreateArray();
-	char path[4200], *text;
-	struct fs_error err;
-	int i;
-
-	cJSON_AddItemToObject(o, "key", key);
-	cJSON_AddBoolToObject(o, "applicable", h->applicable);
-	cJSON_AddStringToObject(o, "why", h->why);
-	add_factor(o, "base_rate_per_s", h->base_rate_per_s);
-	add_factor(o, "factor", h->factor);
-	add_factor(o, "factor_lo", h->factor_lo);
-	add_factor(o, "factor_hi", h->factor_hi);
-	cJSON_AddBoolToObject(o, "above_max", h->above_max);
-	cJSON_AddBoolToObject(o, "below_min", h->below_min);
-	for (i = 0; i < h->n_probes; i++) {
-		static const char *const v[] = { "met", "not_met", "undecided" };
-		cJSON *p = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(p, "factor", h->probes[i].factor);
-		cJSON_AddBoolToObject(p, "estimate_meets", h->probes[i].point_met);
-		cJSON_AddStringToObject(p, "verdict", v[h->probes[i].verdict]);
-		add_factor(p, "worst_attainment", h->probes[i].worst_attainment);
-		cJSON_AddItemToArray(probes, p);
-	}
-	cJSON_AddItemToObject(o, "probes", probes);
-	text = cJSON_Print(o);
-	snprintf(path, sizeof path, "%s/headroom.json", r->dir);
-	if (text)
-		(void)fs_outfile_write(path, text, strlen(text), &err);  /* a cache: best effort */
-	free(text);
-	cJSON_Delete(o);
-}
-
-/* Read DIR/headroom.json when its key matches; 1 when it did. */
-static int cache_read(const struct fs__report *r, struct fs__first *f, const cJSON *key)
-{
-	struct fs_error err;
-	cJSON *o = fs__json_load(r->dir, "headroom.json", &err);
-	int ok = 0;
-	struct fs_headroom *h = &f->h;
-
-	if (o && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(o, "key"), key, 1)) {
-		const char *why = fs__jstr(o, "why");
-
-		memset(h, 0, sizeof *h);
-		h->applicable = cJSON_IsTrue(fs__jget(o, "applicable"));
-		snprintf(h->why, sizeof h->why, "%s", why ? why : "");
-		h->base_rate_per_s = factor_of(o, "base_rate_per_s", NAN);
-		h->factor = factor_of(o, "factor", NAN);
-		h->factor_lo = factor_of(o, "factor_lo", NAN);
-		h->factor_hi = factor_of(o, "factor_hi", INFINITY);
-		h->above_max = cJSON_IsTrue(fs__jget(o, "above_max"));
-		h->below_min = cJSON_IsTrue(fs__jget(o, "below_min"));
-		h->n_probes = cJSON_GetArraySize(fs__jget(o, "probes"));
-		h->replications = (int)fs__jnum(key, "replications");
-		ok = 1;
-	}
-	cJSON_Delete(o);
-	return ok;
-}
-
-static void headroom(struct fs__report *r, struct fs__first *f)
-{
-	struct fs_headroom_opts o;
-	int reps = rec_replications(r), threads = omp_get_num_procs();
-	cJSON *key;
-
-	if (reps < 2)
-		reps = 2;                        /* an interval needs two */
-	if (reps > HEADROOM_MAX_REPS)
-		reps = HEADROOM_MAX_REPS;
-	key = cache_key(r, f, reps);
-	if (cache_read(r, f, key)) {
-		cJSON_Delete(key);
-		f->have_h = f->cached = true;
-		return;
-	}
-	fs_headroom_opts_init(&o, reps, f->rec->sim.seed);   /* MODEL: H4 */
-	o.threads = threads < reps ? threads : reps;
-	o.max_probes = HEADROOM_PROBES;
-	o.tol_rel = 0.03;
-	o.tol_ci_rel = 0.08;
-	o.objective = f->base->objective.present ? &f->base->objective : NULL;
-	fs_headroom_search(f->rec, &o, &f->h);
-	f->have_h = true;
-	cache_write(r, f, key);
-}
 
 /* ---- the sentences ---- */
 
@@ -606,20 +368,69 @@ static void redundancy_item(struct fs__report *r, const struct fs__first *f)
 		             n, 100.0 / need, f->h.factor, need);
 }
 
+/* What a sweep's "met" counts (MODEL: H9): the SLO when the objective
+ * bounds only SLO attainment, else every constraint of the objective,
+ * listed as the scenario writes them ("ttft_ms p99 at most 2s"). */
+static void met_words(const struct fs__report *r, char *buf, size_t len)
+{
+	const cJSON *c;
+	size_t used = 0;
+	int n = 0, slo = 0, k, k_item = 0;
+
+	snprintf(buf, len, "the SLO");
+	if (r->kind != FS_REPORT_SWEEP)
+		return;
+	cJSON_ArrayForEach(c, fs__jget(r->scenario, "objective.constraints")) {
+		const char *m = fs__jstr(c, "metric");
+
+		n++;
+		slo += m != NULL && strcmp(m, "slo_attainment") == 0;
+	}
+	if (n == slo && n > 0)
+		return;
+	if (n == 0) {
+		snprintf(buf, len, "the objective (it has no constraints)");
+		return;
+	}
+	k = snprintf(buf, len, "every constraint of the objective (");
+	used = k > 0 && (size_t)k < len ? (size_t)k : len - 1;
+	cJSON_ArrayForEach(c, fs__jget(r->scenario, "objective.constraints")) {
+		const cJSON *max = fs__jget(c, "max"), *min = fs__jget(c, "min");
+		const char *q = fs__jstr(c, "quantile");
+		char bound[48] = "";
+
+		if (cJSON_IsString(max))
+			snprintf(bound, sizeof bound, " at most %s", max->valuestring);
+		else if (cJSON_IsNumber(max))
+			snprintf(bound, sizeof bound, " at most %gs", max->valuedouble);
+		else if (cJSON_IsNumber(min))
+			snprintf(bound, sizeof bound, " at least %g", min->valuedouble);
+		k = snprintf(buf + used, len - used, "%s%s%s%s%s", k_item++ ? ", " : "",
+		             fs__jstr(c, "metric") ? fs__jstr(c, "metric") : "?", q ? " " : "",
+		             q ? q : "", bound);
+		if (k < 0 || used + (size_t)k >= len)
+			return;
+		used += (size_t)k;
+	}
+	snprintf(buf + used, len - used, ")");
+}
+
 /* MODEL: H9 — confidence in words, from the share of runs that met the SLO
- * (Wilson lower end, M5) and the runs that would prove 90% (M7). */
+ * (a sweep: every constraint of its objective) (Wilson lower end, M5) and
+ * the runs that would prove 90% (M7). */
 static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 {
 	struct fs__ci p = r->kind == FS_REPORT_SWEEP ? fs__jci(r->best, "best.p_slo_met")
 	                                             : fs__jci(r->summary, "metrics.all.p_slo_met");
-	int n = rec_replications(r);
+	int n = fs__first_rec_replications(r);
 	size_t met, needed;
 	struct fs_ci w;
-	char span[96] = "", a[16], b[16];
+	char span[96] = "", a[16], b[16], what[400];
 	enum fs_share_verdict v;
 
+	met_words(r, what, sizeof what);
 	if (isnan(p.value)) {
-		fs__doc_item(r, "Confidence: not known (no share of runs meeting the SLO).");
+		fs__doc_item(r, "Confidence: not known (no share of runs meeting %s).", what);
 		return;
 	}
 	met = (size_t)lround(p.value * n);
@@ -631,9 +442,9 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 		clock_text(b, sizeof b, sc->sim.start_hour);
 		snprintf(span, sizeof span, " (%s each from %s)", a, b);
 	}
-	fs__doc_item(r, "Confidence: met the SLO in %zu of %d simulated runs%s; with %d runs "
+	fs__doc_item(r, "Confidence: met %s in %zu of %d simulated runs%s; with %d runs "
 	             "we can claim at least %.0f%% (the lower end of the 95%% Wilson "
-	             "interval)%s", met, n, span, n, 100 * w.ci_lo,
+	             "interval)%s", what, met, n, span, n, 100 * w.ci_lo,
 	             v == FS_SHARE_MET ? ", which already proves 90%." :
 	             v == FS_SHARE_NOT_MET ? "; 90% is out of reach: the share itself is "
 	                                     "below it." : ".");
@@ -663,9 +474,9 @@ void fs__report_first(struct fs__report *r)
 		             "(section 2). The figures below are those of %s, for reference.",
 		             r->variants[r->rec].name);
 	}
-	load_rec(r, f);
+	fs__first_load_rec(r, f);
 	if (f->rec)
-		headroom(r, f);
+		fs__first_headroom(r, f);
 	plan_text(r, f, plan, sizeof plan);
 	if (r->kind == FS_REPORT_SWEEP) {
 		fs__short_label(fs__jget(best, "set"), lab, sizeof lab);

@@ -34,7 +34,7 @@ struct fs__ci {
 /* One variant of a variants directory. */
 struct fs__variant {
 	char *name;
-	cJSON *row;                  /* its object in comparison.json (borrowed) */
+	const cJSON *row;            /* its object in comparison.json (borrowed) */
 	cJSON *summary;              /* DIR/<name>/summary.json, NULL if missing */
 	char *dir;                   /* DIR/<name> */
 	struct fs__ci monthly_usd;
@@ -115,7 +115,7 @@ double fs__csv_num(const struct fs__csv *c, size_t row, size_t col);
  * read or is not JSON. */
 cJSON *fs__json_load(const char *dir, const char *name, struct fs_error *err);
 /* Dotted path lookup ("cost.by_pricing.spot"); NULL when absent. */
-cJSON *fs__jget(const cJSON *root, const char *path);
+const cJSON *fs__jget(const cJSON *root, const char *path);
 /* Number at path (NAN when absent or not a number). */
 double fs__jnum(const cJSON *root, const char *path);
 /* String at path (NULL when absent). */

@@ -109,7 +109,7 @@ int fs__plot_pareto_sweep(struct fs__report *r, struct fs_error *err)
 	struct fs__frame fr = { 0.08, 0.70, 0.11, 0.91, 0, 1, 0, 1, false, false };
 	struct fs_sbuf dat, b;
 	struct fs__csv *csv;
-	cJSON *p, *pts_json = fs__jget(r->sweep, "points");
+	const cJSON *p, *pts_json = fs__jget(r->sweep, "points");
 	int best = (int)fs__jnum(r->best, "best.point"), rc, n_json = cJSON_GetArraySize(pts_json);
 	char axis[256], words[128], path[4096], caption[900];
 	size_t left_out;

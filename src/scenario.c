@@ -182,7 +182,8 @@ static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
 	else if (section(sc, root, "fleet", fleet_section, s) != 0)
 		return -1;
 	if (fs__sc_get(root, "variants") != NULL &&
-	    section(sc, root, "variants", variants_section, (void *)root) != 0)
+	    section(sc, root, "variants", variants_section,
+	            fs_unconst(root)) != 0)     /* variants_section only reads root */
 		return -1;
 	return 0;
 }

@@ -3,9 +3,9 @@
  * "catalog" section or a `--catalog FILE`, both {"gpus": [...], "models":
  * [...]}.  An entry starts from a built-in ("base") or from nothing, takes
  * the keys given (unit-bearing names converted to the catalogue's SI units)
- * and is checked for consistency.  struct fs_catalog_file owns every entry
- * and every string in it; lookups let an entry shadow the built-in of the
- * same id.
+ * and is checked for consistency; printed back for scenario.json.  struct
+ * fs_catalog_file owns every entry and every string in it.  Lookups, where an
+ * entry shadows the built-in of the same id, are scenario_catalog_find.c's.
  */
 #include "scenario_walk.h"
 
@@ -184,113 +184,6 @@ void fs__sc_catalog_fini(struct fs_catalog_file *cf)
 	memset(cf, 0, sizeof *cf);
 }
 
-/* ---- lookup ------------------------------------------------------------------ */
-
-static const struct fs_gpu_spec *own_gpu(const struct fs_catalog_file *cf,
-                                         const char *id, size_t n)
-{
-	for (size_t i = 0; cf != NULL && i < n; i++)
-		if (strcasecmp(cf->gpus[i].id, id) == 0)
-			return &cf->gpus[i];
-	return NULL;
-}
-
-static const struct fs_model_spec *own_model(const struct fs_catalog_file *cf,
-                                             const char *id, size_t n)
-{
-	for (size_t i = 0; cf != NULL && i < n; i++)
-		if (strcasecmp(cf->models[i].id, id) == 0)
-			return &cf->models[i];
-	return NULL;
-}
-
-const struct fs_gpu_spec *fs_catalog_file_find_gpu(const struct fs_catalog_file *cf,
-                                                   const char *name)
-{
-	const struct fs_gpu_spec *g, *b;
-
-	if (name == NULL)
-		return NULL;
-	g = own_gpu(cf, name, cf != NULL ? cf->n_gpus : 0);
-	if (g != NULL)
-		return g;
-	b = fs_catalog_find_gpu(name);
-	if (b == NULL)
-		return NULL;
-	g = own_gpu(cf, b->id, cf != NULL ? cf->n_gpus : 0);
-	return g != NULL ? g : b;
-}
-
-const struct fs_model_spec *fs_catalog_file_find_model(const struct fs_catalog_file *cf,
-                                                       const char *name)
-{
-	const struct fs_model_spec *m, *b;
-
-	if (name == NULL)
-		return NULL;
-	m = own_model(cf, name, cf != NULL ? cf->n_models : 0);
-	if (m != NULL)
-		return m;
-	b = fs_catalog_find_model(name);
-	if (b == NULL)
-		return NULL;
-	m = own_model(cf, b->id, cf != NULL ? cf->n_models : 0);
-	return m != NULL ? m : b;
-}
-
-/* The nearest of n ids (stride `stride` bytes apart, each a const char *
- * at the start of its entry), or NULL. */
-static const char *suggest_own(const char *name, const void *entries, size_t n,
-                               size_t stride)
-{
-	const char **ids = fs_xmalloc((n + 1) * sizeof *ids);
-	const char *hit;
-
-	for (size_t i = 0; i < n; i++)
-		ids[i] = *(const char *const *)(const void *)((const char *)entries +
-		                                               i * stride);
-	ids[n] = NULL;
-	hit = fs__suggest_nearest(name, ids);
-	free(ids);
-	return hit;
-}
-
-const char *fs_catalog_file_suggest_gpu(const struct fs_catalog_file *cf,
-                                        const char *name)
-{
-	const char *hit = NULL;
-
-	if (name == NULL)
-		return NULL;
-	if (cf != NULL && cf->n_gpus > 0)
-		hit = suggest_own(name, cf->gpus, cf->n_gpus, sizeof cf->gpus[0]);
-	return hit != NULL ? hit : fs_catalog_suggest_gpu(name);
-}
-
-const char *fs_catalog_file_suggest_model(const struct fs_catalog_file *cf,
-                                          const char *name)
-{
-	const char *hit = NULL;
-
-	if (name == NULL)
-		return NULL;
-	if (cf != NULL && cf->n_models > 0)
-		hit = suggest_own(name, cf->models, cf->n_models, sizeof cf->models[0]);
-	return hit != NULL ? hit : fs_catalog_suggest_model(name);
-}
-
-const struct fs_gpu_spec *fs_scenario_find_gpu(const struct fs_scenario *sc,
-                                               const char *name)
-{
-	return fs_catalog_file_find_gpu(sc != NULL ? &sc->catalog : NULL, name);
-}
-
-const struct fs_model_spec *fs_scenario_find_model(const struct fs_scenario *sc,
-                                                   const char *name)
-{
-	return fs_catalog_file_find_model(sc != NULL ? &sc->catalog : NULL, name);
-}
-
 /* ---- loading ------------------------------------------------------------------- */
 
 /* "id" (required) and "base" (optional; *base_name stays NULL when absent). */
@@ -351,7 +244,7 @@ static int load_gpu(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file
 	if (fs__sc_check_object(sc, node, GPU_KEYS) != 0 ||
 	    load_id_base(sc, node, &id, &base_name) != 0)
 		return -1;
-	if (own_gpu(cf, id, cf->n_gpus) != NULL)
+	if (fs__sc_catalog_own_gpu(cf, id, cf->n_gpus) != NULL)
 		return duplicate_id(sc, node, "GPU", id);
 	if (base_name != NULL) {
 		base = fs_catalog_find_gpu(base_name);
@@ -443,7 +336,7 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_catalog_fi
 	if (fs__sc_check_object(sc, node, MODEL_KEYS) != 0 ||
 	    load_id_base(sc, node, &id, &base_name) != 0)
 		return -1;
-	if (own_model(cf, id, cf->n_models) != NULL)
+	if (fs__sc_catalog_own_model(cf, id, cf->n_models) != NULL)
 		return duplicate_id(sc, node, "model", id);
 	if (base_name != NULL) {
 		base = fs_catalog_find_model(base_name);

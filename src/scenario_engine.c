@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "scenario_schema.h"
 
 struct engine_type {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fleetsim/capacity.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "suggest.h"
 #include "scenario_schema.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "scenario_schema.h"
 
 #define MAX_CONSTRAINTS 16

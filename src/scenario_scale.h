@@ -8,7 +8,7 @@
 
 #include "scenario_walk.h"
 
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 
 /* Reset as to the defaults (disabled; HPA defaults for every key). */
 void fs__sc_autoscale_defaults(struct fs_autoscale_cfg *as);

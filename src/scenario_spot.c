@@ -15,7 +15,7 @@
 
 #include "fleetsim/billing.h"
 #include "fleetsim/capacity.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "suggest.h"
 #include "scenario_schema.h"
 

@@ -141,7 +141,7 @@ static int try_path(struct fs__sc *sc, const cJSON *axis, cJSON *doc,
 
 	if (values == NULL)
 		first = cJSON_Parse(ax->values[0]);
-	rc = fs__sc_try_set(doc, (struct fs__jpos *)sc->pos, ax->path,
+	rc = fs__sc_try_set(doc, sc->pos, ax->path,
 	                    values != NULL ? values->child : first, msg, sizeof msg);
 	cJSON_Delete(first);
 	if (rc != 0)

@@ -381,7 +381,7 @@ int fs__sc_check_variants(struct fs__sc *sc, const cJSON *root, const cJSON *nod
 		 * (its new nodes land in sc's position table, harmlessly: every
 		 * node made later is indexed again when it is made). */
 		copy = fs__sc_base_copy(root);
-		rc = apply_sets(sc, copy, (struct fs__jpos *)sc->pos, v);
+		rc = apply_sets(sc, copy, sc->pos, v);
 		cJSON_Delete(copy);
 		if (rc != 0)
 			return -1;

@@ -53,7 +53,7 @@ struct fs__sc {
 	const char *file;            /* name used in messages (borrowed) */
 	const char *text;            /* stripped source text (borrowed) */
 	size_t text_len;
-	const struct fs__jpos *pos;  /* node positions (borrowed) */
+	struct fs__jpos *pos;        /* node positions (borrowed; sets index new nodes) */
 	const char *base_dir;        /* for relative data-file paths (borrowed) */
 	struct fs_error *err;        /* may be NULL */
 	const struct fs_catalog_file *catalog; /* own GPUs/models, may be NULL (borrowed) */
@@ -426,6 +426,12 @@ cJSON *fs__sc_print_objective(const struct fs_scenario *s);
 int fs__sc_load_catalog(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file *cf);
 /* Free the entries of cf and zero it; zeroed cf is fine. */
 void fs__sc_catalog_fini(struct fs_catalog_file *cf);
+/* The entry of cf's first n GPUs (models) whose id is `id`, case-insensitive,
+ * or NULL; no built-in fallback (scenario_catalog_find.c). */
+const struct fs_gpu_spec *fs__sc_catalog_own_gpu(const struct fs_catalog_file *cf,
+                                                 const char *id, size_t n);
+const struct fs_model_spec *fs__sc_catalog_own_model(const struct fs_catalog_file *cf,
+                                                     const char *id, size_t n);
 /* The JSON form of cf ({"gpus": [...], "models": [...]}; caller deletes). */
 cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf);
 

@@ -341,7 +341,7 @@ void fs_summary_free(struct fs_summary *s)
 {
 	if (s == NULL)
 		return;
-	free((void *)s->class_names);
+	free(s->class_names);
 	for (size_t p = 0; s->pools != NULL && p < s->n_pools; p++)
 		free(s->pools[p].break_even.slot_hours_per_month);
 	free(s->cost.total_usd_per_rep);

@@ -12,34 +12,19 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/billing.h"
 #include "fleetsim/capacity.h"
 #include "fleetsim/capacity_util.h"
+#include "fleetsim/objective.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/summary.h"
 
 static double ratio(double num, double den)
 {
 	return den > 0 ? num / den : NAN;
-}
-
-static double total_usd(const struct fs_fleet_result *f)
-{
-	double usd = 0;
-	size_t p;
-
-	for (p = 0; p < f->n_pools; p++)
-		usd += f->pools[p].usd;
-	return usd;
-}
-
-/* Peak FLOP/s and bandwidth of one instance of pool p (TP GPUs). */
-static void pool_peaks(const struct fs_pool_cfg *pc, double *flops_per_s, double *bytes_per_s)
-{
-	*flops_per_s = fs_perf_peak_flops_per_s(&pc->llm->perf) * pc->llm->perf.tp;
-	*bytes_per_s = pc->llm->perf.gpu->mem_bw_bytes_per_s * pc->llm->perf.tp;
 }
 
 #define PER_REP(dst, expr) \
@@ -207,9 +192,8 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 	for (p = 0; p < s->n_pools; p++) {
 		const struct fs_pool_cfg *pc = &sc->fleet.pools[p];
 		struct fs_pool_summary *ps = &s->pools[p];
-		double peak_flops, peak_bytes;
+		struct fs_perf_peaks peak = fs_perf_instance_peaks(&pc->llm->perf);
 
-		pool_peaks(pc, &peak_flops, &peak_bytes);
 		ps->name = pc->name;
 		PER_REP(ps->usd, f->pools[p].usd);
 		PER_REP(ps->commit_usd, f->pools[p].commit_usd);
@@ -226,8 +210,10 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		                          (double)f->pools[p].kv_blocks_per_instance));
 		ps->kv_use = fs_stats_ci_clip(ps->kv_use, 0.0, 1.0);
 		/* MODEL: S8 — achieved MFU/MBU: modelled work over iteration time. */
-		PER_REP(ps->mfu, ratio(f->pools[p].flops, f->pools[p].busy_ns * 1e-9 * peak_flops));
-		PER_REP(ps->mbu, ratio(f->pools[p].bytes, f->pools[p].busy_ns * 1e-9 * peak_bytes));
+		PER_REP(ps->mfu, ratio(f->pools[p].flops,
+		                       f->pools[p].busy_ns * 1e-9 * peak.flops_per_s));
+		PER_REP(ps->mbu, ratio(f->pools[p].bytes,
+		                       f->pools[p].busy_ns * 1e-9 * peak.bytes_per_s));
 		PER_REP(ps->launches, (double)f->pools[p].launches);
 		PER_REP(ps->failed_launches, (double)f->pools[p].failed_launches);
 		PER_REP(ps->reclaims, (double)f->pools[p].reclaims);
@@ -341,20 +327,21 @@ bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenari
 static double fleet_sum(const struct fs_scenario *sc, const struct fs_fleet_result *f,
                         int what)
 {
-	double sum = 0, peak_flops, peak_bytes;
+	double sum = 0;
 	size_t p;
 
 	for (p = 0; p < f->n_pools; p++) {
 		const struct fs_pool_result *pr = &f->pools[p];
+		struct fs_perf_peaks peak =
+			fs_perf_instance_peaks(&sc->fleet.pools[p].llm->perf);
 
-		pool_peaks(&sc->fleet.pools[p], &peak_flops, &peak_bytes);
 		switch (what) {
 		case 0: sum += pr->busy_ns; break;
 		case 1: sum += pr->serving_ns; break;
 		case 2: sum += pr->flops; break;
-		case 3: sum += pr->busy_ns * 1e-9 * peak_flops; break;
+		case 3: sum += pr->busy_ns * 1e-9 * peak.flops_per_s; break;
 		case 4: sum += pr->bytes; break;
-		case 5: sum += pr->busy_ns * 1e-9 * peak_bytes; break;
+		case 5: sum += pr->busy_ns * 1e-9 * peak.bytes_per_s; break;
 		case 6: sum += pr->idle_usd; break;
 		default: sum += pr->lost_usd; break;
 		}
@@ -374,21 +361,11 @@ static double usd_by_pricing(const struct fs_scenario *sc, const struct fs_fleet
 	return usd;
 }
 
-/* MODEL: S3, F14 — hours simulated by replication r: the horizon, or up to
- * the stop at max_in_system (billing stopped there too); with drain, up to
- * the end of the drain, where billing ends (MODEL: E5). */
-static double span_h(const struct fs_scenario *sc, const struct fs_rep_result *r)
-{
-	fs_ns end_ns = r->end_ns < sc->sim.horizon_ns || sc->sim.drain ? r->end_ns :
-	               sc->sim.horizon_ns;
-
-	return (double)end_ns / FS_NS_PER_HOUR;
-}
-
 void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
                              struct fs_rep_result *const *results, int n_reps, double *buf)
 {
 	struct fs_cost_summary *c = &s->cost;
+	struct fs_rep_cost *rc;
 	int r, k;
 
 	build_pools(s, sc, results, n_reps, buf);
@@ -397,22 +374,22 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	s->busy_fraction = fs_stats_ci_clip(s->busy_fraction, 0.0, 1.0);
 	PER_REP(s->mfu, ratio(fleet_sum(sc, f, 2), fleet_sum(sc, f, 3)));
 	PER_REP(s->mbu, ratio(fleet_sum(sc, f, 4), fleet_sum(sc, f, 5)));
-	/* MODEL: F14 — cost figures cover the simulated span, warm-up included,
-	 * and so do their denominators (all completions and their tokens, the
-	 * hours simulated). */
-	PER_REP(c->total_usd, total_usd(f));
+	/* MODEL: F14 — the cost figures of each replication, computed once
+	 * (fs_rep_cost_figures) for the summary and the objective alike. */
+	rc = fs_xmalloc((size_t)(n_reps > 0 ? n_reps : 1) * sizeof *rc);
+	for (r = 0; r < n_reps; r++)
+		rc[r] = fs_rep_cost_figures(sc, results[r]);
+	PER_REP(c->total_usd, rc[r].total_usd);
 	c->total_usd_per_rep = fs_xmalloc((size_t)n_reps * sizeof *c->total_usd_per_rep);
 	for (r = 0; r < n_reps; r++)
-		c->total_usd_per_rep[r] = total_usd(&results[r]->fleet);
-	PER_REP(c->usd_per_hour, ratio(total_usd(f), span_h(sc, results[r])));
-	PER_REP(c->monthly_usd, ratio(total_usd(f), span_h(sc, results[r])) *
-	                        FS_HOURS_PER_MONTH);
-	PER_REP(c->usd_per_1m_output_tokens,
-	        ratio(total_usd(f), (double)f->all_output_tokens / 1e6));
-	PER_REP(c->usd_per_1k_requests, ratio(total_usd(f), (double)f->all_completed / 1e3));
+		c->total_usd_per_rep[r] = rc[r].total_usd;
+	PER_REP(c->usd_per_hour, rc[r].usd_per_hour);
+	PER_REP(c->monthly_usd, rc[r].monthly_usd);
+	PER_REP(c->usd_per_1m_output_tokens, rc[r].usd_per_1m_output_tokens);
+	PER_REP(c->usd_per_1k_requests, rc[r].usd_per_1k_requests);
 	PER_REP(c->idle_usd, fleet_sum(sc, f, 6));
 	PER_REP(c->lost_usd, fleet_sum(sc, f, 7));
-	PER_REP(c->lost_usd_monthly, ratio(fleet_sum(sc, f, 7), span_h(sc, results[r])) *
+	PER_REP(c->lost_usd_monthly, ratio(fleet_sum(sc, f, 7), rc[r].span_h) *
 	                             FS_HOURS_PER_MONTH);
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		PER_REP(c->by_pricing_usd[k], usd_by_pricing(sc, f, (enum fs_pricing)k));
@@ -422,4 +399,5 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(c->idle_episodes, capacity_sum(results[r], 0));
 	PER_REP(c->idle_episode_hours, capacity_sum(results[r], 1));
 	PER_REP(c->idle_episode_usd, capacity_sum(results[r], 2));
+	free(rc);
 }

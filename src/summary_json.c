@@ -13,6 +13,7 @@
 
 #include "fleetsim/outfile.h"
 #include "fleetsim/rng.h"
+#include "fleetsim/scenario.h"             /* fs_duration_format */
 #include "fleetsim/summary.h"
 
 static cJSON *number(double x)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fleetsim/scenario.h"             /* fs_duration_format */
 #include "fleetsim/summary.h"
 
 /* `digits` significant digits, but whole numbers once that many digits are

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fleetsim/objective.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/stats.h"
 #include "sweep_internal.h"
 

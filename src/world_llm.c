@@ -32,8 +32,8 @@ void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
 
 	c->perf = perf;
 	fs_perf_step_cache_init(&c->cache, perf);
-	c->peak_flops_per_s = fs_perf_peak_flops_per_s(perf) * perf->tp;
-	c->peak_bytes_per_s = perf->gpu->mem_bw_bytes_per_s * perf->tp;
+	c->peak_flops_per_s = fs_perf_instance_peaks(perf).flops_per_s;
+	c->peak_bytes_per_s = fs_perf_instance_peaks(perf).bytes_per_s;
 	return c;
 }
 

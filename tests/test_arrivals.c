@@ -31,7 +31,9 @@ struct setup {
 static void setup_init(struct setup *s, const struct fs_arrival_cfg *arr, fs_ns horizon_ns)
 {
 	*s = (struct setup){0};
-	s->cls.name = "c";
+	static char name[] = "c";
+
+	s->cls.name = name;
 	s->cls.share = 1.0;
 	s->cls.prompt = (struct fs_length_cfg){.kind = FS_LENGTH_FIXED, .fixed_tokens = 10};
 	s->cls.output = (struct fs_length_cfg){.kind = FS_LENGTH_FIXED, .fixed_tokens = 5};

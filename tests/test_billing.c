@@ -24,7 +24,9 @@ static struct fs_pool_cfg pool_of(enum fs_pricing pricing,
 {
 	struct fs_pool_cfg p = {0};
 
-	p.name = "p";
+	static char name[] = "p";
+
+	p.name = name;
 	p.pricing = pricing;
 	p.price_usd_per_h = usd_per_h;
 	p.billing.granularity = g;

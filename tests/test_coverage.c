@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "fleetsim/replicate.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/summary.h"
 #include "util_test.h"
 

@@ -357,7 +357,7 @@ static pid_t spawn_fleetsim(const char *const *args)
 	argv[i + 1] = NULL;
 	pid = fork();
 	if (pid == 0) {
-		execv(argv[0], (char *const *)argv);
+		execv(argv[0], fs_unconst(argv));   /* exec never writes argv */
 		_exit(127);
 	}
 	return pid;

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fleetsim/common.h"
 #include "util_test.h"
 
 #define SCENARIO "tests/data/sweep_small.json"
@@ -128,7 +129,8 @@ static void test_sweep_resumes_after_a_kill_with_the_same_bytes(void **state)
 	(void)state;
 	sweep(full, "2", NULL);
 	argv[0] = bin != NULL && bin[0] != '\0' ? bin : "./fleetsim";
-	assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, (char *const *)argv,
+	/* posix_spawn never writes the strings of argv */
+	assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, fs_unconst(argv),
 	                             environ), 0);
 	for (tries = 0; tries < 2000 && count_records(cut) < 2; tries++) {
 		struct timespec ts = { 0, 5000000 };

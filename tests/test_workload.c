@@ -69,7 +69,9 @@ static void trace_setup_init(struct trace_setup *s, struct fs_trace *t, double t
                              double rate_scale, bool loop, fs_ns offset_ns, fs_ns horizon_ns)
 {
 	*s = (struct trace_setup){0};
-	s->cls.name = "t";
+	static char name[] = "t";
+
+	s->cls.name = name;
 	s->cls.share = 1.0;
 	s->cls.prompt.kind = FS_LENGTH_TRACE;
 	s->cls.output.kind = FS_LENGTH_TRACE;
@@ -183,7 +185,9 @@ static void mix_setup_init(struct mix_setup *s)
 
 	*s = (struct mix_setup){0};
 	for (int c = 0; c < 4; c++) {
-		s->cls[c].name = "c";
+		static char name[] = "c";
+
+		s->cls[c].name = name;
 		s->cls[c].share = shares[c];
 		s->cls[c].prompt = (struct fs_length_cfg){.kind = FS_LENGTH_LOGNORMAL,
 		                                          .median_tokens = 200, .sigma = 1,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fleetsim/scenario.h"
+#include "fleetsim/common.h"
 #include "util_test.h"
 
 extern char **environ;
@@ -80,7 +81,8 @@ struct fs_test_run fs_test_run_cmd(const char *const *argv)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) == 0 &&
+	/* posix_spawnp never writes the strings of argv */
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, fs_unconst(argv), environ) == 0 &&
 	    waitpid(pid, &status, 0) == pid && WIFEXITED(status))
 		r.exit_code = WEXITSTATUS(status);
 	posix_spawn_file_actions_destroy(&fa);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 
 /* The idle rule of thumb (MODEL: S19): capacity utilisation below this ... */
 #define FS_IDLE_UTIL_BELOW 0.10

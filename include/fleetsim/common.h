@@ -73,6 +73,22 @@ void *fs_xcalloc(size_t n, size_t elem_bytes);
 void *fs_xrealloc(void *p, size_t n_bytes);
 char *fs_xstrdup(const char *s);
 
+/*
+ * The one sanctioned way to drop const, for an API that takes a non-const
+ * pointer it does not write through: POSIX exec and spawn (argv is
+ * `char *const[]` for historical reasons; the strings are never modified),
+ * a callback context the callee only reads, cJSON lookups.  Every caller
+ * says beside the call why nothing is written.  A union rather than a cast,
+ * so that -Wcast-qual keeps flagging every other cast that drops const.
+ */
+static inline void *fs_unconst(const void *p)
+{
+	union { const void *in; void *out; } u;
+
+	u.in = p;
+	return u.out;
+}
+
 /* Grow *items (of *cap elements of elem_bytes) so that at least `need` fit;
  * doubles the capacity.  Used for every growable array. */
 void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes);

@@ -41,7 +41,7 @@ int fs_exec_find(const char *name, char *buf, size_t buf_len);
  * -1 with err naming `what`, its status and the first part of its stderr
  * (err's where: argv[1], else exe).
  */
-int fs_exec_run(const char *exe, const char *cwd, char *const *argv, const char *what,
-                unsigned limit_s, struct fs_error *err);
+int fs_exec_run(const char *exe, const char *cwd, const char *const *argv,
+                const char *what, unsigned limit_s, struct fs_error *err);
 
 #endif

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "fleetsim/common.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/stats.h"
 
 #define FS_HEADROOM_MAX_PROBES 24    /* simulations budget: probes, each R runs */

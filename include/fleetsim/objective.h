@@ -14,11 +14,33 @@
 
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/summary.h"
 
-/* The objective's value in one replication (USD; NAN without a fleet). */
+/*
+ * The cost figures of one replication (MODEL: F14, E5), in the scenario's
+ * currency: the one computation the summary's cost figures and the
+ * objective both read, so a sweep minimises exactly what summary.json
+ * reports.  Every ratio is NAN when its denominator is 0.
+ */
+struct fs_rep_cost {
+	double total_usd;                    /* Σ pools' bills */
+	double span_h;                       /* hours billed: the horizon, or up to
+	                                        a stop at max_in_system (S3), or with
+	                                        drain up to the drain's end (E5) */
+	double usd_per_hour;                 /* total_usd / span_h */
+	double monthly_usd;                  /* usd_per_hour x 730 h */
+	double usd_per_1m_output_tokens;     /* over all output tokens of the span */
+	double usd_per_1k_requests;          /* over all completions of the span */
+};
+
+/* The cost figures of replication r of scenario sc; pure. */
+struct fs_rep_cost fs_rep_cost_figures(const struct fs_scenario *sc,
+                                       const struct fs_rep_result *r);
+
+/* The objective's value in one replication (USD; NAN without a fleet): the
+ * figure of fs_rep_cost_figures that metric m names. */
 double fs_objective_value(enum fs_objective_metric m, const struct fs_scenario *sc,
                           const struct fs_rep_result *r);
 /* "total_cost", "monthly_cost", "cost_per_1m_output_tokens"; "?" outside. */

@@ -149,6 +149,15 @@ struct fs_step_cost {
 /* Peak FLOP/s of one GPU for the weight GEMMs at cfg's weight dtype (P9). */
 double fs_perf_peak_flops_per_s(const struct fs_perf_cfg *cfg);
 
+/* Peaks of one instance (cfg->tp GPUs): FLOP/s for the weight GEMMs at
+ * cfg's weight dtype (P9) and memory bandwidth, bytes/s — the denominators
+ * of achieved MFU and MBU (MODEL: S8).  The one place they are computed. */
+struct fs_perf_peaks {
+	double flops_per_s;
+	double bytes_per_s;
+};
+struct fs_perf_peaks fs_perf_instance_peaks(const struct fs_perf_cfg *cfg);
+
 /* The MFU the weight GEMMs run at (P9): cfg->mfu when given, else the
  * GPU's 16-bit MFU, or for 8-bit weights on an 8-bit peak its mfu_8bit
  * (cfg's, the GPU's, or the 16-bit MFU x FS_GPU_MFU_8BIT_RATIO_DEFAULT). */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 
 struct fs_run_opts {
 	int replications;            /* R >= 1 */

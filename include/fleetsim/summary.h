@@ -17,7 +17,7 @@
 #include "fleetsim/common.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 #include "fleetsim/stats.h"
 
 struct fs_group_summary {
@@ -137,7 +137,7 @@ struct fs_cost_summary {
 struct fs_summary {
 	char currency[FS_CURRENCY_MAX];      /* of every money figure (MODEL: B9) */
 	size_t n_classes;
-	const char *const *class_names;      /* borrowed: n_classes names */
+	const char **class_names;            /* n_classes names (borrowed; the array owned) */
 	struct fs_group_summary *groups;     /* n_classes + 1, "all" last */
 	struct fs_ci busy_fraction;          /* busy servers (or replicas) / servers */
 	struct fs_ci queue_len;              /* time-average requests waiting */

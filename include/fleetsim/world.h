@@ -13,7 +13,7 @@
 
 #include "fleetsim/common.h"
 #include "fleetsim/result.h"
-#include "fleetsim/scenario.h"
+#include "fleetsim/scenario_cfg.h"
 
 /* Event kinds, in one closed enum dispatched by one switch in world.c. */
 enum fs_event_kind {
