@@ -1,11 +1,12 @@
 /*
  * budget_out.c — the budget's outputs: the console table, budget.json (every
  * figure, the inputs that made it and the assumptions) and budget.csv (one
- * row per task, then the totals).  Money in the plan's currency with two
- * decimals; hours with two.  The texts are heap, owned by the caller.
+ * row per task, then the totals).  The table shows money in the plan's
+ * currency with two decimals and hours with two; budget.csv carries every
+ * figure with 9 significant digits and quotes names by the one CSV rule,
+ * budget.json full precision (docs/OUTPUTS.md).  The texts are heap, owned by the caller.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include "budget_internal.h"
 #include "fleetsim/billing.h"
+#include "fleetsim/escape.h"
+#include "fleetsim/out_format.h"
 
 /* In enum fs_pricing order. */
 static const char *const PLAN_KEYS[] = {
@@ -277,6 +280,9 @@ void fs_budget_print(const struct fs_budget_plan *plan, const struct fs_budget_r
 	fprintf(out, "  budget to request         %12s\n", money(b, sizeof b, res->planned));
 }
 
+/* budget.json keeps full precision (not fs_json_num's 9 digits): its
+ * figures are checked against hand computations to 1e-12 (test_budget.c);
+ * docs/OUTPUTS.md lists it as an exception. */
 static void add_num(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
@@ -414,8 +420,7 @@ static cJSON *pool_json(const struct fs_budget_pool_result *p)
 char *fs_budget_json(const struct fs_budget_plan *plan, const struct fs_budget_result *res)
 {
 	cJSON *root = cJSON_CreateObject(), *a, *o;
-	char *text, *out;
-	size_t n;
+	char *text;
 
 	cJSON_AddStringToObject(root, "kind", "budget");
 	cJSON_AddStringToObject(root, "name", plan->name);
@@ -466,79 +471,53 @@ char *fs_budget_json(const struct fs_budget_plan *plan, const struct fs_budget_r
 	add_num(o, "buffer_cost", res->buffer_cost);
 	add_num(o, "margin", res->margin);
 	add_num(o, "planned", res->planned);
-	text = cJSON_Print(root);
+	text = fs_json_text(root, FS_JSON_PRETTY | FS_JSON_NEWLINE);
 	cJSON_Delete(root);
-	n = strlen(text);
-	out = fs_xmalloc(n + 2);
-	memcpy(out, text, n);
-	out[n] = '\n';
-	out[n + 1] = '\0';
-	cJSON_free(text);
-	return out;
-}
-
-/* Append printf output to a growable string. */
-static void cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void cat(char **s, size_t *len, size_t *cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	fs_xgrow((void **)s, cap, *len + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(*s + *len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	*len += (size_t)n;
-}
-
-/* A CSV field: names are quoted when they hold a comma or a quote. */
-static void field(char **s, size_t *len, size_t *cap, const char *v)
-{
-	if (strpbrk(v, ",\"\n") == NULL) {
-		cat(s, len, cap, "%s", v);
-		return;
-	}
-	cat(s, len, cap, "\"");
-	for (; *v != '\0'; v++)
-		cat(s, len, cap, *v == '"' ? "\"\"" : "%c", *v);
-	cat(s, len, cap, "\"");
+	return text;
 }
 
 char *fs_budget_csv(const struct fs_budget_plan *plan, const struct fs_budget_result *res)
 {
-	char *s = NULL, b[32];
-	size_t len = 0, cap = 0;
+	struct fs_sbuf b;
 
-	cat(&s, &len, &cap, "task,type,gpu,cards,start_h,wall_h,occurrences,card_h,"
-	    "cheapest_plan,gpu_cost,machine_cost,risk_cost");
+	fs_sbuf_init(&b);
+	fs_sbuf_puts(&b, "task,type,gpu,cards,start_h,wall_h,occurrences,card_h,"
+	             "cheapest_plan,gpu_cost,machine_cost,risk_cost");
 	for (size_t k = 0; k < N_ORDER; k++)
-		cat(&s, &len, &cap, ",cost_%s", PLAN_KEYS[ORDER[k]]);
-	cat(&s, &len, &cap, ",currency\n");
+		fs_sbuf_printf(&b, ",cost_%s", PLAN_KEYS[ORDER[k]]);
+	fs_sbuf_puts(&b, ",currency\n");
 	for (size_t i = 0; i < plan->n_tasks; i++) {
 		const struct fs_budget_task *t = &plan->tasks[i];
 		const struct fs_budget_task_result *r = &res->tasks[i];
 
-		field(&s, &len, &cap, t->name);
-		cat(&s, &len, &cap, ",%s,%s,%d,%.2f,%.4f,%zu,%.4f,%s,%.2f,%.2f,%.2f",
-		    fs_budget_kind_name(t->kind), t->gpu->id, r->cards,
-		    (double)t->start_ns / (double)FS__BUDGET_NS_PER_H, r->wall_h,
-		    r->n_occurrences, r->card_h, PLAN_KEYS[r->best], r->gpu_cost,
-		    r->machine_cost, r->risk_cost);
+		fs_sbuf_csv(&b, t->name, 0);
+		fs_sbuf_puts(&b, ",");
+		fs_sbuf_csv(&b, fs_budget_kind_name(t->kind), 0);
+		fs_sbuf_puts(&b, ",");
+		fs_sbuf_csv(&b, t->gpu->id, 0);
+		fs_sbuf_printf(&b, ",%d", r->cards);
+		fs_sbuf_csv_num(&b, (double)t->start_ns / (double)FS__BUDGET_NS_PER_H);
+		fs_sbuf_csv_num(&b, r->wall_h);
+		fs_sbuf_printf(&b, ",%zu", r->n_occurrences);
+		fs_sbuf_csv_num(&b, r->card_h);
+		fs_sbuf_printf(&b, ",%s", PLAN_KEYS[r->best]);
+		fs_sbuf_csv_num(&b, r->gpu_cost);
+		fs_sbuf_csv_num(&b, r->machine_cost);
+		fs_sbuf_csv_num(&b, r->risk_cost);
 		for (size_t k = 0; k < N_ORDER; k++)
-			cat(&s, &len, &cap, ",%s", isnan(r->plan_cost[ORDER[k]]) ? "" :
-			    money(b, sizeof b, r->plan_cost[ORDER[k]]));
-		cat(&s, &len, &cap, ",");
-		field(&s, &len, &cap, plan->currency);
-		cat(&s, &len, &cap, "\n");
+			fs_sbuf_csv_num(&b, r->plan_cost[ORDER[k]]);
+		fs_sbuf_puts(&b, ",");
+		fs_sbuf_csv(&b, plan->currency, 0);
+		fs_sbuf_puts(&b, "\n");
 	}
-	cat(&s, &len, &cap, "TOTAL,,,%d,,,,%.4f,,%.2f,%.2f,%.2f,,,,,,,", res->peak_cards,
-	    res->card_h, res->gpu_cost, res->machine_cost, res->risk_cost);
-	field(&s, &len, &cap, plan->currency);
-	cat(&s, &len, &cap, "\n");
-	return s;
+	fs_sbuf_printf(&b, "TOTAL,,,%d,,,", res->peak_cards);
+	fs_sbuf_csv_num(&b, res->card_h);
+	fs_sbuf_puts(&b, ",");
+	fs_sbuf_csv_num(&b, res->gpu_cost);
+	fs_sbuf_csv_num(&b, res->machine_cost);
+	fs_sbuf_csv_num(&b, res->risk_cost);
+	fs_sbuf_puts(&b, ",,,,,,,");
+	fs_sbuf_csv(&b, plan->currency, 0);
+	fs_sbuf_puts(&b, "\n");
+	return b.s;
 }

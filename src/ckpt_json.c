@@ -1,38 +1,24 @@
 /*
  * ckpt_json.c — the JSON form of checkpointed-job results (checkpoint.json
  * of `fleetsim checkpoint`; docs/BUDGET.md): one object per policy and the
- * interval comparison.  Non-finite numbers are written as null.  The
- * caller owns (cJSON_Delete) every object returned.
+ * interval comparison.  Figures have 9 significant digits, non-finite ones
+ * are null (fs_json_num).  The caller owns (cJSON_Delete) every object
+ * returned.
  */
 #include "ckpt_internal.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include <cjson/cJSON.h>
 
-/* Rounded to 9 significant digits (docs/DETERMINISM.md D6). */
-static void num(cJSON *o, const char *key, double v)
-{
-	char buf[40];
-
-	if (isfinite(v)) {
-		snprintf(buf, sizeof buf, "%.9g", v);
-		cJSON_AddNumberToObject(o, key, strtod(buf, NULL));
-	} else {
-		cJSON_AddNullToObject(o, key);
-	}
-}
+#include "fleetsim/out_format.h"
 
 static void ci(cJSON *o, const char *key, const struct fs_ci *c)
 {
 	cJSON *x = cJSON_AddObjectToObject(o, key);
 
-	num(x, "mean", c->value);
-	num(x, "ci_lo", c->ci_lo);
-	num(x, "ci_hi", c->ci_hi);
-	num(x, "half_width", c->half_width);
+	fs_json_add_num(x, "mean", c->value);
+	fs_json_add_num(x, "ci_lo", c->ci_lo);
+	fs_json_add_num(x, "ci_hi", c->ci_hi);
+	fs_json_add_num(x, "half_width", c->half_width);
 }
 
 struct cJSON *fs__ckpt_policy_json(const struct fs_ckpt_result *r,
@@ -41,14 +27,14 @@ struct cJSON *fs__ckpt_policy_json(const struct fs_ckpt_result *r,
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "policy", fs_ckpt_policy_name(policy));
-	num(o, "interval_h", r->interval_h);
-	num(o, "checkpoints", r->segments);
+	fs_json_add_num(o, "interval_h", r->interval_h);
+	fs_json_add_num(o, "checkpoints", r->segments);
 	ci(o, "completion_h", &r->completion_h);
-	num(o, "completion_p50_h", r->completion_p50_h);
-	num(o, "completion_p95_h", r->completion_p95_h);
-	num(o, "expected_completion_h", r->expected_h);
+	fs_json_add_num(o, "completion_p50_h", r->completion_p50_h);
+	fs_json_add_num(o, "completion_p95_h", r->completion_p95_h);
+	fs_json_add_num(o, "expected_completion_h", r->expected_h);
 	ci(o, "cost", &r->cost);
-	num(o, "cost_p95", r->cost_p95);
+	fs_json_add_num(o, "cost_p95", r->cost_p95);
 	ci(o, "p_deadline_met", &r->p_deadline_met);
 	ci(o, "interruptions", &r->interruptions);
 	ci(o, "on_demand_h", &r->on_demand_h);
@@ -60,21 +46,21 @@ struct cJSON *fs__ckpt_interval_json(const struct fs_ckpt_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *scan;
 
-	num(o, "mtbi_h", r->mtbi_h);
-	num(o, "young_h", r->young_h);
-	num(o, "daly_h", r->daly_h);
-	num(o, "renewal_opt_h", r->renewal_opt_h);
-	num(o, "best_h", r->best_interval_h);
+	fs_json_add_num(o, "mtbi_h", r->mtbi_h);
+	fs_json_add_num(o, "young_h", r->young_h);
+	fs_json_add_num(o, "daly_h", r->daly_h);
+	fs_json_add_num(o, "renewal_opt_h", r->renewal_opt_h);
+	fs_json_add_num(o, "best_h", r->best_interval_h);
 	ci(o, "best_h_ci", &r->best_interval_ci);
-	num(o, "best_h_sections", (double)r->best_interval_ci.sections);
+	fs_json_add_num(o, "best_h_sections", (double)r->best_interval_ci.sections);
 	ci(o, "best_completion_h", &r->best_completion_h);
 	scan = cJSON_AddArrayToObject(o, "scan");
 	for (int i = 0; i < r->n_scan; i++) {
 		cJSON *p = cJSON_CreateObject();
 
-		num(p, "interval_h", r->scan[i].interval_h);
+		fs_json_add_num(p, "interval_h", r->scan[i].interval_h);
 		ci(p, "completion_h", &r->scan[i].completion_h);
-		num(p, "expected_completion_h", r->scan[i].expected_h);
+		fs_json_add_num(p, "expected_completion_h", r->scan[i].expected_h);
 		cJSON_AddItemToArray(scan, p);
 	}
 	return o;

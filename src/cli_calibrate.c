@@ -4,6 +4,7 @@
  * overhead terms of one GPU (calibrate.c), print the errors before and after
  * with cross-validation, and write a catalogue override a scenario includes.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "calibrate.h"
 #include "cli.h"
 #include "fleetsim/catalog.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/perf.h"
 
@@ -206,27 +208,38 @@ static void print_report(const struct opts *o, const struct fs_cal_points *ps,
 	printf("%-20s kept at catalogue values\n", "layer_overhead, allreduce_latency");
 }
 
+/* "123ns": a duration the catalogue reads back. */
+static void add_ns(cJSON *o, const char *key, double ns)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lldns", (long long)llround(ns));
+	cJSON_AddStringToObject(o, key, buf);
+}
+
 /* The override: the GPU replaced by itself with the fitted terms. */
 static int write_override(const struct opts *o, const struct fs_gpu_spec *g,
                           const struct fs_cal_points *ps, const struct fs_cal_result *r)
 {
 	struct fs_error err;
-	char buf[2048];
-	int n;
+	cJSON *root = cJSON_CreateObject();
+	cJSON *gpu = cJSON_CreateObject();
+	char notes[1024];
+	int rc;
 
-	n = snprintf(buf, sizeof buf,
-	             "{\n\t\"gpus\": [\n\t\t{\n"
-	             "\t\t\t\"id\": \"%s\",\n\t\t\t\"base\": \"%s\",\n"
-	             "\t\t\t\"mfu\": %.9g,\n\t\t\t\"mbu\": %.9g,\n"
-	             "\t\t\t\"iteration_overhead\": \"%lldns\",\n"
-	             "\t\t\t\"per_seq_overhead\": \"%lldns\",\n"
-	             "\t\t\t\"notes\": \"calibrated on %zu measured points of %s at TP %lld\"\n"
-	             "\t\t}\n\t]\n}\n",
-	             g->id, g->id, r->after.v[FS_CAL_MFU], r->after.v[FS_CAL_MBU],
-	             (long long)llround(r->after.v[FS_CAL_ITER]),
-	             (long long)llround(r->after.v[FS_CAL_SEQ]), ps->n, o->model,
-	             (long long)o->tp);
-	if (fs_outfile_write(o->out, buf, (size_t)n, &err) < 0) {
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "gpus"), gpu);
+	cJSON_AddStringToObject(gpu, "id", g->id);
+	cJSON_AddStringToObject(gpu, "base", g->id);
+	fs_json_add_num(gpu, "mfu", r->after.v[FS_CAL_MFU]);
+	fs_json_add_num(gpu, "mbu", r->after.v[FS_CAL_MBU]);
+	add_ns(gpu, "iteration_overhead", r->after.v[FS_CAL_ITER]);
+	add_ns(gpu, "per_seq_overhead", r->after.v[FS_CAL_SEQ]);
+	snprintf(notes, sizeof notes, "calibrated on %zu measured points of %s at TP %lld",
+	         ps->n, o->model, (long long)o->tp);
+	cJSON_AddStringToObject(gpu, "notes", notes);
+	rc = fs_outfile_write_json(o->out, root, &err);
+	cJSON_Delete(root);
+	if (rc < 0) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/scenario.h"
 #include "suggest.h"
 
@@ -128,19 +129,11 @@ static void print_models(const struct fs_catalog_file *cf, FILE *f)
 	      "MoE.\n", f);
 }
 
-/* A number rounded to 9 significant digits, so derived figures such as
- * 0.6 x 730 x price print cleanly. */
-static cJSON *number(double x)
-{
-	char buf[40];
-
-	snprintf(buf, sizeof buf, "%.9g", x);
-	return cJSON_CreateNumber(strtod(buf, NULL));
-}
-
+/* Rounded to 9 significant digits (fs_json_num), so derived figures such
+ * as 0.6 x 730 x price print cleanly. */
 static void add_num(cJSON *o, const char *key, double x)
 {
-	cJSON_AddItemToObject(o, key, number(x));
+	cJSON_AddItemToObject(o, key, fs_json_num(x));
 }
 
 static void add_str(cJSON *o, const char *key, const char *s)
@@ -272,14 +265,10 @@ static int print_json(enum which which, const struct fs_catalog_file *cf, FILE *
 		cJSON_AddItemToObject(root, "gpus", gpus_json(cf));
 		cJSON_AddItemToObject(root, "models", models_json(cf));
 	}
-	text = cJSON_Print(root);
+	text = fs_json_text(root, FS_JSON_PRETTY | FS_JSON_NEWLINE);
 	cJSON_Delete(root);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim catalog: out of memory formatting JSON\n");
-		return -1;
-	}
-	rc = fprintf(f, "%s\n", text) < 0 ? -1 : 0;
-	cJSON_free(text);
+	rc = fputs(text, f) < 0 ? -1 : 0;
+	free(text);
 	return rc;
 }
 

@@ -154,7 +154,7 @@ static int write_json(const char *out_dir, const struct fs__ckpt_input *in,
 	};
 	struct fs_error err;
 	cJSON *root = cJSON_CreateObject(), *pol;
-	char *text, *path;
+	char *path;
 	size_t n = strlen(out_dir) + 32;
 	int rc;
 
@@ -175,18 +175,16 @@ static int write_json(const char *out_dir, const struct fs__ckpt_input *in,
 		if (have[i])
 			cJSON_AddItemToArray(pol, fs__ckpt_policy_json(&res[i], P[i]));
 	cJSON_AddItemToObject(root, "interval", fs__ckpt_interval_json(&res[0]));
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
 	path = fs_xmalloc(n);
 	snprintf(path, n, "%s/checkpoint.json", out_dir);
 	rc = fs_outfile_mkdirs(out_dir, &err);
 	if (rc == 0)
-		rc = fs_outfile_write(path, text, strlen(text), &err);
+		rc = fs_outfile_write_json(path, root, &err);
+	cJSON_Delete(root);
 	if (rc != 0)
 		fs_error_print(&err);
 	else
 		printf("\nwrote %s\n", path);
-	free(text);
 	free(path);
 	return rc;
 }

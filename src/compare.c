@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fleetsim/escape.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/scenario.h"
 
@@ -157,14 +158,6 @@ static const struct fs_ci *col(const struct fs_compare_row *r, size_t k)
 	return (const struct fs_ci *)(const void *)((const char *)r + COLUMNS[k].offset);
 }
 
-static void csv_number(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, ",%.9g", x);
-	else
-		fputc(',', f);
-}
-
 static int write_csv(const struct fs_compare_row *rows, size_t n, const char *path,
                      struct fs_error *err)
 {
@@ -180,33 +173,23 @@ static int write_csv(const struct fs_compare_row *rows, size_t n, const char *pa
 	fputc('\n', o.f);
 	for (i = 0; i < n; i++) {
 		/* Quoted, and guarded against spreadsheet formulas. */
-		fs_csv_put(o.f, rows[i].variant, 1);
+		fs_csv_put(o.f, rows[i].variant, FS_CSV_QUOTE);
 		fprintf(o.f, ",%s,%d", rows[i].currency, rows[i].stable ? 1 : 0);
 		for (k = 0; k < N_COLUMNS; k++) {
-			csv_number(o.f, col(&rows[i], k)->value);
-			csv_number(o.f, col(&rows[i], k)->ci_lo);
-			csv_number(o.f, col(&rows[i], k)->ci_hi);
+			fs_csv_put_num(o.f, col(&rows[i], k)->value);
+			fs_csv_put_num(o.f, col(&rows[i], k)->ci_lo);
+			fs_csv_put_num(o.f, col(&rows[i], k)->ci_hi);
 		}
 		fputc('\n', o.f);
 	}
 	return fs_outfile_commit(&o, err);
 }
 
-static cJSON *number(double x)
-{
-	char buf[40];
-
-	if (!isfinite(x))
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof buf, "%.9g", x);
-	return cJSON_CreateNumber(strtod(buf, NULL));
-}
-
 static int write_json(const struct fs_compare_row *rows, size_t n, const char *path,
                       struct fs_error *err)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	char *text, dir[256];
+	char dir[256];
 	size_t i, k;
 	int rc;
 
@@ -221,9 +204,9 @@ static int write_json(const struct fs_compare_row *rows, size_t n, const char *p
 		for (k = 0; k < N_COLUMNS; k++) {
 			cJSON *ci = cJSON_CreateObject();
 
-			cJSON_AddItemToObject(ci, "value", number(col(&rows[i], k)->value));
-			cJSON_AddItemToObject(ci, "ci_lo", number(col(&rows[i], k)->ci_lo));
-			cJSON_AddItemToObject(ci, "ci_hi", number(col(&rows[i], k)->ci_hi));
+			cJSON_AddItemToObject(ci, "value", fs_json_num(col(&rows[i], k)->value));
+			cJSON_AddItemToObject(ci, "ci_lo", fs_json_num(col(&rows[i], k)->ci_lo));
+			cJSON_AddItemToObject(ci, "ci_hi", fs_json_num(col(&rows[i], k)->ci_hi));
 			cJSON_AddItemToObject(o, COLUMNS[k].name, ci);
 		}
 		/* Where `fleetsim run` wrote the variant (its name mapped to a
@@ -232,14 +215,8 @@ static int write_json(const struct fs_compare_row *rows, size_t n, const char *p
 		cJSON_AddStringToObject(o, "directory", dir);
 		cJSON_AddItemToArray(list, o);
 	}
-	text = cJSON_Print(root);
+	rc = fs_outfile_write_json(path, root, err);
 	cJSON_Delete(root);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
-		abort();
-	}
-	rc = fs_outfile_write(path, text, strlen(text), err);
-	free(text);
 	return rc;
 }
 

@@ -138,13 +138,23 @@ int fs_csv_needs_guard(const char *s)
 	return s != NULL && guard_char(s[0]);
 }
 
-void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int always_quote)
+/* RFC 4180 needs quotes around a field with a comma, a quote, CR or LF;
+ * a leading or trailing space is quoted too, since many readers trim it. */
+static int needs_quotes(const char *s)
 {
-	int guard = fs_csv_needs_guard(s);
+	size_t n = strlen(s);
+
+	return strpbrk(s, ",\"\r\n") != NULL ||
+	       (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
+}
+
+void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int flags)
+{
+	int guard = !(flags & FS_CSV_VALUE) && fs_csv_needs_guard(s);
 
 	if (s == NULL)
 		s = "";
-	if (!guard && !always_quote && strpbrk(s, ",\"\r\n") == NULL) {
+	if (!guard && !(flags & FS_CSV_QUOTE) && !needs_quotes(s)) {
 		fs_sbuf_puts(b, s);
 		return;
 	}
@@ -159,12 +169,12 @@ void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int always_quote)
 	putc_sb(b, '"');
 }
 
-void fs_csv_put(FILE *f, const char *s, int always_quote)
+void fs_csv_put(FILE *f, const char *s, int flags)
 {
 	struct fs_sbuf b;
 
 	fs_sbuf_init(&b);
-	fs_sbuf_csv(&b, s, always_quote);
+	fs_sbuf_csv(&b, s, flags);
 	fputs(fs_sbuf_str(&b), f);
 	fs_sbuf_fini(&b);
 }

@@ -8,6 +8,7 @@
  */
 #include "fleetsim/outfile.h"
 #include "fleetsim/escape.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/scenario.h"
 
 #include <errno.h>
@@ -207,6 +208,16 @@ int fs_outfile_write(const char *path, const void *data, size_t len,
 		return -1;
 	}
 	return fs_outfile_commit(&o, err);
+}
+
+int fs_outfile_write_json(const char *path, const struct cJSON *root,
+                          struct fs_error *err)
+{
+	char *text = fs_json_text(root, FS_JSON_PRETTY | FS_JSON_NEWLINE);
+	int rc = fs_outfile_write(path, text, strlen(text), err);
+
+	free(text);
+	return rc;
 }
 
 int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_error *err)

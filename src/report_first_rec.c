@@ -134,6 +134,8 @@ static cJSON *cache_key(const struct fs__report *r, const struct fs__first *f, i
 	return k;
 }
 
+/* Full precision, not fs_json_num: headroom.json is a cache, and a report
+ * made from it must say what the computation said. */
 static void add_factor(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
@@ -154,7 +156,7 @@ static void cache_write(const struct fs__report *r, const struct fs__first *f, c
 {
 	const struct fs_headroom *h = &f->h;
 	cJSON *o = cJSON_CreateObject(), *probes = cJSON_CreateArray();
-	char path[4200], *text;
+	char path[4200];
 	struct fs_error err;
 	int i;
 
@@ -178,11 +180,8 @@ static void cache_write(const struct fs__report *r, const struct fs__first *f, c
 		cJSON_AddItemToArray(probes, p);
 	}
 	cJSON_AddItemToObject(o, "probes", probes);
-	text = cJSON_Print(o);
 	snprintf(path, sizeof path, "%s/headroom.json", r->dir);
-	if (text)
-		(void)fs_outfile_write(path, text, strlen(text), &err);  /* a cache: best effort */
-	free(text);
+	(void)fs_outfile_write_json(path, o, &err);  /* a cache: best effort */
 	cJSON_Delete(o);
 }
 

@@ -65,9 +65,13 @@ int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
 	for (t = 0; t < 2; t++) {
 		snprintf(from, sizeof from, "%s/%s.tmp.%s", r->plots_dir, name, term[t][1]);
 		snprintf(to, sizeof to, "%s/%s.%s", r->plots_dir, name, term[t][1]);
-		if (rename(from, to) != 0)
+		if (rename(from, to) != 0) {
+			int saved = errno;
+
+			unlink(from);        /* no temporary is left behind */
 			return fs_error_set(err, to, NULL, "cannot rename %s: %s", from,
-			                    strerror(errno));
+			                    strerror(saved));
+		}
 	}
 	if (r->n_plots < sizeof r->plots / sizeof r->plots[0]) {
 		struct fs__plot *p = &r->plots[r->n_plots++];

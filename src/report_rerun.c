@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -51,12 +52,8 @@ static char *source_text(const struct fs__report *r)
 	if (fs__jstr(r->best_point, "scenario_sha256"))
 		cJSON_AddStringToObject(o, "scenario_sha256",
 		                        fs__jstr(r->best_point, "scenario_sha256"));
-	text = cJSON_Print(o);
+	text = fs_json_text(o, FS_JSON_PRETTY);
 	cJSON_Delete(o);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
-		abort();
-	}
 	return text;
 }
 

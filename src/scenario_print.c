@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fleetsim/out_format.h"
 #include "fleetsim/trace.h"
 #include "scenario_walk.h"
 
@@ -180,15 +181,11 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
 {
 	cJSON *root = scenario_json(sc);
-	char *text = cJSON_Print(root);
+	char *text = fs_json_text(root, FS_JSON_PRETTY | FS_JSON_NEWLINE);
 	int rc = 0;
 
 	cJSON_Delete(root);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing the scenario\n");
-		abort();
-	}
-	if (fputs(text, out) == EOF || fputc('\n', out) == EOF)
+	if (fputs(text, out) == EOF)
 		rc = -1;
 	free(text);
 	return rc;

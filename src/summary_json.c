@@ -11,34 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/scenario.h"             /* fs_duration_format */
 #include "fleetsim/summary.h"
 
-static cJSON *number(double x)
-{
-	char buf[40];
-
-	if (!isfinite(x))
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof buf, "%.9g", x);
-	return cJSON_CreateNumber(strtod(buf, NULL));
-}
-
 static cJSON *ci_json(const struct fs_ci *ci)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(o, "value", number(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", number(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", number(ci->ci_hi));
+	cJSON_AddItemToObject(o, "value", fs_json_num(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", fs_json_num(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", fs_json_num(ci->ci_hi));
 	if (fs_stats_ci_exact(ci))
 		cJSON_AddTrueToObject(o, "exact");
 	if (ci->method == FS_CI_SECTIONING)
 		cJSON_AddStringToObject(o, "method", "pooled_sectioning");
 	if (ci->n_suggested > ci->n) {
-		cJSON_AddItemToObject(o, "skewness", number(ci->skew));
+		cJSON_AddItemToObject(o, "skewness", fs_json_num(ci->skew));
 		cJSON_AddNumberToObject(o, "replications_suggested", (double)ci->n_suggested);
 	}
 	return o;
@@ -50,7 +41,7 @@ static cJSON *verdict_json(const struct fs_group_summary *g, double target)
 	static const char *const names[] = { "met", "not_met", "undecided" };
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(o, "target", number(target));
+	cJSON_AddItemToObject(o, "target", fs_json_num(target));
 	cJSON_AddStringToObject(o, "verdict", names[g->p_slo_met_verdict]);
 	if (g->p_slo_met_verdict == FS_SHARE_UNDECIDED && g->p_slo_met_needed > 0)
 		cJSON_AddNumberToObject(o, "replications_needed", (double)g->p_slo_met_needed);
@@ -94,7 +85,7 @@ static cJSON *group_json(const struct fs_group_summary *g, bool llm, bool is_all
 	if (g->has_slo) {
 		cJSON_AddItemToObject(o, "slo_attainment", ci_json(&g->slo_attainment));
 		cJSON_AddItemToObject(o, "p_slo_met", ci_json(&g->p_slo_met));
-		cJSON_AddItemToObject(o, "slo_target", number(g->slo_target));
+		cJSON_AddItemToObject(o, "slo_target", fs_json_num(g->slo_target));
 		cJSON_AddItemToObject(o, "p_slo_met_verdict", verdict_json(g, p_target));
 	}
 	return o;
@@ -138,13 +129,13 @@ static cJSON *break_even_json(const struct fs_break_even *be)
 	cJSON_AddStringToObject(o, "plan", fs_pricing_name(be->plan));
 	if (!be->available)
 		return o;
-	cJSON_AddNumberToObject(o, "fee_per_period", be->fee);
-	cJSON_AddNumberToObject(o, "hourly_price", be->hourly_price);
-	cJSON_AddNumberToObject(o, "hours_per_month", be->hours_per_month);
-	cJSON_AddNumberToObject(o, "share_of_month", be->hours_per_month / FS_HOURS_PER_MONTH);
+	fs_json_add_num(o, "fee_per_period", be->fee);
+	fs_json_add_num(o, "hourly_price", be->hourly_price);
+	fs_json_add_num(o, "hours_per_month", be->hours_per_month);
+	fs_json_add_num(o, "share_of_month", be->hours_per_month / FS_HOURS_PER_MONTH);
 	slots = cJSON_AddArrayToObject(o, "instance_hours_per_month");
 	for (k = 0; k < be->n_slots; k++)
-		cJSON_AddItemToArray(slots, cJSON_CreateNumber(be->slot_hours_per_month[k]));
+		cJSON_AddItemToArray(slots, fs_json_num(be->slot_hours_per_month[k]));
 	cJSON_AddNumberToObject(o, "instances_worth_committing", be->worth_committing);
 	return o;
 }
@@ -188,7 +179,7 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 		int r;
 
 		for (r = 0; c->total_usd_per_rep != NULL && r < s->replications; r++)
-			cJSON_AddItemToArray(per_rep, number(c->total_usd_per_rep[r]));
+			cJSON_AddItemToArray(per_rep, fs_json_num(c->total_usd_per_rep[r]));
 	}
 	by_pricing = cJSON_AddObjectToObject(o, "by_pricing");
 	for (k = 0; k < FS_PRICING__COUNT; k++)
@@ -246,9 +237,9 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 		cJSON_AddItemToObject(po, "mfu", ci_json(&ps->mfu));
 		cJSON_AddItemToObject(po, "mbu", ci_json(&ps->mbu));
 		cJSON_AddItemToObject(po, "capacity_utilization", ci_json(&ps->capacity_util));
-		cJSON_AddItemToObject(po, "saturation_rps", number(ps->saturation_rps));
+		cJSON_AddItemToObject(po, "saturation_rps", fs_json_num(ps->saturation_rps));
 		cJSON_AddItemToObject(po, "saturation_output_tokens_per_s",
-		                      number(ps->saturation_output_tokens_per_s));
+		                      fs_json_num(ps->saturation_output_tokens_per_s));
 		cJSON_AddItemToObject(pools, ps->name, po);
 	}
 	return o;
@@ -285,7 +276,7 @@ static cJSON *availability_json(const struct fs_summary *s, const struct fs_scen
 		                      ci_json(&ps->reclaim_failed));
 		if (sc->fleet.pools[p].pricing == FS_PRICING_SPOT) {
 			cJSON_AddItemToObject(po, "expected_reclaims_per_replication",
-			                      number(ps->expected_reclaims));
+			                      fs_json_num(ps->expected_reclaims));
 			cJSON_AddBoolToObject(po, "too_short_for_spot_risk",
 			                      fs_summary_pool_warning(s, sc, p, text, sizeof text));
 		}
@@ -307,7 +298,7 @@ static cJSON *skew_json(const struct fs_summary *s)
 		return o;
 	}
 	cJSON_AddStringToObject(o, "most_skewed", s->skew_figure);
-	cJSON_AddItemToObject(o, "skewness", number(s->skew));
+	cJSON_AddItemToObject(o, "skewness", fs_json_num(s->skew));
 	cJSON_AddNumberToObject(o, "replications_suggested",
 	                        (double)s->skew_replications_needed);
 	return o;
@@ -420,7 +411,6 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 	cJSON *classes = cJSON_CreateObject();
 	cJSON *verdict = cJSON_CreateObject();
 	cJSON *system = cJSON_CreateObject();
-	char *text;
 	size_t c;
 	int rc;
 
@@ -435,7 +425,7 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 		cJSON_AddNumberToObject(verdict, "stopped_early_replications", s->stopped_early);
 		for (r = 0; s->stopped_at_s != NULL && r < s->replications; r++)
 			if (!isnan(s->stopped_at_s[r]))
-				cJSON_AddItemToArray(at, number(s->stopped_at_s[r]));
+				cJSON_AddItemToArray(at, fs_json_num(s->stopped_at_s[r]));
 		cJSON_AddItemToObject(verdict, "stopped_at_s", at);
 	}
 	cJSON_AddItemToObject(root, "verdict", verdict);
@@ -467,20 +457,7 @@ int fs_summary_write_json(const struct fs_summary *s, const struct fs_scenario *
 		    (size_t)sc->fleet.autoscale.pool < s->n_pools)
 			cJSON_AddItemToObject(root, "autoscale", autoscale_json(s, sc));
 	}
-	text = cJSON_Print(root);
+	rc = fs_outfile_write_json(path, root, err);
 	cJSON_Delete(root);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
-		abort();
-	}
-	{
-		size_t n = strlen(text);
-
-		text = fs_xrealloc(text, n + 2);
-		text[n] = '\n';
-		text[n + 1] = '\0';
-		rc = fs_outfile_write(path, text, n + 1, err);
-	}
-	free(text);
 	return rc;
 }

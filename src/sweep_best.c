@@ -60,7 +60,7 @@ static cJSON *undecided_json(const struct fs__sweep_pt *p)
 	cJSON_AddStringToObject(o, "label", p->label);
 	cJSON_AddNumberToObject(o, "replications", p->n_reps);
 	cJSON_AddItemToObject(o, "replications_needed",
-	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
+	                      fs_json_num(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
 	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
 	return o;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fleetsim/out_format.h"
 #include "fleetsim/stats.h"
 
 struct fs_scenario;
@@ -53,9 +54,8 @@ const char *fs__sweep_decision_name(enum fs_share_verdict v);
 struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
                                    const struct fs__sweep_pt *base);
 
-/* A number rounded to 9 significant digits (null when not finite), and
- * {value, ci_lo, ci_hi[, exact]}. */
-cJSON *fs__sweep_jnum(double x);
+/* {value, ci_lo, ci_hi[, exact]}, each figure by fs_json_num
+ * (out_format.h: 9 significant digits, null when not finite). */
 cJSON *fs__sweep_jci(const struct fs_ci *ci);
 
 /* A point's object in sweep.json and best.json. */

@@ -19,36 +19,18 @@
 
 #include "fleetsim/escape.h"
 #include "fleetsim/objective.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/sweep.h"
 #include "sweep_internal.h"
 
-static void csv_field(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_num(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, ",%.9g", x);
-	else
-		fputc(',', f);
-}
-
 static void csv_ci(FILE *f, const struct fs_ci *ci)
 {
-	csv_num(f, ci->value);
-	csv_num(f, ci->ci_lo);
-	csv_num(f, ci->ci_hi);
+	fs_csv_put_num(f, ci->value);
+	fs_csv_put_num(f, ci->ci_lo);
+	fs_csv_put_num(f, ci->ci_hi);
 }
 
 static void csv_fig(FILE *f, const cJSON *rec, const char *key)
@@ -60,7 +42,7 @@ static void csv_fig(FILE *f, const cJSON *rec, const char *key)
 	for (i = 0; i < 3; i++) {
 		const cJSON *v = cJSON_GetArrayItem(a, i);
 
-		csv_num(f, cJSON_IsNumber(v) ? v->valuedouble : NAN);
+		fs_csv_put_num(f, cJSON_IsNumber(v) ? v->valuedouble : NAN);
 	}
 }
 
@@ -79,7 +61,7 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 	fprintf(o.f, "point,label");
 	for (a = 0; a < sw->n_axes; a++) {
 		fputc(',', o.f);
-		fs_csv_put(o.f, sw->axes[a].path, 1);
+		fs_csv_put(o.f, sw->axes[a].path, FS_CSV_QUOTE);
 	}
 	fprintf(o.f, ",replications,feasible,stable,p_slo_met,p_slo_met_lo,p_slo_met_hi,"
 	        "objective,objective_lo,objective_hi,diff_vs_baseline,diff_lo,diff_hi,"
@@ -93,7 +75,7 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 		const struct fs__sweep_pt *p = &pts[i];
 
 		fprintf(o.f, "%zu,", p->index);
-		fs_csv_put(o.f, p->label, 1);
+		fs_csv_put(o.f, p->label, FS_CSV_QUOTE);
 		fs_sweep_point_sets(sw, p->index, sets);
 		for (a = 0; a < sw->n_axes; a++) {
 			const char *eq = strchr(sets[a], '=');
@@ -102,9 +84,10 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 			/* A JSON string is written as its text, anything else as JSON. */
 			fputc(',', o.f);
 			if (cJSON_IsString(v))
-				fs_csv_put(o.f, v->valuestring, 1);
+				fs_csv_put(o.f, v->valuestring, FS_CSV_QUOTE);
 			else
-				csv_field(o.f, eq != NULL ? eq + 1 : sets[a]);
+				fs_csv_put(o.f, eq != NULL ? eq + 1 : sets[a],
+				           FS_CSV_QUOTE | FS_CSV_VALUE);
 			cJSON_Delete(v);
 			free(sets[a]);
 		}
@@ -116,7 +99,7 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 		for (k = 0; fs__sweep_figures[k] != NULL; k++)
 			csv_fig(o.f, p->rec, fs__sweep_figures[k]);
 		fprintf(o.f, ",%s", fs__sweep_decision_name(p->verdict));
-		csv_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
+		fs_csv_put_num(o.f, p->needed > 0 ? (double)p->needed : NAN);
 		csv_ci(o.f, &p->diff_best);
 		fputc('\n', o.f);
 	}
@@ -124,22 +107,12 @@ static int write_csv(const struct fs_scenario *base, const struct fs__sweep_pt *
 	return fs_outfile_commit(&o, err);
 }
 
+/* Write root to path and free it. */
 static int write_json(cJSON *root, const char *path, struct fs_error *err)
 {
-	char *text = cJSON_Print(root);
-	int rc;
-	size_t n;
+	int rc = fs_outfile_write_json(path, root, err);
 
 	cJSON_Delete(root);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
-		abort();
-	}
-	n = strlen(text);
-	text = fs_xrealloc(text, n + 2);
-	text[n] = '\n';
-	rc = fs_outfile_write(path, text, n + 1, err);
-	free(text);
 	return rc;
 }
 
@@ -190,11 +163,11 @@ static int write_pareto(const struct fs__sweep_pt *pts, size_t n, const char *pa
 		const struct fs__sweep_pt *p = &pts[order[i]];
 
 		fprintf(o.f, "%zu,", p->index);
-		fs_csv_put(o.f, p->label, 1);
+		fs_csv_put(o.f, p->label, FS_CSV_QUOTE);
 		fprintf(o.f, ",%d", p->feasible ? 1 : 0);
 		csv_ci(o.f, &p->obj_ci);
 		csv_ci(o.f, &p->pareto_ci);
-		csv_num(o.f, p->p_met.value);
+		fs_csv_put_num(o.f, p->p_met.value);
 		fputc('\n', o.f);
 	}
 	free(order);
@@ -221,8 +194,10 @@ static int write_cdf(const struct fs__sweep_pt *pts, size_t n, const char *path,
 			if (!cJSON_IsNumber(x) || !cJSON_IsNumber(p))
 				continue;
 			fprintf(o.f, "%zu,", pts[i].index);
-			fs_csv_put(o.f, pts[i].label, 1);
-			fprintf(o.f, ",%.9g,%.9g\n", x->valuedouble, p->valuedouble);
+			fs_csv_put(o.f, pts[i].label, FS_CSV_QUOTE);
+			fs_csv_put_num(o.f, x->valuedouble);
+			fs_csv_put_num(o.f, p->valuedouble);
+			fputc('\n', o.f);
 		}
 	}
 	return fs_outfile_commit(&o, err);

@@ -322,16 +322,12 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 		cJSON_AddNullToObject(rec, "replications_needed");
 	add_figures(rec, s);
 	add_concurrency(rec, s, sc);
-	text = cJSON_PrintUnformatted(rec);
+	text = fs_json_text(rec, 0);
 	cJSON_Delete(rec);
 	fs_summary_free(s);
 	fs__sweep_share_release(share, results, n_reps);
 	fs__sweep_share_end(share);
 	fs_scenario_free(sc);
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim: out of memory printing JSON\n");
-		abort();
-	}
 	return text;
 }
 

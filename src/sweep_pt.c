@@ -236,27 +236,14 @@ struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
 	return ci;
 }
 
-/* A quoted cell for a value that is not a name (a JSON number, array or
- * object of a sweep axis): no formula guard, so "-1" stays a number. */
-/* See sweep_internal.h: 9 significant digits, so the files read cleanly. */
-cJSON *fs__sweep_jnum(double x)
-{
-	char buf[40];
-
-	if (!isfinite(x))
-		return cJSON_CreateNull();
-	snprintf(buf, sizeof buf, "%.9g", x);
-	return cJSON_CreateNumber(strtod(buf, NULL));
-}
-
 /* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
 cJSON *fs__sweep_jci(const struct fs_ci *ci)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(o, "value", fs__sweep_jnum(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", fs__sweep_jnum(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", fs__sweep_jnum(ci->ci_hi));
+	cJSON_AddItemToObject(o, "value", fs_json_num(ci->value));
+	cJSON_AddItemToObject(o, "ci_lo", fs_json_num(ci->ci_lo));
+	cJSON_AddItemToObject(o, "ci_hi", fs_json_num(ci->ci_hi));
 	if (fs_stats_ci_exact(ci))
 		cJSON_AddTrueToObject(o, "exact");
 	return o;
@@ -282,7 +269,7 @@ static void add_quantile_constraints(cJSON *o, const struct fs_objective_cfg *ob
 			continue;
 		ci = ci_of(cJSON_GetArrayItem(qc, (int)k++));
 		item = fs__sweep_jci(&ci);
-		cJSON_AddItemToObject(item, "max_ms", fs__sweep_jnum(c->max_ms));
+		cJSON_AddItemToObject(item, "max_ms", fs_json_num(c->max_ms));
 		cJSON_AddStringToObject(item, "decision", fs__sweep_decision_name(
 			fs_objective_pooled_verdict(c, &ci, (size_t)p->n_reps, &need)));
 		cJSON_AddItemToArray(arr, item);
@@ -314,7 +301,7 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
 	cJSON_AddStringToObject(o, "decision", fs__sweep_decision_name(p->verdict));
 	cJSON_AddItemToObject(o, "replications_needed",
-	                      fs__sweep_jnum(p->needed > 0 ? (double)p->needed : NAN));
+	                      fs_json_num(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddBoolToObject(o, "stable", p->stable);
 	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
 	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));

@@ -7,7 +7,8 @@
  * achieved MFU and MBU of the iterations starting in the bin, each
  * pool's serving instances, and capacity utilisation (fleet, then each
  * pool; MODEL: S17).  A replication stopped early contributes nothing to
- * the bins after its stop.  Written atomically.
+ * the bins after its stop.  Figures have 9 significant digits and names the
+ * CSV quoting of escape.h (docs/OUTPUTS.md).  Written atomically.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -17,20 +18,15 @@
 
 #include "fleetsim/capacity_util.h"
 #include "fleetsim/escape.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/outfile.h"
 #include "fleetsim/summary.h"
 
 static void ci_fields(FILE *f, const struct fs_ci *ci)
 {
-	const double v[3] = { ci->value, ci->ci_lo, ci->ci_hi };
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		if (isfinite(v[i]))
-			fprintf(f, ",%.6g", v[i]);
-		else
-			fputc(',', f);
-	}
+	fs_csv_put_num(f, ci->value);
+	fs_csv_put_num(f, ci->ci_lo);
+	fs_csv_put_num(f, ci->ci_hi);
 }
 
 /* A column name for a pool: "instances_<name>" with anything but
@@ -121,11 +117,12 @@ int fs_timeseries_write_csv(struct fs_rep_result *const *results, int replicatio
 		fs_ns start_ns = (fs_ns)bin * first->interval_ns;
 		fs_ns end_ns = start_ns + first->interval_ns;
 		struct fs_ci ci;
+		char num[FS_OUT_NUM_LEN];
 
 		if (end_ns > first->horizon_ns)
 			end_ns = first->horizon_ns;
-		fprintf(o.f, "%.9g,%.9g", (double)start_ns / (double)FS_NS_PER_S,
-		        (double)end_ns / (double)FS_NS_PER_S);
+		fputs(fs_out_num(num, (double)start_ns / (double)FS_NS_PER_S), o.f);
+		fs_csv_put_num(o.f, (double)end_ns / (double)FS_NS_PER_S);
 #define COLUMN(expr) \
 		do { \
 			for (r = 0; r < replications; r++) \
@@ -179,14 +176,20 @@ static void cdf_rows(FILE *f, const char *group, const char *metric,
 		return;
 	}
 	cum = h.n_zero;
-	if (h.n_zero > 0)
-		fprintf(f, "%s,%s,0,%.9g\n", group, metric, (double)cum / (double)h.n);
+	if (h.n_zero > 0) {
+		fprintf(f, "%s,%s", group, metric);
+		fs_csv_put_num(f, 0.0);
+		fs_csv_put_num(f, (double)cum / (double)h.n);
+		fputc('\n', f);
+	}
 	for (i = 0; i < nb; i++) {
 		if (h.buckets[i] == 0)
 			continue;
 		cum += h.buckets[i];
-		fprintf(f, "%s,%s,%.9g,%.9g\n", group, metric,
-		        fs_hist_bucket_value(i) / (double)FS_NS_PER_MS, (double)cum / (double)h.n);
+		fprintf(f, "%s,%s", group, metric);
+		fs_csv_put_num(f, fs_hist_bucket_value(i) / (double)FS_NS_PER_MS);
+		fs_csv_put_num(f, (double)cum / (double)h.n);
+		fputc('\n', f);
 	}
 	fs_hist_fini(&h);
 }
@@ -198,7 +201,7 @@ static char *csv_quoted(const char *s)
 	struct fs_sbuf b;
 
 	fs_sbuf_init(&b);
-	fs_sbuf_csv(&b, s, 1);
+	fs_sbuf_csv(&b, s, FS_CSV_QUOTE);
 	return b.s;
 }
 

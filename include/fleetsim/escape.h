@@ -1,9 +1,10 @@
 /*
  * escape.h — building text that carries untrusted strings (names of
  * classes, pools, variants, sweep labels) into gnuplot scripts, HTML and
- * Markdown, and CSV cells guarded against spreadsheet formulas.  A growable buffer (struct fs_sbuf) plus one appender per target
- * language; nothing from a scenario or an output directory may reach those
- * languages except through these.  The buffer owns its bytes; release with
+ * Markdown, and CSV cells guarded against spreadsheet formulas.  A growable
+ * buffer (struct fs_sbuf) plus one appender per target language; nothing
+ * from a scenario or an output directory may reach those languages except
+ * through these.  The buffer owns its bytes; release with
  * fs_sbuf_fini.  The fs_escape_* convenience forms return heap strings that
  * the caller frees.
  */
@@ -48,19 +49,26 @@ void fs_sbuf_gp(struct fs_sbuf *b, const char *s);
  * and control characters become spaces.  Safe in paragraphs and table cells. */
 void fs_sbuf_md(struct fs_sbuf *b, const char *s);
 
-/* CSV cells (RFC 4180) that are safe to open in a spreadsheet.  A cell
- * that a spreadsheet would read as a formula, one starting with = + - @,
- * a tab or a carriage return, is guarded as OWASP recommends: written
- * quoted with a single quote in front ("'=1+2").  A cell starting with a
- * single quote is guarded the same way, so that fs_csv_unguard gives every
- * name back exactly (a spreadsheet shows such a cell without its first
- * quote, i.e. as the name).  Other cells are quoted when always_quote is
- * set or when they hold , " CR or LF; quotes inside are doubled.  Use for
- * every cell that comes from a name (classes, pools, variants, scenarios,
- * sweep labels and string axis values), never for numbers. */
+/* CSV cells (RFC 4180) that are safe to open in a spreadsheet: the one
+ * quoting rule of every CSV output (docs/OUTPUTS.md).  A cell is quoted
+ * when it holds , " CR or LF or starts or ends with a space, or when flags
+ * has FS_CSV_QUOTE (columns of names are quoted always); quotes inside are
+ * doubled.  A name that a spreadsheet would read as a formula, one starting
+ * with = + - @, a tab or a carriage return, is guarded as OWASP recommends:
+ * written quoted with a single quote in front ("'=1+2").  A cell starting
+ * with a single quote is guarded the same way, so that fs_csv_unguard gives
+ * every name back exactly (a spreadsheet shows such a cell without its
+ * first quote, i.e. as the name).  FS_CSV_VALUE marks a cell that is a
+ * value, not a name (the JSON text of a sweep axis value such as -1 or
+ * [1,2]): quoted by the same rule, never guarded.  Figures are written with
+ * fs_csv_put_num (out_format.h), never through these. */
+enum {
+	FS_CSV_QUOTE = 1,            /* quote even when the rule does not ask */
+	FS_CSV_VALUE = 2             /* a value, not a name: no formula guard */
+};
 int fs_csv_needs_guard(const char *s);
-void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int always_quote);
-void fs_csv_put(FILE *f, const char *s, int always_quote);
+void fs_sbuf_csv(struct fs_sbuf *b, const char *s, int flags);
+void fs_csv_put(FILE *f, const char *s, int flags);
 
 /* Undo the guard on a cell read back from a quoted CSV field (in place):
  * a leading single quote before = + - @ tab CR or ' is dropped.  Returns s. */

@@ -13,9 +13,21 @@
 
 #include "fleetsim/common.h"
 
-/* Write len bytes to path atomically.  Returns 0, or -1 with err. */
+struct cJSON;
+
+/* Write len bytes to path atomically: a temporary file in path's directory,
+ * flushed and fsync'ed, then renamed over path.  On any failure the
+ * temporary is removed and path is left as it was.  Every output file of
+ * fleetsim is written this way (docs/OUTPUTS.md).  Returns 0, or -1 with
+ * err. */
 int fs_outfile_write(const char *path, const void *data, size_t len,
                      struct fs_error *err);
+
+/* Write root to path atomically as indented JSON text ending with a
+ * newline (fs_json_text; figures in root are made with fs_json_num).
+ * root stays the caller's.  Returns 0, or -1 with err. */
+int fs_outfile_write_json(const char *path, const struct cJSON *root,
+                          struct fs_error *err);
 
 /* Atomic write through a FILE*: open returns a stream on a temporary file;
  * commit closes and renames it (0, or -1 with err; the temp is removed);
