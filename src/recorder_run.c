@@ -9,6 +9,34 @@
  */
 #include "recorder.h"
 
+#include <string.h>
+
+/* An exact fixed-point sum kept as 64-bit words: terms below 2^63 (all but
+ * astronomically large ones) go to `lo` with a count of its wrap-arounds,
+ * the rest straight to `big` — the same value as adding fs__rec_fx of each
+ * term to an fs__i128, without 128-bit arithmetic per term. */
+struct fx_acc {
+	uint64_t lo, wraps;
+	fs__i128 big;
+};
+
+static inline void fx_add(struct fx_acc *a, double x)
+{
+	double y = x * FS__FX_ONE;
+
+	if (y < 9.2e18) {
+		if (__builtin_add_overflow(a->lo, (uint64_t)(int64_t)y, &a->lo))
+			a->wraps++;
+	} else {
+		a->big += fs__rec_fx(x);
+	}
+}
+
+static fs__i128 fx_value(const struct fx_acc *a)
+{
+	return ((fs__i128)a->wraps << 64) + (fs__i128)a->lo + a->big;
+}
+
 /* The sums of consecutive iterations that began in one time bin on the same
  * side of the warm-up: added to the pool, the bin and the engine totals
  * when the bin or the side changes. */
@@ -16,7 +44,7 @@ struct seg {
 	size_t bin;                  /* SIZE_MAX: past the horizon */
 	bool warm;                   /* began at or after the warm-up (MODEL: S1) */
 	int64_t steps;
-	fs__i128 flops, bytes, kv_block_ns, flops_cap, bytes_cap;
+	struct fx_acc flops, bytes, kv_block_ns, flops_cap, bytes_cap;
 };
 
 static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, struct seg *g)
@@ -24,21 +52,24 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, stru
 	struct fs_rep_result *r = rec->result;
 	struct fs_engine_totals *t = &r->engine;
 	struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
+	fs__i128 flops, bytes;
 
 	if (g->steps == 0)
 		return;
-	p->flops += g->flops;
-	p->bytes += g->bytes;
-	p->kv_block_ns += g->kv_block_ns;
+	flops = fx_value(&g->flops);
+	bytes = fx_value(&g->bytes);
+	p->flops += flops;
+	p->bytes += bytes;
+	p->kv_block_ns += fx_value(&g->kv_block_ns);
 	/* MODEL: S17 — output tokens sampled, for capacity utilisation */
 	r->fleet.pools[pool].output_tokens += (double)(n_seqs * g->steps);
 	if (g->bin != SIZE_MAX) {
 		fs__i128 *fx = &rec->bin_fx[4 * g->bin];
 
-		fx[0] += g->flops;
-		fx[1] += g->flops_cap;
-		fx[2] += g->bytes;
-		fx[3] += g->bytes_cap;
+		fx[0] += flops;
+		fx[1] += fx_value(&g->flops_cap);
+		fx[2] += bytes;
+		fx[3] += fx_value(&g->bytes_cap);
 		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + g->bin] +=
 			(double)(n_seqs * g->steps);
 	}
@@ -46,11 +77,10 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, stru
 		t->steps += (uint64_t)g->steps;
 		t->sum_batch_seqs += n_seqs * g->steps;
 		t->tokens_generated += n_seqs * g->steps;
-		rec->flops_fx += g->flops;
-		rec->bytes_fx += g->bytes;
+		rec->flops_fx += flops;
+		rec->bytes_fx += bytes;
 	}
-	g->steps = 0;
-	g->flops = g->bytes = g->kv_block_ns = g->flops_cap = g->bytes_cap = 0;
+	memset(g, 0, sizeof *g);
 }
 
 fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns, size_t k,
@@ -70,7 +100,7 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	double h_min = h->min, h_max = h->max, i_min = rec->itl_min, i_max = rec->itl_max;
 	uint64_t count = (uint64_t)n_seqs, itl_steps = 0, h_count = 0;
 	int64_t s1 = 0;
-	fs__i128 s2 = 0;
+	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
 	struct seg g = { .bin = SIZE_MAX };
 
 	for (i = 0; i < k; i++) {
@@ -93,14 +123,14 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 			g.warm = warm;
 		}
 		g.steps++;
-		g.flops += fs__rec_fx(flops[i]);
-		g.bytes += fs__rec_fx(bytes[i]);
-		g.kv_block_ns += fs__rec_fx((double)kv_blocks[i] * dur);
+		fx_add(&g.flops, flops[i]);
+		fx_add(&g.bytes, bytes[i]);
+		fx_add(&g.kv_block_ns, (double)kv_blocks[i] * dur);
 		if (b != SIZE_MAX) {
 			double dur_s = dur * 1e-9;
 
-			g.flops_cap += fs__rec_fx(dur_s * peak_flops_per_s);
-			g.bytes_cap += fs__rec_fx(dur_s * peak_bytes_per_s);
+			fx_add(&g.flops_cap, dur_s * peak_flops_per_s);
+			fx_add(&g.bytes_cap, dur_s * peak_bytes_per_s);
 		}
 		inst_busy += dur;
 		pool_busy += dur;
@@ -127,7 +157,12 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 				i_max = dur;
 			itl_steps++;
 			s1 += d;
-			s2 += (fs__i128)d * (fs__i128)d;
+			if (d < ((fs_ns)1 << 31)) {
+				if (__builtin_add_overflow(s2.lo, (uint64_t)d * (uint64_t)d, &s2.lo))
+					s2.wraps++;
+			} else {
+				s2.big += (fs__i128)d * (fs__i128)d;
+			}
 		}
 		t_ns = end_ns;
 	}
@@ -144,6 +179,6 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	rec->itl_max = i_max;
 	rec->itl_n += itl_steps * count;
 	rec->itl_s1 += (fs__i128)s1 * (fs__i128)count;
-	rec->itl_s2 += s2 * (fs__i128)count;
+	rec->itl_s2 += fx_value(&s2) * (fs__i128)count;
 	return t_ns - begin_ns;
 }

@@ -9,7 +9,9 @@
  * twice as long (16, 32, ... 255 steps: an arrival cutting the run early
  * wastes little pricing).  An arrival routed to the instance cuts the run
  * after the step in flight.  Per recorded iteration O(1): no work per
- * request.  The planned steps live in the instance's cost context.
+ * request; the iterations that end before now are recorded together
+ * (fs__recorder_llm_run) and the engine advanced over them in one call.
+ * The planned steps live in the instance's cost context.
  */
 #include "world_state.h"
 
