@@ -137,7 +137,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		if (warm)
 			eng_busy += dur;
 		if (end_ns >= warmup_ns && count > 0) {           /* the ITL, at the end */
-			size_t nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :   /* d >= 1 */
+			/* d >= 1: a positive gap, bucketed through the hint */
+			size_t nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
 			            fs__recorder_itl_bucket(rec, dur, hint);
 
 			if (nb != hb) {
@@ -158,7 +159,9 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 			itl_steps++;
 			s1 += d;
 			if (d < ((fs_ns)1 << 31)) {
-				if (__builtin_add_overflow(s2.lo, (uint64_t)d * (uint64_t)d, &s2.lo))
+				uint64_t dd = (uint64_t)d * (uint64_t)d;
+
+				if (__builtin_add_overflow(s2.lo, dd, &s2.lo))
 					s2.wraps++;
 			} else {
 				s2.big += (fs__i128)d * (fs__i128)d;
