@@ -5,6 +5,7 @@
 #   make check-layers  every #include within its layer (docs/ARCHITECTURE.md)
 #   make golden-update rewrite tests/golden/small.summary.json (review the diff)
 #   make bench      build and run the benchmarks (BENCH_ARGS=--full: all of them)
+#   make bench-build  build the benchmark programs only (CI)
 #   make asan|ubsan the tests under AddressSanitizer / UBSan (own build dirs)
 #   make valgrind   the tests under valgrind memcheck
 #   make fuzz       build the libFuzzer harnesses of tests/fuzz/ with clang
@@ -84,7 +85,7 @@ ifeq ($(MPI),1)
 MPI_PROBE := $(BUILD)/tests/par_mpi_probe
 endif
 
-.PHONY: all deps test demo bench asan ubsan valgrind install clean check-tests \
+.PHONY: all deps test demo bench bench-build asan ubsan valgrind install clean check-tests \
         fuzz fuzz-build fuzz-bins fit-step check-long uninstall examples \
         check-install schema
 .PHONY: check-layers golden-update FORCE
@@ -192,6 +193,9 @@ fit-step: $(BUILD)/tools/fit_step
 bench: $(BIN) $(BENCH_BIN)
 	./$(BUILD)/bench/bench_eventq
 	./$(BUILD)/bench/bench_fleet $(BENCH_ARGS)
+
+# The benchmark programs built, none run (CI: they keep compiling).
+bench-build: $(BIN) $(BENCH_BIN)
 
 # The sanitizer builds make undefined behaviour fatal, and skip the MPI test:
 # its probe and mpirun are the uninstrumented MPI build, and Open MPI's own

@@ -100,6 +100,30 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 	return true;
 }
 
+size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_tokens)
+{
+	struct llm_run *r = &e->run;
+	int64_t free_blocks, bt = e->kv.block_tokens;
+	size_t k = 0;
+
+	if (!r->open)
+		return 0;
+	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
+	while (k < max && r->planned <= r->last) {
+		int64_t need = r->cnt[r->res_plan];     /* residue (i - 1) mod B; MODEL: V6 */
+
+		if (need > free_blocks)
+			break;             /* it would preempt: the reference path */
+		if (++r->res_plan == bt)
+			r->res_plan = 0;
+		free_blocks -= need;
+		r->plan_used += need;
+		ctx_tokens[k++] = r->ctx_tokens + r->n * r->planned;   /* MODEL: V1 */
+		r->planned++;
+	}
+	return k;
+}
+
 int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e)
 {
 	return e->run.open ? e->run.planned : 0;
@@ -162,6 +186,54 @@ void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next
 	e->stats.steps++;
 	e->stats.sum_batch_seqs += r->n;
 	e->stats.sum_decode_seqs += r->n;
+}
+
+void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns *dur_ns,
+                                 int64_t *kv_used)
+{
+	struct llm_run *r = &e->run;
+	int64_t bt = e->kv.block_tokens, res = r->res_adv, alloc = 0;
+	fs_ns end_ns = e->step_begin_ns;
+	size_t i;
+
+	LLM_CHECK(r->open && k >= 1 && r->j + (int64_t)k < r->planned,
+	          "run advanced past its plan");
+	LLM_CHECK(dur_ns[0] == e->step_dur_ns, "run step ends off time");
+	kv_used[0] = fs_kvcache_used(&e->kv);
+	/* the begins of steps j + 1 .. j + k: blocks for the KV each writes
+	 * (MODEL: V6); the ends sample one token per request (V9, V16) */
+	for (i = 1; i <= k; i++) {
+		int64_t need = r->cnt[res];
+
+		end_ns += dur_ns[i - 1];
+		if (++res == bt)
+			res = 0;
+		if (need > 0) {
+			LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
+			alloc += need;
+		}
+		kv_used[i] = fs_kvcache_used(&e->kv);
+	}
+	r->res_adv = res;
+	r->blocks_alloc += alloc;
+	/* blocks in use only grow within a run: the last level is the peak */
+	if (kv_used[k] > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = kv_used[k];
+	e->stats.tokens_generated += r->n * (int64_t)k;
+	e->stats.busy_ns += end_ns - e->step_begin_ns;
+	e->stats.steps += k;
+	e->stats.sum_batch_seqs += r->n * (int64_t)k;
+	e->stats.sum_decode_seqs += r->n * (int64_t)k;
+	e->last_end_ns = end_ns;
+	r->j += (int64_t)k;
+	e->step_begin_ns = end_ns;
+	e->step_dur_ns = dur_ns[k];
+	e->shape.decode_context_tokens = r->ctx_tokens + r->n * r->j;
+}
+
+int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e)
+{
+	return e->run.open ? e->run.n : 0;
 }
 
 void fs__llm_run_close(struct fs_llm_engine *e)

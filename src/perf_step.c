@@ -226,11 +226,19 @@ static void token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 		t->comm_ns = 2.0 * m->layers * fs_perf_allreduce_ns(cfg, tokens * m->hidden * 2.0);
 }
 
-/* fs__perf_smooth_max with its pow() factor looked up by the exact ratio:
- * the same operations on the same operands, so the same result.  A zero
- * ratio needs no pow: pow(0, n) = 0 and pow(1, x) = 1 exactly. */
+/* The memo's two halves: decode attention, whose compute-to-memory ratio
+ * hardly moves from step to step (a few bit patterns per batch), and every
+ * other smooth max, whose ratios differ at each prefill and would evict
+ * them. */
+#define MEMO_OTHER 0
+#define MEMO_DECODE (FS_PERF_MEMO_SLOTS / 2)
+
+/* fs__perf_smooth_max with its pow() factor looked up by the exact ratio
+ * in the half of the memo that starts at `half`: the same operations on the
+ * same operands, so the same result.  A zero ratio needs no pow: pow(0, n)
+ * = 0 and pow(1, x) = 1 exactly. */
 static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key,
-                              double *factor)
+                              double *factor, size_t half)
 {
 	double hi = a > b ? a : b, lo = a > b ? b : a, r;
 	uint64_t bits;
@@ -244,7 +252,8 @@ static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key
 	if (r == 0)
 		return hi * 1.0;
 	memcpy(&bits, &r, sizeof bits);
-	slot = (size_t)((bits ^ (bits >> 21) ^ (bits >> 43)) & (FS_PERF_MEMO_SLOTS - 1));
+	slot = half + (size_t)((bits ^ (bits >> 21) ^ (bits >> 43)) &
+	                      (FS_PERF_MEMO_SLOTS / 2 - 1));
 	if (key[slot] != bits + 1) {
 		key[slot] = bits + 1;
 		factor[slot] = pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
@@ -276,7 +285,7 @@ static struct fs__perf_token_entry *token_entry(struct fs_perf_step_cache *c,
 	ent->prefill_attn_ns =
 		smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
 		                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
-		                e->knee_exp, c->memo_key, c->memo_factor);
+		                e->knee_exp, c->memo_key, c->memo_factor, MEMO_OTHER);
 	return ent;
 }
 
@@ -319,10 +328,10 @@ static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 		cost->attn_ns =
 			smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
 			                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
-			                e->knee_exp, c->memo_key, c->memo_factor) +
+			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_OTHER) +
 			smooth_max_memo(dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
 			                ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
-			                e->knee_exp, c->memo_key, c->memo_factor);
+			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
 	else
 		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
 		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp) +
@@ -351,7 +360,7 @@ static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 	cost->launch_ns = shape->prefill_tokens > 0 ? e->launch_ns * m->layers : 0;
 	cost->gpu_ns = c != NULL ?
 	               smooth_max_memo(total, cost->launch_ns, e->knee_exp, c->memo_key,
-	                               c->memo_factor) :
+	                               c->memo_factor, MEMO_OTHER) :
 	               fs__perf_smooth_max(total, cost->launch_ns, e->knee_exp);
 	total = cost->gpu_ns + cost->overhead_ns;
 	cost->total_ns = total < 1 ? 1 : round_ns(total);
@@ -443,7 +452,7 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	attn_ns = d->prefill_attn_ns +
 	          smooth_max_memo(a / d->attn_flops_div * 1e9,
 	                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
-	                          d->knee_exp, c->memo_key, c->memo_factor);
+	                          d->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
 	*flops = d->lin_flops + d->pre_flops + dec_flops;
 	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
 	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;

@@ -12,18 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A non-negative double in fixed point (truncated: a function of the term
- * alone, so sums of converted terms are exact and order-free). */
 static fs__i128 fx_of(double x)
 {
-	double y = x * FS__FX_ONE, hi;
-
-	if (y < 9.2e18)
-		return (fs__i128)(int64_t)y;
-	/* y >= 2^63 is a whole number: split it exactly at 2^32 (the library
-	 * conversion to 128 bits is slow) */
-	hi = (double)(int64_t)(y * 0x1p-32);
-	return ((fs__i128)(int64_t)hi << 32) + (fs__i128)(int64_t)(y - hi * 0x1p32);
+	return fs__rec_fx(x);
 }
 
 static double fx_value(fs__i128 v)
@@ -139,7 +130,7 @@ static size_t bin_of(const struct fs_rep_result *r, fs_ns t_ns)
 
 /* bin_of for the per-iteration calls, remembering the last bin's span (the
  * division is the costly part and nearly every call falls in that bin). */
-static size_t bin_at(struct fs_recorder *rec, fs_ns t_ns)
+size_t fs__recorder_bin_at(struct fs_recorder *rec, fs_ns t_ns)
 {
 	const struct fs_rep_result *r = rec->result;
 
@@ -180,7 +171,8 @@ void fs__recorder_pool_tokens(struct fs_recorder *rec, size_t pool, fs_ns t_ns,
 
 	r->fleet.pools[pool].output_tokens += (double)tokens;
 	if (t_ns < rec->sc->sim.horizon_ns)
-		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin_at(rec, t_ns)] +=
+		r->bin_pool_output_tokens[pool * r->queue_len.n_bins +
+		                          fs__recorder_bin_at(rec, t_ns)] +=
 			(double)tokens;
 }
 
@@ -280,7 +272,8 @@ static double itl_floor(struct fs_recorder *rec, size_t b)
 /* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
  * the cached bucket edges from the hint's bucket (a run's step times change
  * slowly), else the logarithm. */
-static size_t itl_bucket(struct fs_recorder *rec, double gap, struct fs__hist_hint *hint)
+size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
+                               struct fs__hist_hint *hint)
 {
 	size_t b = hint->bucket;
 	int walk;
@@ -311,7 +304,8 @@ void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
 	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
 		return;
 	if (hint != NULL && gap > 0)
-		fs_hist_add_n_at(&rec->result->itl_hist, itl_bucket(rec, gap, hint), gap, count);
+		fs_hist_add_n_at(&rec->result->itl_hist, fs__recorder_itl_bucket(rec, gap, hint),
+		                 gap, count);
 	else
 		fs_hist_add_n(&rec->result->itl_hist, gap, count);
 	/* exact sums, made into moments at the end (order-free) */
@@ -367,7 +361,8 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	fs__i128 flops_fx = fx_of(flops), bytes_fx = fx_of(bytes);
 
 	struct fs_rep_result *r = rec->result;
-	size_t b = begin_ns < rec->sc->sim.horizon_ns ? bin_at(rec, begin_ns) : SIZE_MAX;
+	size_t b = begin_ns < rec->sc->sim.horizon_ns ? fs__recorder_bin_at(rec, begin_ns)
+	                                               : SIZE_MAX;
 
 	if (pool != SIZE_MAX) {
 		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];

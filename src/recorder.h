@@ -24,6 +24,20 @@
 __extension__ typedef __int128 fs__i128;
 #define FS__FX_ONE 256.0                     /* 2^8: a step's FLOPs stay below 2^55 */
 
+/* A non-negative double in fixed point (truncated: a function of the term
+ * alone, so sums of converted terms are exact and order-free). */
+static inline fs__i128 fs__rec_fx(double x)
+{
+	double y = x * FS__FX_ONE, hi;
+
+	if (y < 9.2e18)
+		return (fs__i128)(int64_t)y;
+	/* y >= 2^63 is a whole number: split it exactly at 2^32 (the library
+	 * conversion to 128 bits is slow) */
+	hi = (double)(int64_t)(y * 0x1p-32);
+	return ((fs__i128)(int64_t)hi << 32) + (fs__i128)(int64_t)(y - hi * 0x1p32);
+}
+
 /* Per-pool work sums (fixed point), written to the pool results at the end. */
 struct fs__rec_pool_fx {
 	fs__i128 flops, bytes, kv_block_ns;
@@ -168,6 +182,27 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            int64_t tokens_generated, uint64_t preemptions,
                            double flops, double bytes, double peak_flops_per_s,
                            double peak_bytes_per_s, double kv_block_ns);
+
+/* A fast-path run of k LLM decode iterations of pool `pool` back to back
+ * from begin_ns (recorder_run.c): iteration i lasts dur_ns[i], does
+ * flops[i] FLOPs and bytes[i] bytes with kv_blocks[i] KV blocks in use, and
+ * each of its n_seqs sequences samples one token (a regular ITL gap of
+ * dur_ns[i], bucket found from `hint`).  The same figures, bit for bit, as
+ * k calls of fs__recorder_llm_step and fs__recorder_itl in order; the work
+ * sums are gathered per time bin first.  Adds Σ dur_ns to *busy_ns (one
+ * addition per iteration, as the step-by-step path does) and returns the
+ * run's total time.  O(k). */
+fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns, size_t k,
+                           const fs_ns *dur_ns, const double *flops, const double *bytes,
+                           const int64_t *kv_blocks, int64_t n_seqs,
+                           double peak_flops_per_s, double peak_bytes_per_s,
+                           struct fs__hist_hint *hint, double *busy_ns);
+
+/* Shared with recorder_run.c: the time bin of t_ns (< horizon; the last
+ * one cached) and the ITL histogram bucket of gap > 0 through `hint`. */
+size_t fs__recorder_bin_at(struct fs_recorder *rec, fs_ns t_ns);
+size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
+                               struct fs__hist_hint *hint);
 
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */

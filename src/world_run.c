@@ -9,7 +9,9 @@
  * twice as long (16, 32, ... 255 steps: an arrival cutting the run early
  * wastes little pricing).  An arrival routed to the instance cuts the run
  * after the step in flight.  Per recorded iteration O(1): no work per
- * request.  The planned steps live in the instance's cost context.
+ * request; the iterations that end before now are recorded together
+ * (fs__recorder_llm_run) and the engine advanced over them in one call.
+ * The planned steps live in the instance's cost context.
  */
 #include "world_state.h"
 
@@ -20,31 +22,40 @@
 static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_ctx *c,
                   uint32_t chunk)
 {
-	struct fs_step_shape sh;
 	uint32_t k = in->run_n, limit = k + chunk;
+	size_t n, i;
+	int64_t seqs;
 	fs_ns total_ns = 0;
 
 	if (limit > FS__RUN_MAX_STEPS)
 		limit = FS__RUN_MAX_STEPS;
-	while (k < limit && fs_llm_engine_run_plan(in->engine, &sh)) {
+	n = fs_llm_engine_run_plan_n(in->engine, limit - k, c->run_ctx);
+	seqs = fs_llm_engine_run_batch(in->engine);
+	if (n > 0 && c->perf->table == NULL && !c->run_prep_ok) {
+		fs_perf_decode_prepare(&c->cache, seqs, &c->run_prep);
+		c->run_prep_ok = true;
+	}
+	for (i = 0; i < n; i++, k++) {
 		fs_ns d;
 
 		if (c->perf->table != NULL) {
+			struct fs_step_shape sh = { 0 };
+
+			sh.decode_seqs = seqs;
+			sh.n_seqs = seqs;
+			sh.decode_context_tokens = c->run_ctx[i];
 			d = fs__world_price_step(c, &sh);                /* MODEL: V1 */
 		} else {
-			if (!c->run_prep_ok) {
-				fs_perf_decode_prepare(&c->cache, sh.decode_seqs, &c->run_prep);
-				c->run_prep_ok = true;
-			}
-			d = fs_perf_decode_step(&c->cache, &c->run_prep, sh.decode_context_tokens,
-			                        &c->flops, &c->bytes);
+			d = fs_perf_decode_step(&c->cache, &c->run_prep, c->run_ctx[i],
+			                        &c->run_flops[k], &c->run_bytes[k]);
 		}
 		FS__WORLD_CHECK(w, d >= 1, "step cost must be at least 1 ns");
+		if (c->perf->table != NULL) {
+			c->run_flops[k] = c->flops;
+			c->run_bytes[k] = c->bytes;
+		}
 		c->run_dur_ns[k] = d;
-		c->run_flops[k] = c->flops;
-		c->run_bytes[k] = c->bytes;
 		total_ns += d;
-		k++;
 	}
 	in->run_more = k == limit;       /* stopped by the chunk, not the engine */
 	in->run_n = k;
@@ -69,46 +80,54 @@ fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 	return w->now_ns + dur0_ns + plan(w, in, c, c->run_chunk);
 }
 
-/* The end of the run's step in flight (at end_ns) and the begin of the
- * next: record the iteration as its own STEP_DONE event would have. */
+/* The ends of k steps of the run from the one in flight on, back to back,
+ * and the begin of the step after them: recorded as their own STEP_DONE
+ * events would have recorded them (`events` of which count as events),
+ * in one pass over the steps with no work per request. */
 static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost_ctx *c,
-                    fs_ns end_ns, bool count_event)
+                    uint32_t k, uint64_t events)
 {
-	uint32_t j = in->run_j;
-	struct fs_llm_report rep;
-	int64_t kv;
+	uint32_t j = in->run_j, i;
+	fs_ns t_ns = in->step_begin_ns;
 
-	fs_llm_engine_run_advance(in->engine, end_ns, c->run_dur_ns[j + 1], &rep);
-	if (count_event)
-		w->rec.result->events++;
-	w->rec.result->run_steps++;
-	fs__recorder_itl(&w->rec, end_ns, end_ns - rep.begin_ns,
-	                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
-	fs__world_llm_record_step(w, in, &rep, c->run_flops[j], c->run_bytes[j]);
-	in->run_j = j + 1;
-	in->step_begin_ns = end_ns;
-	kv = fs_llm_engine_kv_used(in->engine);
-	if (kv != in->kv_used)
-		fs__world_llm_kv_level(w, in, kv, end_ns);
+	fs_llm_engine_run_advance_n(in->engine, k, &c->run_dur_ns[j], c->run_kv);
+	w->rec.result->events += events;
+	w->rec.result->run_steps += k;
+	in->tokens_processed += (double)(fs_llm_engine_run_batch(in->engine) * (int64_t)k);
+	fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
+	                     &c->run_bytes[j], c->run_kv, fs_llm_engine_run_batch(in->engine),
+	                     c->peak_flops_per_s, c->peak_bytes_per_s, &in->itl_hint,
+	                     &in->busy_ns);
+	/* the KV levels at each step's begin (MODEL: M3) */
+	for (i = 1; i <= k; i++) {
+		t_ns += c->run_dur_ns[j + i - 1];
+		if (c->run_kv[i] != in->kv_used)
+			fs__world_llm_kv_level(w, in, c->run_kv[i], t_ns);
+	}
+	in->run_j = j + k;
+	in->step_begin_ns = t_ns;
 }
 
 void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	struct fs__cost_ctx *c;
+	uint32_t j;
+	fs_ns t_ns;
 
 	if (in->run_n <= 1 || !in->stepping)
 		return;
 	c = fs_llm_engine_cost_ctx(in->engine);
-	while (in->run_j + 1 < in->run_n) {
-		fs_ns end_ns = in->step_begin_ns + c->run_dur_ns[in->run_j];
+	for (j = in->run_j, t_ns = in->step_begin_ns; j + 1 < in->run_n; j++) {
+		fs_ns end_ns = t_ns + c->run_dur_ns[j];
 
 		/* the reference path pushed this step's event when it began */
-		if (end_ns > w->now_ns ||
-		    (end_ns == w->now_ns && !(in->step_begin_ns < w->tie_push_ns)))
+		if (end_ns > w->now_ns || (end_ns == w->now_ns && !(t_ns < w->tie_push_ns)))
 			break;
-		advance(w, in, c, end_ns, true);
+		t_ns = end_ns;
 	}
+	if (j > in->run_j)
+		advance(w, in, c, j - in->run_j, j - in->run_j);
 }
 
 bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
@@ -137,7 +156,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 	more_ns = plan(w, in, c, c->run_chunk);
 	if (in->run_n == 1)
 		return false;            /* nothing after it: it ends as usual */
-	advance(w, in, c, w->now_ns, false);   /* this event is its end */
+	advance(w, in, c, 1, 0);            /* this event is its end */
 	in->step_ev = fs_eventq_push(w->q, w->now_ns + more_ns, FS_EV_STEP_DONE, ii, 0);
 	return true;
 }

@@ -43,6 +43,8 @@ struct fs__cost_ctx {
 	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
 	bool run_prep_ok;
 	uint32_t run_chunk;                      /* steps its next chunk plans */
+	int64_t run_kv[FS__RUN_MAX_STEPS + 1];   /* KV blocks in use per step advanced */
+	int64_t run_ctx[FS__RUN_MAX_STEPS];      /* context tokens of the steps planned */
 };
 
 struct fs__slot {

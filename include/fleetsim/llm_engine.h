@@ -319,10 +319,27 @@ const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine
 bool fs_llm_engine_run_open(struct fs_llm_engine *e);
 bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape);
 int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e);
+/* Up to `max` calls of fs_llm_engine_run_plan at once: returns how many
+ * steps were planned and the decode context tokens of each in ctx_tokens
+ * (their shapes are decodes of the run's batch, fs_llm_engine_run_batch).
+ * O(steps). */
+size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_tokens);
 void fs_llm_engine_run_cut(struct fs_llm_engine *e);
 void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
                                struct fs_llm_report *rep);
 bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e);
+
+/* k >= 1 steps of the open run end back to back, as k calls of
+ * fs_llm_engine_run_advance would end them, with no report: the step in
+ * flight (j) and the k - 1 after it.  dur_ns[0..k] are the times of steps
+ * j .. j + k (dur_ns[0] the step in flight's, dur_ns[k] the one begun at the
+ * last end); kv_used[0..k] receives the KV blocks in use during each of
+ * them.  Every request samples one token per step (a regular ITL gap of the
+ * step's time).  O(k) with no work per request.  fs_llm_engine_run_batch:
+ * the run's batch size (0 when none is open). */
+void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns *dur_ns,
+                                 int64_t *kv_used);
+int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
