@@ -38,7 +38,7 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
 	fs_ns until_ns = in->gone_ns >= 0 ? in->gone_ns : end_ns;
 	struct fs__rec_bill b = { 0 };
-	double cold_ns;
+	double cold_ns, lost_cold_ns;
 
 	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
 		return;
@@ -52,9 +52,12 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	}
 	b.usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
 	b.overflow = in->overflow;
-	b.idle_usd = b.usd * fmax(0.0, 1.0 - in->busy_ns / b.alive_ns);
 	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
 	                   in->billed_from_ns);
+	/* A replacement's cold start is lost to the reclaim, not idle: each
+	 * dollar in one part only, so that used + idle + lost is the bill. */
+	lost_cold_ns = in->replacement ? cold_ns : 0;
+	b.idle_usd = b.usd * fmax(0.0, 1.0 - (in->busy_ns + lost_cold_ns) / b.alive_ns);
 	if (in->replacement)
 		b.lost_cold_usd = b.usd * cold_ns / b.alive_ns;
 	if (in->tokens_lost > 0 && in->tokens_processed > 0)

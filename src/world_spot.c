@@ -177,16 +177,19 @@ static void retry_spot_pools(struct fs_world *w)
 }
 
 /* MODEL: F9 — a zone reclaim notices every spot instance in the zone and
- * leaves it without capacity for the outage. */
+ * leaves it without capacity for the outage.  Only the instances there at
+ * the reclaim: with `zone_outage` 0 their replacements, launched by the
+ * notices, may land in the same zone and are not reclaimed again (which
+ * would never end). */
 static void on_zone_reclaim(struct fs_world *w, uint32_t z)
 {
 	double rate_per_h;
 	fs_ns outage_ns;
-	size_t i;
+	size_t i, n = w->n_insts;
 
 	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
 	w->zones[z].outage_until_ns = w->now_ns + outage_ns;
-	for (i = 0; i < w->n_insts; i++)
+	for (i = 0; i < n; i++)
 		if (w->insts[i].spot && w->insts[i].zone == z)
 			notice(w, (uint32_t)i);
 	schedule_zone_reclaim(w, z);
