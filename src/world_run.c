@@ -79,9 +79,7 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	int64_t kv;
 
 	fs_llm_engine_run_advance(in->engine, end_ns, c->run_dur_ns[j + 1], &rep);
-	if (count_event)
-		w->rec.result->events++;
-	w->rec.result->run_steps++;
+	fs__recorder_run_step(&w->rec, count_event);
 	fs__recorder_itl(&w->rec, end_ns, end_ns - rep.begin_ns,
 	                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
 	fs__world_llm_record_step(w, in, &rep, c->run_flops[j], c->run_bytes[j]);
