@@ -208,4 +208,105 @@ size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
  * returns the result (caller owns it). */
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns);
 
+
+/* ---- The world's counters (inline: once per event) ---------------------- */
+
+/* One event processed; one LLM iteration recorded inside a fast-path run
+ * (counted_event: it also stands for an event of the step-by-step path);
+ * the runaway guard stopped the replication (MODEL: S3). */
+static inline void fs__recorder_event(struct fs_recorder *rec)
+{
+	rec->result->events++;
+}
+
+static inline void fs__recorder_run_step(struct fs_recorder *rec, bool counted_event)
+{
+	if (counted_event)
+		rec->result->events++;
+	rec->result->run_steps++;
+}
+
+/* k steps of a fast-path run, `events` of which count as events. */
+static inline void fs__recorder_run_steps(struct fs_recorder *rec, uint64_t k, uint64_t events)
+{
+	rec->result->events += events;
+	rec->result->run_steps += k;
+}
+
+static inline void fs__recorder_stopped_early(struct fs_recorder *rec)
+{
+	rec->result->stopped_early = true;
+}
+
+/* ---- The fleet (recorder_fleet.c): fs__rec_* -----------------------------
+ * The world's one channel into the result's fleet figures
+ * (result->fleet): one entry point per event it records, named for the
+ * event.  `pool` indexes the scenario's pools; FS__REC_FLEET names the
+ * fleet as a whole where a figure exists for both (availability). */
+#define FS__REC_FLEET SIZE_MAX
+
+/* An instance of `pool` was requested; `live` of the pool's instances are
+ * not gone now (peak_alive keeps the most). */
+void fs__rec_launch(struct fs_recorder *rec, size_t pool, int live);
+/* A spot launch of `pool` found no zone with capacity. */
+void fs__rec_launch_failed(struct fs_recorder *rec, size_t pool);
+/* A spot instance of `pool` was reclaimed at t_ns: counted once, at the
+ * reclaim (or at the notice for one not serving yet, which goes at once),
+ * in the pool's count and the reclaims series (MODEL: F7). */
+void fs__rec_reclaim(struct fs_recorder *rec, size_t pool, fs_ns t_ns);
+/* A request was moved off a reclaimed instance of `pool` and routed again
+ * (MODEL: F17); `tokens` it had computed there are computed again (F6). */
+void fs__rec_reclaim_requeue(struct fs_recorder *rec, size_t pool);
+void fs__rec_recompute(struct fs_recorder *rec, int64_t tokens);
+/* A request was failed by a reclaim of `pool` (in_flight fail, F17). */
+void fs__rec_reclaim_fail(struct fs_recorder *rec, size_t pool);
+/* An instance of `pool` spent busy_ns in an iteration (ended, or abandoned
+ * by a reclaim). */
+void fs__rec_pool_busy(struct fs_recorder *rec, size_t pool, double busy_ns);
+/* A request completed (whole horizon, warm-up included: the cost
+ * denominators of MODEL F14) with output_tokens. */
+void fs__rec_served(struct fs_recorder *rec, int64_t output_tokens);
+
+/* The bill (MODEL: B8, F13, B4).  `pool` held exactly `billed` billed
+ * instances for span_ns. */
+void fs__rec_billed_level(struct fs_recorder *rec, size_t pool, size_t billed,
+                          double span_ns);
+/* One instance's life and bill at the end of the run, each part added to
+ * its pool in this order (0 for a part that does not apply). */
+struct fs__rec_bill {
+	double alive_ns;             /* billed life */
+	double serving_ns;           /* of it, able to serve */
+	double usd;                  /* usage charge (0: paid by the commitment) */
+	bool overflow;               /* committed pool, above the commitment (B6) */
+	double idle_usd;             /* of usd, paid with no iteration in flight */
+	double lost_cold_usd;        /* of usd, a replacement's cold start */
+	double lost_work_usd;        /* of usd, iterations whose tokens were lost */
+};
+void fs__rec_instance_bill(struct fs_recorder *rec, size_t pool,
+                           const struct fs__rec_bill *b);
+/* A committed pool's commitment for the run: fee_usd, of it idle_usd. */
+void fs__rec_commitment(struct fs_recorder *rec, size_t pool, double fee_usd,
+                        double idle_usd);
+/* `pool`'s KV blocks per instance, for its KV figures. */
+void fs__rec_pool_kv_blocks(struct fs_recorder *rec, size_t pool, int64_t kv_blocks);
+
+/* Availability (MODEL: F15, F16) of `pool` or FS__REC_FLEET: start (or
+ * restart, once start-up is over) an empty account; span_ns with `serving`
+ * serving of `wanted`; close it at the end. */
+void fs__rec_avail_restart(struct fs_recorder *rec, size_t pool);
+void fs__rec_avail_span(struct fs_recorder *rec, size_t pool, double span_ns,
+                        int serving, int wanted);
+void fs__rec_avail_close(struct fs_recorder *rec, size_t pool);
+
+/* The autoscaler of `pool` (MODEL: A11): one look covering interval_ns,
+ * whether its decision was the pool's max or its lower bound and whether
+ * it changed the count; `n` instances released idle (A5); `n` launches
+ * soon after a release (flapping); `n` requests left queued at the end
+ * with no instance. */
+void fs__rec_scale_look(struct fs_recorder *rec, size_t pool, double interval_ns,
+                        bool at_max, bool at_min, bool changed);
+void fs__rec_idle_release(struct fs_recorder *rec, size_t pool, uint64_t n);
+void fs__rec_scale_relaunch(struct fs_recorder *rec, size_t pool, uint64_t n);
+void fs__rec_stranded(struct fs_recorder *rec, size_t pool, uint64_t n);
+
 #endif

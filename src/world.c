@@ -34,7 +34,7 @@ static void admit(struct fs_world *w, const struct fs_request *req, uint32_t age
 		break;
 	}
 	if ((int64_t)w->in_system > w->sc->sim.max_in_system) {
-		w->rec.result->stopped_early = true;   /* MODEL: S3 */
+		fs__recorder_stopped_early(&w->rec);   /* MODEL: S3 */
 		w->ended = true;
 	}
 }
@@ -133,7 +133,7 @@ bool fs_world_step(struct fs_world *w)
 	}
 	FS__WORLD_CHECK(w, ev.t_ns >= w->now_ns, "time went backwards");
 	w->now_ns = ev.t_ns;
-	w->rec.result->events++;
+	fs__recorder_event(&w->rec);
 	/* MODEL: V24 — runs in flight are brought up to this event first:
 	 * lazily for arrivals and sends (only where they go), for every
 	 * instance before anything of the fleet, the autoscaler or the horizon */

@@ -11,19 +11,28 @@
 
 #define MAX_POOLS 64                 /* the loader allows 32 */
 
-static void track_start(struct fs__avail_track *t, struct fs_availability *a)
+/* `pool` indexes w->pools, FS__REC_FLEET the fleet: its track. */
+static struct fs__avail_track *track_of(struct fs_world *w, size_t pool)
 {
+	return pool == FS__REC_FLEET ? &w->fleet_avail : &w->pools[pool].avail;
+}
+
+static void track_start(struct fs_world *w, size_t pool)
+{
+	struct fs__avail_track *t = track_of(w, pool);
+
 	t->serving = 0;
 	t->reached = false;
 	t->last_ns = 0;
-	*a = (struct fs_availability){ 0, 0, 0, INT64_MAX };
+	fs__rec_avail_restart(&w->rec, pool);
 }
 
 /* Account [t->last_ns, now_ns) with the counts in force, clipped to the
  * measured span [warm-up, horizon). */
-static void advance(struct fs__avail_track *t, struct fs_availability *a,
-                    const struct fs_scenario *sc, fs_ns now_ns)
+static void advance(struct fs_world *w, size_t pool, fs_ns now_ns)
 {
+	struct fs__avail_track *t = track_of(w, pool);
+	const struct fs_scenario *sc = w->sc;
 	fs_ns from_ns = t->last_ns > sc->sim.warmup_ns ? t->last_ns : sc->sim.warmup_ns;
 	fs_ns to_ns = now_ns < sc->sim.horizon_ns ? now_ns : sc->sim.horizon_ns;
 
@@ -31,24 +40,21 @@ static void advance(struct fs__avail_track *t, struct fs_availability *a,
 		t->last_ns = now_ns;
 	if (to_ns <= from_ns)
 		return;
-	a->window_ns += (double)(to_ns - from_ns);
-	if (t->serving < t->wanted)
-		a->short_ns += (double)(to_ns - from_ns);
-	if (t->serving == 0 && t->wanted > 0)
-		a->down_ns += (double)(to_ns - from_ns);      /* MODEL: F16 */
-	if (t->serving < a->min_serving)
-		a->min_serving = t->serving;
+	fs__rec_avail_span(&w->rec, pool, (double)(to_ns - from_ns), t->serving,
+	                   t->wanted);                  /* MODEL: F16 */
 }
 
 /* Take the new serving count.  MODEL: F15 — the first time the pool has
  * what it wants, start-up is over: what was accounted before (the cold
  * start of the first instances after the warm-up) is dropped. */
-static void take(struct fs__avail_track *t, struct fs_availability *a, int serving)
+static void take(struct fs_world *w, size_t pool, int serving)
 {
+	struct fs__avail_track *t = track_of(w, pool);
+
 	t->serving = serving;
 	if (!t->reached && serving >= t->wanted) {
 		t->reached = true;
-		*a = (struct fs_availability){ 0, 0, 0, INT64_MAX };
+		fs__rec_avail_restart(&w->rec, pool);
 	}
 }
 
@@ -74,7 +80,6 @@ static int count_serving(const struct fs_world *w, int *counts)
 
 void fs__world_avail_note(struct fs_world *w)
 {
-	struct fs_fleet_result *fr = &w->rec.result->fleet;
 	int c[MAX_POOLS], total, wanted = 0;
 	size_t p;
 
@@ -82,43 +87,33 @@ void fs__world_avail_note(struct fs_world *w)
 	total = count_serving(w, c);
 
 	for (p = 0; p < w->fleet->n_pools; p++) {
-		struct fs__avail_track *t = &w->pools[p].avail;
-
-		advance(t, &fr->pools[p].avail, w->sc, w->now_ns);
-		take(t, &fr->pools[p].avail, c[p]);
-		wanted += t->wanted;
+		advance(w, p, w->now_ns);
+		take(w, p, c[p]);
+		wanted += w->pools[p].avail.wanted;
 	}
-	advance(&w->fleet_avail, &fr->avail, w->sc, w->now_ns);
+	advance(w, FS__REC_FLEET, w->now_ns);
 	w->fleet_avail.wanted = wanted;
-	take(&w->fleet_avail, &fr->avail, total);
+	take(w, FS__REC_FLEET, total);
 }
 
 void fs__world_avail_init(struct fs_world *w)
 {
-	struct fs_fleet_result *fr = &w->rec.result->fleet;
 	size_t p;
 
 	for (p = 0; p < w->fleet->n_pools; p++)
-		track_start(&w->pools[p].avail, &fr->pools[p].avail);
-	track_start(&w->fleet_avail, &fr->avail);
+		track_start(w, p);
+	track_start(w, FS__REC_FLEET);
 	fs__world_avail_note(w);
-}
-
-static void close_one(struct fs_availability *a)
-{
-	if (a->min_serving == INT64_MAX)
-		a->min_serving = -1;
 }
 
 void fs__world_avail_finish(struct fs_world *w, fs_ns end_ns)
 {
-	struct fs_fleet_result *fr = &w->rec.result->fleet;
 	size_t p;
 
 	for (p = 0; p < w->fleet->n_pools; p++) {
-		advance(&w->pools[p].avail, &fr->pools[p].avail, w->sc, end_ns);
-		close_one(&fr->pools[p].avail);
+		advance(w, p, end_ns);
+		fs__rec_avail_close(&w->rec, p);
 	}
-	advance(&w->fleet_avail, &fr->avail, w->sc, end_ns);
-	close_one(&fr->avail);
+	advance(w, FS__REC_FLEET, end_ns);
+	fs__rec_avail_close(&w->rec, FS__REC_FLEET);
 }

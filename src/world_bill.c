@@ -21,15 +21,9 @@ static const struct fs_pool_cfg *pool_cfg(const struct fs_world *w, uint32_t p)
 void fs__world_note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns)
 {
 	struct fs__pool *pool = &w->pools[p];
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
-	size_t k = (size_t)pool->billed, cap = pr->n_levels;
 
-	if (k >= pr->n_levels) {
-		fs_xgrow((void **)&pr->level_ns, &cap, k + 1, sizeof *pr->level_ns);
-		while (pr->n_levels <= k)
-			pr->level_ns[pr->n_levels++] = 0;
-	}
-	pr->level_ns[k] += (double)(t_ns - pool->billed_since_ns);
+	fs__rec_billed_level(&w->rec, p, (size_t)pool->billed,
+	                     (double)(t_ns - pool->billed_since_ns));
 	pool->billed += delta;
 	pool->billed_since_ns = t_ns;
 }
@@ -42,39 +36,38 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
                           double *commit_busy_ns)
 {
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
 	fs_ns until_ns = in->gone_ns >= 0 ? in->gone_ns : end_ns;
-	double alive_ns, usd, cold_ns;
+	struct fs__rec_bill b = { 0 };
+	double cold_ns, lost_cold_ns;
 
 	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
 		return;
-	alive_ns = (double)(until_ns - in->billed_from_ns);
-	pr->alive_ns += alive_ns;
+	b.alive_ns = (double)(until_ns - in->billed_from_ns);
 	if (in->serving_from_ns >= 0)
-		pr->serving_ns += (double)(until_ns - in->serving_from_ns);
+		b.serving_ns = (double)(until_ns - in->serving_from_ns);
 	if (fs_pricing_committed(pc->pricing) && !in->overflow) {
 		commit_busy_ns[in->pool] += in->busy_ns;
-		return;                              /* billed per pool below */
+		fs__rec_instance_bill(&w->rec, in->pool, &b);   /* billed per pool below */
+		return;
 	}
-	usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
-	pr->usd += usd;
-	if (in->overflow) {
-		pr->overflow_usd += usd;
-		pr->overflow_ns += alive_ns;
-	}
-	pr->idle_usd += usd * fmax(0.0, 1.0 - in->busy_ns / alive_ns);
+	b.usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
+	b.overflow = in->overflow;
 	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
 	                   in->billed_from_ns);
+	/* A replacement's cold start is lost to the reclaim, not idle: each
+	 * dollar in one part only, so that used + idle + lost is the bill. */
+	lost_cold_ns = in->replacement ? cold_ns : 0;
+	b.idle_usd = b.usd * fmax(0.0, 1.0 - (in->busy_ns + lost_cold_ns) / b.alive_ns);
 	if (in->replacement)
-		pr->lost_usd += usd * cold_ns / alive_ns;
+		b.lost_cold_usd = b.usd * cold_ns / b.alive_ns;
 	if (in->tokens_lost > 0 && in->tokens_processed > 0)
-		pr->lost_usd += usd * (in->busy_ns / alive_ns) *
-		                fmin(1.0, in->tokens_lost / in->tokens_processed);
+		b.lost_work_usd = b.usd * (in->busy_ns / b.alive_ns) *
+		                  fmin(1.0, in->tokens_lost / in->tokens_processed);
+	fs__rec_instance_bill(&w->rec, in->pool, &b);
 }
 
 void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
 {
-	struct fs_fleet_result *fr = &w->rec.result->fleet;
 	double *commit_busy_ns = fs_xcalloc(w->fleet->n_pools, sizeof *commit_busy_ns);
 	size_t i, p;
 
@@ -82,19 +75,18 @@ void fs__world_fleet_finish(struct fs_world *w, fs_ns end_ns)
 		bill_instance(w, &w->insts[i], end_ns, commit_busy_ns);
 	for (p = 0; p < w->fleet->n_pools; p++) {
 		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
-		struct fs_pool_result *pr = &fr->pools[p];
 
-		pr->kv_blocks_per_instance = pc->llm->sched.kv_blocks;
+		fs__rec_pool_kv_blocks(&w->rec, p, pc->llm->sched.kv_blocks);
 		fs__world_note_billed(w, (uint32_t)p, 0, end_ns);
 		if (fs_pricing_committed(pc->pricing)) {
 			/* MODEL: B4 — the commitment is paid whether used or not. */
 			double fee = fs_billing_commit_usd(pc, end_ns);
 			double capacity_ns = (double)end_ns * pc->count;
+			double idle_usd = 0;
 
-			pr->commit_usd = fee;
-			pr->usd += fee;
 			if (capacity_ns > 0)
-				pr->idle_usd += fee * fmax(0.0, 1.0 - commit_busy_ns[p] / capacity_ns);
+				idle_usd = fee * fmax(0.0, 1.0 - commit_busy_ns[p] / capacity_ns);
+			fs__rec_commitment(&w->rec, p, fee, idle_usd);
 		}
 	}
 	free(commit_busy_ns);

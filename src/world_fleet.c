@@ -1,18 +1,16 @@
 /*
- * world_fleet.c — the fleet of one world: instances launched into pools and
- * zones, their lives (provisioning -> starting -> serving -> notice or
- * draining -> gone), spot interruptions (per-instance rate, zone-wide
- * reclaims, replayed capacity traces), the spot strategy (relaunch,
- * on-demand stand-ins); the autoscaler's look is in world_scale.c.
- * Instances are never removed from the array (ids stay valid); a gone
- * instance keeps its times for billing.
+ * world_fleet.c — the life cycle of one world's instances: launched into a
+ * pool and a zone, provisioning -> starting -> serving -> notice or
+ * draining -> gone, and the fleet's events dispatched to their owners.
+ * Spot capacity (interruptions, zone reclaims, traces, relaunch, stand-ins)
+ * is world_spot.c's, the autoscaler's look world_scale.c's, the bill
+ * world_bill.c's.  Instances are never removed from the array (ids stay
+ * valid); a gone instance keeps its times for billing.
  */
 #include "world_state.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-#include "fleetsim/capacity.h"
 
 #define NO_ZONE UINT32_MAX
 
@@ -31,20 +29,6 @@ bool fs__world_inst_counts(const struct fs__instance *in)
 {
 	return in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING ||
 	       in->state == FS__INST_SERVING;
-}
-
-/* Spot capacity left in zone z now (INT32_MAX: unlimited). */
-static int32_t zone_room(const struct fs_world *w, uint32_t z)
-{
-	const struct fs_zone_cfg *zc = &w->fleet->zones[z];
-	int32_t cap;
-
-	if (w->now_ns < w->zones[z].outage_until_ns)
-		return 0;                            /* MODEL: F9 */
-	if (zc->trace == NULL)
-		return INT32_MAX;
-	cap = fs_capacity_at(zc->trace, w->now_ns);   /* MODEL: F10 */
-	return cap - w->zones[z].spot_alive;
 }
 
 /* Instances of pool p (stand-ins excluded) alive in zone z. */
@@ -73,7 +57,7 @@ static uint32_t pick_zone(struct fs_world *w, uint32_t p, bool spot)
 		uint32_t z = (uint32_t)pc->zones[(k + w->pools[p].next_zone) % pc->n_zones];
 		int n;
 
-		if (spot && zone_room(w, z) <= 0)
+		if (spot && fs__world_spot_room(w, z) <= 0)
 			continue;
 		if (!pc->spread_zones)
 			return z;
@@ -145,27 +129,12 @@ static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)
 	in->billed_from_ns = in->serving_from_ns = in->gone_ns = -1;
 	if (in->spot)
 		w->zones[z].spot_alive++;
-	w->rec.result->fleet.pools[p].launches++;
-	if (++w->pools[p].live > (int)w->rec.result->fleet.pools[p].peak_alive)
-		w->rec.result->fleet.pools[p].peak_alive = (uint64_t)w->pools[p].live;
+	fs__rec_launch(&w->rec, p, ++w->pools[p].live);
 	return ii;
 }
 
-static void schedule_interruption(struct fs_world *w, uint32_t ii)
-{
-	const struct fs_spot_cfg *sp = &pool_cfg(w, w->insts[ii].pool)->spot;
-	double mean_ns;
-
-	if (!w->insts[ii].spot || sp->interrupt_rate_per_h <= 0)
-		return;
-	/* MODEL: F8 — interruptions of a running spot instance are Poisson. */
-	mean_ns = FS_NS_PER_HOUR / sp->interrupt_rate_per_h;
-	w->insts[ii].life_ev = fs_eventq_push(w->q, w->now_ns +
-		(fs_ns)llround(fs_rng_exponential(w->spot_rng, mean_ns)), FS_EV_SPOT_NOTICE, ii, 0);
-}
-
 /* Record pool p's serving instances (stand-ins included) from now on. */
-static void note_pool(struct fs_world *w, uint32_t p)
+void fs__world_fleet_note_pool(struct fs_world *w, uint32_t p)
 {
 	size_t i;
 	int n = 0;
@@ -192,13 +161,13 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 		               __FILE__, __LINE__);
 	}
 	w->kv_total_llm += pc->llm->sched.kv_blocks;
-	note_pool(w, in->pool);
+	fs__world_fleet_note_pool(w, in->pool);
 }
 
 /* Launch one instance into pool p.  False when a spot pool found no room
  * (a retry is scheduled).  A warm instance serves at once (t = 0 only). */
-static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
-                   int standin_for)
+bool fs__world_fleet_launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
+                           int standin_for)
 {
 	const struct fs_pool_cfg *pc = pool_cfg(w, p);
 	bool spot = pc->pricing == FS_PRICING_SPOT;
@@ -206,7 +175,7 @@ static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
 	struct fs__instance *in;
 
 	if (z == NO_ZONE) {
-		w->rec.result->fleet.pools[p].failed_launches++;
+		fs__rec_launch_failed(&w->rec, p);
 		if (!w->pools[p].retry_pending) {
 			w->pools[p].retry_pending = true;
 			fs_eventq_push(w->q, w->now_ns + pc->spot.relaunch_retry_ns,
@@ -228,7 +197,7 @@ static bool launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
 		in->billed_from_ns = w->now_ns;
 		fs__world_note_billed(w, p, 1, w->now_ns);
 		start_serving(w, ii);
-		schedule_interruption(w, ii);
+		fs__world_spot_arm(w, ii);
 		return true;
 	}
 	in->state = FS__INST_PROVISIONING;
@@ -245,14 +214,14 @@ void fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 	while (w->pools[p].alive < w->pools[p].target) {
 		bool replacement = w->pools[p].replacements_due > 0;
 
-		if (!launch(w, p, false, replacement, -1))
+		if (!fs__world_fleet_launch(w, p, false, replacement, -1))
 			break;
 		if (replacement)
 			w->pools[p].replacements_due--;
 	}
 }
 
-static void go_gone(struct fs_world *w, uint32_t ii)
+void fs__world_fleet_gone(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
@@ -279,20 +248,8 @@ static void go_gone(struct fs_world *w, uint32_t ii)
 	w->pools[in->pool].live--;
 	if (fs_pricing_committed(pc->pricing) && !in->overflow)
 		w->pools[in->pool].committed_live--;
-	note_pool(w, in->pool);
+	fs__world_fleet_note_pool(w, in->pool);
 	fs__world_llm_note_levels(w);
-}
-
-/* Serving spot instances of pool p (under no notice). */
-static int serving_count(const struct fs_world *w, uint32_t p)
-{
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < w->n_insts; i++)
-		n += w->insts[i].pool == p && !w->insts[i].standin &&
-		     w->insts[i].state == FS__INST_SERVING;
-	return n;
 }
 
 /* Stop an instance taking work: one not yet serving goes at once, a serving
@@ -302,47 +259,17 @@ void fs__world_fleet_release(struct fs_world *w, uint32_t ii)
 	struct fs__instance *in = &w->insts[ii];
 
 	if (in->state != FS__INST_SERVING) {
-		go_gone(w, ii);
+		fs__world_fleet_gone(w, ii);
 		return;
 	}
 	in->state = FS__INST_DRAINING;
-	note_pool(w, in->pool);
+	fs__world_fleet_note_pool(w, in->pool);
 	if (in->standin)
 		w->pools[in->standin_for].standins--;
 	else
 		w->pools[in->pool].alive--;
 	if (in->outstanding == 0)
-		go_gone(w, ii);
-}
-
-/* MODEL: F12 — FALLBACK keeps (target - serving spot instances) on-demand
- * stand-ins of the fallback pool, so they cover both the time spot is short
- * and the cold start of its replacement; surplus stand-ins are released,
- * those not yet serving first. */
-static void rebalance_fallback(struct fs_world *w, uint32_t p)
-{
-	const struct fs_pool_cfg *pc = pool_cfg(w, p);
-	int wanted, i;
-
-	if (w->fleet->strategy != FS_STRATEGY_FALLBACK || pc->pricing != FS_PRICING_SPOT ||
-	    pc->fallback_pool < 0)
-		return;
-	wanted = w->pools[p].target - serving_count(w, p);
-	if (wanted < 0)
-		wanted = 0;
-	while (w->pools[p].standins < wanted)
-		launch(w, (uint32_t)pc->fallback_pool, false, true, (int)p);
-	for (i = 0; i < 2 && w->pools[p].standins > wanted; i++) {
-		size_t k;
-
-		for (k = w->n_insts; k-- > 0 && w->pools[p].standins > wanted;) {
-			struct fs__instance *in = &w->insts[k];
-
-			if (in->standin && in->standin_for == p && fs__world_inst_counts(in) &&
-			    (i == 1 || in->state != FS__INST_SERVING))
-				fs__world_fleet_release(w, (uint32_t)k);
-		}
-	}
+		fs__world_fleet_gone(w, ii);
 }
 
 static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
@@ -362,146 +289,15 @@ static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
 		return;
 	}
 	start_serving(w, ii);
-	schedule_interruption(w, ii);
+	fs__world_spot_arm(w, ii);
 	fs__world_llm_instance_ready(w, ii);
-	rebalance_fallback(w, in->standin ? in->standin_for : in->pool);
-}
-
-/* A reclaim notice for instance ii (MODEL: F7). */
-static void notice(struct fs_world *w, uint32_t ii)
-{
-	struct fs__instance *in = &w->insts[ii];
-	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
-	uint32_t p = in->pool;
-
-	if (in->state == FS__INST_GONE || in->state == FS__INST_NOTICE)
-		return;
-	fs_eventq_cancel(w->q, in->life_ev);
-	if (in->state == FS__INST_PROVISIONING || in->state == FS__INST_STARTING) {
-		w->rec.result->fleet.pools[p].reclaims++;
-		fs__recorder_reclaim(&w->rec, w->now_ns);
-		go_gone(w, ii);
-	} else {
-		if (in->state == FS__INST_SERVING)
-			w->pools[p].alive--;
-		in->state = FS__INST_NOTICE;
-		note_pool(w, p);
-		if (pc->spot.in_flight == FS_INFLIGHT_REQUEUE)
-			fs__world_llm_evacuate(w, ii, false);
-		in->life_ev = fs_eventq_push(w->q, w->now_ns + pc->spot.notice_ns,
-		                             FS_EV_SPOT_RECLAIM, ii, 0);
-	}
-	/* MODEL: F11 — the strategy decides whether the capacity is replaced. */
-	if (w->fleet->strategy == FS_STRATEGY_NONE) {
-		w->pools[p].target = w->pools[p].alive;
-	} else {
-		w->pools[p].replacements_due++;
-		fs__world_fleet_fill(w, p);
-	}
-	rebalance_fallback(w, p);
-}
-
-static void on_reclaim(struct fs_world *w, uint32_t ii)
-{
-	struct fs__instance *in = &w->insts[ii];
-	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
-
-	if (in->state != FS__INST_NOTICE)
-		return;
-	fs__world_llm_evacuate(w, ii, pc->spot.in_flight == FS_INFLIGHT_FAIL);
-	w->rec.result->fleet.pools[in->pool].reclaims++;
-	fs__recorder_reclaim(&w->rec, w->now_ns);
-	go_gone(w, ii);
+	fs__world_spot_rebalance(w, in->standin ? in->standin_for : in->pool);
 }
 
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t ii)
 {
 	if (w->insts[ii].state == FS__INST_DRAINING && w->insts[ii].outstanding == 0)
-		go_gone(w, ii);
-}
-
-/* Zone-wide reclaim rate and outage: the largest of the spot pools using z. */
-static void zone_reclaim_params(const struct fs_world *w, uint32_t z, double *rate_per_h,
-                                fs_ns *outage_ns)
-{
-	size_t p, k;
-
-	*rate_per_h = 0;
-	*outage_ns = 0;
-	for (p = 0; p < w->fleet->n_pools; p++) {
-		const struct fs_pool_cfg *pc = pool_cfg(w, (uint32_t)p);
-
-		if (pc->pricing != FS_PRICING_SPOT)
-			continue;
-		for (k = 0; k < pc->n_zones; k++) {
-			if ((uint32_t)pc->zones[k] != z)
-				continue;
-			*rate_per_h = fmax(*rate_per_h, pc->spot.zone_reclaim_rate_per_h);
-			if (pc->spot.zone_outage_ns > *outage_ns)
-				*outage_ns = pc->spot.zone_outage_ns;
-		}
-	}
-}
-
-static void schedule_zone_reclaim(struct fs_world *w, uint32_t z)
-{
-	double rate_per_h;
-	fs_ns outage_ns;
-
-	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
-	if (rate_per_h > 0)
-		fs_eventq_push(w->q, w->now_ns + (fs_ns)llround(
-			fs_rng_exponential(w->spot_rng, FS_NS_PER_HOUR / rate_per_h)),
-			FS_EV_ZONE_RECLAIM, z, 0);
-}
-
-static void retry_spot_pools(struct fs_world *w)
-{
-	size_t p;
-
-	for (p = 0; p < w->fleet->n_pools; p++)
-		if (pool_cfg(w, (uint32_t)p)->pricing == FS_PRICING_SPOT)
-			fs__world_fleet_fill(w, (uint32_t)p);
-}
-
-/* MODEL: F9 — a zone reclaim notices every spot instance in the zone and
- * leaves it without capacity for the outage. */
-static void on_zone_reclaim(struct fs_world *w, uint32_t z)
-{
-	double rate_per_h;
-	fs_ns outage_ns;
-	size_t i;
-
-	zone_reclaim_params(w, z, &rate_per_h, &outage_ns);
-	w->zones[z].outage_until_ns = w->now_ns + outage_ns;
-	for (i = 0; i < w->n_insts; i++)
-		if (w->insts[i].spot && w->insts[i].zone == z)
-			notice(w, (uint32_t)i);
-	schedule_zone_reclaim(w, z);
-}
-
-/* MODEL: F10 — when a zone's traced capacity falls below its spot instances,
- * the most recently launched ones are reclaimed (with notice). */
-static void on_capacity(struct fs_world *w, uint32_t z)
-{
-	const struct fs_capacity_trace *t = w->fleet->zones[z].trace;
-	fs_ns next_ns = fs_capacity_next_change(t, w->now_ns);
-	int32_t cap = fs_capacity_at(t, w->now_ns);
-	int live = 0;
-	size_t i;
-
-	for (i = 0; i < w->n_insts; i++)
-		live += w->insts[i].spot && w->insts[i].zone == z &&
-		        fs__world_inst_counts(&w->insts[i]);
-	for (i = w->n_insts; i-- > 0 && live > cap;) {
-		if (w->insts[i].spot && w->insts[i].zone == z && fs__world_inst_counts(&w->insts[i])) {
-			notice(w, (uint32_t)i);
-			live--;
-		}
-	}
-	if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
-		fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, z, 0);
-	retry_spot_pools(w);
+		fs__world_fleet_gone(w, ii);
 }
 
 /* ---- lifecycle of the fleet ------------------------------------------------ */
@@ -509,7 +305,7 @@ static void on_capacity(struct fs_world *w, uint32_t z)
 void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication)
 {
 	const struct fs_fleet_cfg *f = &w->sc->fleet;
-	size_t p, z;
+	size_t p;
 	int k;
 
 	w->fleet = f;
@@ -532,19 +328,11 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 	fs__world_avail_init(w);
 	for (p = 0; p < f->n_pools; p++)
 		for (k = 0; k < w->pools[p].target; k++)
-			launch(w, (uint32_t)p, w->pools[p].cfg->warm_start &&
+			fs__world_fleet_launch(w, (uint32_t)p, w->pools[p].cfg->warm_start &&
 			       k < w->pools[p].cfg->count, false, -1);
 	for (p = 0; p < f->n_pools; p++)
-		rebalance_fallback(w, (uint32_t)p);
-	for (z = 0; z < f->n_zones; z++) {
-		if (f->zones[z].trace != NULL) {
-			fs_ns next_ns = fs_capacity_next_change(f->zones[z].trace, 0);
-
-			if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
-				fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, (uint32_t)z, 0);
-		}
-		schedule_zone_reclaim(w, (uint32_t)z);
-	}
+		fs__world_spot_rebalance(w, (uint32_t)p);
+	fs__world_spot_init(w);
 }
 
 void fs__world_fleet_fini(struct fs_world *w)
@@ -578,22 +366,12 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 	case FS_EV_INSTANCE_UP:
 		on_instance_up(w, a, b);
 		break;
-	case FS_EV_SPOT_NOTICE:
-		notice(w, a);
-		break;
+	case FS_EV_SPOT_NOTICE:          /* world_spot.c's */
 	case FS_EV_SPOT_RECLAIM:
-		on_reclaim(w, a);
-		break;
 	case FS_EV_ZONE_RECLAIM:
-		on_zone_reclaim(w, a);
-		break;
 	case FS_EV_CAPACITY:
-		on_capacity(w, a);
-		break;
 	case FS_EV_LAUNCH_RETRY:
-		w->pools[a].retry_pending = false;
-		fs__world_fleet_fill(w, a);
-		rebalance_fallback(w, a);
+		fs__world_spot_event(w, kind, a);
 		break;
 	case FS_EV_AUTOSCALE:            /* world_scale.c's */
 	case FS_EV_ARRIVAL:

@@ -319,13 +319,12 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
                                const struct fs_llm_report *rep, double flops,
                                double bytes)
 {
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[in->pool];
 	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
 	double dur_ns = (double)(rep->end_ns - rep->begin_ns);
 
 	in->busy_ns += dur_ns;
 	in->tokens_processed += (double)(rep->shape.prefill_tokens + rep->shape.decode_seqs);
-	pr->busy_ns += dur_ns;
+	fs__rec_pool_busy(&w->rec, in->pool, dur_ns);
 	fs__recorder_llm_step(&w->rec, in->pool, rep->begin_ns, rep->end_ns, rep->shape.n_seqs,
 	                      rep->shape.prefill_tokens, rep->tokens_generated,
 	                      rep->n_preempted, flops, bytes, c->peak_flops_per_s,
@@ -390,8 +389,7 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 
 		fs__recorder_completion(&w->rec, &s->req, s->start_ns, s->first_token_ns,
 		                        w->now_ns, out_tokens);
-		w->rec.result->fleet.all_completed++;
-		w->rec.result->fleet.all_output_tokens += out_tokens;
+		fs__rec_served(&w->rec, out_tokens);
 		w->completions++;
 		in->outstanding--;
 		outstanding_changed(w, in);
@@ -422,8 +420,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		in->run_more = false;
 		fs_eventq_cancel(w->q, in->step_ev);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
-		w->rec.result->fleet.pools[in->pool].busy_ns +=
-			(double)(w->now_ns - in->step_begin_ns);
+		fs__rec_pool_busy(&w->rec, in->pool, (double)(w->now_ns - in->step_begin_ns));
 		in->stepping = false;
 		w->busy_insts--;
 	}
@@ -437,7 +434,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		outstanding_changed(w, in);
 		s->routed = false;
 		if (fail) {
-			w->rec.result->fleet.pools[in->pool].reclaim_failed++;   /* MODEL: F17 */
+			fs__rec_reclaim_fail(&w->rec, in->pool);   /* MODEL: F17 */
 			fail_request(w, slot);           /* MODEL: F7 */
 			continue;
 		}
@@ -447,11 +444,10 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 			                       ev[i].generated);
 
 			in->tokens_lost += lost;
-			w->rec.result->fleet.recomputed_tokens += (int64_t)lost;
+			fs__rec_recompute(&w->rec, (int64_t)lost);
 		}
 		s->carried_tokens += ev[i].generated;
-		w->rec.result->fleet.requeued++;
-		w->rec.result->fleet.pools[in->pool].reclaim_requeued++; /* MODEL: F17 */
+		fs__rec_reclaim_requeue(&w->rec, in->pool);   /* MODEL: F17 */
 		route_or_wait(w, slot);
 	}
 	FS__WORLD_CHECK(w, in->outstanding == 0, "requests left on an evacuated instance");

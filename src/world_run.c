@@ -91,8 +91,7 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	fs_ns t_ns = in->step_begin_ns;
 
 	fs_llm_engine_run_advance_n(in->engine, k, &c->run_dur_ns[j], c->run_kv);
-	w->rec.result->events += events;
-	w->rec.result->run_steps += k;
+	fs__recorder_run_steps(&w->rec, k, events);
 	in->tokens_processed += (double)(fs_llm_engine_run_batch(in->engine) * (int64_t)k);
 	fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
 	                     &c->run_bytes[j], c->run_kv, fs_llm_engine_run_batch(in->engine),

@@ -300,9 +300,9 @@ void fs__world_scale_event(struct fs_world *w)
 {
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
 	uint32_t p = (uint32_t)ac->pool;
-	struct fs_pool_result *pr = &w->rec.result->fleet.pools[p];
 	struct fs_autoscale_input in = { 0 };
 	int desired, idle;
+	bool at_max;
 
 	in.now_ns = w->now_ns;
 	in.clock_hour = clock_hour(w);
@@ -318,16 +318,14 @@ void fs__world_scale_event(struct fs_world *w)
 		if (gone > 0) {
 			fs_autoscale_note_release(ac, &w->pools[p].scale, w->now_ns, desired, gone);
 			desired -= gone;                                     /* MODEL: A5 */
-			pr->idle_releases += (uint64_t)gone;
+			fs__rec_idle_release(&w->rec, p, (uint64_t)gone);
 			w->pools[p].last_release_ns = w->now_ns;
 		}
 	}
-	pr->scale_looked_ns += (double)ac->interval_ns;
-	if (desired >= w->pools[p].cfg->max_count)
-		pr->scale_at_max_ns += (double)ac->interval_ns;
-	else if (desired <= floor_now(w, p, in.forecast_min))
-		pr->scale_at_min_ns += (double)ac->interval_ns;
-	pr->scale_events += desired != in.current;
+	at_max = desired >= w->pools[p].cfg->max_count;
+	fs__rec_scale_look(&w->rec, p, (double)ac->interval_ns, at_max,
+	                   !at_max && desired <= floor_now(w, p, in.forecast_min),
+	                   desired != in.current);
 	w->pools[p].desired = desired;
 	w->pools[p].target = desired;
 	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
@@ -336,7 +334,7 @@ void fs__world_scale_event(struct fs_world *w)
 	if (desired > w->pools[p].alive) {
 		if (w->pools[p].last_release_ns >= 0 &&                  /* MODEL: A11 */
 		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)
-			pr->scale_relaunches += (uint64_t)(desired - w->pools[p].alive);
+			fs__rec_scale_relaunch(&w->rec, p, (uint64_t)(desired - w->pools[p].alive));
 		fs__world_fleet_fill(w, p);
 	}
 	while (w->pools[p].alive > desired) {
@@ -382,7 +380,7 @@ void fs__world_scale_finish(struct fs_world *w)
 		return;
 	ac = &w->fleet->autoscale;
 	if (w->pools[ac->pool].alive == 0)
-		w->rec.result->fleet.pools[ac->pool].stranded_requests = w->n_unrouted;
+		fs__rec_stranded(&w->rec, (size_t)ac->pool, w->n_unrouted);
 }
 
 void fs__world_scale_fini(struct fs_world *w)

@@ -2,11 +2,13 @@
  * world_state.h — the state of one world, shared by world.c (lifecycle and
  * the event loop), world_slots.c (request slots), the engine drivers
  * world_queue.c, world_llm.c and world_run.c (the LLM fast path), and the
- * fleet's world_fleet.c (lifecycle,
- * spot, autoscaling), world_bill.c (the bill) and world_avail.c
- * (availability).  The drivers and world_fleet.c hold the handlers of their
- * event kinds; only world*.c files touch the event queue.  Requests live in a slot pool (index + free
- * list); engines see slot numbers only.
+ * fleet's world_fleet.c (life cycle), world_spot.c (spot capacity),
+ * world_scale.c (the autoscaler), world_bill.c (the bill) and world_avail.c
+ * (availability).  The drivers, world_fleet.c and world_spot.c hold the
+ * handlers of their event kinds; figures go to the result only through the
+ * recorder (recorder.h); only world*.c files touch the event queue.
+ * Requests live in a slot pool (index + free list); engines see slot
+ * numbers only.
  */
 #ifndef FLEETSIM_WORLD_STATE_H
 #define FLEETSIM_WORLD_STATE_H
@@ -280,7 +282,8 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii);
 void fs__world_llm_sync_all(struct fs_world *w);
 void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes);
 
-/* The fleet (world_fleet.c): instance lifecycle, spot, autoscaling, cost. */
+/* The fleet (world_fleet.c): the instances' life cycle; its events are
+ * dispatched here (spot ones to world_spot.c). */
 void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replication);
 void fs__world_fleet_fini(struct fs_world *w);
 void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a,
@@ -296,6 +299,24 @@ void fs__world_fleet_release(struct fs_world *w, uint32_t inst);
 bool fs__world_inst_counts(const struct fs__instance *in);
 /* A pool's cold start after provisioning: download, load, engine start. */
 fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc);
+/* Launch one instance into pool p (false: a spot pool found no room, a
+ * retry is scheduled; warm: serving at once, t = 0 only; standin_for >= 0:
+ * a fallback stand-in for that spot pool).  An instance is gone now.  Pool
+ * p's serving count changed: record it. */
+bool fs__world_fleet_launch(struct fs_world *w, uint32_t p, bool warm, bool replacement,
+                            int standin_for);
+void fs__world_fleet_gone(struct fs_world *w, uint32_t inst);
+void fs__world_fleet_note_pool(struct fs_world *w, uint32_t p);
+/* Spot capacity (world_spot.c): spot room left in zone z now (INT32_MAX:
+ * unlimited); draw a running spot instance's interruption; keep a spot
+ * pool's fallback stand-ins at what it lacks (MODEL: F12); schedule the
+ * zones' capacity changes and reclaims (at init); a spot event (notice,
+ * reclaim, zone reclaim, capacity change, launch retry). */
+int32_t fs__world_spot_room(const struct fs_world *w, uint32_t z);
+void fs__world_spot_arm(struct fs_world *w, uint32_t inst);
+void fs__world_spot_rebalance(struct fs_world *w, uint32_t p);
+void fs__world_spot_init(struct fs_world *w);
+void fs__world_spot_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a);
 /* The autoscaler (world_scale.c): set up (after the t = 0 launches), one
  * evaluation (FS_EV_AUTOSCALE), free its state. */
 void fs__world_scale_init(struct fs_world *w);
