@@ -538,12 +538,22 @@ static const char *start_str(const struct fs_gpu_spec *b, size_t off)
 	return off == GPU_FIELD(price_source) || off == GPU_FIELD(spec_source) ? SOURCE : "";
 }
 
+/* The USD example prices and what dates and sources them. */
+static bool is_price(size_t off)
+{
+	return off == GPU_FIELD(price_on_demand_usd_per_h) ||
+	       off == GPU_FIELD(price_spot_usd_per_h) || off == GPU_FIELD(price_monthly_usd) ||
+	       off == GPU_FIELD(price_date) || off == GPU_FIELD(price_source);
+}
+
 /* With a base, only what differs from it; without, every field but the
  * strings left at their no-base defaults.  full: every field and no "base",
- * so that the entry loads the same under any built-in catalogue.  Numbers
- * are printed so that the loader's key unit x scale gives back the stored
- * double exactly. */
-static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id, bool full)
+ * so that the entry loads the same under any built-in catalogue, except
+ * the USD example prices when !usd (a scenario in another currency prices
+ * every pool itself, so they are not used, and its record names no USD).
+ * Numbers are printed so that the loader's key unit x scale gives back the
+ * stored double exactly. */
+static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id, bool full, bool usd)
 {
 	const struct fs_gpu_spec *b = base_id != NULL && !full ?
 	                              fs_catalog_find_gpu(base_id) : NULL;
@@ -560,6 +570,8 @@ static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id, bool fu
 		cJSON_AddStringToObject(o, "display_name", g->display_name);
 	for (i = 0; i < N_GPU_NUMS; i++) {
 		f = &GPU_NUMS[i];
+		if (full && !usd && is_price(f->off))
+			continue;
 		if (b == NULL || gpu_num_of(b, f->off) != gpu_num_of(g, f->off))
 			fs__sc_print_inverse(o, f->key, gpu_num_of(g, f->off),
 			                     gpu_num_of(g, f->off) / f->scale, times, f->scale);
@@ -571,6 +583,8 @@ static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id, bool fu
 	}
 	for (i = 0; i < N_GPU_STRS; i++) {
 		v = gpu_str_of(g, GPU_STRS[i].off);
+		if (full && !usd && is_price(GPU_STRS[i].off))
+			continue;
 		if (full || strcmp(start_str(b, GPU_STRS[i].off), v) != 0 ||
 		    (b == NULL && GPU_STRS[i].off == GPU_FIELD(price_date)))
 			cJSON_AddStringToObject(o, GPU_STRS[i].key, v);
@@ -610,11 +624,12 @@ static cJSON *model_json(const struct fs_model_spec *m, const char *base_id)
 
 cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf)
 {
-	return fs__sc_print_catalog_full(cf, NULL, 0);
+	return fs__sc_print_catalog_full(cf, NULL, 0, true);
 }
 
 cJSON *fs__sc_print_catalog_full(const struct fs_catalog_file *cf,
-                                 const struct fs_gpu_spec *const *extra, size_t n_extra)
+                                 const struct fs_gpu_spec *const *extra, size_t n_extra,
+                                 bool usd)
 {
 	cJSON *o = cJSON_CreateObject(), *list;
 	bool full = extra != NULL;
@@ -623,9 +638,10 @@ cJSON *fs__sc_print_catalog_full(const struct fs_catalog_file *cf,
 	if (cf->n_gpus > 0 || n_extra > 0) {
 		list = cJSON_AddArrayToObject(o, "gpus");
 		for (i = 0; i < cf->n_gpus; i++)
-			cJSON_AddItemToArray(list, gpu_json(&cf->gpus[i], cf->gpu_bases[i], full));
+			cJSON_AddItemToArray(list, gpu_json(&cf->gpus[i], cf->gpu_bases[i], full,
+			                                             usd));
 		for (i = 0; i < n_extra; i++)
-			cJSON_AddItemToArray(list, gpu_json(extra[i], NULL, true));
+			cJSON_AddItemToArray(list, gpu_json(extra[i], NULL, true, usd));
 	}
 	if (cf->n_models > 0) {
 		list = cJSON_AddArrayToObject(o, "models");

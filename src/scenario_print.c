@@ -249,7 +249,8 @@ static cJSON *scenario_json(const struct fs_scenario *sc, bool self_contained)
 	if (self_contained && (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0 ||
 	                       used.n > 0))
 		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog_full(
-		                      &sc->catalog, used.n > 0 ? used.gpus : none, used.n));
+		                      &sc->catalog, used.n > 0 ? used.gpus : none, used.n,
+		                      strcmp(sc->fleet.currency, "USD") == 0));
 	else if (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0)
 		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog(&sc->catalog));
 	free(used.gpus);

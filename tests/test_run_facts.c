@@ -182,6 +182,40 @@ static void test_run_facts_base_override_reads_back_without_its_base(void **stat
 	fs_scenario_free(c);
 }
 
+/* A scenario in another currency prices every pool itself: its record
+ * writes the GPU's specs and sources but not the catalogue's USD prices,
+ * and the reloaded pools keep their own prices. */
+static void test_run_facts_other_currency_records_no_usd_prices(void **state)
+{
+	char *doc = fs_test_read_file("tests/data/currency_cny.json", NULL);
+	struct fs_scenario *a, *b;
+	const struct fs_gpu_spec *l40s = fs_catalog_find_gpu("l40s"), *got;
+	char *text;
+	size_t i;
+
+	(void)state;
+	assert_non_null(doc);
+	a = fs_test_load_text(doc, "cny.json", "tests/data");
+	b = reload(a, &text);
+	assert_non_null(strstr(text, "\"spec_source\""));
+	assert_null(strstr(text, "usd"));
+	assert_null(strstr(text, "USD"));
+	got = b->engine.llm.perf.gpu;
+	assert_ptr_equal(got, &b->catalog.gpus[0]);
+	same_double(l40s->mem_bytes, got->mem_bytes, "mem_bytes", "l40s");
+	same_double(l40s->mfu, got->mfu, "mfu", "l40s");
+	same_string(l40s->spec_source, got->spec_source, "spec_source", "l40s");
+	assert_true(got->price_on_demand_usd_per_h == 0);
+	assert_int_equal(a->fleet.n_pools, b->fleet.n_pools);
+	for (i = 0; i < a->fleet.n_pools; i++)
+		same_double(a->fleet.pools[i].price_usd_per_h, b->fleet.pools[i].price_usd_per_h,
+		            "pool price", a->fleet.pools[i].name);
+	free(doc);
+	free(text);
+	fs_scenario_free(a);
+	fs_scenario_free(b);
+}
+
 /* summary.json without its provenance.scenario_sha256 line (the hash of
  * the input file's bytes, which differ by construction). */
 static char *summary_without_sha(const char *dir)
@@ -377,6 +411,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_facts_every_builtin_gpu_reads_back_bitwise),
 		cmocka_unit_test(test_run_facts_base_override_reads_back_without_its_base),
+		cmocka_unit_test(test_run_facts_other_currency_records_no_usd_prices),
 		cmocka_unit_test(test_run_facts_rerun_of_scenario_json_gives_the_same_summary),
 		cmocka_unit_test(test_run_facts_the_run_follows_its_scenario_json),
 		cmocka_unit_test(test_run_facts_report_states_the_runs_gpu_facts),
