@@ -28,9 +28,9 @@ static int in_list(const char *name, const char *list)
 	return 0;
 }
 
-static int matches(const char *name, const char *id, const char *aliases)
+int fs_catalog_name_matches(const char *name, const char *id, const char *aliases)
 {
-	return strcasecmp(name, id) == 0 || in_list(name, aliases);
+	return strcasecmp(name, id) == 0 || (aliases != NULL && in_list(name, aliases));
 }
 
 const struct fs_gpu_spec *fs_catalog_find_gpu(const char *name)
@@ -42,7 +42,7 @@ const struct fs_gpu_spec *fs_catalog_find_gpu(const char *name)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		g = fs_catalog_gpu_at(i);
-		if (matches(name, g->id, g->aliases))
+		if (fs_catalog_name_matches(name, g->id, g->aliases))
 			return g;
 	}
 	return NULL;
@@ -57,7 +57,7 @@ const struct fs_model_spec *fs_catalog_find_model(const char *name)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		m = fs_catalog_model_at(i);
-		if (matches(name, m->id, m->aliases))
+		if (fs_catalog_name_matches(name, m->id, m->aliases))
 			return m;
 	}
 	return NULL;

@@ -226,7 +226,7 @@ int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_
 
 	if (fs_outfile_open(&o, path, err) != 0)
 		return -1;
-	if (fs_scenario_print(sc, o.f) != 0) {
+	if (fs_scenario_print_self_contained(sc, o.f) != 0) {
 		fs_outfile_abort(&o);
 		return fs_error_set(err, path, NULL, "cannot write the resolved scenario");
 	}

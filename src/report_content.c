@@ -2,8 +2,8 @@
  * report_content.c — what the report says, section by section: the
  * question, the recommendation, the assumptions, the plots and the
  * provenance (the alternatives and the risk are in report_alternatives.c).
- * It reads the loaded directory (report_data.c) and the catalogue, and fills
- * the document model; it writes nothing and escapes nothing (the renderers
+ * It reads the loaded directory (report_data.c) and the GPU facts the run
+ * recorded (report_gpus.c), and fills the document model; it writes nothing and escapes nothing (the renderers
  * do).
  */
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/catalog.h"
+#include "fleetsim/scenario.h"
 #include "report_internal.h"
 
 static const char *str_or(const char *s, const char *dflt)
@@ -369,86 +369,94 @@ static void section_recommendation(struct fs__report *r)
 
 /* ---- 5. assumptions ---- */
 
-static void add_gpu(const char **gpus, size_t *n, size_t max, const char *g)
+/* Prices, their dates and sources, and notes of every GPU used, from the
+ * run's own record (report_gpus.c); a GPU defined by the scenario (no
+ * sources) or whose notes say so is flagged as uncalibrated in *outside. */
+static void gpu_items(struct fs__report *r, const struct fs__gpu_facts *f, size_t n)
 {
+	char a[32], b[32], c[32];
+	size_t i;
+	bool old = false;
+
+	for (i = 0; i < n; i++)
+		old = old || f[i].from == FS__GPU_FROM_BINARY;
+	if (old)
+		fs__doc_para(r, "This run directory was written before runs recorded their GPUs' "
+		             "facts in scenario.json: the facts below come from this fleetsim's "
+		             "built-in catalogue, which may differ from the one the run used.");
+	for (i = 0; i < n; i++) {
+		if (f[i].from == FS__GPU_UNKNOWN) {
+			fs__doc_item(r, "%s: defined in the scenario, not in the built-in catalogue; "
+			             "its specs and step-time efficiencies are the scenario's and "
+			             "are uncalibrated.", f[i].name);
+			continue;
+		}
+		if (strcmp(r->currency, "USD") != 0) {
+			fs__doc_item(r, "%s (%s): specs: %s.%s%s", f[i].display_name, f[i].id,
+			             f[i].spec_source, *f[i].notes ? " Notes: " : "", f[i].notes);
+			continue;
+		}
+		fs__doc_item(r, "%s (%s): on-demand USD %s/h, spot USD %s/h, monthly USD %s per "
+		             "GPU, as of %s; prices: %s; specs: %s.%s%s", f[i].display_name,
+		             f[i].id, fs__num_text(a, sizeof a, f[i].on_demand_usd_per_h),
+		             fs__num_text(b, sizeof b, f[i].spot_usd_per_h),
+		             fs__num_text(c, sizeof c, f[i].monthly_usd),
+		             *f[i].price_date ? f[i].price_date : "an unknown date",
+		             f[i].price_source, f[i].spec_source, *f[i].notes ? " Notes: " : "",
+		             f[i].notes);
+	}
+}
+
+/* The GPUs whose efficiencies are not calibrated; 1 when any. */
+static int uncalibrated_items(struct fs__report *r, const struct fs__gpu_facts *f, size_t n)
+{
+	int outside = 0;
 	size_t i;
 
-	if (!g)
-		return;
-	for (i = 0; i < *n; i++)
-		if (strcmp(gpus[i], g) == 0)
-			return;
-	if (*n < max)
-		gpus[(*n)++] = g;
+	for (i = 0; i < n; i++) {
+		if (f[i].from == FS__GPU_UNKNOWN) {
+			outside = 1;
+		} else if (strcmp(f[i].spec_source, FS_SC_CATALOG_SOURCE) == 0) {
+			fs__doc_item(r, "%s: defined in the scenario without sources; its specs and "
+			             "step-time efficiencies are the scenario's and are "
+			             "uncalibrated.", f[i].id);
+			outside = 1;
+		} else if (strstr(f[i].notes, "uncalibrated")) {
+			fs__doc_item(r, "%s: the catalogue says its efficiencies are uncalibrated "
+			             "(A100/H100-derived defaults).", f[i].id);
+			outside = 1;
+		}
+	}
+	return outside;
 }
 
 static void section_assumptions(struct fs__report *r)
 {
-	const cJSON *sc = r->scenario, *p, *v;
-	const char *gpus[32];
-	size_t n = 0, i;
-	int outside = 0;
-	char a[32], b[32], c[32];
+	const cJSON *sc = r->scenario, *p;
+	struct fs__gpu_facts gpus[FS__REPORT_MAX_GPUS];
+	size_t n;
+	int outside;
 
 	fs__doc_heading(r, 2, "5. The assumptions");
-	add_gpu(gpus, &n, 32, fs__jstr(sc, "engine.gpu"));
-	cJSON_ArrayForEach(p, fs__jget(sc, "fleet.pools"))
-		add_gpu(gpus, &n, 32, fs__jstr(p, "gpu"));
-	cJSON_ArrayForEach(p, fs__jget(sc, "sweep.axes")) {
-		const char *path = fs__jstr(p, "path");
-
-		if (path && strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "gpu") == 0)
-			cJSON_ArrayForEach(v, fs__jget(p, "values"))
-				add_gpu(gpus, &n, 32, cJSON_IsString(v) ? v->valuestring : NULL);
-	}
+	n = fs__report_gpu_facts(r, gpus, FS__REPORT_MAX_GPUS);
 	if (strcmp(r->currency, "USD") == 0)
 		fs__doc_para(r, "Prices: the scenario's prices are the ones simulated (section 1), "
 		             "in USD; every cost in this report names the pricing plan of its "
-		             "pool. The catalogue's example prices for every GPU used, with their "
-		             "dates and sources:");
+		             "pool. The catalogue's example prices for every GPU used, as the run "
+		             "recorded them, with their dates and sources:");
 	else
 		fs__doc_para(r, "Prices: the scenario gives its own prices, in %s (section 1); "
 		             "every cost in this report names the pricing plan of its pool. The "
 		             "catalogue's example prices are in another currency and were not "
 		             "used. The specs of every GPU used and their sources:", r->currency);
-	for (i = 0; i < n; i++) {
-		const struct fs_gpu_spec *g = fs_catalog_find_gpu(gpus[i]);
-
-		if (!g) {
-			fs__doc_item(r, "%s: defined in the scenario, not in the built-in catalogue; "
-			             "its specs and step-time efficiencies are the scenario's and "
-			             "are uncalibrated.", gpus[i]);
-			outside = 1;
-			continue;
-		}
-		if (strcmp(r->currency, "USD") != 0) {
-			fs__doc_item(r, "%s (%s): specs: %s.%s%s", g->display_name, g->id,
-			             g->spec_source, *g->notes ? " Notes: " : "", g->notes);
-			continue;
-		}
-		fs__doc_item(r, "%s (%s): on-demand USD %s/h, spot USD %s/h, monthly USD %s per "
-		             "GPU, as of %s; prices: %s; specs: %s.%s%s", g->display_name, g->id,
-		             fs__num_text(a, sizeof a, g->price_on_demand_usd_per_h),
-		             fs__num_text(b, sizeof b, g->price_spot_usd_per_h),
-		             fs__num_text(c, sizeof c, g->price_monthly_usd), g->price_date,
-		             g->price_source, g->spec_source, *g->notes ? " Notes: " : "",
-		             g->notes);
-	}
+	gpu_items(r, gpus, n);
 	fs__doc_para(r, "Calibration: the step-time model (roofline with fitted efficiencies "
 	             "and overheads) is checked against published vLLM and Vidur measurements; "
 	             "the sources, every point and the median error are in docs/VALIDATION.md "
 	             "of the fleetsim sources, and the model's assumptions (numbered) in "
 	             "docs/MODEL.md.");
 	fs__doc_para(r, "Regimes outside calibration in this scenario:");
-	for (i = 0; i < n; i++) {
-		const struct fs_gpu_spec *g = fs_catalog_find_gpu(gpus[i]);
-
-		if (g && strstr(g->notes, "uncalibrated")) {
-			fs__doc_item(r, "%s: the catalogue says its efficiencies are uncalibrated "
-			             "(A100/H100-derived defaults).", g->id);
-			outside = 1;
-		}
-	}
+	outside = uncalibrated_items(r, gpus, n);
 	cJSON_ArrayForEach(p, fs__jget(sc, "fleet.pools"))
 		if (fs__jnum(p, "tp") > 1) {
 			fs__doc_item(r, "Pool %s runs tensor parallelism %g: all-reduce costs of large "

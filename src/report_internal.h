@@ -258,6 +258,27 @@ void fs__report_first_fini(struct fs__report *r);
 #define FS__RERUN_DIR "recommended"
 int fs__report_rerun_best(struct fs__report *r, struct fs_error *err);
 
+/* report_gpus.c: the facts of each GPU the run used (engine, pools, sweep
+ * axes over a gpu), in order of first use, at most max (and at most
+ * FS__REPORT_MAX_GPUS) into out; returns how many.  From the run's
+ * scenario.json when it records them (complete "catalog.gpus" entries),
+ * else from this binary's built-in catalogue; strings are borrowed from
+ * r->scenario or the built-in tables, prices NAN when unknown. */
+#define FS__REPORT_MAX_GPUS 32
+enum fs__gpu_from {
+	FS__GPU_FROM_RUN,            /* the run's scenario.json */
+	FS__GPU_FROM_BINARY,         /* an older run: this binary's catalogue */
+	FS__GPU_UNKNOWN              /* an older run's own GPU: no facts known */
+};
+struct fs__gpu_facts {
+	const char *name;            /* as the scenario names it */
+	enum fs__gpu_from from;
+	const char *id, *display_name;
+	double on_demand_usd_per_h, spot_usd_per_h, monthly_usd;
+	const char *price_date, *price_source, *spec_source, *notes;
+};
+size_t fs__report_gpu_facts(const struct fs__report *r, struct fs__gpu_facts *out, size_t max);
+
 /* report_content.c: fill the document from the loaded data and plots. */
 void fs__report_content(struct fs__report *r);
 

@@ -23,7 +23,7 @@
 #define GB 1e9
 #define TERA 1e12
 #define MAX_ENTRIES 1000
-#define SOURCE "scenario catalogue"
+#define SOURCE FS_SC_CATALOG_SOURCE
 
 static const char *const CATALOG_KEYS[] = { "gpus", "models", NULL };
 static const char *const GPU_KEYS[] = {
@@ -31,7 +31,8 @@ static const char *const GPU_KEYS[] = {
 	"fp8_tflops", "int8_tops", "link_gbps", "tdp_w", "mfu", "mbu", "mfu_8bit",
 	"attn_eff", "iteration_overhead", "per_seq_overhead", "layer_overhead",
 	"allreduce_latency", "price_on_demand_usd_per_h", "price_spot_usd_per_h",
-	"price_monthly_usd", "price_date", "notes", NULL
+	"price_monthly_usd", "price_date", "notes", "aliases", "interconnect",
+	"price_source", "spec_source", NULL
 };
 static const char *const MODEL_KEYS[] = {
 	"id", "base", "display_name", "layers", "hidden", "heads", "kv_heads",
@@ -85,6 +86,21 @@ static const struct gpu_dur GPU_DURS[] = {
 };
 #define N_GPU_DURS (sizeof GPU_DURS / sizeof GPU_DURS[0])
 
+/* A string field of struct fs_gpu_spec other than id and display_name
+ * (load_texts reads those two and notes): JSON key and offset. */
+struct gpu_str {
+	const char *key;
+	size_t off;                  /* of a const char * field */
+};
+static const struct gpu_str GPU_STRS[] = {
+	{ "aliases", GPU_FIELD(aliases) },
+	{ "interconnect", GPU_FIELD(interconnect) },
+	{ "price_date", GPU_FIELD(price_date) },
+	{ "price_source", GPU_FIELD(price_source) },
+	{ "spec_source", GPU_FIELD(spec_source) },
+};
+#define N_GPU_STRS (sizeof GPU_STRS / sizeof GPU_STRS[0])
+
 /* An int field of struct fs_model_spec, its range and whether an entry
  * without "base" must give it. */
 struct model_int {
@@ -127,6 +143,16 @@ static fs_ns *gpu_dur(struct fs_gpu_spec *g, size_t off)
 static fs_ns gpu_dur_of(const struct fs_gpu_spec *g, size_t off)
 {
 	return *(const fs_ns *)(const void *)((const char *)g + off);
+}
+
+static const char **gpu_str(struct fs_gpu_spec *g, size_t off)
+{
+	return (const char **)(void *)((char *)g + off);
+}
+
+static const char *gpu_str_of(const struct fs_gpu_spec *g, size_t off)
+{
+	return *(const char *const *)(const void *)((const char *)g + off);
 }
 
 static int *model_int(struct fs_model_spec *m, size_t off)
@@ -294,10 +320,13 @@ static int load_gpu(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file
 		if (fs__sc_get(node, GPU_DURS[i].key) != NULL)
 			*gpu_dur(g, GPU_DURS[i].off) = d;
 	}
-	if (fs__sc_string(sc, node, "price_date", true, &text) < 0)
-		return -1;
-	if (text != NULL)
-		set_str(&g->price_date, text);
+	for (i = 0; i < N_GPU_STRS; i++) {
+		text = NULL;
+		if (fs__sc_string(sc, node, GPU_STRS[i].key, true, &text) < 0)
+			return -1;
+		if (text != NULL)
+			set_str(gpu_str(g, GPU_STRS[i].off), text);
+	}
 	return load_texts(sc, node, &g->display_name, &g->notes);
 }
 
@@ -493,11 +522,44 @@ void fs_catalog_file_free(struct fs_catalog_file *cf)
 
 /* ---- printing ------------------------------------------------------------------ */
 
-/* With a base, only what differs from it; without, every field. */
-static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id)
+static double times(double x, double scale)
 {
-	const struct fs_gpu_spec *b = base_id != NULL ? fs_catalog_find_gpu(base_id) : NULL;
+	return x * scale;
+}
+
+/* The value load_gpu starts a string field from: the base's, except
+ * aliases (never inherited); without a base, SOURCE for the sources. */
+static const char *start_str(const struct fs_gpu_spec *b, size_t off)
+{
+	if (off == GPU_FIELD(aliases))
+		return "";
+	if (b != NULL)
+		return gpu_str_of(b, off);
+	return off == GPU_FIELD(price_source) || off == GPU_FIELD(spec_source) ? SOURCE : "";
+}
+
+/* The USD example prices and what dates and sources them. */
+static bool is_price(size_t off)
+{
+	return off == GPU_FIELD(price_on_demand_usd_per_h) ||
+	       off == GPU_FIELD(price_spot_usd_per_h) || off == GPU_FIELD(price_monthly_usd) ||
+	       off == GPU_FIELD(price_date) || off == GPU_FIELD(price_source);
+}
+
+/* With a base, only what differs from it; without, every field but the
+ * strings left at their no-base defaults.  full: every field and no "base",
+ * so that the entry loads the same under any built-in catalogue, except
+ * the USD example prices when !usd (a scenario in another currency prices
+ * every pool itself, so they are not used, and its record names no USD).
+ * Numbers are printed so that the loader's key unit x scale gives back the
+ * stored double exactly. */
+static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id, bool full, bool usd)
+{
+	const struct fs_gpu_spec *b = base_id != NULL && !full ?
+	                              fs_catalog_find_gpu(base_id) : NULL;
 	cJSON *o = cJSON_CreateObject();
+	const struct gpu_num *f;
+	const char *v;
 	size_t i;
 	fs_ns d;
 
@@ -506,17 +568,27 @@ static cJSON *gpu_json(const struct fs_gpu_spec *g, const char *base_id)
 		cJSON_AddStringToObject(o, "base", b->id);
 	if (b == NULL || strcmp(b->display_name, g->display_name) != 0)
 		cJSON_AddStringToObject(o, "display_name", g->display_name);
-	for (i = 0; i < N_GPU_NUMS; i++)
-		if (b == NULL || gpu_num_of(b, GPU_NUMS[i].off) != gpu_num_of(g, GPU_NUMS[i].off))
-			fs__sc_print_number(o, GPU_NUMS[i].key,
-			                    gpu_num_of(g, GPU_NUMS[i].off) / GPU_NUMS[i].scale);
+	for (i = 0; i < N_GPU_NUMS; i++) {
+		f = &GPU_NUMS[i];
+		if (full && !usd && is_price(f->off))
+			continue;
+		if (b == NULL || gpu_num_of(b, f->off) != gpu_num_of(g, f->off))
+			fs__sc_print_inverse(o, f->key, gpu_num_of(g, f->off),
+			                     gpu_num_of(g, f->off) / f->scale, times, f->scale);
+	}
 	for (i = 0; i < N_GPU_DURS; i++) {
 		d = gpu_dur_of(g, GPU_DURS[i].off);
 		if (b == NULL || gpu_dur_of(b, GPU_DURS[i].off) != d)
 			fs__sc_print_duration(o, GPU_DURS[i].key, d);
 	}
-	if (b == NULL || strcmp(b->price_date, g->price_date) != 0)
-		cJSON_AddStringToObject(o, "price_date", g->price_date);
+	for (i = 0; i < N_GPU_STRS; i++) {
+		v = gpu_str_of(g, GPU_STRS[i].off);
+		if (full && !usd && is_price(GPU_STRS[i].off))
+			continue;
+		if (full || strcmp(start_str(b, GPU_STRS[i].off), v) != 0 ||
+		    (b == NULL && GPU_STRS[i].off == GPU_FIELD(price_date)))
+			cJSON_AddStringToObject(o, GPU_STRS[i].key, v);
+	}
 	if (b == NULL || strcmp(b->notes, g->notes) != 0)
 		cJSON_AddStringToObject(o, "notes", g->notes);
 	return o;
@@ -552,13 +624,24 @@ static cJSON *model_json(const struct fs_model_spec *m, const char *base_id)
 
 cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf)
 {
+	return fs__sc_print_catalog_full(cf, NULL, 0, true);
+}
+
+cJSON *fs__sc_print_catalog_full(const struct fs_catalog_file *cf,
+                                 const struct fs_gpu_spec *const *extra, size_t n_extra,
+                                 bool usd)
+{
 	cJSON *o = cJSON_CreateObject(), *list;
+	bool full = extra != NULL;
 	size_t i;
 
-	if (cf->n_gpus > 0) {
+	if (cf->n_gpus > 0 || n_extra > 0) {
 		list = cJSON_AddArrayToObject(o, "gpus");
 		for (i = 0; i < cf->n_gpus; i++)
-			cJSON_AddItemToArray(list, gpu_json(&cf->gpus[i], cf->gpu_bases[i]));
+			cJSON_AddItemToArray(list, gpu_json(&cf->gpus[i], cf->gpu_bases[i], full,
+			                                             usd));
+		for (i = 0; i < n_extra; i++)
+			cJSON_AddItemToArray(list, gpu_json(extra[i], NULL, true, usd));
 	}
 	if (cf->n_models > 0) {
 		list = cJSON_AddArrayToObject(o, "models");

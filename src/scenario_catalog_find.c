@@ -1,8 +1,9 @@
 /*
  * scenario_catalog_find.c — lookups in a user catalogue (a scenario's
  * "catalog" section or a `--catalog FILE`) that fall back to the built-in
- * catalogue: an entry shadows the built-in of the same id or alias, and a
- * misspelt name gets the nearest id, the catalogue's own first.  Returned
+ * catalogue: an entry is found by its id, then by its own "aliases", and
+ * shadows the built-in of the same id or alias; a misspelt name gets the
+ * nearest id, the catalogue's own first.  Returned
  * pointers are borrowed from the catalogue or the built-in tables.
  */
 #include "scenario_walk.h"
@@ -41,6 +42,9 @@ const struct fs_gpu_spec *fs_catalog_file_find_gpu(const struct fs_catalog_file 
 	g = fs__sc_catalog_own_gpu(cf, name, cf != NULL ? cf->n_gpus : 0);
 	if (g != NULL)
 		return g;
+	for (size_t i = 0; cf != NULL && i < cf->n_gpus; i++)
+		if (fs_catalog_name_matches(name, "", cf->gpus[i].aliases))
+			return &cf->gpus[i];
 	b = fs_catalog_find_gpu(name);
 	if (b == NULL)
 		return NULL;

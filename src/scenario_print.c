@@ -1,7 +1,8 @@
 /*
  * scenario_print.c — the resolved scenario as JSON in the input schema, every
  * default written out and durations as strings in their shortest exact unit,
- * so that the output loads back to the same configuration.  Builds a cJSON
+ * so that the output loads back to the same configuration; the
+ * self-contained form also writes out every GPU it uses.  Builds a cJSON
  * tree, prints it, frees it; nothing is retained.
  */
 #include "fleetsim/scenario.h"
@@ -134,9 +135,89 @@ static void add_class(cJSON *list, const struct fs_class_cfg *cl)
 	cJSON_AddItemToArray(list, obj);
 }
 
-/* The whole scenario as a cJSON tree (caller deletes). */
-static cJSON *scenario_json(const struct fs_scenario *sc)
+/* The GPUs a scenario uses, each once, in order of first use. */
+struct used_gpus {
+	const struct fs_gpu_spec **gpus;
+	size_t n, cap;
+};
+
+static void use_gpu(struct used_gpus *u, const struct fs_gpu_spec *g)
 {
+	size_t i;
+
+	if (g == NULL)
+		return;
+	for (i = 0; i < u->n; i++)
+		if (u->gpus[i] == g)
+			return;
+	if (u->n == u->cap) {
+		u->cap = u->cap ? 2 * u->cap : 8;
+		u->gpus = fs_xrealloc(u->gpus, u->cap * sizeof *u->gpus);
+	}
+	u->gpus[u->n++] = g;
+}
+
+/* The GPUs named in one sweep value: the value itself on an axis whose path
+ * ends in "gpu", and any "gpu" member of an object value (a whole pool). */
+static void use_sweep_value(struct used_gpus *u, const struct fs_scenario *sc,
+                            const cJSON *v, bool gpu_axis)
+{
+	const cJSON *item;
+
+	if (gpu_axis && cJSON_IsString(v))
+		use_gpu(u, fs_scenario_find_gpu(sc, v->valuestring));
+	if (cJSON_IsObject(v) || cJSON_IsArray(v))
+		cJSON_ArrayForEach(item, v)
+			use_sweep_value(u, sc, item, item->string != NULL &&
+			                strcmp(item->string, "gpu") == 0);
+}
+
+/* Every GPU the scenario uses: the engine's, the pools', the sweep's. */
+static void collect_gpus(const struct fs_scenario *sc, struct used_gpus *u)
+{
+	const struct fs_sweep_axis *ax;
+	size_t i, j, len;
+	cJSON *v;
+
+	if (sc->engine.kind == FS_ENGINE_VLLM)
+		use_gpu(u, sc->engine.llm.perf.gpu);
+	for (i = 0; i < sc->fleet.n_pools; i++)
+		if (sc->fleet.pools[i].llm != NULL)
+			use_gpu(u, sc->fleet.pools[i].llm->perf.gpu);
+	for (i = 0; sc->sweep.present && i < sc->sweep.n_axes; i++) {
+		ax = &sc->sweep.axes[i];
+		len = strlen(ax->path);
+		for (j = 0; j < ax->n_values; j++) {
+			v = cJSON_Parse(ax->values[j]);
+			use_sweep_value(u, sc, v, len >= 3 && strcmp(ax->path + len - 3, "gpu") == 0);
+			cJSON_Delete(v);
+		}
+	}
+}
+
+/* The built-in GPUs of u: those that are not entries of the scenario's
+ * own catalogue (compacted in place). */
+static void keep_builtin(struct used_gpus *u, const struct fs_catalog_file *cf)
+{
+	size_t i, j, k = 0;
+	bool own;
+
+	for (i = 0; i < u->n; i++) {
+		own = false;
+		for (j = 0; j < cf->n_gpus && !own; j++)
+			own = u->gpus[i] == &cf->gpus[j];
+		if (!own)
+			u->gpus[k++] = u->gpus[i];
+	}
+	u->n = k;
+}
+
+/* The whole scenario as a cJSON tree (caller deletes); self_contained:
+ * with every GPU it uses complete in "catalog". */
+static cJSON *scenario_json(const struct fs_scenario *sc, bool self_contained)
+{
+	struct used_gpus used = { NULL, 0, 0 };
+	static const struct fs_gpu_spec *const none[1] = { NULL };
 	cJSON *root = cJSON_CreateObject(), *sim, *wl, *classes, *engine;
 	size_t i;
 
@@ -161,8 +242,18 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 	classes = cJSON_AddArrayToObject(wl, "classes");
 	for (i = 0; i < sc->workload.n_classes; i++)
 		add_class(classes, &sc->workload.classes[i]);
-	if (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0)
+	if (self_contained) {
+		collect_gpus(sc, &used);
+		keep_builtin(&used, &sc->catalog);
+	}
+	if (self_contained && (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0 ||
+	                       used.n > 0))
+		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog_full(
+		                      &sc->catalog, used.n > 0 ? used.gpus : none, used.n,
+		                      strcmp(sc->fleet.currency, "USD") == 0));
+	else if (sc->catalog.n_gpus > 0 || sc->catalog.n_models > 0)
 		cJSON_AddItemToObject(root, "catalog", fs__sc_print_catalog(&sc->catalog));
+	free(used.gpus);
 	engine = cJSON_AddObjectToObject(root, "engine");
 	fs__sc_print_engine(&sc->engine, engine);
 	if (sc->fleet.explicit_fleet) {
@@ -178,9 +269,9 @@ static cJSON *scenario_json(const struct fs_scenario *sc)
 	return root;
 }
 
-int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
+static int print_tree(const struct fs_scenario *sc, bool self_contained, FILE *out)
 {
-	cJSON *root = scenario_json(sc);
+	cJSON *root = scenario_json(sc, self_contained);
 	char *text = fs_json_text(root, FS_JSON_PRETTY | FS_JSON_NEWLINE);
 	int rc = 0;
 
@@ -189,6 +280,16 @@ int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
 		rc = -1;
 	free(text);
 	return rc;
+}
+
+int fs_scenario_print(const struct fs_scenario *sc, FILE *out)
+{
+	return print_tree(sc, false, out);
+}
+
+int fs_scenario_print_self_contained(const struct fs_scenario *sc, FILE *out)
+{
+	return print_tree(sc, true, out);
 }
 
 int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out)

@@ -434,6 +434,14 @@ const struct fs_model_spec *fs__sc_catalog_own_model(const struct fs_catalog_fil
                                                      const char *id, size_t n);
 /* The JSON form of cf ({"gpus": [...], "models": [...]}; caller deletes). */
 cJSON *fs__sc_print_catalog(const struct fs_catalog_file *cf);
+/* The same with every GPU entry complete and without "base", followed by
+ * the n_extra GPUs of extra (built-ins the scenario uses), also complete;
+ * extra non-NULL selects this form even when n_extra is 0.  !usd leaves out
+ * the USD example prices with their date and source (a scenario in another
+ * currency prices every pool itself). */
+cJSON *fs__sc_print_catalog_full(const struct fs_catalog_file *cf,
+                                 const struct fs_gpu_spec *const *extra, size_t n_extra,
+                                 bool usd);
 
 /* ---- printing helpers (scenario_print.c) ----------------------------------- */
 

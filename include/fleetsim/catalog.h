@@ -117,6 +117,11 @@ const struct fs_model_spec *fs_catalog_model_at(size_t i);
  * "meta-llama/Llama-2-7b-hf" finds "llama-2-7b"); NULL when unknown. */
 const struct fs_model_spec *fs_catalog_find_model(const char *name);
 
+/* 1 when `name` equals `id` or one of the comma-separated `aliases` (NULL
+ * or "" for none), ignoring case; else 0.  The rule every lookup by name
+ * follows, for catalogue entries held outside the built-in tables. */
+int fs_catalog_name_matches(const char *name, const char *id, const char *aliases);
+
 /* Canonical id most likely meant by a misspelt name, for "did you mean":
  * fs__suggest_nearest over every id and alias, mapped back to the id.  NULL
  * when nothing is close.  The returned string is static. */

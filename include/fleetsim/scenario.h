@@ -84,19 +84,32 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 
 void fs_scenario_free(struct fs_scenario *sc);
 
-/* Write the resolved scenario (fs_scenario_print) to `path` atomically — the
- * record of what a run or sweep directory was made from.  0, or -1 with err. */
+/* Write the resolved scenario (fs_scenario_print_self_contained) to `path`
+ * atomically — the record of what a run or sweep directory was made from.
+ * 0, or -1 with err. */
 int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_error *err);
 
 /* Write the resolved scenario, defaults filled in, as JSON (durations as
  * strings such as "90s", so it loads back to the same scenario). */
 int fs_scenario_print(const struct fs_scenario *sc, FILE *out);
 
+/* The same, self-contained: every GPU of the scenario's catalogue and every
+ * built-in GPU it uses (the engine's, the pools', the values of sweep axes
+ * over a gpu) is written as a complete catalogue entry without "base" —
+ * specs, efficiencies, prices, dates, sources, notes, names — so that the
+ * text loads to the same simulation whatever the built-in catalogue of the
+ * binary that reads it.  What fs_scenario_write records.  0, or -1. */
+int fs_scenario_print_self_contained(const struct fs_scenario *sc, FILE *out);
+
 /* Write what the load derived but the JSON cannot carry (for "vllm": the
  * memory plan, the KV capacity and the resolved step-model efficiencies) as
  * `// ...` comment lines, so that JSON + notes still loads.  Nothing for a
  * queue engine.  Returns 0, or -1 on a write error. */
 int fs_scenario_print_notes(const struct fs_scenario *sc, FILE *out);
+
+/* price_source and spec_source of a scenario catalogue GPU given without
+ * "base" and without those keys: its facts are the scenario's own. */
+#define FS_SC_CATALOG_SOURCE "scenario catalogue"
 
 /* The scenario's own catalogue entry named `name` (id, case-insensitive),
  * else the built-in one (id or alias), where a scenario entry with the
