@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "budget_internal.h"
+#include "civil_date.h"
 #include "fleetsim/billing.h"
 #include "fleetsim/escape.h"
 #include "fleetsim/out_format.h"
@@ -63,7 +64,7 @@ static const char *when(const struct fs_budget_plan *plan, fs_ns t_ns, char *buf
 	int y, m, d;
 
 	if (plan->start_day >= 0 && s % 86400 == 0) {
-		fs__budget_civil(plan->start_day + s / 86400, &y, &m, &d);
+		fs__civil_date(plan->start_day + s / 86400, &y, &m, &d);
 		snprintf(buf, len, "%04d-%02d-%02d", y, m, d);
 	} else if (s % 86400 == 0) {
 		snprintf(buf, len, "%lldd", (long long)(s / 86400));
