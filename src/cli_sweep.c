@@ -107,21 +107,14 @@ static int check_outputs(const char *out_dir)
 static int keep_input(const char *scenario_path, const char *out_dir)
 {
 	struct fs_error err;
-	FILE *f = fopen(scenario_path, "rb");
-	char *text = NULL, *path;
-	size_t cap = 0, used = 0, got, n = strlen(out_dir) + 24;
+	size_t used = 0, n = strlen(out_dir) + 24;
+	char *text = fs_read_text(scenario_path, &used), *path;
 	int rc;
 
-	if (f == NULL) {
+	if (text == NULL) {
 		fprintf(stderr, "fleetsim sweep: cannot read %s again\n", scenario_path);
 		return FS_EXIT_RUNTIME;
 	}
-	do {
-		text = fs_xrealloc(text, cap += 65536);
-		got = fread(text + used, 1, cap - used, f);
-		used += got;
-	} while (got > 0);
-	fclose(f);
 	path = fs_xmalloc(n);
 	snprintf(path, n, "%s/scenario_input.json", out_dir);
 	rc = fs_outfile_write(path, text, used, &err);

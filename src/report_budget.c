@@ -37,26 +37,17 @@ static void row_of(struct fs__block *t, char (*c)[64], int n)
 /* budget.json of dir, or NULL with err. */
 static cJSON *load_budget(const char *dir, struct fs_error *err)
 {
-	size_t n = strlen(dir) + 16, len;
+	size_t n = strlen(dir) + 16, len = 0;
 	char *path = fs_xmalloc(n), *text;
 	cJSON *root = NULL;
-	FILE *f;
-	long sz;
 
 	snprintf(path, n, "%s/budget.json", dir);
-	f = fopen(path, "rb");
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		if (f != NULL)
-			fclose(f);
+	text = fs_read_text(path, &len);
+	if (text == NULL) {
 		fs_error_set(err, path, NULL, "cannot read the budget");
 		free(path);
 		return NULL;
 	}
-	text = fs_xmalloc((size_t)sz + 1);
-	len = fread(text, 1, (size_t)sz, f);
-	fclose(f);
-	text[len] = '\0';
 	root = cJSON_ParseWithLength(text, len);
 	if (!cJSON_IsObject(root) || strcmp(str_or(fs__jstr(root, "kind"), ""), "budget") != 0) {
 		cJSON_Delete(root);
