@@ -263,45 +263,54 @@ static void expect_bad(const char *plan, int line, int col, const char *path,
 
 static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 {
+	static const struct {
+		const char *text;
+		int line, col;
+		const char *path, *msg;
+	} cases[] = {
+		{ "{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+		  "   \"method\": \"lorra\", \"tokens\": 1e9}]}",
+		  3, 14, "tasks[0].method", "unknown method \"lorra\"" },
+		{ "{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+		  "   \"method\": \"lora\", \"tokens\": 1e9, \"samples\": 5}]}",
+		  3, 37, "tasks[0].samples", "not allowed with \"tokens\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"l40s\", \"card_hours\": 1, \"epochs\": 2}]}",
+		  2, 64, "tasks[0].epochs", "unknown key \"epochs\"" },
+		{ "{\"name\": \"x\", \"buffer\": 1.5, \"tasks\": [{\"name\": \"a\","
+		  " \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+		  1, 25, "buffer", "expected a value <= 1, found 1.5" },
+		{ "{\"name\": \"x\", \"currency\": \"EUR\", \"tasks\": [\n"
+		  " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+		  2, 39, "tasks[0].gpu", "no on-demand price for GPU \"l40s\" in EUR" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"h101\", \"card_hours\": 1}]}",
+		  2, 39, "tasks[0].gpu", "did you mean \"h100\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"serving\","
+		  " \"gpu\": \"l4\", \"model\": \"llama-3.1-8b\", \"requests_per_day\": 1000,\n"
+		  "  \"prompt_tokens\": 500, \"output_tokens\": 100, \"tpot_slo_ms\": 1,"
+		  " \"duration\": \"30d\"}]}",
+		  2, 2, "tasks[0]", "above tpot_slo_ms 1" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
+		  2, 73, "tasks[0].start", "needs the plan's own \"start\" date" },
+		/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		  " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
+		  " \"interruptions\": {\"rate_per_h\": -1}}}]}",
+		  3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		  " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
+		  3, 11, "tasks[0].spot", "missing required key \"interruptions\"" },
+	};
+
 	(void)state;
-	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
-	           "   \"method\": \"lorra\", \"tokens\": 1e9}]}",
-	           3, 14, "tasks[0].method", "unknown method \"lorra\"");
-	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
-	           "   \"method\": \"lora\", \"tokens\": 1e9, \"samples\": 5}]}",
-	           3, 37, "tasks[0].samples", "not allowed with \"tokens\"");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"epochs\": 2}]}",
-	           2, 64, "tasks[0].epochs", "unknown key \"epochs\"");
-	expect_bad("{\"name\": \"x\", \"buffer\": 1.5, \"tasks\": [{\"name\": \"a\","
-	           " \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
-	           1, 25, "buffer", "expected a value <= 1, found 1.5");
-	expect_bad("{\"name\": \"x\", \"currency\": \"EUR\", \"tasks\": [\n"
-	           " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
-	           2, 39, "tasks[0].gpu", "no on-demand price for GPU \"l40s\" in EUR");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"h101\", \"card_hours\": 1}]}",
-	           2, 39, "tasks[0].gpu", "did you mean \"h100\"");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"serving\","
-	           " \"gpu\": \"l4\", \"model\": \"llama-3.1-8b\", \"requests_per_day\": 1000,\n"
-	           "  \"prompt_tokens\": 500, \"output_tokens\": 100, \"tpot_slo_ms\": 1,"
-	           " \"duration\": \"30d\"}]}",
-	           2, 2, "tasks[0]", "above tpot_slo_ms 1");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
-	           2, 73, "tasks[0].start", "needs the plan's own \"start\" date");
-	/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
-	           " \"interruptions\": {\"rate_per_h\": -1}}}]}",
-	           3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
-	           3, 11, "tasks[0].spot", "missing required key \"interruptions\"");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_bad(cases[i].text, cases[i].line, cases[i].col, cases[i].path, cases[i].msg);
 }
 
 int main(void)
