@@ -49,8 +49,7 @@ static void test_perf_dtype_names_round_trip(void **state)
 	enum fs_dtype d;
 
 	(void)state;
-	assert_int_equal(fs_dtype_parse("BF16", &d), 0);
-	assert_int_equal(d, FS_DTYPE_BF16);
+	assert_lookup(fs_dtype_parse, "BF16", d, FS_DTYPE_BF16);
 	assert_int_equal(fs_dtype_parse("int4", &d), 0);
 	assert_near(fs_dtype_bytes(d), 0.5, 0, 0);
 	assert_string_equal(fs_dtype_name(FS_DTYPE_FP8), "fp8");

@@ -20,6 +20,14 @@ void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
                          const char *a_text, const char *b_text,
                          const char *file, int line);
 
+/* Fails the test unless lookup(text, &var) returns 0 and sets var to want:
+ * a name-to-enum lookup (fs_X_from_name, fs_X_parse) in one line. */
+#define assert_lookup(lookup, text, var, want) \
+	do { \
+		assert_int_equal((lookup)((text), &(var)), 0); \
+		assert_int_equal((var), (want)); \
+	} while (0)
+
 /* Result of running the binary: exit status, captured stdout and stderr
  * (NUL-terminated, heap-owned; free with fs_test_run_free). */
 struct fs_test_run {
