@@ -40,9 +40,8 @@ static void test_budget_cli_examples_print_and_write(void **state)
 		if (r.exit_code != 0)
 			print_error("%s: %s\n", EXAMPLES[i], r.err);
 		assert_int_equal(r.exit_code, 0);
-		assert_non_null(strstr(r.out, "each task alone on each plan"));
-		assert_non_null(strstr(r.out, "budget to request"));
-		assert_non_null(strstr(r.out, "peak concurrent cards"));
+		assert_has(r.out, "each task alone on each plan", "budget to request",
+		           "peak concurrent cards");
 		fs_test_run_free(&r);
 		p = fs_test_path(dir, "budget.json");
 		text = fs_test_read_file(p, NULL);
@@ -121,13 +120,9 @@ static void test_budget_cli_report_writes_the_one_page_budget(void **state)
 	p = fs_test_path(dir, "report.md");
 	md = fs_test_read_file(p, NULL);
 	assert_non_null(md);
-	assert_non_null(strstr(md, "# Budget: quarter-2026q2"));
-	assert_non_null(strstr(md, "## Cost per task (USD)"));
-	assert_non_null(strstr(md, "## Cost per month (USD)"));
-	assert_non_null(strstr(md, "| 2026-05 |"));
-	assert_non_null(strstr(md, "## Cost per pricing plan (USD)"));
-	assert_non_null(strstr(md, "Planning margin"));
-	assert_non_null(strstr(md, "## Assumptions"));
+	assert_has(md, "# Budget: quarter-2026q2", "## Cost per task (USD)",
+	           "## Cost per month (USD)", "| 2026-05 |",
+	           "## Cost per pricing plan (USD)", "Planning margin", "## Assumptions");
 	free(md);
 	free(p);
 	fs_test_tmpdir_free(dir);
@@ -145,8 +140,7 @@ static void test_budget_cli_minimal_plan_prints_its_table(void **state)
 
 	(void)state;
 	r = fs_test_fleetsim_expect(args, 0);
-	assert_non_null(strstr(r.out, "budget min\n"));
-	assert_non_null(strstr(r.out, "month 1"));
+	assert_has(r.out, "budget min\n", "month 1");
 	assert_true(fs_test_exists(out, "budget.json"));
 	assert_true(fs_test_exists(out, "budget.csv"));
 	fs_test_run_free(&r);

@@ -134,9 +134,7 @@ static void test_perf_too_big_model_reports_the_numbers(void **state)
 	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), -1);
 	assert_false(p.fits);
 	assert_int_equal(p.kv_blocks, 0);
-	assert_non_null(strstr(err.msg, "does not fit"));
-	assert_non_null(strstr(err.msg, "141.2 GB"));
-	assert_non_null(strstr(err.msg, "21.6 GB are usable"));
+	assert_has(err.msg, "does not fit", "141.2 GB", "21.6 GB are usable");
 	assert_true(p.needed_bytes_per_gpu > p.available_bytes_per_gpu);
 }
 

@@ -41,6 +41,18 @@ void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
 	_fail(file, line);
 }
 
+void fs_test_assert_has(const char *text, const char *const *needles, const char *text_name,
+                        const char *file, int line)
+{
+	for (; *needles != NULL; needles++) {
+		if (text != NULL && strstr(text, *needles) != NULL)
+			continue;
+		print_error("%s:%d: %s does not contain \"%s\"\n", file, line, text_name,
+		            *needles);
+		_fail(file, line);
+	}
+}
+
 char *fs_test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

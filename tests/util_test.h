@@ -20,6 +20,16 @@ void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
                          const char *a_text, const char *b_text,
                          const char *file, int line);
 
+/* Fails the test unless text (not NULL) contains every one of the string
+ * arguments: assert_has(html, "P(SLO met)", "sha256") is
+ * assert_non_null(strstr(html, "P(SLO met)")) and the same for "sha256". */
+#define assert_has(text, ...) \
+	fs_test_assert_has((text), (const char *const[]){ __VA_ARGS__, NULL }, #text, \
+	                   __FILE__, __LINE__)
+
+void fs_test_assert_has(const char *text, const char *const *needles, const char *text_name,
+                        const char *file, int line);
+
 /* Fails the test unless lookup(text, &var) returns 0 and sets var to want:
  * a name-to-enum lookup (fs_X_from_name, fs_X_parse) in one line. */
 #define assert_lookup(lookup, text, var, want) \
