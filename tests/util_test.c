@@ -23,6 +23,7 @@
 
 #include "fleetsim/scenario.h"
 #include "fleetsim/common.h"
+#include "fleetsim/escape.h"
 #include "util_test.h"
 
 extern char **environ;
@@ -417,4 +418,21 @@ void fs_test_need_report(void)
 		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
 		skip();
 	}
+}
+
+void fs_test_assert_csv_cell(const char *s, int flags, const char *want, const char *file,
+                             int line)
+{
+	struct fs_sbuf b;
+	int same;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_csv(&b, s, flags);
+	same = strcmp(fs_sbuf_str(&b), want) == 0;
+	if (!same)
+		print_error("%s:%d: the CSV cell of \"%s\" is \"%s\", not \"%s\"\n", file, line,
+		            s, fs_sbuf_str(&b), want);
+	fs_sbuf_fini(&b);
+	if (!same)
+		_fail(file, line);
 }

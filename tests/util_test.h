@@ -86,6 +86,14 @@ void fs_test_tmpdir_free(char *dir);
  * state *s (not 0): a test's own cheap, fixed pseudo-random sequence. */
 uint64_t fs_test_xorshift64(uint64_t *s);
 
+/* Fails the test unless the CSV cell fs_sbuf_csv writes for s (flags as
+ * its) is want. */
+#define assert_csv_cell(s, flags, want) \
+	fs_test_assert_csv_cell((s), (flags), (want), __FILE__, __LINE__)
+
+void fs_test_assert_csv_cell(const char *s, int flags, const char *want, const char *file,
+                             int line);
+
 /* "dir/file" (heap; free). */
 char *fs_test_path(const char *dir, const char *file);
 
