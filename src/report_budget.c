@@ -24,6 +24,15 @@ static const char *str_or(const char *s, const char *dflt)
 	return s != NULL ? s : dflt;
 }
 
+/* A table of n columns with its head row. */
+static struct fs__block *table_of(struct fs__report *r, const char *const *head, size_t n)
+{
+	struct fs__block *t = fs__doc_table(r, n);
+
+	fs__doc_row(t, head);
+	return t;
+}
+
 /* One table row from n (at most 10) cell buffers of 64 bytes. */
 static void row_of(struct fs__block *t, char (*c)[64], int n)
 {
@@ -69,8 +78,7 @@ static void plan_section(struct fs__report *r, const cJSON *b)
 	char c[8][64];
 
 	fs__doc_heading(r, 2, "The plan");
-	t = fs__doc_table(r, 8);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 8);
 	cJSON_ArrayForEach(task, fs__jget(b, "tasks")) {
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(task, "name"), "?"));
 		snprintf(c[1], sizeof c[1], "%s", str_or(fs__jstr(task, "type"), "?"));
@@ -96,8 +104,7 @@ static void task_section(struct fs__report *r, const cJSON *b)
 	char c[6][64];
 
 	fs__doc_heading(r, 2, "Cost per task (%s)", r->currency);
-	t = fs__doc_table(r, 6);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 6);
 	cJSON_ArrayForEach(task, fs__jget(b, "tasks")) {
 		double g = fs__jnum(task, "gpu_cost"), m = fs__jnum(task, "machine_cost");
 		double k = fs__jnum(task, "risk_cost");
@@ -123,8 +130,7 @@ static void month_section(struct fs__report *r, const cJSON *b)
 	char c[4][64];
 
 	fs__doc_heading(r, 2, "Cost per month (%s)", r->currency);
-	t = fs__doc_table(r, 4);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 4);
 	cJSON_ArrayForEach(m, fs__jget(b, "months")) {
 		double v = fs__jnum(m, "cost");
 
@@ -147,8 +153,7 @@ static void pricing_section(struct fs__report *r, const cJSON *b)
 	char c[10][64], key[64];
 
 	fs__doc_heading(r, 2, "Cost per pricing plan (%s)", r->currency);
-	t = fs__doc_table(r, 10);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 10);
 	cJSON_ArrayForEach(p, fs__jget(b, "pools")) {
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(p, "gpu"), "?"));
 		snprintf(c[1], sizeof c[1], "%.0f", fs__jnum(p, "peak_cards"));
