@@ -16,8 +16,6 @@
 
 /* "YYYY-MM-DD" to days since 1970-01-01; 0, or -1 when not a valid date. */
 int fs__budget_parse_date(const char *text, int64_t *day);
-/* Days since 1970-01-01 to year, month (1-12), day. */
-void fs__budget_civil(int64_t day, int *y, int *m, int *d);
 
 /* obj[key] as a date (needs plan->start_day) or a duration, as ns after the
  * plan's start. */

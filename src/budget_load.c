@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "budget_internal.h"
+#include "civil_date.h"
 #include "fleetsim/billing.h"
 
 static const char *const ROOT_KEYS[] = {
@@ -28,20 +29,6 @@ static const char *const PLAN_NAMES[FS_PRICING__COUNT + 1] = {
 	FS_PRICING_MAP(FS_ENUM_NAME_BY_VALUE)
 };
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int fs__budget_parse_date(const char *text, int64_t *day)
 {
 	static const int MDAYS[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
@@ -53,20 +40,8 @@ int fs__budget_parse_date(const char *text, int64_t *day)
 		return -1;
 	if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
 		return -1;
-	*day = days_from_civil(y, m, d);
+	*day = fs__civil_days(y, m, d);
 	return 0;
-}
-
-void fs__budget_civil(int64_t day, int *y, int *m, int *d)
-{
-	int64_t z = day + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
 int fs__budget_when(struct fs__sc *sc, const cJSON *obj, const char *key,

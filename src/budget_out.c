@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "budget_internal.h"
+#include "civil_date.h"
 #include "fleetsim/billing.h"
 #include "fleetsim/escape.h"
 #include "fleetsim/out_format.h"
@@ -46,16 +47,6 @@ const char *fs__budget_plan_word(enum fs_pricing p)
 	return "?";
 }
 
-/* "12.50" or "-" for NAN. */
-static const char *money(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", v);
-	return buf;
-}
-
 /* "14d", "36h", "2026-01-15" (with a start date, whole days). */
 static const char *when(const struct fs_budget_plan *plan, fs_ns t_ns, char *buf, size_t len)
 {
@@ -63,7 +54,7 @@ static const char *when(const struct fs_budget_plan *plan, fs_ns t_ns, char *buf
 	int y, m, d;
 
 	if (plan->start_day >= 0 && s % 86400 == 0) {
-		fs__budget_civil(plan->start_day + s / 86400, &y, &m, &d);
+		fs__civil_date(plan->start_day + s / 86400, &y, &m, &d);
 		snprintf(buf, len, "%04d-%02d-%02d", y, m, d);
 	} else if (s % 86400 == 0) {
 		snprintf(buf, len, "%lldd", (long long)(s / 86400));
@@ -170,7 +161,8 @@ static void print_serving(const struct fs_budget_plan *plan,
 		if (s->from_dir != NULL) {
 			fprintf(out, "  %s: from %s: %d instance%s of %d x %s; simulated %s %s/month\n",
 			        t->name, s->from_dir, r->instances, r->instances == 1 ? "" : "s",
-			        s->tp, t->gpu->id, money(b, sizeof b, s->sim_monthly_cost),
+			        s->tp, t->gpu->id,
+			        fs_out_money(b, sizeof b, s->sim_monthly_cost),
 			        plan->currency);
 			continue;
 		}
@@ -201,7 +193,8 @@ static void print_pricing(const struct fs_budget_plan *plan,
 
 		fprintf(out, "  %-18.18s", plan->tasks[i].name);
 		for (k = 0; k < N_ORDER; k++)
-			fprintf(out, " %10s%c", money(b, sizeof b, r->plan_cost[ORDER[k]]),
+			fprintf(out, " %10s%c",
+			        fs_out_money(b, sizeof b, r->plan_cost[ORDER[k]]),
 			        r->best == ORDER[k] ? '*' : ' ');
 		fprintf(out, "\n");
 	}
@@ -212,17 +205,18 @@ static void print_pricing(const struct fs_budget_plan *plan,
 
 		fprintf(out, "  %s: peak %d cards, %.1f card-h over %.1f h; per task %s", pool->gpu->id,
 		        pool->peak_cards, pool->card_h, pool->span_h,
-		        money(b, sizeof b, pool->per_task_cost));
+		        fs_out_money(b, sizeof b, pool->per_task_cost));
 		for (k = 0; k < N_ORDER; k++) {
 			if (isnan(pool->plan_cost[ORDER[k]]))
 				continue;
 			fprintf(out, "; %s %s", fs__budget_plan_word(ORDER[k]),
-			        money(b, sizeof b, pool->plan_cost[ORDER[k]]));
+			        fs_out_money(b, sizeof b, pool->plan_cost[ORDER[k]]));
 			if (fs_pricing_committed(ORDER[k]))
 				fprintf(out, " [%d]", pool->plan_commit_cards[ORDER[k]]);
 		}
 		fprintf(out, "\n    cheapest: %s, %s %s\n", pool->per_task_best ? "per task" :
-		        fs__budget_plan_word(pool->best), money(b, sizeof b, pool->best_cost),
+		        fs__budget_plan_word(pool->best),
+		        fs_out_money(b, sizeof b, pool->best_cost),
 		        plan->currency);
 		fprintf(out, "    break-even use (fee / (period h x on-demand price)):");
 		for (k = 0; k < N_ORDER; k++)
@@ -254,7 +248,8 @@ void fs_budget_print(const struct fs_budget_plan *plan, const struct fs_budget_r
 		fprintf(out, "  %-18.18s %-10s %-13.13s %5d %10s %9.1f %4zu %9.1f %-9s %11s\n",
 		        t->name, fs_budget_kind_name(t->kind), t->gpu->id, r->cards,
 		        when(plan, t->start_ns, w, sizeof w), r->wall_h, r->n_occurrences,
-		        r->card_h, fs__budget_plan_word(r->best), money(b, sizeof b, r->gpu_cost));
+		        r->card_h, fs__budget_plan_word(r->best),
+		        fs_out_money(b, sizeof b, r->gpu_cost));
 	}
 	fprintf(out, "\nfine-tuning\n");
 	print_training(plan, res, out);
@@ -264,20 +259,26 @@ void fs_budget_print(const struct fs_budget_plan *plan, const struct fs_budget_r
 	fprintf(out, "\nmonths (estimate, no margin)\n");
 	for (size_t m = 0; m < res->n_months; m++)
 		fprintf(out, "  %-9s %10.1f card-h %12s %s\n", res->months[m].label,
-		        res->months[m].card_h, money(b, sizeof b, res->months[m].cost),
+		        res->months[m].card_h, fs_out_money(b, sizeof b, res->months[m].cost),
 		        plan->currency);
 	fprintf(out, "\ntotals (%s)\n", plan->currency);
 	fprintf(out, "  card-hours                %12.1f\n", res->card_h);
 	fprintf(out, "  peak concurrent cards     %12d\n", res->peak_cards);
-	fprintf(out, "  GPU                       %12s\n", money(b, sizeof b, res->gpu_cost));
-	fprintf(out, "  machine (disk, storage,   %12s\n", money(b, sizeof b, res->machine_cost));
+	fprintf(out, "  GPU                       %12s\n",
+	        fs_out_money(b, sizeof b, res->gpu_cost));
+	fprintf(out, "  machine (disk, storage,   %12s\n",
+	        fs_out_money(b, sizeof b, res->machine_cost));
 	fprintf(out, "    egress, add-ons)\n");
-	fprintf(out, "  estimate                  %12s\n", money(b, sizeof b, res->estimate));
-	fprintf(out, "  risk allowance            %12s\n", money(b, sizeof b, res->risk_cost));
+	fprintf(out, "  estimate                  %12s\n",
+	        fs_out_money(b, sizeof b, res->estimate));
+	fprintf(out, "  risk allowance            %12s\n",
+	        fs_out_money(b, sizeof b, res->risk_cost));
 	fprintf(out, "  buffer %3.0f%%               %12s\n", 100 * plan->buffer,
-	        money(b, sizeof b, res->buffer_cost));
-	fprintf(out, "  planning margin           %12s\n", money(b, sizeof b, res->margin));
-	fprintf(out, "  budget to request         %12s\n", money(b, sizeof b, res->planned));
+	        fs_out_money(b, sizeof b, res->buffer_cost));
+	fprintf(out, "  planning margin           %12s\n",
+	        fs_out_money(b, sizeof b, res->margin));
+	fprintf(out, "  budget to request         %12s\n",
+	        fs_out_money(b, sizeof b, res->planned));
 }
 
 /* budget.json keeps full precision (not fs_json_num's 9 digits): its

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "budget_internal.h"
+#include "civil_date.h"
 #include "fleetsim/billing.h"
 
 const struct fs_budget_prices *fs__budget_prices(const struct fs_budget_plan *plan,
@@ -285,7 +286,7 @@ static void build_months(const struct fs_budget_plan *plan, struct fs_budget_res
 	int y = 0, m = 0, d = 0, k = 1;
 
 	if (plan->start_day >= 0)
-		fs__budget_civil(plan->start_day, &y, &m, &d);
+		fs__civil_date(plan->start_day, &y, &m, &d);
 	*bounds = NULL;
 	while (t < end_ns) {
 		fs_ns next;

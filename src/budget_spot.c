@@ -14,7 +14,6 @@
 #include "fleetsim/ckpt.h"
 
 #define H_NS FS__BUDGET_NS_PER_H
-#define MAX_H_NS (INT64_C(999999) * H_NS)
 
 static const char *const SPOT_KEYS[] = {
 	"interval", "checkpoint_cost", "restart_cost", "interruptions", "p_target",
@@ -28,18 +27,6 @@ void fs__budget_spot_free(struct fs_budget_spot *s)
 	free(s->trace_path);
 	free(s->trace_display);
 	free(s);
-}
-
-/* A duration key in hours: 1 present, 0 absent, -1 error. */
-static int hours(struct fs__sc *sc, const cJSON *obj, const char *key, fs_ns min_ns,
-                 double *out_h)
-{
-	fs_ns v_ns = 0;
-	int rc = fs__sc_duration_upto(sc, obj, key, min_ns, MAX_H_NS, &v_ns);
-
-	if (rc == 1)
-		*out_h = (double)v_ns / (double)H_NS;
-	return rc;
 }
 
 int fs__budget_load_spot(struct fs__sc *sc, const cJSON *task, struct fs_budget_train *tr)
@@ -67,11 +54,11 @@ int fs__budget_load_spot(struct fs__sc *sc, const cJSON *task, struct fs_budget_
 		return -1;
 	iv = fs__sc_get(node, "interval");
 	if (!(cJSON_IsString(iv) && strcmp(iv->valuestring, "auto") == 0) &&
-	    hours(sc, node, "interval", 1, &s->interval_h) < 0)
+	    fs__ckpt_hours(sc, node, "interval", 1, &s->interval_h) < 0)
 		return -1;
 	if (fs__sc_require(sc, node, "checkpoint_cost") != 0 ||
-	    hours(sc, node, "checkpoint_cost", 0, &s->ckpt_cost_h) < 0 ||
-	    hours(sc, node, "restart_cost", 0, &s->restart_cost_h) < 0)
+	    fs__ckpt_hours(sc, node, "checkpoint_cost", 0, &s->ckpt_cost_h) < 0 ||
+	    fs__ckpt_hours(sc, node, "restart_cost", 0, &s->restart_cost_h) < 0)
 		return -1;
 	if (s->ckpt_cost_h == 0 && s->interval_h == 0)
 		return fs__sc_fail_member(sc, node, "checkpoint_cost", "expected a checkpoint "

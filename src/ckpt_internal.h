@@ -89,6 +89,12 @@ int fs__ckpt_load_interruptions(struct fs__sc *sc, const struct cJSON *obj,
                                 struct fs_ckpt_interrupts *sp, char **trace_path,
                                 char **trace_display);
 
+/* obj[key] as a duration (scenario duration strings) of min_ns to
+ * 999,999 h, in hours into *out_h: 1 present, 0 absent, -1 with sc's error
+ * set.  Shared with a budget task's "spot" block. */
+int fs__ckpt_hours(struct fs__sc *sc, const struct cJSON *obj, const char *key,
+                   fs_ns min_ns, double *out_h);
+
 /* Free what in owns and zero it; a zeroed input is fine. */
 void fs__ckpt_input_fini(struct fs__ckpt_input *in);
 

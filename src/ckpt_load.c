@@ -8,7 +8,6 @@
  */
 #include "ckpt_internal.h"
 
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +38,8 @@ void fs__ckpt_input_fini(struct fs__ckpt_input *in)
 	memset(in, 0, sizeof *in);
 }
 
-/* A duration key in hours, at most 999,999 h: 1, 0, -1 as the readers. */
-static int hours(struct fs__sc *sc, const cJSON *obj, const char *key, fs_ns min_ns,
-                 double *out_h)
+int fs__ckpt_hours(struct fs__sc *sc, const cJSON *obj, const char *key, fs_ns min_ns,
+                   double *out_h)
 {
 	fs_ns v_ns = 0;
 	int rc = fs__sc_duration_upto(sc, obj, key, min_ns, MAX_H_NS, &v_ns);
@@ -96,15 +94,17 @@ int fs__ckpt_load_interruptions(struct fs__sc *sc, const cJSON *obj,
 		    fs__sc_require(sc, node, "rate_per_h") != 0 ||
 		    fs__sc_number(sc, node, "rate_per_h", 0, false, 1e4, false,
 		                  &sp->rate_per_h) < 0 ||
-		    hours(sc, node, "unavailable_mean", 0, &sp->unavailable_mean_h) < 0)
+		    fs__ckpt_hours(sc, node, "unavailable_mean", 0, &sp->unavailable_mean_h) < 0)
 			return -1;
 	}
 	fs__sc_pop(sc, saved);
 	return 0;
 }
 
-static int load_root(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input *in)
+/* fs__sc_load_file's walk of the input file into ctx (the input). */
+static int load_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 {
+	struct fs__ckpt_input *in = ctx;
 	struct fs_ckpt_cfg *c = &in->cfg;
 	const cJSON *iv = fs__sc_get(root, "interval");
 	const char *name = NULL, *cur = NULL;
@@ -122,18 +122,18 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input
 	in->name = name != NULL ? fs_xstrdup(name) : NULL;
 	in->currency = fs_xstrdup(cur != NULL ? cur : "USD");
 	if (fs__sc_require(sc, root, "work") != 0 ||
-	    hours(sc, root, "work", 1, &c->work_h) < 0)
+	    fs__ckpt_hours(sc, root, "work", 1, &c->work_h) < 0)
 		return -1;
 	if (fs__sc_int(sc, root, "cards", 1, 100000, &v) < 0)
 		return -1;
 	c->cards = fs__sc_get(root, "cards") != NULL ? (int)v : 1;
 	if (!(cJSON_IsString(iv) && strcmp(iv->valuestring, "auto") == 0) &&
-	    hours(sc, root, "interval", 1, &c->interval_h) < 0)
+	    fs__ckpt_hours(sc, root, "interval", 1, &c->interval_h) < 0)
 		return -1;
 	if (fs__sc_require(sc, root, "checkpoint_cost") != 0 ||
-	    hours(sc, root, "checkpoint_cost", 0, &c->ckpt_cost_h) < 0 ||
-	    hours(sc, root, "restart_cost", 0, &c->restart_cost_h) < 0 ||
-	    hours(sc, root, "deadline", 1, &c->deadline_h) < 0)
+	    fs__ckpt_hours(sc, root, "checkpoint_cost", 0, &c->ckpt_cost_h) < 0 ||
+	    fs__ckpt_hours(sc, root, "restart_cost", 0, &c->restart_cost_h) < 0 ||
+	    fs__ckpt_hours(sc, root, "deadline", 1, &c->deadline_h) < 0)
 		return -1;
 	if (c->ckpt_cost_h == 0 && c->interval_h == 0)
 		return fs__sc_fail_member(sc, root, "checkpoint_cost", "expected a checkpoint "
@@ -180,35 +180,10 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input
 
 int fs__ckpt_load(const char *path, struct fs__ckpt_input *in, struct fs_error *err)
 {
-	struct fs__sc sc;
-	struct fs__jpos *pos = NULL;
-	char *buf = NULL, *text, *dir_copy;
-	size_t len = 0;
-	cJSON *root;
-	int rc;
-
 	memset(in, 0, sizeof *in);
-	text = fs__sc_read_file(path, "input", &len, err);
-	if (text == NULL)
-		return -1;
-	root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	free(text);
-	if (root == NULL)
-		return -1;
-	dir_copy = fs_xstrdup(path);
-	memset(&sc, 0, sizeof sc);
-	sc.file = path;
-	sc.text = buf;
-	sc.text_len = len;
-	sc.pos = pos;
-	sc.base_dir = dirname(dir_copy);
-	sc.err = err;
-	rc = load_root(&sc, root, in);
-	cJSON_Delete(root);
-	free(buf);
-	free(dir_copy);
-	fs__jpos_free(pos);
-	if (rc != 0)
+	if (fs__sc_load_file(path, "input", load_root, in, err) != 0) {
 		fs__ckpt_input_fini(in);
-	return rc;
+		return -1;
+	}
+	return 0;
 }

@@ -73,8 +73,10 @@ struct fs__cli_run_opts {
 	{ "threads", required_argument, NULL, 'j' }, \
 	{ "seed", required_argument, NULL, FS__CLI_OPT_SEED }
 
-/* Empty options: no output directory, replications and threads 0, seed -1. */
-void fs__cli_run_opts_init(struct fs__cli_run_opts *o);
+/* Empty options (no output directory, replications and threads 0, seed
+ * -1), and getopt reset to parse a subcommand's argv from its first
+ * option with its own messages off (optind 1, opterr 0). */
+void fs__cli_run_opts_begin(struct fs__cli_run_opts *o);
 
 /* One getopt_long result `c` (optarg and optind as it left them) that the
  * caller's own switch did not take: -o, -r (1 to max_reps), -j, --seed,

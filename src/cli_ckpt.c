@@ -57,9 +57,7 @@ static int parse_args(int argc, char **argv, struct ckpt_args *a)
 	int c, rc;
 
 	memset(a, 0, sizeof *a);
-	fs__cli_run_opts_init(&a->o);
-	optind = 1;
-	opterr = 0;
+	fs__cli_run_opts_begin(&a->o);
 	while ((c = getopt_long(argc, argv, ":o:r:j:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(ckpt_help, stdout);

@@ -87,10 +87,12 @@ char *fs__cli_out_dir(const char *out_dir, const char *path)
 	return out_dir != NULL ? fs_xstrdup(out_dir) : fs__cli_default_out_dir(path);
 }
 
-void fs__cli_run_opts_init(struct fs__cli_run_opts *o)
+void fs__cli_run_opts_begin(struct fs__cli_run_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->seed = -1;
+	optind = 1;
+	opterr = 0;
 }
 
 int fs__cli_run_option(const char *cmd, int c, int64_t max_reps, char **argv,

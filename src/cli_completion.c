@@ -170,6 +170,18 @@ static void scan_help(const char *text, char *flags, char *valued, size_t cap)
 	}
 }
 
+/* The options of the help text that c prints for argv, added to flags and
+ * valued (cap bytes each). */
+static void scan_command(const struct fs__cli_cmd *c, int argc, char **argv, char *flags,
+                         char *valued, size_t cap)
+{
+	char *text = capture(c->main, argc, argv);
+
+	if (text != NULL)
+		scan_help(text, flags, valued, cap);
+	free(text);
+}
+
 /* One command's case in the script. */
 static void print_command(const struct fs__cli_cmd *c)
 {
@@ -181,20 +193,14 @@ static void print_command(const struct fs__cli_cmd *c)
 	argv[0] = name;
 	argv[1] = help_opt;
 	argv[2] = NULL;
-	text = capture(c->main, 2, argv);
-	if (text != NULL)
-		scan_help(text, flags, valued, sizeof flags);
-	free(text);
+	scan_command(c, 2, argv, flags, valued, sizeof flags);
 	/* `estimate --train` has a help text of its own. */
 	if (strcmp(c->name, "estimate") == 0) {
 		argv[1] = train;
 		argv[2] = full;
 		argv[3] = help_opt;
 		argv[4] = NULL;
-		text = capture(c->main, 4, argv);
-		if (text != NULL)
-			scan_help(text, flags, valued, sizeof flags);
-		free(text);
+		scan_command(c, 4, argv, flags, valued, sizeof flags);
 	}
 	add_word(flags, sizeof flags, "--help", 6);
 	/* The options completed after "-": all of them. */

@@ -102,9 +102,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	int c, rc;
 
 	memset(a, 0, sizeof *a);
-	fs__cli_run_opts_init(&a->o);
-	optind = 1;
-	opterr = 0;
+	fs__cli_run_opts_begin(&a->o);
 	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REQUESTS_CSV:

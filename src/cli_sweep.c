@@ -107,21 +107,14 @@ static int check_outputs(const char *out_dir)
 static int keep_input(const char *scenario_path, const char *out_dir)
 {
 	struct fs_error err;
-	FILE *f = fopen(scenario_path, "rb");
-	char *text = NULL, *path;
-	size_t cap = 0, used = 0, got, n = strlen(out_dir) + 24;
+	size_t used = 0, n = strlen(out_dir) + 24;
+	char *text = fs_read_text(scenario_path, &used), *path;
 	int rc;
 
-	if (f == NULL) {
+	if (text == NULL) {
 		fprintf(stderr, "fleetsim sweep: cannot read %s again\n", scenario_path);
 		return FS_EXIT_RUNTIME;
 	}
-	do {
-		text = fs_xrealloc(text, cap += 65536);
-		got = fread(text + used, 1, cap - used, f);
-		used += got;
-	} while (got > 0);
-	fclose(f);
 	path = fs_xmalloc(n);
 	snprintf(path, n, "%s/scenario_input.json", out_dir);
 	rc = fs_outfile_write(path, text, used, &err);
@@ -134,15 +127,12 @@ static int keep_input(const char *scenario_path, const char *out_dir)
 	return rc != 0 ? FS_EXIT_RUNTIME : 0;
 }
 
-enum { OPT_SEED = 256, OPT_SET, OPT_RESUME, OPT_CI_TARGET, OPT_NO_SHARE };
+enum { OPT_SET = FS__CLI_OPT_SEED + 1, OPT_RESUME, OPT_CI_TARGET, OPT_NO_SHARE };
 
 int fs__cli_sweep(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "replications", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, OPT_SEED },
+		FS__CLI_RUN_LONGOPTS,
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
@@ -152,37 +142,16 @@ int fs__cli_sweep(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fs_sweep_opts o;
+	struct fs__cli_run_opts ro;  /* -o, -r, -j, --seed */
 	const char *sets[MAX_SETS];
-	char *out_dir = NULL;
-	int64_t v;
+	char *out_dir;
 	int c, rc;
 
 	memset(&o, 0, sizeof o);
-	o.seed = -1;
 	o.sets = sets;
-	optind = 1;
-	opterr = 0;
+	fs__cli_run_opts_begin(&ro);
 	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			o.out_dir = optarg;
-			break;
-		case 'r':
-			if (fs__cli_parse_int("sweep", "-r", optarg, 1, 100000, &v))
-				return FS_EXIT_INPUT;
-			o.replications = v;
-			break;
-		case 'j':
-			if (fs__cli_parse_int("sweep", "-j", optarg, 1, 1024, &v))
-				return FS_EXIT_INPUT;
-			o.threads = (int)v;
-			break;
-		case OPT_SEED:
-			if (fs__cli_parse_int("sweep", "--seed", optarg, 0,
-			                      INT64_C(9007199254740992), &v))
-				return FS_EXIT_INPUT;
-			o.seed = v;
-			break;
 		case OPT_SET:
 			if (o.n_sets == MAX_SETS)
 				return fs__cli_usage_error("sweep", "at most %d --set options",
@@ -205,22 +174,21 @@ int fs__cli_sweep(int argc, char **argv)
 		case 'h':
 			fputs(sweep_help, stdout);
 			return FS_EXIT_OK;
-		case ':':
-			return fs__cli_usage_error("sweep", "option \"%s\" needs a value",
-			                           argv[optind - 1]);
 		default:
-			return fs__cli_usage_error("sweep", "unknown option \"%s\"",
-			                           argv[optind - 1]);
+			rc = fs__cli_run_option("sweep", c, 100000, argv, &ro);
+			if (rc != 0)
+				return rc;
 		}
 	}
-	if (optind >= argc)
-		return fs__cli_usage_error("sweep", "missing SCENARIO file");
-	if (optind + 1 < argc)
-		return fs__cli_usage_error("sweep", "expected one scenario file, found a "
-		                           "second: \"%s\"", argv[optind + 1]);
-	o.scenario_path = argv[optind];
-	if (o.out_dir == NULL)
-		o.out_dir = out_dir = fs__cli_default_out_dir(o.scenario_path);
+	rc = fs__cli_one_operand("sweep", argc, argv, "missing SCENARIO file",
+	                         "expected one scenario file, found a second: ",
+	                         &o.scenario_path);
+	if (rc != 0)
+		return rc;
+	o.replications = ro.replications;
+	o.threads = (int)ro.threads;
+	o.seed = ro.seed;
+	o.out_dir = out_dir = fs__cli_out_dir(ro.out_dir, o.scenario_path);
 	rc = check_outputs(o.out_dir);
 	if (rc == 0)
 		rc = fs_sweep_run(&o);

@@ -1,8 +1,10 @@
 /*
- * common.c — the error record and the aborting allocators (see common.h).
+ * common.c — the error record, the aborting allocators and reading a whole
+ * file (see common.h).
  */
 #include "fleetsim/common.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,4 +146,32 @@ int fs_enum_index(const char *const *names, size_t n, const char *name)
 		if (strcmp(names[i], name) == 0)
 			return (int)i;
 	return -1;
+}
+
+char *fs_read_text(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, got;
+	int bad, saved;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		fs_xgrow((void **)&buf, &cap, used + 65536 + 1, 1);
+		got = fread(buf + used, 1, cap - used - 1, f);
+		used += got;
+	} while (got > 0);
+	bad = ferror(f);
+	saved = errno;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		errno = saved != 0 ? saved : EIO;
+		return NULL;
+	}
+	buf[used] = '\0';
+	if (len != NULL)
+		*len = used;
+	return buf;
 }

@@ -218,47 +218,35 @@ static int load_root(struct fs__sc *sc, const cJSON *root, struct fs_model_spec 
 	return 0;
 }
 
+/* What fs__sc_load_file's walk fills: the spec and its notes. */
+struct load_ctx {
+	struct fs_model_spec *m;
+	char notes[256];
+};
+
+static int load_file_root(struct fs__sc *sc, const cJSON *root, void *ctx)
+{
+	struct load_ctx *c = ctx;
+
+	return load_root(sc, root, c->m, c->notes, sizeof c->notes);
+}
+
 int fs_model_config_load(const char *path, const char *id, struct fs_model_spec *m,
                          struct fs_error *err)
 {
-	struct fs__jpos *pos = NULL;
-	struct fs__sc sc;
-	char *text, *buf = NULL, notes[256];
-	size_t len = 0;
-	cJSON *root;
-	int rc = -1;
+	struct load_ctx c = { .m = m };
 
 	memset(m, 0, sizeof *m);
-	text = fs__sc_read_file(path, "model config", &len, err);
-	if (text == NULL)
-		return -1;
-	root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	if (root != NULL) {
-		memset(&sc, 0, sizeof sc);
-		sc.file = path;
-		sc.text = buf;
-		sc.text_len = len;
-		sc.pos = pos;
-		sc.base_dir = ".";
-		sc.err = err;
-		rc = load_root(&sc, root, m, notes, sizeof notes);
-		if (rc == 0 && sc.n_failures > 0)
-			rc = -1;
-	}
-	if (rc == 0) {
-		m->id = fs_xstrdup(id != NULL ? id : path);
-		m->aliases = fs_xstrdup("");
-		m->display_name = fs_xstrdup(m->id);
-		m->source = fs_xstrdup(path);
-		m->notes = fs_xstrdup(notes);
-	} else {
+	if (fs__sc_load_file(path, "model config", load_file_root, &c, err) != 0) {
 		memset(m, 0, sizeof *m);
+		return -1;
 	}
-	cJSON_Delete(root);
-	fs__jpos_free(pos);
-	free(buf);
-	free(text);
-	return rc;
+	m->id = fs_xstrdup(id != NULL ? id : path);
+	m->aliases = fs_xstrdup("");
+	m->display_name = fs_xstrdup(m->id);
+	m->source = fs_xstrdup(path);
+	m->notes = fs_xstrdup(c.notes);
+	return 0;
 }
 
 void fs_model_config_fini(struct fs_model_spec *m)

@@ -24,6 +24,15 @@ const char *fs_out_num(char *buf, double x)
 	return buf;
 }
 
+const char *fs_out_money(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", x);
+	return buf;
+}
+
 double fs_out_round(double x)
 {
 	char buf[FS_OUT_NUM_LEN];

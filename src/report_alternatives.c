@@ -273,16 +273,12 @@ static void spot_availability(struct fs__report *r, const cJSON *s)
 	char a[96], b[96], c[96];
 	const cJSON *w;
 
+	fs__availability_texts(s, a, b, c, sizeof a);
 	if (!isnan(fs__jnum(s, "availability.fleet.availability.value")))
 		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted "
 		             "%s of the time (from start-up, after the warm-up); outage %s "
 		             "minutes and total outage (none serving) %s minutes per 730-hour "
-		             "month, projected.",
-		             fs__pct_ci_text(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
-		             fs__ci_text(b, sizeof b,
-		                         fs__jci(s, "availability.fleet.outage_minutes_per_month")),
-		             fs__ci_text(c, sizeof c, fs__jci(s,
-		                         "availability.fleet.total_outage_minutes_per_month")));
+		             "month, projected.", a, b, c);
 	cJSON_ArrayForEach(w, fs__jget(s, "warnings"))
 		if (cJSON_IsString(w))
 			fs__doc_item(r, "Warning: %s.", w->valuestring);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/out_format.h"
 #include "report_internal.h"
 
 /* In the order of the tables. */
@@ -18,43 +19,44 @@ static const char *const PLANS[] = {
 };
 #define N_PLANS (sizeof PLANS / sizeof PLANS[0])
 
-static const char *money(char *buf, size_t len, double v)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f", v);
-	return buf;
-}
-
 static const char *str_or(const char *s, const char *dflt)
 {
 	return s != NULL ? s : dflt;
 }
 
+/* A table of n columns with its head row. */
+static struct fs__block *table_of(struct fs__report *r, const char *const *head, size_t n)
+{
+	struct fs__block *t = fs__doc_table(r, n);
+
+	fs__doc_row(t, head);
+	return t;
+}
+
+/* One table row from n (at most 10) cell buffers of 64 bytes. */
+static void row_of(struct fs__block *t, char (*c)[64], int n)
+{
+	const char *cells[10];
+
+	for (int i = 0; i < n; i++)
+		cells[i] = c[i];
+	fs__doc_row(t, cells);
+}
+
 /* budget.json of dir, or NULL with err. */
 static cJSON *load_budget(const char *dir, struct fs_error *err)
 {
-	size_t n = strlen(dir) + 16, len;
+	size_t n = strlen(dir) + 16, len = 0;
 	char *path = fs_xmalloc(n), *text;
 	cJSON *root = NULL;
-	FILE *f;
-	long sz;
 
 	snprintf(path, n, "%s/budget.json", dir);
-	f = fopen(path, "rb");
-	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		if (f != NULL)
-			fclose(f);
+	text = fs_read_text(path, &len);
+	if (text == NULL) {
 		fs_error_set(err, path, NULL, "cannot read the budget");
 		free(path);
 		return NULL;
 	}
-	text = fs_xmalloc((size_t)sz + 1);
-	len = fread(text, 1, (size_t)sz, f);
-	fclose(f);
-	text[len] = '\0';
 	root = cJSON_ParseWithLength(text, len);
 	if (!cJSON_IsObject(root) || strcmp(str_or(fs__jstr(root, "kind"), ""), "budget") != 0) {
 		cJSON_Delete(root);
@@ -74,11 +76,9 @@ static void plan_section(struct fs__report *r, const cJSON *b)
 	struct fs__block *t;
 	const cJSON *task;
 	char c[8][64];
-	const char *cells[8];
 
 	fs__doc_heading(r, 2, "The plan");
-	t = fs__doc_table(r, 8);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 8);
 	cJSON_ArrayForEach(task, fs__jget(b, "tasks")) {
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(task, "name"), "?"));
 		snprintf(c[1], sizeof c[1], "%s", str_or(fs__jstr(task, "type"), "?"));
@@ -88,9 +88,7 @@ static void plan_section(struct fs__report *r, const cJSON *b)
 		snprintf(c[5], sizeof c[5], "%.1f", fs__jnum(task, "wall_h"));
 		snprintf(c[6], sizeof c[6], "%.0f", fs__jnum(task, "occurrences"));
 		snprintf(c[7], sizeof c[7], "%.1f", fs__jnum(task, "card_h"));
-		for (int k = 0; k < 8; k++)
-			cells[k] = c[k];
-		fs__doc_row(t, cells);
+		row_of(t, c, 8);
 	}
 	fs__doc_para(r, "Peak concurrent cards: %.0f; %.1f card-hours in all.",
 	             fs__jnum(b, "totals.peak_cards"), fs__jnum(b, "totals.card_h"));
@@ -104,24 +102,20 @@ static void task_section(struct fs__report *r, const cJSON *b)
 	struct fs__block *t;
 	const cJSON *task;
 	char c[6][64];
-	const char *cells[6];
 
 	fs__doc_heading(r, 2, "Cost per task (%s)", r->currency);
-	t = fs__doc_table(r, 6);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 6);
 	cJSON_ArrayForEach(task, fs__jget(b, "tasks")) {
 		double g = fs__jnum(task, "gpu_cost"), m = fs__jnum(task, "machine_cost");
 		double k = fs__jnum(task, "risk_cost");
 
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(task, "name"), "?"));
 		snprintf(c[1], sizeof c[1], "%s", str_or(fs__jstr(task, "cheapest_plan"), "?"));
-		money(c[2], sizeof c[2], g);
-		money(c[3], sizeof c[3], m);
-		money(c[4], sizeof c[4], k);
-		money(c[5], sizeof c[5], g + m + k);
-		for (int i = 0; i < 6; i++)
-			cells[i] = c[i];
-		fs__doc_row(t, cells);
+		fs_out_money(c[2], sizeof c[2], g);
+		fs_out_money(c[3], sizeof c[3], m);
+		fs_out_money(c[4], sizeof c[4], k);
+		fs_out_money(c[5], sizeof c[5], g + m + k);
+		row_of(t, c, 6);
 	}
 	fs__doc_para(r, "GPU cost is the task's share of its pool's cheapest arrangement "
 	             "(shared by card-hours when the pool commits cards).");
@@ -134,21 +128,17 @@ static void month_section(struct fs__report *r, const cJSON *b)
 	struct fs__block *t;
 	const cJSON *m;
 	char c[4][64];
-	const char *cells[4];
 
 	fs__doc_heading(r, 2, "Cost per month (%s)", r->currency);
-	t = fs__doc_table(r, 4);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 4);
 	cJSON_ArrayForEach(m, fs__jget(b, "months")) {
 		double v = fs__jnum(m, "cost");
 
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(m, "month"), "?"));
 		snprintf(c[1], sizeof c[1], "%.1f", fs__jnum(m, "card_h"));
-		money(c[2], sizeof c[2], v);
-		money(c[3], sizeof c[3], est > 0 ? v * planned / est : NAN);
-		for (int i = 0; i < 4; i++)
-			cells[i] = c[i];
-		fs__doc_row(t, cells);
+		fs_out_money(c[2], sizeof c[2], v);
+		fs_out_money(c[3], sizeof c[3], est > 0 ? v * planned / est : NAN);
+		row_of(t, c, 4);
 	}
 }
 
@@ -161,20 +151,18 @@ static void pricing_section(struct fs__report *r, const cJSON *b)
 	struct fs__block *t;
 	const cJSON *p;
 	char c[10][64], key[64];
-	const char *cells[10];
 
 	fs__doc_heading(r, 2, "Cost per pricing plan (%s)", r->currency);
-	t = fs__doc_table(r, 10);
-	fs__doc_row(t, head);
+	t = table_of(r, head, 10);
 	cJSON_ArrayForEach(p, fs__jget(b, "pools")) {
 		snprintf(c[0], sizeof c[0], "%s", str_or(fs__jstr(p, "gpu"), "?"));
 		snprintf(c[1], sizeof c[1], "%.0f", fs__jnum(p, "peak_cards"));
-		money(c[2], sizeof c[2], fs__jnum(p, "per_task_cost"));
+		fs_out_money(c[2], sizeof c[2], fs__jnum(p, "per_task_cost"));
 		for (size_t k = 0; k < N_PLANS; k++) {
 			double kc;
 
 			snprintf(key, sizeof key, "plan_cost.%s", PLANS[k]);
-			money(c[3 + k], sizeof c[3 + k], fs__jnum(p, key));
+			fs_out_money(c[3 + k], sizeof c[3 + k], fs__jnum(p, key));
 			snprintf(key, sizeof key, "committed_cards.%s", PLANS[k]);
 			kc = fs__jnum(p, key);
 			if (isfinite(kc)) {
@@ -186,9 +174,7 @@ static void pricing_section(struct fs__report *r, const cJSON *b)
 		snprintf(c[9], sizeof c[9], "%s", strcmp(str_or(fs__jstr(p, "cheapest"), "?"),
 		         "per_task") == 0 ? "each task on its own" :
 		         str_or(fs__jstr(p, "cheapest"), "?"));
-		for (int i = 0; i < 10; i++)
-			cells[i] = c[i];
-		fs__doc_row(t, cells);
+		row_of(t, c, 10);
 	}
 	fs__doc_para(r, "A commitment of K cards covers the pool's whole span in whole "
 	             "periods; the use above K is paid on demand. \"per task\": each task "
@@ -216,18 +202,21 @@ static void margin_section(struct fs__report *r, const cJSON *b)
 	char x[64];
 
 	fs__doc_heading(r, 2, "Estimate and planning margin (%s)", r->currency);
-	fs__doc_item(r, "GPU: %s", money(x, sizeof x, fs__jnum(b, "totals.gpu_cost")));
+	fs__doc_item(r, "GPU: %s", fs_out_money(x, sizeof x, fs__jnum(b, "totals.gpu_cost")));
 	fs__doc_item(r, "Machine (disk, object storage, egress, add-ons): %s",
-	             money(x, sizeof x, fs__jnum(b, "totals.machine_cost")));
-	fs__doc_item(r, "Estimate: %s", money(x, sizeof x, fs__jnum(b, "totals.estimate")));
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.machine_cost")));
+	fs__doc_item(r, "Estimate: %s",
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.estimate")));
 	fs__doc_item(r, "Risk allowance (risk factor %.2f unless a task sets its own): %s",
 	             fs__jnum(b, "assumptions.risk_factor"),
-	             money(x, sizeof x, fs__jnum(b, "totals.risk_cost")));
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.risk_cost")));
 	fs__doc_item(r, "Buffer %.0f%% of estimate plus risk: %s",
 	             100 * fs__jnum(b, "assumptions.buffer"),
-	             money(x, sizeof x, fs__jnum(b, "totals.buffer_cost")));
-	fs__doc_item(r, "Planning margin: %s", money(x, sizeof x, fs__jnum(b, "totals.margin")));
-	fs__doc_item(r, "Budget to request: %s", money(x, sizeof x, fs__jnum(b, "totals.planned")));
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.buffer_cost")));
+	fs__doc_item(r, "Planning margin: %s",
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.margin")));
+	fs__doc_item(r, "Budget to request: %s",
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.planned")));
 }
 
 static void assumptions_section(struct fs__report *r, const cJSON *b)
@@ -314,9 +303,9 @@ int fs__report_budget(const char *dir, char *html_path, size_t html_len,
 		fs__doc_para(&r, "%s", fs__jstr(b, "description"));
 	fs__doc_para(&r, "Budget to request: %s %s — the estimate %s plus a planning margin "
 	             "of %s (risk factor and buffer)%s%s.", r.currency,
-	             money(x, sizeof x, fs__jnum(b, "totals.planned")),
-	             money(y, sizeof y, fs__jnum(b, "totals.estimate")),
-	             money(z, sizeof z, fs__jnum(b, "totals.margin")),
+	             fs_out_money(x, sizeof x, fs__jnum(b, "totals.planned")),
+	             fs_out_money(y, sizeof y, fs__jnum(b, "totals.estimate")),
+	             fs_out_money(z, sizeof z, fs__jnum(b, "totals.margin")),
 	             fs__jstr(b, "start") != NULL ? "; the plan starts " : "",
 	             str_or(fs__jstr(b, "start"), ""));
 	plan_section(&r, b);

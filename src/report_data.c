@@ -41,27 +41,10 @@ static int exists(const char *dir, const char *name)
 
 static char *slurp(const char *path, struct fs_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf = fs_read_text(path, NULL);
 
-	if (!f) {
+	if (buf == NULL)
 		fs_error_set(err, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	do {
-		fs_xgrow((void **)&buf, &cap, len + 65536 + 1, 1);
-		n = fread(buf + len, 1, 65536, f);
-		len += n;
-	} while (n == 65536);
-	if (ferror(f)) {
-		fs_error_set(err, path, NULL, "read error");
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	buf[len] = '\0';
 	return buf;
 }
 

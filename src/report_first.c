@@ -303,17 +303,13 @@ static void availability_items(struct fs__report *r)
 		             "exposure.");
 		return;
 	}
+	fs__availability_texts(s, a, b, c, sizeof a);
 	if (isnan(fs__jnum(s, "availability.fleet.availability.value")))
 		fs__doc_item(r, "Availability: not measured (no fleet: the queue engine).");
 	else
 		fs__doc_item(r, "Availability: the fleet had the serving instances it wanted %s of "
 		             "the time; outage minutes per month: %s with fewer serving than "
-		             "wanted, %s with none serving.",
-		             fs__pct_ci_text(a, sizeof a, fs__jci(s, "availability.fleet.availability")),
-		             fs__ci_text(b, sizeof b,
-		                         fs__jci(s, "availability.fleet.outage_minutes_per_month")),
-		             fs__ci_text(c, sizeof c, fs__jci(s,
-		                         "availability.fleet.total_outage_minutes_per_month")));
+		             "wanted, %s with none serving.", a, b, c);
 	cJSON_ArrayForEach(p, fs__jget(s, "availability.pools")) {
 		if (!isnan(fs__jnum(p, "requests_requeued_by_reclaims.value")))
 			requeued += fs__jnum(p, "requests_requeued_by_reclaims.value");

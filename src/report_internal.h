@@ -238,6 +238,11 @@ const char *fs__diff_text(char *buf, size_t len, double diff, const char *unit);
 /* summary.json's verdict on P(SLO met) in words ("yes", "no", "undecided:
  * 35 replications would decide it") and its label; 0 when it has none. */
 int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, size_t llen);
+/* MODEL: F15-F18 — summary.json's fleet availability in words (len bytes
+ * each): the share of the time with the wanted instances serving, and the
+ * outage minutes per month with fewer and with none serving. */
+void fs__availability_texts(const cJSON *s, char *share, char *outage, char *total,
+                            size_t len);
 
 /* report_alternatives.c: sections 3 (the alternatives) and 4 (the risk). */
 void fs__report_alternatives(struct fs__report *r);

@@ -207,22 +207,11 @@ int fs__report_rerun_best(struct fs__report *r, struct fs_error *err)
 	if (rc > 0) {
 		rc = 0;
 	} else if (rc == 0) {
-		char path[4200];
-		FILE *f;
+		char path[4200], *text;
 
 		snprintf(path, sizeof path, "%s/summary.json", rdir);
-		f = fopen(path, "rb");
-		if (f != NULL) {
-			char *text = NULL;
-			size_t cap = 0, used = 0, got;
-
-			do {
-				text = fs_xrealloc(text, cap += 65536);
-				got = fread(text + used, 1, cap - used - 1, f);
-				used += got;
-			} while (got > 0);
-			fclose(f);
-			text[used] = '\0';
+		text = fs_read_text(path, NULL);
+		if (text != NULL) {
 			r->summary = cJSON_Parse(text);
 			free(text);
 		}

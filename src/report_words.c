@@ -119,3 +119,11 @@ int fs__slo_verdict_text(const cJSON *s, char *words, size_t len, char *label, s
 	         100 * fs__jnum(v, "target"));
 	return 1;
 }
+
+void fs__availability_texts(const cJSON *s, char *share, char *outage, char *total,
+                            size_t len)
+{
+	fs__pct_ci_text(share, len, fs__jci(s, "availability.fleet.availability"));
+	fs__ci_text(outage, len, fs__jci(s, "availability.fleet.outage_minutes_per_month"));
+	fs__ci_text(total, len, fs__jci(s, "availability.fleet.total_outage_minutes_per_month"));
+}

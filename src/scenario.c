@@ -514,37 +514,36 @@ struct fs_scenario *fs_scenario_load(const char *path, struct fs_error *err)
 	return fs_scenario_load_variant(path, NULL, NULL, 0, err);
 }
 
+/* fs__sc_load_file's walk collecting the names of root "variants" (checked
+ * by the full load before) into ctx, a char *** whose list ends with NULL. */
+static int variant_names(struct fs__sc *sc, const cJSON *root, void *ctx)
+{
+	const cJSON *variants = fs__sc_get(root, "variants"), *v;
+	char ***names = ctx;
+	size_t i = 0;
+
+	(void)sc;
+	if (cJSON_GetArraySize(variants) > 0)
+		*names = fs_xcalloc((size_t)cJSON_GetArraySize(variants) + 1, sizeof **names);
+	cJSON_ArrayForEach(v, variants)
+		(*names)[i++] = fs_xstrdup(fs__sc_get(v, "name")->valuestring);
+	return 0;
+}
+
 int fs_scenario_list_variants(const char *path, char ***names, size_t *n,
                               struct fs_error *err)
 {
 	struct fs_scenario *s = fs_scenario_load(path, err);
-	struct fs__jpos *pos = NULL;
-	const cJSON *variants, *v;
-	char *text, *buf = NULL;
-	size_t len = 0, i = 0;
-	cJSON *root;
 
 	*names = NULL;
 	*n = 0;
 	if (s == NULL)               /* the base, "variants" included, must load */
 		return -1;
 	fs_scenario_free(s);
-	text = fs__sc_read_file(path, "scenario", &len, err);
-	if (text == NULL)
+	if (fs__sc_load_file(path, "scenario", variant_names, names, err) != 0)
 		return -1;
-	root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	free(text);
-	if (root == NULL)
-		return -1;
-	variants = fs__sc_get(root, "variants");
-	if (cJSON_GetArraySize(variants) > 0)
-		*names = fs_xcalloc((size_t)cJSON_GetArraySize(variants) + 1, sizeof **names);
-	cJSON_ArrayForEach(v, variants)
-		(*names)[i++] = fs_xstrdup(fs__sc_get(v, "name")->valuestring);
-	*n = i;
-	cJSON_Delete(root);
-	fs__jpos_free(pos);
-	free(buf);
+	while (*names != NULL && (*names)[*n] != NULL)
+		(*n)++;
 	return 0;
 }
 

@@ -83,26 +83,6 @@ static int load_zone(struct fs__sc *sc, const cJSON *node, struct fs_zone_cfg *z
 	return fs__sc_member(sc, node, "capacity_trace", load_capacity_trace, z);
 }
 
-/* Check that obj[key] is an array of min..max elements (path names it). */
-static int check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
-                       const char *what)
-{
-	int n;
-
-	if (!cJSON_IsArray(node))
-		return fs__sc_fail_at(sc, node, "expected an array, found %s",
-		                      fs__sc_type_name(node));
-	n = cJSON_GetArraySize(node);
-	if (n < min || n > max) {
-		if (n == 0)
-			return fs__sc_fail_at(sc, node, "expected %d to %d %s, found an "
-			                      "empty array", min, max, what);
-		return fs__sc_fail_at(sc, node, "expected %d to %d %s, found %d", min,
-		                      max, what, n);
-	}
-	return 0;
-}
-
 static void default_zone(struct fs_fleet_cfg *fleet)
 {
 	fleet->zones = fs_xcalloc(1, sizeof *fleet->zones);
@@ -120,7 +100,7 @@ static int load_zones(struct fs__sc *sc, const cJSON *node, struct fs_fleet_cfg 
 		return 0;
 	}
 	saved = fs__sc_push_key(sc, "zones");
-	if (check_array(sc, node, 1, MAX_ZONES, "zones") != 0)
+	if (fs__sc_check_array(sc, node, 1, MAX_ZONES, "zones") != 0)
 		return -1;
 	fleet->zones = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *fleet->zones);
 	cJSON_ArrayForEach(z, node) {
@@ -149,7 +129,7 @@ static int load_pools(struct fs__sc *sc, const cJSON *node, struct fs_scenario *
 	size_t i = 0, j, saved, saved_i;
 
 	saved = fs__sc_push_key(sc, "pools");
-	if (check_array(sc, node, 1, MAX_POOLS, "pools") != 0)
+	if (fs__sc_check_array(sc, node, 1, MAX_POOLS, "pools") != 0)
 		return -1;
 	fleet->pools = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *fleet->pools);
 	cJSON_ArrayForEach(p, node) {

@@ -168,13 +168,9 @@ static int load_price_schedule(struct fs__sc *sc, const cJSON *node, bool usd_cu
 	char prev[40], found[64];
 	int n;
 
-	if (!cJSON_IsArray(node))
-		return fs__sc_fail_at(sc, node, "expected an array, found %s",
-		                      fs__sc_type_name(node));
+	if (fs__sc_check_array(sc, node, 1, MAX_PRICE_STEPS, "steps") != 0)
+		return -1;
 	n = cJSON_GetArraySize(node);
-	if (n < 1 || n > MAX_PRICE_STEPS)
-		return fs__sc_fail_at(sc, node, "expected 1 to %d steps, found %d",
-		                      MAX_PRICE_STEPS, n);
 	p->price_steps = fs_xcalloc((size_t)n, sizeof *p->price_steps);
 	cJSON_ArrayForEach(step, node) {
 		struct fs_price_step *st = &p->price_steps[i];

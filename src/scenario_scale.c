@@ -73,21 +73,6 @@ void fs__sc_autoscale_defaults(struct fs_autoscale_cfg *as)
 	as->flap_launches_per_h = 4;
 }
 
-static int check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
-                       const char *what)
-{
-	int n;
-
-	if (!cJSON_IsArray(node))
-		return fs__sc_fail_at(sc, node, "expected an array, found %s",
-		                      fs__sc_type_name(node));
-	n = cJSON_GetArraySize(node);
-	if (n < min || n > max)
-		return fs__sc_fail_at(sc, node, "expected %d to %d %s, found %d", min, max,
-		                      what, n);
-	return 0;
-}
-
 static int load_policy(struct fs__sc *sc, const cJSON *node, struct fs_scale_policy *p)
 {
 	int type = 0;
@@ -124,7 +109,7 @@ static int load_rules(struct fs__sc *sc, const cJSON *node, void *rules)
 	if (list == NULL)
 		return 0;
 	saved = fs__sc_push_key(sc, "policies");
-	if (check_array(sc, list, 1, FS_SCALE_MAX_POLICIES, "policies") != 0)
+	if (fs__sc_check_array(sc, list, 1, FS_SCALE_MAX_POLICIES, "policies") != 0)
 		return -1;
 	r->n_policies = 0;
 	cJSON_ArrayForEach(item, list) {
@@ -146,7 +131,7 @@ static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
 	int64_t min = 0;
 	char found[64];
 
-	if (check_array(sc, node, 1, MAX_SCHEDULE, "steps") != 0)
+	if (fs__sc_check_array(sc, node, 1, MAX_SCHEDULE, "steps") != 0)
 		return -1;
 	as->schedule = fs_xcalloc((size_t)cJSON_GetArraySize(node), sizeof *as->schedule);
 	cJSON_ArrayForEach(step, node) {

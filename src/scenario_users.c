@@ -107,13 +107,9 @@ static int load_users(struct fs__sc *sc, const cJSON *obj, struct fs_closed_cfg 
 		return -1;
 	steps = fs__sc_get(node, "steps");
 	saved_s = fs__sc_push_key(sc, "steps");
-	if (!cJSON_IsArray(steps))
-		return fs__sc_fail_at(sc, steps, "expected an array, found %s",
-		                      fs__sc_type_name(steps));
+	if (fs__sc_check_array(sc, steps, 1, MAX_USERS, "steps") != 0)
+		return -1;
 	n = cJSON_GetArraySize(steps);
-	if (n < 1 || n > MAX_USERS)
-		return fs__sc_fail_at(sc, steps, "expected 1 to %d steps, found %d",
-		                      MAX_USERS, n);
 	cc->n_schedule = (size_t)n;
 	cc->schedule = fs_xcalloc(cc->n_schedule, sizeof *cc->schedule);
 	cJSON_ArrayForEach(step, steps) {

@@ -291,6 +291,24 @@ int fs__sc_forbid(struct fs__sc *sc, const cJSON *obj, const char *key,
 	                              key, reason);
 }
 
+int fs__sc_check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
+                       const char *what)
+{
+	int n;
+
+	if (!cJSON_IsArray(node))
+		return fs__sc_fail_at(sc, node, "expected an array, found %s",
+		                      fs__sc_type_name(node));
+	n = cJSON_GetArraySize(node);
+	if (n == 0 && min > 0)
+		return fs__sc_fail_at(sc, node, "expected %d to %d %s, found an empty array",
+		                      min, max, what);
+	if (n < min || n > max)
+		return fs__sc_fail_at(sc, node, "expected %d to %d %s, found %d", min, max,
+		                      what, n);
+	return 0;
+}
+
 /* ---- typed readers ----------------------------------------------------------------- */
 
 static int type_error(struct fs__sc *sc, const cJSON *obj, const char *key,

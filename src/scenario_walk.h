@@ -170,6 +170,12 @@ int fs__sc_require(struct fs__sc *sc, const cJSON *obj, const char *key);
 int fs__sc_forbid(struct fs__sc *sc, const cJSON *obj, const char *key,
                   const char *reason);
 
+/* Check that node is an array of min..max elements, `what` naming them in
+ * the message at node with the current path: "expected MIN to MAX WHAT,
+ * found N" (an empty one: "found an empty array"). */
+int fs__sc_check_array(struct fs__sc *sc, const cJSON *node, int min, int max,
+                       const char *what);
+
 /* ---- typed readers: 1 present, 0 absent, -1 error ------------------------ */
 
 /* A finite number in [lo, hi]; lo_open / hi_open make that end exclusive

@@ -274,16 +274,9 @@ int fs__sc_load_workload(struct fs__sc *sc, const cJSON *node, struct fs_workloa
 	}
 	classes = fs__sc_get(node, "classes");
 	saved = fs__sc_push_key(sc, "classes");
-	if (!cJSON_IsArray(classes))
-		return fs__sc_fail_at(sc, classes, "expected an array, found %s",
-		                      fs__sc_type_name(classes));
+	if (fs__sc_check_array(sc, classes, 1, MAX_CLASSES, "classes") != 0)
+		return -1;
 	n = cJSON_GetArraySize(classes);
-	if (n == 0)
-		return fs__sc_fail_at(sc, classes, "expected 1 to %d classes, found an "
-		                      "empty array", MAX_CLASSES);
-	if (n > MAX_CLASSES)
-		return fs__sc_fail_at(sc, classes, "expected 1 to %d classes, found %d",
-		                      MAX_CLASSES, n);
 	wl->classes = fs_xcalloc((size_t)n, sizeof *wl->classes);
 	wl->n_classes = (size_t)n;
 	cJSON_ArrayForEach(cls, classes) {

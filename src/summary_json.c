@@ -17,7 +17,7 @@
 #include "fleetsim/scenario.h"             /* fs_duration_format */
 #include "fleetsim/summary.h"
 
-static cJSON *ci_json(const struct fs_ci *ci)
+cJSON *fs_summary_ci_json(const struct fs_ci *ci)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -26,6 +26,15 @@ static cJSON *ci_json(const struct fs_ci *ci)
 	cJSON_AddItemToObject(o, "ci_hi", fs_json_num(ci->ci_hi));
 	if (fs_stats_ci_exact(ci))
 		cJSON_AddTrueToObject(o, "exact");
+	return o;
+}
+
+/* fs_summary_ci_json with the interval's method and, when it suggests more
+ * replications, its skewness and suggestion. */
+static cJSON *ci_json(const struct fs_ci *ci)
+{
+	cJSON *o = fs_summary_ci_json(ci);
+
 	if (ci->method == FS_CI_SECTIONING)
 		cJSON_AddStringToObject(o, "method", "pooled_sectioning");
 	if (ci->n_suggested > ci->n) {

@@ -77,22 +77,13 @@ static void inputs_differ(const cJSON *have, const cJSON *want, char *why, size_
 static char *load_record(const struct sweep_run *s, size_t point)
 {
 	char path[4096], why[600];
-	FILE *f;
-	char *text = NULL;
-	size_t cap = 0, used = 0, got;
+	char *text;
 	cJSON *rec, *want;
 
 	record_path(s, point, path, sizeof path);
-	f = fopen(path, "rb");
-	if (f == NULL)
+	text = fs_read_text(path, NULL);
+	if (text == NULL)
 		return NULL;
-	do {
-		text = fs_xrealloc(text, cap += 65536);
-		got = fread(text + used, 1, cap - used - 1, f);
-		used += got;
-	} while (got > 0);
-	fclose(f);
-	text[used] = '\0';
 	rec = cJSON_Parse(text);
 	why[0] = '\0';
 	if (rec == NULL) {

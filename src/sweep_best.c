@@ -15,6 +15,7 @@
 #include "fleetsim/objective.h"
 #include "fleetsim/scenario_cfg.h"
 #include "fleetsim/stats.h"
+#include "fleetsim/summary.h"
 #include "sweep_internal.h"
 
 /* A signed paired difference in words: "costs 12.3 more [4.5, 20.1]",
@@ -61,8 +62,8 @@ static cJSON *undecided_json(const struct fs__sweep_pt *p)
 	cJSON_AddNumberToObject(o, "replications", p->n_reps);
 	cJSON_AddItemToObject(o, "replications_needed",
 	                      fs_json_num(p->needed > 0 ? (double)p->needed : NAN));
-	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
+	cJSON_AddItemToObject(o, "p_slo_met", fs_summary_ci_json(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", fs_summary_ci_json(&p->obj_ci));
 	return o;
 }
 
@@ -150,7 +151,7 @@ cJSON *fs__sweep_best_json(const struct fs_scenario *base, const struct fs__swee
 		         pts[best].p_met.ci_lo, pts[best].p_met.ci_hi,
 		         obj->present ? obj->confidence : 1.0, pts[second].label, a);
 		cJSON_AddItemToObject(o, "runner_up", fs__sweep_point_json(base, &pts[second]));
-		cJSON_AddItemToObject(o, "runner_up_costs_more", fs__sweep_jci(&d));
+		cJSON_AddItemToObject(o, "runner_up_costs_more", fs_summary_ci_json(&d));
 	} else {
 		snprintf(why, sizeof why, "the only proven-feasible point of %zu evaluated (of "
 		         "%zu): %s %s with P(SLO met) %.3g [%.3g, %.3g], whose "

@@ -54,10 +54,6 @@ const char *fs__sweep_decision_name(enum fs_share_verdict v);
 struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
                                    const struct fs__sweep_pt *base);
 
-/* {value, ci_lo, ci_hi[, exact]}, each figure by fs_json_num
- * (out_format.h: 9 significant digits, null when not finite). */
-cJSON *fs__sweep_jci(const struct fs_ci *ci);
-
 /* A point's object in sweep.json and best.json. */
 cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__sweep_pt *p);
 

@@ -18,6 +18,7 @@
 #include "fleetsim/objective.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
+#include "fleetsim/summary.h"
 #include "fleetsim/sweep.h"
 #include "sweep_internal.h"
 
@@ -236,19 +237,6 @@ struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
 	return ci;
 }
 
-/* {value, ci_lo, ci_hi}, plus "exact": true for a zero-width interval. */
-cJSON *fs__sweep_jci(const struct fs_ci *ci)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(o, "value", fs_json_num(ci->value));
-	cJSON_AddItemToObject(o, "ci_lo", fs_json_num(ci->ci_lo));
-	cJSON_AddItemToObject(o, "ci_hi", fs_json_num(ci->ci_hi));
-	if (fs_stats_ci_exact(ci))
-		cJSON_AddTrueToObject(o, "exact");
-	return o;
-}
-
 /* MODEL: M9 — each quantile constraint with its pooled interval, bound and
  * verdict: [{"value", "ci_lo", "ci_hi", "max_ms", "decision"}, ...] in
  * constraint order. */
@@ -268,7 +256,7 @@ static void add_quantile_constraints(cJSON *o, const struct fs_objective_cfg *ob
 		if (!fs_constraint_pooled(c))
 			continue;
 		ci = ci_of(cJSON_GetArrayItem(qc, (int)k++));
-		item = fs__sweep_jci(&ci);
+		item = fs_summary_ci_json(&ci);
 		cJSON_AddItemToObject(item, "max_ms", fs_json_num(c->max_ms));
 		cJSON_AddStringToObject(item, "decision", fs__sweep_decision_name(
 			fs_objective_pooled_verdict(c, &ci, (size_t)p->n_reps, &need)));
@@ -303,11 +291,11 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 	cJSON_AddItemToObject(o, "replications_needed",
 	                      fs_json_num(p->needed > 0 ? (double)p->needed : NAN));
 	cJSON_AddBoolToObject(o, "stable", p->stable);
-	cJSON_AddItemToObject(o, "p_slo_met", fs__sweep_jci(&p->p_met));
-	cJSON_AddItemToObject(o, "objective", fs__sweep_jci(&p->obj_ci));
-	cJSON_AddItemToObject(o, "diff_vs_baseline", fs__sweep_jci(&p->diff_ci));
-	cJSON_AddItemToObject(o, "diff_vs_best", fs__sweep_jci(&p->diff_best));
-	cJSON_AddItemToObject(o, "pareto_latency_ms", fs__sweep_jci(&p->pareto_ci));
+	cJSON_AddItemToObject(o, "p_slo_met", fs_summary_ci_json(&p->p_met));
+	cJSON_AddItemToObject(o, "objective", fs_summary_ci_json(&p->obj_ci));
+	cJSON_AddItemToObject(o, "diff_vs_baseline", fs_summary_ci_json(&p->diff_ci));
+	cJSON_AddItemToObject(o, "diff_vs_best", fs_summary_ci_json(&p->diff_best));
+	cJSON_AddItemToObject(o, "pareto_latency_ms", fs_summary_ci_json(&p->pareto_ci));
 	add_quantile_constraints(o, &base->objective, p);
 	figs = cJSON_AddObjectToObject(o, "figures");
 	for (k = 0; fs__sweep_figures[k] != NULL; k++) {
@@ -320,7 +308,7 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 		ci.value = cJSON_IsNumber(v0) ? v0->valuedouble : NAN;
 		ci.ci_lo = cJSON_IsNumber(v1) ? v1->valuedouble : NAN;
 		ci.ci_hi = cJSON_IsNumber(v2) ? v2->valuedouble : NAN;
-		cJSON_AddItemToObject(figs, fs__sweep_figures[k], fs__sweep_jci(&ci));
+		cJSON_AddItemToObject(figs, fs__sweep_figures[k], fs_summary_ci_json(&ci));
 	}
 	{
 		/* MODEL: U7 — a closed-loop point's figures by concurrency, as

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "civil_date.h"
 #include "trace_internal.h"
 
 /* Column names of the CSV formats, in the order timestamp, prompt, output. */
@@ -39,20 +40,6 @@ int fs_trace_format_parse(const char *name, enum fs_trace_format *out)
 }
 
 /* ---- number parsing ------------------------------------------------------ */
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
- * days_from_civil), exact in integers. */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
 
 /* Read exactly `n` digits at *p into *v; advances *p. */
 static int take_digits(const char **p, const char *end, int n, int64_t *v)
@@ -112,7 +99,7 @@ static int parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *ns)
 	if (p != end || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
 	    h > 23 || mi > 59 || se > 59)
 		return -1;
-	*sec = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+	*sec = fs__civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
 	return 0;
 }
 

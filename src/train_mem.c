@@ -245,20 +245,27 @@ int fs_train_mem_plan(const struct fs_train_cfg *c, struct fs_train_mem *out,
 	return 0;
 }
 
+/* The index of text among the n names, ignoring case; -1 when none. */
+static int name_index_ci(const char *const *names, size_t n, const char *text)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(text, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 FS_ENUM_FUNCS(enum fs_train_method, FS_TRAIN_METHOD_MAP, FS_ENUM_ID, FS_ENUM_NAME,
               fs_train_method_name, fs_train_method_from_name, "?")
 
 int fs_train_method_parse(const char *text, enum fs_train_method *out)
 {
-	static const enum fs_train_method ALL[] = { FS_TRAIN_FULL, FS_TRAIN_LORA,
-	                                            FS_TRAIN_QLORA };
+	static const char *const NAMES[] = { FS_TRAIN_METHOD_MAP(FS_ENUM_NAME) };
+	int i = name_index_ci(NAMES, sizeof NAMES / sizeof NAMES[0], text);
 
-	for (size_t i = 0; i < sizeof ALL / sizeof ALL[0]; i++)
-		if (strcasecmp(text, fs_train_method_name(ALL[i])) == 0) {
-			*out = ALL[i];
-			return 0;
-		}
-	return -1;
+	if (i < 0)
+		return -1;
+	*out = (enum fs_train_method)i;
+	return 0;
 }
 
 FS_ENUM_FUNCS(enum fs_train_shard, FS_TRAIN_SHARD_MAP, FS_ENUM_ID, FS_ENUM_NAME,
@@ -266,8 +273,8 @@ FS_ENUM_FUNCS(enum fs_train_shard, FS_TRAIN_SHARD_MAP, FS_ENUM_ID, FS_ENUM_NAME,
 
 int fs_train_shard_parse(const char *text, enum fs_train_shard *out)
 {
-	static const enum fs_train_shard ALL[] = { FS_SHARD_NONE, FS_SHARD_ZERO1,
-	                                           FS_SHARD_ZERO2, FS_SHARD_ZERO3 };
+	static const char *const NAMES[] = { FS_TRAIN_SHARD_MAP(FS_ENUM_NAME) };
+	int i;
 
 	if (strcasecmp(text, "fsdp") == 0) {
 		*out = FS_SHARD_ZERO3;
@@ -277,12 +284,11 @@ int fs_train_shard_parse(const char *text, enum fs_train_shard *out)
 		*out = FS_SHARD_NONE;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof ALL / sizeof ALL[0]; i++)
-		if (strcasecmp(text, fs_train_shard_name(ALL[i])) == 0) {
-			*out = ALL[i];
-			return 0;
-		}
-	return -1;
+	i = name_index_ci(NAMES, sizeof NAMES / sizeof NAMES[0], text);
+	if (i < 0)
+		return -1;
+	*out = (enum fs_train_shard)i;
+	return 0;
 }
 
 FS_ENUM_FUNCS(enum fs_train_recompute, FS_TRAIN_RECOMPUTE_MAP, FS_ENUM_ID, FS_ENUM_NAME,
@@ -290,15 +296,13 @@ FS_ENUM_FUNCS(enum fs_train_recompute, FS_TRAIN_RECOMPUTE_MAP, FS_ENUM_ID, FS_EN
 
 int fs_train_recompute_parse(const char *text, enum fs_train_recompute *out)
 {
-	if (strcasecmp(text, "none") == 0) {
-		*out = FS_RECOMPUTE_NONE;
-		return 0;
-	}
-	if (strcasecmp(text, "full") == 0) {
-		*out = FS_RECOMPUTE_FULL;
-		return 0;
-	}
-	return -1;
+	static const char *const NAMES[] = { FS_TRAIN_RECOMPUTE_MAP(FS_ENUM_NAME) };
+	int i = name_index_ci(NAMES, sizeof NAMES / sizeof NAMES[0], text);
+
+	if (i < 0)
+		return -1;
+	*out = (enum fs_train_recompute)i;
+	return 0;
 }
 
 int fs_train_lora_modules_parse(const char *text, unsigned *out)

@@ -40,9 +40,8 @@ static void test_budget_cli_examples_print_and_write(void **state)
 		if (r.exit_code != 0)
 			print_error("%s: %s\n", EXAMPLES[i], r.err);
 		assert_int_equal(r.exit_code, 0);
-		assert_non_null(strstr(r.out, "each task alone on each plan"));
-		assert_non_null(strstr(r.out, "budget to request"));
-		assert_non_null(strstr(r.out, "peak concurrent cards"));
+		assert_has(r.out, "each task alone on each plan", "budget to request",
+		           "peak concurrent cards");
 		fs_test_run_free(&r);
 		p = fs_test_path(dir, "budget.json");
 		text = fs_test_read_file(p, NULL);
@@ -121,13 +120,9 @@ static void test_budget_cli_report_writes_the_one_page_budget(void **state)
 	p = fs_test_path(dir, "report.md");
 	md = fs_test_read_file(p, NULL);
 	assert_non_null(md);
-	assert_non_null(strstr(md, "# Budget: quarter-2026q2"));
-	assert_non_null(strstr(md, "## Cost per task (USD)"));
-	assert_non_null(strstr(md, "## Cost per month (USD)"));
-	assert_non_null(strstr(md, "| 2026-05 |"));
-	assert_non_null(strstr(md, "## Cost per pricing plan (USD)"));
-	assert_non_null(strstr(md, "Planning margin"));
-	assert_non_null(strstr(md, "## Assumptions"));
+	assert_has(md, "# Budget: quarter-2026q2", "## Cost per task (USD)",
+	           "## Cost per month (USD)", "| 2026-05 |",
+	           "## Cost per pricing plan (USD)", "Planning margin", "## Assumptions");
 	free(md);
 	free(p);
 	fs_test_tmpdir_free(dir);
@@ -145,8 +140,7 @@ static void test_budget_cli_minimal_plan_prints_its_table(void **state)
 
 	(void)state;
 	r = fs_test_fleetsim_expect(args, 0);
-	assert_non_null(strstr(r.out, "budget min\n"));
-	assert_non_null(strstr(r.out, "month 1"));
+	assert_has(r.out, "budget min\n", "month 1");
 	assert_true(fs_test_exists(out, "budget.json"));
 	assert_true(fs_test_exists(out, "budget.csv"));
 	fs_test_run_free(&r);
@@ -263,45 +257,54 @@ static void expect_bad(const char *plan, int line, int col, const char *path,
 
 static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 {
+	static const struct {
+		const char *text;
+		int line, col;
+		const char *path, *msg;
+	} cases[] = {
+		{ "{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+		  "   \"method\": \"lorra\", \"tokens\": 1e9}]}",
+		  3, 14, "tasks[0].method", "unknown method \"lorra\"" },
+		{ "{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
+		  "   \"method\": \"lora\", \"tokens\": 1e9, \"samples\": 5}]}",
+		  3, 37, "tasks[0].samples", "not allowed with \"tokens\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"l40s\", \"card_hours\": 1, \"epochs\": 2}]}",
+		  2, 64, "tasks[0].epochs", "unknown key \"epochs\"" },
+		{ "{\"name\": \"x\", \"buffer\": 1.5, \"tasks\": [{\"name\": \"a\","
+		  " \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+		  1, 25, "buffer", "expected a value <= 1, found 1.5" },
+		{ "{\"name\": \"x\", \"currency\": \"EUR\", \"tasks\": [\n"
+		  " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
+		  2, 39, "tasks[0].gpu", "no on-demand price for GPU \"l40s\" in EUR" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"h101\", \"card_hours\": 1}]}",
+		  2, 39, "tasks[0].gpu", "did you mean \"h100\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"serving\","
+		  " \"gpu\": \"l4\", \"model\": \"llama-3.1-8b\", \"requests_per_day\": 1000,\n"
+		  "  \"prompt_tokens\": 500, \"output_tokens\": 100, \"tpot_slo_ms\": 1,"
+		  " \"duration\": \"30d\"}]}",
+		  2, 2, "tasks[0]", "above tpot_slo_ms 1" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
+		  2, 73, "tasks[0].start", "needs the plan's own \"start\" date" },
+		/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		  " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
+		  " \"interruptions\": {\"rate_per_h\": -1}}}]}",
+		  3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
+		  " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		  " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
+		  3, 11, "tasks[0].spot", "missing required key \"interruptions\"" },
+	};
+
 	(void)state;
-	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
-	           "   \"method\": \"lorra\", \"tokens\": 1e9}]}",
-	           3, 14, "tasks[0].method", "unknown method \"lorra\"");
-	expect_bad("{\"name\": \"x\",\n \"tasks\": [{\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\",\n"
-	           "   \"method\": \"lora\", \"tokens\": 1e9, \"samples\": 5}]}",
-	           3, 37, "tasks[0].samples", "not allowed with \"tokens\"");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"epochs\": 2}]}",
-	           2, 64, "tasks[0].epochs", "unknown key \"epochs\"");
-	expect_bad("{\"name\": \"x\", \"buffer\": 1.5, \"tasks\": [{\"name\": \"a\","
-	           " \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
-	           1, 25, "buffer", "expected a value <= 1, found 1.5");
-	expect_bad("{\"name\": \"x\", \"currency\": \"EUR\", \"tasks\": [\n"
-	           " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"card_hours\": 1}]}",
-	           2, 39, "tasks[0].gpu", "no on-demand price for GPU \"l40s\" in EUR");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"h101\", \"card_hours\": 1}]}",
-	           2, 39, "tasks[0].gpu", "did you mean \"h100\"");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"serving\","
-	           " \"gpu\": \"l4\", \"model\": \"llama-3.1-8b\", \"requests_per_day\": 1000,\n"
-	           "  \"prompt_tokens\": 500, \"output_tokens\": 100, \"tpot_slo_ms\": 1,"
-	           " \"duration\": \"30d\"}]}",
-	           2, 2, "tasks[0]", "above tpot_slo_ms 1");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
-	           " \"gpu\": \"l40s\", \"card_hours\": 1, \"start\": \"2026-01-05\"}]}",
-	           2, 73, "tasks[0].start", "needs the plan's own \"start\" date");
-	/* a fine-tuning task's spot block (G14) is checked as a checkpoint input */
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\","
-	           " \"interruptions\": {\"rate_per_h\": -1}}}]}",
-	           3, 69, "tasks[0].spot.interruptions.rate_per_h", "expected a value >= 0");
-	expect_bad("{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"finetune\","
-	           " \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	           " \"tokens\": 1e8,\n  \"spot\": {\"checkpoint_cost\": \"6m\"}}]}",
-	           3, 11, "tasks[0].spot", "missing required key \"interruptions\"");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_bad(cases[i].text, cases[i].line, cases[i].col, cases[i].path, cases[i].msg);
 }
 
 int main(void)

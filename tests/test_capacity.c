@@ -243,10 +243,8 @@ static void test_capacity_format_names(void **state)
 	enum fs_capacity_format f;
 
 	(void)state;
-	assert_int_equal(fs_capacity_format_parse("skypilot", &f), 0);
-	assert_int_equal(f, FS_CAPACITY_SKYPILOT);
-	assert_int_equal(fs_capacity_format_parse("spotserve", &f), 0);
-	assert_int_equal(f, FS_CAPACITY_SPOTSERVE);
+	assert_lookup(fs_capacity_format_parse, "skypilot", f, FS_CAPACITY_SKYPILOT);
+	assert_lookup(fs_capacity_format_parse, "spotserve", f, FS_CAPACITY_SPOTSERVE);
 	assert_int_equal(fs_capacity_format_parse("SkyPilot", &f), -1);
 	assert_int_equal(fs_capacity_format_parse(NULL, &f), -1);
 	assert_string_equal(fs_capacity_format_name(FS_CAPACITY_SKYPILOT), "skypilot");

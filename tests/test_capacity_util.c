@@ -217,9 +217,8 @@ static void test_capacity_util_hour_without_traffic_is_one_idle_episode(void **s
 	snprintf(path, sizeof path, "%s/summary.json", dir);
 	assert_int_equal(fs_summary_write_json(s, sc, path, &err), 0);
 	csv = fs_test_read_file(path, NULL);
-	assert_non_null(strstr(csv, "\"capacity_utilization\""));
-	assert_non_null(strstr(csv, "\"unused_capacity\""));
-	assert_non_null(strstr(csv, "\"idle_episodes\""));
+	assert_has(csv, "\"capacity_utilization\"", "\"unused_capacity\"",
+	           "\"idle_episodes\"");
 	free(csv);
 	fs_test_tmpdir_free(dir);
 	fs_summary_free(s);

@@ -249,9 +249,7 @@ static void test_catalog_command_prints_both_tables(void **state)
 
 	(void)state;
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "h100"));
-	assert_non_null(strstr(r.out, "llama-2-7b"));
-	assert_non_null(strstr(r.out, "2026-03"));
+	assert_has(r.out, "h100", "llama-2-7b", "2026-03");
 	fs_test_run_free(&r);
 }
 

@@ -303,8 +303,7 @@ static void test_ckpt_cli_example_runs(void **state)
 	r2 = fs_test_run_fleetsim(a2);
 	assert_int_equal(r1.exit_code, 0);
 	assert_int_equal(r2.exit_code, 0);
-	assert_non_null(strstr(r1.out, "spot_fallback"));
-	assert_non_null(strstr(r1.out, "Young"));
+	assert_has(r1.out, "spot_fallback", "Young");
 	snprintf(p1, sizeof p1, "%s/checkpoint.json", d1);
 	snprintf(p2, sizeof p2, "%s/checkpoint.json", d2);
 	s1 = fs_test_read_file(p1, NULL);
@@ -312,8 +311,7 @@ static void test_ckpt_cli_example_runs(void **state)
 	assert_non_null(s1);
 	assert_non_null(s2);
 	assert_string_equal(s1, s2);
-	assert_non_null(strstr(s1, "\"on_demand\""));
-	assert_non_null(strstr(s1, "\"best_h_ci\""));
+	assert_has(s1, "\"on_demand\"", "\"best_h_ci\"");
 	free(s1);
 	free(s2);
 	fs_test_run_free(&r1);

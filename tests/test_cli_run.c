@@ -317,8 +317,7 @@ static void test_cli_help_lists_commands(void **state)
 	(void)state;
 	r = fs_test_run_fleetsim(a1);
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "run SCENARIO"));
-	assert_non_null(strstr(r.out, "validate SCENARIO"));
+	assert_has(r.out, "run SCENARIO", "validate SCENARIO");
 	fs_test_run_free(&r);
 	r = fs_test_run_fleetsim(a2);
 	assert_int_equal(r.exit_code, 0);

@@ -32,32 +32,24 @@ static char *csv_of(const char *s, int always_quote)
 	return out;
 }
 
-static void check_cell(const char *name, int always_quote, const char *want)
-{
-	char *got = csv_of(name, always_quote);
-
-	assert_string_equal(got, want);
-	free(got);
-}
-
 static void test_csv_guard_formula_cells_get_a_quote(void **state)
 {
 	(void)state;
-	check_cell("=1+2", 0, "\"'=1+2\"");
-	check_cell("+cmd", 0, "\"'+cmd\"");
-	check_cell("-2", 0, "\"'-2\"");
-	check_cell("@SUM(A1)", 0, "\"'@SUM(A1)\"");
-	check_cell("\tx", 0, "\"'\tx\"");
-	check_cell("\rx", 0, "\"'\rx\"");
-	check_cell("=HYPERLINK(\"http://x\")", 1, "\"'=HYPERLINK(\"\"http://x\"\")\"");
+	assert_csv_cell("=1+2", 0, "\"'=1+2\"");
+	assert_csv_cell("+cmd", 0, "\"'+cmd\"");
+	assert_csv_cell("-2", 0, "\"'-2\"");
+	assert_csv_cell("@SUM(A1)", 0, "\"'@SUM(A1)\"");
+	assert_csv_cell("\tx", 0, "\"'\tx\"");
+	assert_csv_cell("\rx", 0, "\"'\rx\"");
+	assert_csv_cell("=HYPERLINK(\"http://x\")", 1, "\"'=HYPERLINK(\"\"http://x\"\")\"");
 	/* A leading quote is guarded too, so names come back exactly. */
-	check_cell("'=x", 0, "\"''=x\"");
+	assert_csv_cell("'=x", 0, "\"''=x\"");
 	/* Ordinary names: as before (quoted only when needed or asked). */
-	check_cell("chat", 0, "chat");
-	check_cell("a,b", 0, "\"a,b\"");
-	check_cell("chat", 1, "\"chat\"");
-	check_cell("x=1", 0, "x=1");
-	check_cell("", 0, "");
+	assert_csv_cell("chat", 0, "chat");
+	assert_csv_cell("a,b", 0, "\"a,b\"");
+	assert_csv_cell("chat", 1, "\"chat\"");
+	assert_csv_cell("x=1", 0, "x=1");
+	assert_csv_cell("", 0, "");
 	assert_true(fs_csv_needs_guard("=x"));
 	assert_false(fs_csv_needs_guard("x-"));
 }

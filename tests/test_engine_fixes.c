@@ -49,13 +49,10 @@ static struct fs_step_table *load_table(const char *file)
 static void test_engine_table_mixed_step_pays_weights_once(void **state)
 {
 	struct fs_step_table *t = load_table("step_table_small.csv");
-	struct fs_step_shape s = { 0 };
+	struct fs_step_shape s = { .prefill_tokens = 256, .decode_seqs = 8,
+	                            .decode_context_tokens = 8 * 576, .n_seqs = 9 };
 
 	(void)state;
-	s.prefill_tokens = 256;
-	s.decode_seqs = 8;
-	s.decode_context_tokens = 8 * 576;
-	s.n_seqs = 9;
 	assert_near((double)fs_step_table_step_ns(t, &s, 1000000),
 	            (10.0 + 20.0 * 136.0 / 384.0 + 9.0 - (7.0 - 4.0 * 128.0 / 896.0)) * 1e6,
 	            1, 0);
@@ -70,13 +67,10 @@ static void test_engine_table_mixed_step_pays_weights_once(void **state)
 static void test_engine_table_context_base_is_smallest_context_when_unsound(void **state)
 {
 	struct fs_step_table *t = load_table("step_table_ctx_base.csv");
-	struct fs_step_shape s = { 0 };
+	struct fs_step_shape s = { .prefill_tokens = 200, .decode_seqs = 1,
+	                            .decode_context_tokens = 150, .n_seqs = 2 };
 
 	(void)state;
-	s.prefill_tokens = 200;
-	s.decode_seqs = 1;
-	s.decode_context_tokens = 150;
-	s.n_seqs = 2;
 	assert_near((double)fs_step_table_step_ns(t, &s, 0), 11.02e6, 1, 0);
 	/* context below the table: no negative context part; the step is the
 	 * prefill(201) alone, floored at its larger part */

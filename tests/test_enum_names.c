@@ -26,6 +26,7 @@
 #include "fleetsim/result.h"
 #include "fleetsim/trace.h"
 #include "fleetsim/train.h"
+#include "util_test.h"
 
 /* The numbers before the tables: pricing and latency rows are listed out of
  * value order, so their values are spelt in the tables; pin them. */
@@ -81,13 +82,11 @@ static void test_enum_names_latency_and_quantity_round_trip(void **state)
 	(void)state;
 	assert_string_equal(fs_latency_name(FS_LAT_QUEUE), "queue_ms");
 	assert_string_equal(fs_latency_name(FS_LAT_TTFT), "ttft_ms");
-	assert_int_equal(fs_latency_from_name("queue_ms", &l), 0);
-	assert_int_equal(l, FS_LAT_QUEUE);
+	assert_lookup(fs_latency_from_name, "queue_ms", l, FS_LAT_QUEUE);
 	assert_int_equal(fs_latency_from_name("itl_ms", &l), -1);
 	assert_string_equal(fs_latency_name(FS_LAT__COUNT), "?");
 	assert_string_equal(fs_quantity_name(FS_QTY_P95), "p95");
-	assert_int_equal(fs_quantity_from_name("p90", &q), 0);
-	assert_int_equal(q, FS_QTY_P90);
+	assert_lookup(fs_quantity_from_name, "p90", q, FS_QTY_P90);
 	assert_int_equal(fs_quantity_from_name("median", &q), -1);
 }
 
@@ -108,38 +107,25 @@ static void test_enum_names_each_table_looks_its_names_up(void **state)
 	enum fs_train_shard sh;
 
 	(void)state;
-	assert_int_equal(fs_router_kind_from_name("least_kv", &r), 0);
-	assert_int_equal(r, FS_ROUTER_LEAST_KV);
+	assert_lookup(fs_router_kind_from_name, "least_kv", r, FS_ROUTER_LEAST_KV);
 	assert_string_equal(fs_router_kind_name(FS_ROUTER_POWER_OF_TWO), "power_of_two");
-	assert_int_equal(fs_spot_strategy_from_name("fallback", &st), 0);
-	assert_int_equal(st, FS_STRATEGY_FALLBACK);
-	assert_int_equal(fs_arrival_kind_from_name("weibull", &a), 0);
-	assert_int_equal(a, FS_ARRIVAL_WEIBULL);
-	assert_int_equal(fs_length_kind_from_name("zipf", &len), 0);
-	assert_int_equal(len, FS_LENGTH_ZIPF);
-	assert_int_equal(fs_trace_format_from_name("mooncake", &tf), 0);
-	assert_int_equal(tf, FS_TRACE_MOONCAKE);
-	assert_int_equal(fs_capacity_format_parse("spotserve", &cf), 0);
-	assert_int_equal(cf, FS_CAPACITY_SPOTSERVE);
-	assert_int_equal(fs_dtype_from_name("int4", &d), 0);
-	assert_int_equal(d, FS_DTYPE_INT4);
+	assert_lookup(fs_spot_strategy_from_name, "fallback", st, FS_STRATEGY_FALLBACK);
+	assert_lookup(fs_arrival_kind_from_name, "weibull", a, FS_ARRIVAL_WEIBULL);
+	assert_lookup(fs_length_kind_from_name, "zipf", len, FS_LENGTH_ZIPF);
+	assert_lookup(fs_trace_format_from_name, "mooncake", tf, FS_TRACE_MOONCAKE);
+	assert_lookup(fs_capacity_format_parse, "spotserve", cf, FS_CAPACITY_SPOTSERVE);
+	assert_lookup(fs_dtype_from_name, "int4", d, FS_DTYPE_INT4);
 	assert_int_equal(fs_dtype_from_name("float16", &d), -1);   /* parse's alias only */
-	assert_int_equal(fs_dtype_parse("float16", &d), 0);
-	assert_int_equal(d, FS_DTYPE_FP16);
-	assert_int_equal(fs_llm_reject_from_name("kv_too_small", &rj), 0);
-	assert_int_equal(rj, FS_LLM_REJECT_KV_TOO_SMALL);
+	assert_lookup(fs_dtype_parse, "float16", d, FS_DTYPE_FP16);
+	assert_lookup(fs_llm_reject_from_name, "kv_too_small", rj, FS_LLM_REJECT_KV_TOO_SMALL);
 	assert_string_equal(fs_llm_reject_name((enum fs_llm_reject)99), "unknown");
-	assert_int_equal(fs_objective_from_name("cost_per_1m_output_tokens", &om), 0);
-	assert_int_equal(om, FS_OBJ_USD_PER_1M_TOKENS);
+	assert_lookup(fs_objective_from_name, "cost_per_1m_output_tokens", om,
+	              FS_OBJ_USD_PER_1M_TOKENS);
 	assert_int_equal(fs_objective_from_name("total_usd", &om), -1);  /* loader alias */
-	assert_int_equal(fs_budget_kind_from_name("experiment", &bk), 0);
-	assert_int_equal(bk, FS_BUDGET_EXPERIMENT);
-	assert_int_equal(fs_ckpt_policy_from_name("spot_fallback", &cp), 0);
-	assert_int_equal(cp, FS_CKPT_SPOT_FALLBACK);
-	assert_int_equal(fs_point_kind_from_name("attn_decode", &pk), 0);
-	assert_int_equal(pk, FS_POINT_ATTN_DECODE);
-	assert_int_equal(fs_train_shard_from_name("zero2", &sh), 0);
-	assert_int_equal(sh, FS_SHARD_ZERO2);
+	assert_lookup(fs_budget_kind_from_name, "experiment", bk, FS_BUDGET_EXPERIMENT);
+	assert_lookup(fs_ckpt_policy_from_name, "spot_fallback", cp, FS_CKPT_SPOT_FALLBACK);
+	assert_lookup(fs_point_kind_from_name, "attn_decode", pk, FS_POINT_ATTN_DECODE);
+	assert_lookup(fs_train_shard_from_name, "zero2", sh, FS_SHARD_ZERO2);
 	assert_int_equal(fs_train_shard_from_name("fsdp", &sh), -1);   /* parse's alias only */
 	assert_string_equal(fs_train_method_name(FS_TRAIN_QLORA), "qlora");
 	assert_string_equal(fs_llm_scheduler_name(FS_LLM_SCHED_PREFILL_FIRST), "prefill_first");

@@ -154,8 +154,7 @@ static void test_escape_gnuplot_error_carries_stderr(void **state)
 	fs_test_write_file(path, "plot no_such_function(x)\n");
 	memset(&err, 0, sizeof err);
 	assert_int_equal(fs_gnuplot_run(exe, dir, "bad.gp", &err), -1);
-	assert_non_null(strstr(err.msg, "exited with status"));
-	assert_non_null(strstr(err.msg, "line 1"));
+	assert_has(err.msg, "exited with status", "line 1");
 	fs_test_tmpdir_free(dir);
 }
 

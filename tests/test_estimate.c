@@ -84,10 +84,7 @@ static void test_estimate_70b_on_rtx4090_does_not_fit(void **state)
 
 	(void)state;
 	assert_int_equal(r.exit_code, 2);
-	assert_non_null(strstr(r.err, "does not fit"));
-	assert_non_null(strstr(r.err, "141.2 GB"));
-	assert_non_null(strstr(r.err, "GB needed"));
-	assert_non_null(strstr(r.err, "21.6 GB are usable"));
+	assert_has(r.err, "does not fit", "141.2 GB", "GB needed", "21.6 GB are usable");
 	fs_test_run_free(&r);
 }
 
@@ -177,10 +174,7 @@ static void test_estimate_text_output_shows_the_breakdown(void **state)
 
 	(void)state;
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "weights"));
-	assert_non_null(strstr(r.out, "KV pool"));
-	assert_non_null(strstr(r.out, "peak decode"));
-	assert_non_null(strstr(r.out, "fits: yes"));
+	assert_has(r.out, "weights", "KV pool", "peak decode", "fits: yes");
 	fs_test_run_free(&r);
 }
 

@@ -99,8 +99,7 @@ static void test_feasibility_8_of_8_is_undecided_at_0_9(void **state)
 	snprintf(path, sizeof path, "%s/sweep.csv", dir);
 	csv = fs_test_read_file(path, NULL);
 	assert_non_null(csv);
-	assert_non_null(strstr(csv, ",decision,replications_needed,diff_vs_best,"));
-	assert_non_null(strstr(csv, ",undecided,35,"));
+	assert_has(csv, ",decision,replications_needed,diff_vs_best,", ",undecided,35,");
 	free(csv);
 	cJSON_Delete(sweep);
 	cJSON_Delete(best);

@@ -161,8 +161,7 @@ static void test_interval_run_timeseries_intervals_never_go_below_zero(void **st
 	snprintf(csv, sizeof csv, "%s/summary.json", dir);
 	text = fs_test_read_file(csv, NULL);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "\"pooled_sectioning\""));
-	assert_non_null(strstr(text, "\"skewness_check\""));
+	assert_has(text, "\"pooled_sectioning\"", "\"skewness_check\"");
 	free(text);
 	fs_test_tmpdir_free(dir);
 }

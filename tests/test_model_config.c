@@ -219,8 +219,7 @@ static void test_model_config_scenario_run_matches_the_catalogue(void **state)
 	text = fs_test_read_file(copy, NULL);
 	assert_non_null(text);
 	assert_null(strstr(text, "\"config\""));
-	assert_non_null(strstr(text, "\"layers\":\t32"));
-	assert_non_null(strstr(text, "\"vocab\":\t128256"));
+	assert_has(text, "\"layers\":\t32", "\"vocab\":\t128256");
 	snprintf(copy, sizeof copy, "%s/elsewhere.json", dir);
 	fs_test_write_file(copy, text);
 	free(text);

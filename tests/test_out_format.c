@@ -26,49 +26,30 @@
 #include "fleetsim/outfile.h"
 #include "util_test.h"
 
-static char *path_in(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 2;
-	char *p = malloc(n);
-
-	snprintf(p, n, "%s/%s", dir, file);
-	return p;
-}
-
-static void check_cell(const char *s, int flags, const char *want)
-{
-	struct fs_sbuf b;
-
-	fs_sbuf_init(&b);
-	fs_sbuf_csv(&b, s, flags);
-	assert_string_equal(fs_sbuf_str(&b), want);
-	fs_sbuf_fini(&b);
-}
-
 static void test_out_format_csv_quoting_follows_rfc4180(void **state)
 {
 	(void)state;
-	check_cell("chat", 0, "chat");
-	check_cell("two words", 0, "two words");
-	check_cell("", 0, "");
-	check_cell("a,b", 0, "\"a,b\"");
-	check_cell("say \"hi\"", 0, "\"say \"\"hi\"\"\"");
-	check_cell("line\nbreak", 0, "\"line\nbreak\"");
-	check_cell("cr\rhere", 0, "\"cr\rhere\"");
-	check_cell(" lead", 0, "\" lead\"");
-	check_cell("trail ", 0, "\"trail \"");
-	check_cell("\"", 0, "\"\"\"\"");
+	assert_csv_cell("chat", 0, "chat");
+	assert_csv_cell("two words", 0, "two words");
+	assert_csv_cell("", 0, "");
+	assert_csv_cell("a,b", 0, "\"a,b\"");
+	assert_csv_cell("say \"hi\"", 0, "\"say \"\"hi\"\"\"");
+	assert_csv_cell("line\nbreak", 0, "\"line\nbreak\"");
+	assert_csv_cell("cr\rhere", 0, "\"cr\rhere\"");
+	assert_csv_cell(" lead", 0, "\" lead\"");
+	assert_csv_cell("trail ", 0, "\"trail \"");
+	assert_csv_cell("\"", 0, "\"\"\"\"");
 	/* A column of names is quoted always, by the same function. */
-	check_cell("chat", FS_CSV_QUOTE, "\"chat\"");
-	check_cell("", FS_CSV_QUOTE, "\"\"");
+	assert_csv_cell("chat", FS_CSV_QUOTE, "\"chat\"");
+	assert_csv_cell("", FS_CSV_QUOTE, "\"\"");
 	/* Names a spreadsheet would run are guarded (test_csv_guard's policy)... */
-	check_cell("=1+2", 0, "\"'=1+2\"");
-	check_cell("-x,y", 0, "\"'-x,y\"");
+	assert_csv_cell("=1+2", 0, "\"'=1+2\"");
+	assert_csv_cell("-x,y", 0, "\"'-x,y\"");
 	/* ...values (JSON text of a sweep axis value) are not. */
-	check_cell("-1", FS_CSV_VALUE, "-1");
-	check_cell("-1", FS_CSV_VALUE | FS_CSV_QUOTE, "\"-1\"");
-	check_cell("[1,2]", FS_CSV_VALUE, "\"[1,2]\"");
-	check_cell("{\"a\":1}", FS_CSV_VALUE, "\"{\"\"a\"\":1}\"");
+	assert_csv_cell("-1", FS_CSV_VALUE, "-1");
+	assert_csv_cell("-1", FS_CSV_VALUE | FS_CSV_QUOTE, "\"-1\"");
+	assert_csv_cell("[1,2]", FS_CSV_VALUE, "\"[1,2]\"");
+	assert_csv_cell("{\"a\":1}", FS_CSV_VALUE, "\"{\"\"a\"\":1}\"");
 }
 
 static void test_out_format_figures_have_nine_significant_digits(void **state)
@@ -168,7 +149,7 @@ static size_t check_figures(const char *text, const char *name, int *max_digits)
 
 static char *read_in(const char *dir, const char *file)
 {
-	char *p = path_in(dir, file);
+	char *p = fs_test_path(dir, file);
 	char *text = fs_test_read_file(p, NULL);
 
 	if (text == NULL)
@@ -301,8 +282,8 @@ static void assert_old(const char *path)
 static void test_out_format_failed_atomic_write_leaves_old_file(void **state)
 {
 	char *dir = fs_test_tmpdir();
-	char *path = path_in(dir, "out.json"), *sub = path_in(dir, "sub");
-	char *inner = path_in(sub, "keep");
+	char *path = fs_test_path(dir, "out.json"), *sub = fs_test_path(dir, "sub");
+	char *inner = fs_test_path(sub, "keep");
 	cJSON *o = cJSON_CreateObject();
 	struct fs_outfile of;
 	struct fs_error err;

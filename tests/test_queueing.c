@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,20 +95,32 @@ static double erlang_c(int c, double a)
 	return top / (sum + top);
 }
 
+/* Simulate sc and check the "all" group's latency `lat` at `qty` within 2%
+ * of exact_ms (printing both under `label`); the summary is the caller's. */
+static struct fs_summary *check_latency(const struct fs_scenario *sc, enum fs_latency lat,
+                                        enum fs_quantity qty, double exact_ms,
+                                        const char *label)
+{
+	struct fs_summary *s = simulate(sc);
+	const struct fs_ci *got = &s->groups[1].lat_ms[lat][qty];
+
+	print_message("%s: %.4f ms [%.4f, %.4f], exact %.4f ms\n", label, got->value,
+	              got->ci_lo, got->ci_hi, exact_ms);
+	assert_near(got->value, exact_ms, 0.0, 0.02);
+	return s;
+}
+
 /* horizon_services is per replication; 8 replications run. */
 static void check_mm1_wait(double rho, double horizon_services)
 {
 	struct fs_scenario *sc = queue_scenario(rho, 1, FS_SERVICE_EXPONENTIAL,
 	                                        horizon_services, 8);
-	struct fs_summary *s = simulate(sc);
 	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
 	double wq_ms = rho / (1.0 - rho) * service_ms;
-	const struct fs_ci *got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
+	char label[40];
 
-	print_message("M/M/1 rho=%.2f: Wq %.4f ms [%.4f, %.4f], exact %.4f ms\n",
-	              rho, got->value, got->ci_lo, got->ci_hi, wq_ms);
-	assert_near(got->value, wq_ms, 0.0, 0.02);
-	fs_summary_free(s);
+	snprintf(label, sizeof label, "M/M/1 rho=%.2f: Wq", rho);
+	fs_summary_free(check_latency(sc, FS_LAT_QUEUE, FS_QTY_MEAN, wq_ms, label));
 	free_scenario(sc);
 }
 
@@ -132,17 +145,12 @@ static void test_queueing_mm1_rho_090_mean_wait(void **state)
 static void test_queueing_md1_rho_080_mean_wait(void **state)
 {
 	struct fs_scenario *sc = queue_scenario(0.8, 1, FS_SERVICE_FIXED, 3e5, 8);
-	struct fs_summary *s;
 	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
 	double wq_ms = 0.8 / (2.0 * (1.0 - 0.8)) * service_ms;
-	const struct fs_ci *got;
 
 	(void)state;
-	s = simulate(sc);
-	got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
-	print_message("M/D/1 rho=0.80: Wq %.4f ms, exact %.4f ms\n", got->value, wq_ms);
-	assert_near(got->value, wq_ms, 0.0, 0.02);
-	fs_summary_free(s);
+	fs_summary_free(check_latency(sc, FS_LAT_QUEUE, FS_QTY_MEAN, wq_ms,
+	                              "M/D/1 rho=0.80: Wq"));
 	free_scenario(sc);
 }
 
@@ -153,14 +161,10 @@ static void test_queueing_mmc_4_rho_085_erlang_c(void **state)
 	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
 	double a = 0.85 * 4;                    /* offered load in Erlangs */
 	double wq_ms = erlang_c(4, a) / (4.0 - a) * service_ms;
-	const struct fs_ci *got;
 
 	(void)state;
-	s = simulate(sc);
-	got = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
-	print_message("M/M/4 rho=0.85: Wq %.4f ms [%.4f, %.4f], exact %.4f ms (C = %.4f)\n",
-	              got->value, got->ci_lo, got->ci_hi, wq_ms, erlang_c(4, a));
-	assert_near(got->value, wq_ms, 0.0, 0.02);
+	print_message("M/M/4 rho=0.85: Erlang C = %.4f\n", erlang_c(4, a));
+	s = check_latency(sc, FS_LAT_QUEUE, FS_QTY_MEAN, wq_ms, "M/M/4 rho=0.85: Wq");
 	assert_near(s->busy_fraction.value, 0.85, 0.0, 0.01);
 	fs_summary_free(s);
 	free_scenario(sc);
@@ -169,18 +173,12 @@ static void test_queueing_mmc_4_rho_085_erlang_c(void **state)
 static void test_queueing_mm1_sojourn_p90(void **state)
 {
 	struct fs_scenario *sc = queue_scenario(0.8, 1, FS_SERVICE_EXPONENTIAL, 5e5, 8);
-	struct fs_summary *s;
 	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
 	double p90_ms = log(10.0) * service_ms / (1.0 - 0.8);
-	const struct fs_ci *got;
 
 	(void)state;
-	s = simulate(sc);
-	got = &s->groups[1].lat_ms[FS_LAT_E2E][FS_QTY_P90];
-	print_message("M/M/1 rho=0.80: sojourn p90 %.4f ms, exact %.4f ms\n",
-	              got->value, p90_ms);
-	assert_near(got->value, p90_ms, 0.0, 0.02);
-	fs_summary_free(s);
+	fs_summary_free(check_latency(sc, FS_LAT_E2E, FS_QTY_P90, p90_ms,
+	                              "M/M/1 rho=0.80: sojourn p90"));
 	free_scenario(sc);
 }
 

@@ -135,24 +135,18 @@ static void first_section(const char *html)
 {
 	char *t = first_of(html);
 
-	assert_non_null(strstr(t, "2 x l40s on the hourly (on demand) plan"));
-	assert_non_null(strstr(t, "intervals 95%): USD 2044 (same in every replication); per year"));
-	assert_non_null(strstr(t, "per year (12 months): USD 24528"));
-	assert_non_null(strstr(t, "Annual budget to ask for: USD 39858"));
-	assert_non_null(strstr(t, "break-even of 438 h a month"));
-	assert_non_null(strstr(t, "USD 818 less per month"));
-	assert_non_null(strstr(t, "Headroom: the recommended fleet stays within its SLO up to"));
-	assert_non_null(strstr(t, "If traffic doubles"));
-	assert_non_null(strstr(t, "345600 requests a day"));
-	assert_non_null(strstr(t, "miss the daily peak"));
-	assert_non_null(strstr(t, "5.33 requests/s around 14:00"));
+	assert_has(t, "2 x l40s on the hourly (on demand) plan",
+	           "intervals 95%): USD 2044 (same in every replication); per year",
+	           "per year (12 months): USD 24528", "Annual budget to ask for: USD 39858",
+	           "break-even of 438 h a month", "USD 818 less per month",
+	           "Headroom: the recommended fleet stays within its SLO up to",
+	           "If traffic doubles", "345600 requests a day", "miss the daily peak",
+	           "5.33 requests/s around 14:00");
 	assert_non_null(strstr(t, "Availability: the fleet had the serving instances it "
 	                          "wanted 100.0%"));
-	assert_non_null(strstr(t, "Spot exposure: none"));
-	assert_non_null(strstr(t, "Redundancy: "));
-	assert_non_null(strstr(t, "Confidence: met the SLO in 2 of 2 simulated runs"));
-	assert_non_null(strstr(t, "with 2 runs we can claim at least 34%"));
-	assert_non_null(strstr(t, "run 35 replications"));
+	assert_has(t, "Spot exposure: none", "Redundancy: ",
+	           "Confidence: met the SLO in 2 of 2 simulated runs",
+	           "with 2 runs we can claim at least 34%", "run 35 replications");
 	free(t);
 }
 
@@ -169,14 +163,12 @@ static void test_report_run_dir(void **state)
 
 		html = run_then_report(args, plots, &dir);
 	}
-	assert_non_null(strstr(html, "A single configuration was simulated"));
-	assert_non_null(strstr(html, "P(SLO met)"));
+	assert_has(html, "A single configuration was simulated", "P(SLO met)");
 	/* 2 of 2 replications: [34.2%, 100%] straddles 80%; 16 would decide it. */
-	assert_non_null(strstr(html, "P(SLO met) at least 80%?"));
-	assert_non_null(strstr(html, "undecided: 16 replications would decide it"));
+	assert_has(html, "P(SLO met) at least 80%?",
+	           "undecided: 16 replications would decide it");
 	/* A fixed fleet: $2.80 in every replication, said so. */
-	assert_non_null(strstr(html, "2.80 (same in every replication)"));
-	assert_non_null(strstr(html, "sha256"));
+	assert_has(html, "2.80 (same in every replication)", "sha256");
 	first_section(html);
 	free(html);
 	/* A second report reuses the headroom search kept in the directory. */
@@ -205,10 +197,8 @@ static void test_report_variants_dir(void **state)
 	assert_true(strstr(html, "Recommended: variant") ||
 	            strstr(html, "No variant is proven to meet"));
 	assert_null(strstr(html, "saves"));
-	assert_non_null(strstr(html, "all-on-demand"));
-	assert_non_null(strstr(html, "Spot exposure"));
-	assert_non_null(strstr(html, "The answer in brief"));
-	assert_non_null(strstr(html, "why not chosen"));
+	assert_has(html, "all-on-demand", "Spot exposure", "The answer in brief",
+	           "why not chosen");
 	free(html);
 	fs_test_tmpdir_free(dir);
 }
@@ -225,18 +215,17 @@ static void test_report_sweep_dir(void **state)
 
 		html = run_then_report(args, plots, &dir);
 	}
-	assert_non_null(strstr(html, "Recommended: "));
-	assert_non_null(strstr(html, "Worst replication"));
+	assert_has(html, "Recommended: ", "Worst replication");
 	{
 		/* Point 5: 2 spot L40S at USD 0.79/h = USD 1153.40 a month (best.json);
 		 * budget 12 x 1153.4 x 1.3 x 1.25 = 22490.6; 5 of 5 runs: Wilson
 		 * lower end 5 / (5 + 1.96^2) = 57%. */
 		char *t = first_of(html);
 
-		assert_non_null(strstr(t, "2 x l40s on the hourly spot plan"));
-		assert_non_null(strstr(t, "Annual budget to ask for: USD 22491"));
-		assert_non_null(strstr(t, "Headroom: the recommended fleet stays within its SLO"));
-		assert_non_null(strstr(t, "Availability: "));
+		assert_has(t, "2 x l40s on the hourly spot plan",
+		           "Annual budget to ask for: USD 22491",
+		           "Headroom: the recommended fleet stays within its SLO",
+		           "Availability: ");
 		/* The sweep's objective bounds TTFT p99, not only SLO attainment:
 		 * its runs met every constraint, not "the SLO" (MODEL: H9). */
 		assert_non_null(strstr(t, "met every constraint of the objective "
@@ -245,8 +234,7 @@ static void test_report_sweep_dir(void **state)
 		assert_non_null(strstr(t, "at least 57%"));
 		free(t);
 	}
-	assert_non_null(strstr(html, "why not chosen"));
-	assert_non_null(strstr(html, "meets them but costs more"));
+	assert_has(html, "why not chosen", "meets them but costs more");
 	assert_non_null(strstr(html, "as of "));        /* catalogue price date */
 	free(html);
 	fs_test_tmpdir_free(dir);
@@ -364,12 +352,9 @@ static void test_report_sweep_runs_the_recommended_point_again(void **state)
 		html = run_then_report(args, plots, &dir);
 	}
 	/* The plots are in the report itself, with their captions. */
-	assert_non_null(strstr(html, "plots/timeline.svg"));
-	assert_non_null(strstr(html, "plots/utilization.svg"));
-	assert_non_null(strstr(html, "plots/cost_breakdown.svg"));
-	assert_non_null(strstr(html, "The recommended configuration (run again"));
-	assert_non_null(strstr(html, "healthy band"));
-	assert_non_null(strstr(html, "unused while serving"));
+	assert_has(html, "plots/timeline.svg", "plots/utilization.svg",
+	           "plots/cost_breakdown.svg", "The recommended configuration (run again",
+	           "healthy band", "unused while serving");
 	assert_null(strstr(html, "a sweep keeps no per-point time series"));
 	/* Point 5 (spot, 2 x L40S at USD 0.79/h) again on seed 3: 10 minutes
 	 * cost 2 x 0.79 / 6 = USD 0.26333 and a 730-hour month 2 x 0.79 x 730 =
@@ -456,23 +441,19 @@ static void test_report_plots_carry_their_reading_aids(void **state)
 	/* CDFs: each class's TTFT SLO (chat 1 s, code 2 s) as a line, and the
 	 * p90-p99.9 tail on a reversed log-survival axis. */
 	gp = script(run, "latency_cdf");
-	assert_non_null(strstr(gp, "SLO 1000 ms (p95): chat"));
-	assert_non_null(strstr(gp, "SLO 2000 ms (p95): code"));
-	assert_non_null(strstr(gp, "'p99.9' 0.001"));
-	assert_non_null(strstr(gp, "set yrange [0.104:0.00096]"));
+	assert_has(gp, "SLO 1000 ms (p95): chat", "SLO 2000 ms (p95): code",
+	           "'p99.9' 0.001", "set yrange [0.104:0.00096]");
 	free(gp);
 	/* Utilisation: busy fraction clipped at 100%, the healthy band and the
 	 * idle threshold. */
 	gp = script(run, "utilization");
-	assert_non_null(strstr(gp, "clip(p) = p > 100 ? 100 : p"));
-	assert_non_null(strstr(gp, "healthy band 80-95%"));
-	assert_non_null(strstr(gp, "first 10 to graph 1, first 10"));
+	assert_has(gp, "clip(p) = p > 100 ? 100 : p", "healthy band 80-95%",
+	           "first 10 to graph 1, first 10");
 	free(gp);
 	/* Cost: unused capacity, idle and reclaims each a visible part. */
 	gp = script(run, "cost_breakdown");
-	assert_non_null(strstr(gp, "unused capacity while serving"));
-	assert_non_null(strstr(gp, "lost to spot reclaims"));
-	assert_non_null(strstr(gp, "reclaims 0.0%"));
+	assert_has(gp, "unused capacity while serving", "lost to spot reclaims",
+	           "reclaims 0.0%");
 	free(gp);
 	/* Spot strategies: the attainment axis stops at 100%; every label was
 	 * placed (no "left out" in the caption) and at graph coordinates. */

@@ -493,8 +493,7 @@ static void test_report_pdf_without_chromium_is_exit_1(void **state)
 	else
 		unsetenv("PATH");
 	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "--pdf needs headless Chromium"));
-	assert_non_null(strstr(r.err, "apt-get install chromium"));
+	assert_has(r.err, "--pdf needs headless Chromium", "apt-get install chromium");
 	fs_test_run_free(&r);
 	html = fs_test_path(dir, "report.html");
 	assert_true(file_size(html) < 0);

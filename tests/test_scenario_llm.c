@@ -280,9 +280,8 @@ static void test_scenario_vllm_efficiency_step_terms(void **state)
 	/* an all-reduce over a 50 GB/s link is slower than over NVLink's 403 */
 	assert_true(fs_perf_allreduce_ns(pb, 64e6) > 4 * fs_perf_allreduce_ns(pa, 64e6));
 	text = print_to_string(b);
-	assert_non_null(strstr(text, "\"link_gbps\":\t50"));
-	assert_non_null(strstr(text, "\"gemm_floor\":\t\"1us\""));
-	assert_non_null(strstr(text, "\"knee_exp\":\t8"));
+	assert_has(text, "\"link_gbps\":\t50", "\"gemm_floor\":\t\"1us\"",
+	           "\"knee_exp\":\t8");
 	free(text);
 	assert_null(load_vllm("\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", "
 	                      "\"efficiency\": {\"knee_exp\": 0.5}", "", &err));

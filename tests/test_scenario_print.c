@@ -394,10 +394,9 @@ static void test_scenario_printed_vllm_has_every_key_and_the_catalogue(void **st
 
 	sc = load_file_ok(VLLM);
 	text = print_to_string(sc);
-	assert_non_null(strstr(text, "\"kv_blocks\":\t1000"));
-	assert_non_null(strstr(text, "\"step_table\":\t\"step_table_small.csv\""));
-	assert_non_null(strstr(text, "\"activation_reserve_gb\":\t1.5"));
-	assert_non_null(strstr(text, "\"base\":\t\"llama-3.1-8b\""));
+	assert_has(text, "\"kv_blocks\":\t1000",
+	           "\"step_table\":\t\"step_table_small.csv\"",
+	           "\"activation_reserve_gb\":\t1.5", "\"base\":\t\"llama-3.1-8b\"");
 	free(text);
 	fs_scenario_free(sc);
 }
@@ -408,10 +407,8 @@ static void test_scenario_print_writes_durations_as_strings(void **state)
 	char *text = print_to_string(sc);
 
 	(void)state;
-	assert_non_null(strstr(text, "\"horizon\":\t\"2d\""));
-	assert_non_null(strstr(text, "\"mean\":\t\"1500ms\""));
-	assert_non_null(strstr(text, "\"seed\":\t9007199254740992"));
-	assert_non_null(strstr(text, "\"column\":\t\"tokens\""));
+	assert_has(text, "\"horizon\":\t\"2d\"", "\"mean\":\t\"1500ms\"",
+	           "\"seed\":\t9007199254740992", "\"column\":\t\"tokens\"");
 	free(text);
 	fs_scenario_free(sc);
 }

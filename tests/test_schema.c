@@ -371,6 +371,15 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 {
 	const char *args[] = { "completion", "bash", NULL };
 	const char *zsh[] = { "completion", "zsh", NULL };
+	static const struct { const char *line, *want; } cases[] = {
+		{ "fleetsim sch", "schema\n" },
+		{ "fleetsim run --req", "--requests-csv\n" },
+		{ "fleetsim sweep --res", "--resume\n" },
+		{ "fleetsim estimate --lora-r", "--lora-rank\n" },
+		{ "fleetsim catalog mo", "models\n" },
+		{ "fleetsim help bud", "budget\n" },
+		{ "fleetsim run scenarios/quicks", "scenarios/quickstart.json\n" },
+	};
 	struct fs_test_run r;
 	char *dir, *script, *got;
 
@@ -388,29 +397,13 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 	fs_test_write_file(script, r.out);
 	fs_test_run_free(&r);
 
-	got = complete(script, "fleetsim sch");
-	assert_string_equal(got, "schema\n");
-	free(got);
-	got = complete(script, "fleetsim run --req");
-	assert_string_equal(got, "--requests-csv\n");
-	free(got);
-	got = complete(script, "fleetsim sweep --res");
-	assert_string_equal(got, "--resume\n");
-	free(got);
-	/* estimate --train's options come from its own help text. */
-	got = complete(script, "fleetsim estimate --lora-r");
-	assert_string_equal(got, "--lora-rank\n");
-	free(got);
-	got = complete(script, "fleetsim catalog mo");
-	assert_string_equal(got, "models\n");
-	free(got);
-	got = complete(script, "fleetsim help bud");
-	assert_string_equal(got, "budget\n");
-	free(got);
-	/* A scenario argument: *.json files and directories. */
-	got = complete(script, "fleetsim run scenarios/quicks");
-	assert_string_equal(got, "scenarios/quickstart.json\n");
-	free(got);
+	/* estimate --train's options come from its own help text; a scenario
+	 * argument completes *.json files and directories. */
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		got = complete(script, cases[i].line);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
 
 	r = fs_test_run_fleetsim(zsh);
 	assert_int_equal(r.exit_code, 2);

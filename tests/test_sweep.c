@@ -64,8 +64,7 @@ static void test_sweep_writes_four_consistent_outputs(void **state)
 	for (p = csv; *p != '\0'; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 1 + 8);                 /* header + 2 x 4 points */
-	assert_non_null(strstr(best, "\"p_slo_met\""));
-	assert_non_null(strstr(best, "\"why\""));
+	assert_has(best, "\"p_slo_met\"", "\"why\"");
 	/* One L40S cannot hold 10 req/s within a 2 s TTFT p99; the cheapest
 	 * feasible point is two spot instances, proven at 5 of 5 (Wilson lower
 	 * end 0.566 >= 0.5), and no point is left undecided. */

@@ -226,12 +226,9 @@ static void test_trace_format_names(void **state)
 	enum fs_trace_format f;
 
 	(void)state;
-	assert_int_equal(fs_trace_format_parse("azure", &f), 0);
-	assert_int_equal(f, FS_TRACE_AZURE);
-	assert_int_equal(fs_trace_format_parse("vidur", &f), 0);
-	assert_int_equal(f, FS_TRACE_VIDUR);
-	assert_int_equal(fs_trace_format_parse("mooncake", &f), 0);
-	assert_int_equal(f, FS_TRACE_MOONCAKE);
+	assert_lookup(fs_trace_format_parse, "azure", f, FS_TRACE_AZURE);
+	assert_lookup(fs_trace_format_parse, "vidur", f, FS_TRACE_VIDUR);
+	assert_lookup(fs_trace_format_parse, "mooncake", f, FS_TRACE_MOONCAKE);
 	assert_int_equal(fs_trace_format_parse("Azure", &f), -1);
 	assert_string_equal(fs_trace_format_name(FS_TRACE_MOONCAKE), "mooncake");
 	assert_string_equal(fs_trace_format_name(FS_TRACE_VIDUR), "vidur");

@@ -346,8 +346,7 @@ static void test_train_cli_lora_fits_a_4090_and_full_does_not(void **state)
 	cJSON_Delete(j);
 	r = fs_test_run_fleetsim(full);
 	assert_int_equal(r.exit_code, 2);
-	assert_non_null(strstr(r.out, "fits: no"));
-	assert_non_null(strstr(r.out, "AdamW moments       53.92"));
+	assert_has(r.out, "fits: no", "AdamW moments       53.92");
 	assert_non_null(strstr(r.err, "does not fit"));
 	fs_test_run_free(&r);
 }

@@ -23,6 +23,7 @@
 
 #include "fleetsim/scenario.h"
 #include "fleetsim/common.h"
+#include "fleetsim/escape.h"
 #include "util_test.h"
 
 extern char **environ;
@@ -39,6 +40,18 @@ void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
 	            "(|diff| %.3g, abs tol %.3g, rel tol %.3g)\n",
 	            file, line, a_text, a, b_text, b, diff, abs_tol, rel_tol);
 	_fail(file, line);
+}
+
+void fs_test_assert_has(const char *text, const char *const *needles, const char *text_name,
+                        const char *file, int line)
+{
+	for (; *needles != NULL; needles++) {
+		if (text != NULL && strstr(text, *needles) != NULL)
+			continue;
+		print_error("%s:%d: %s does not contain \"%s\"\n", file, line, text_name,
+		            *needles);
+		_fail(file, line);
+	}
 }
 
 char *fs_test_read_file(const char *path, size_t *len)
@@ -405,4 +418,21 @@ void fs_test_need_report(void)
 		printf("skipped: `fleetsim report --help` failed (no report command yet)\n");
 		skip();
 	}
+}
+
+void fs_test_assert_csv_cell(const char *s, int flags, const char *want, const char *file,
+                             int line)
+{
+	struct fs_sbuf b;
+	int same;
+
+	fs_sbuf_init(&b);
+	fs_sbuf_csv(&b, s, flags);
+	same = strcmp(fs_sbuf_str(&b), want) == 0;
+	if (!same)
+		print_error("%s:%d: the CSV cell of \"%s\" is \"%s\", not \"%s\"\n", file, line,
+		            s, fs_sbuf_str(&b), want);
+	fs_sbuf_fini(&b);
+	if (!same)
+		_fail(file, line);
 }

@@ -20,6 +20,24 @@ void fs_test_assert_near(double a, double b, double abs_tol, double rel_tol,
                          const char *a_text, const char *b_text,
                          const char *file, int line);
 
+/* Fails the test unless text (not NULL) contains every one of the string
+ * arguments: assert_has(html, "P(SLO met)", "sha256") is
+ * assert_non_null(strstr(html, "P(SLO met)")) and the same for "sha256". */
+#define assert_has(text, ...) \
+	fs_test_assert_has((text), (const char *const[]){ __VA_ARGS__, NULL }, #text, \
+	                   __FILE__, __LINE__)
+
+void fs_test_assert_has(const char *text, const char *const *needles, const char *text_name,
+                        const char *file, int line);
+
+/* Fails the test unless lookup(text, &var) returns 0 and sets var to want:
+ * a name-to-enum lookup (fs_X_from_name, fs_X_parse) in one line. */
+#define assert_lookup(lookup, text, var, want) \
+	do { \
+		assert_int_equal((lookup)((text), &(var)), 0); \
+		assert_int_equal((var), (want)); \
+	} while (0)
+
 /* Result of running the binary: exit status, captured stdout and stderr
  * (NUL-terminated, heap-owned; free with fs_test_run_free). */
 struct fs_test_run {
@@ -67,6 +85,14 @@ void fs_test_tmpdir_free(char *dir);
 /* The next value of Marsaglia's xorshift64 (13, 7, 17) generator with
  * state *s (not 0): a test's own cheap, fixed pseudo-random sequence. */
 uint64_t fs_test_xorshift64(uint64_t *s);
+
+/* Fails the test unless the CSV cell fs_sbuf_csv writes for s (flags as
+ * its) is want. */
+#define assert_csv_cell(s, flags, want) \
+	fs_test_assert_csv_cell((s), (flags), (want), __FILE__, __LINE__)
+
+void fs_test_assert_csv_cell(const char *s, int flags, const char *want, const char *file,
+                             int line);
 
 /* "dir/file" (heap; free). */
 char *fs_test_path(const char *dir, const char *file);

@@ -93,6 +93,11 @@ static inline void *fs_unconst(const void *p)
  * doubles the capacity.  Used for every growable array. */
 void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes);
 
+/* The whole file at path (heap, the caller frees), NUL-terminated, its
+ * length without the NUL in *len (len may be NULL); NULL with errno set
+ * when it cannot be opened or read. */
+char *fs_read_text(const char *path, size_t *len);
+
 /*
  * Named enums, after libuv's error map: the header that declares an enum
  * with names holds one table macro, a row per member,

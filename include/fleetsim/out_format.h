@@ -28,6 +28,10 @@ struct cJSON;
  * NAN or infinite.  Returns buf. */
 const char *fs_out_num(char *buf, double x);
 
+/* A money figure for a table or a text report: x with two decimals
+ * ("12.50"), "-" when x is NAN.  Returns buf (len bytes). */
+const char *fs_out_money(char *buf, size_t len, double x);
+
 /* x rounded to FS_OUT_DIGITS significant digits: the double that reading
  * fs_out_num's text back gives.  NAN and infinities are returned as they
  * are. */

@@ -261,4 +261,10 @@ int fs_requests_write_csv(const struct fs_rep_result *r, const struct fs_scenari
 int fs_summary_closed_group(const struct fs_summary *s, const struct fs_scenario *sc,
                             int64_t *users, bool *scheduled);
 
+/* An interval as summary.json writes it: {value, ci_lo, ci_hi} (non-finite
+ * ends null), plus "exact": true for a zero-width one.  The caller owns the
+ * object (cJSON_Delete). */
+struct cJSON;
+struct cJSON *fs_summary_ci_json(const struct fs_ci *ci);
+
 #endif
