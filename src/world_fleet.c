@@ -206,6 +206,18 @@ bool fs__world_fleet_launch(struct fs_world *w, uint32_t p, bool warm, bool repl
 	return true;
 }
 
+/* MODEL: F13 — replacements are owed only for capacity pool p still wants:
+ * never more than it lacks of its target (the autoscaler may have lowered
+ * the target since the reclaims). */
+void fs__world_fleet_trim_due(struct fs_world *w, uint32_t p)
+{
+	struct fs__pool *pool = &w->pools[p];
+	int lacking = pool->target > pool->alive ? pool->target - pool->alive : 0;
+
+	if (pool->replacements_due > lacking)
+		pool->replacements_due = lacking;
+}
+
 /* Launch until pool p has its target (or a spot launch finds no room).  A
  * launch that replaces a reclaimed instance is marked, for the cost of its
  * cold start (MODEL: F13). */
@@ -219,6 +231,7 @@ void fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 		if (replacement)
 			w->pools[p].replacements_due--;
 	}
+	fs__world_fleet_trim_due(w, p);
 }
 
 void fs__world_fleet_gone(struct fs_world *w, uint32_t ii)

@@ -369,9 +369,11 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	 * that schedules the request; its first token at the end of the
 	 * iteration that completes its prefill (a request moved off a reclaimed
 	 * instance keeps both). */
-	for (i = 0; i < rep.n_started; i++)
+	for (i = 0; i < rep.n_started; i++) {
+		w->slots[rep.started[i]].computed_here = true;     /* MODEL: F6 */
 		if (w->slots[rep.started[i]].start_ns < 0)
 			w->slots[rep.started[i]].start_ns = rep.begin_ns;
+	}
 	for (i = 0; i < rep.n_first_token; i++)
 		if (w->slots[rep.first_token[i]].first_token_ns < 0) {
 			w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
@@ -438,14 +440,17 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 			fail_request(w, slot);           /* MODEL: F7 */
 			continue;
 		}
-		/* MODEL: F6 — what it had computed there is lost. */
-		if (s->start_ns >= 0) {
+		/* MODEL: F6 — what it had computed there is lost; a request this
+		 * instance never scheduled (waiting there, or moved here from
+		 * another reclaimed instance) lost nothing here. */
+		if (s->computed_here) {
 			double lost = (double)(s->req.prompt_tokens + s->carried_tokens +
 			                       ev[i].generated);
 
 			in->tokens_lost += lost;
 			fs__rec_recompute(&w->rec, (int64_t)lost);
 		}
+		s->computed_here = false;
 		s->carried_tokens += ev[i].generated;
 		fs__rec_reclaim_requeue(&w->rec, in->pool);   /* MODEL: F17 */
 		route_or_wait(w, slot);

@@ -341,6 +341,7 @@ void fs__world_scale_event(struct fs_world *w)
 		scale_in_one(w, p);
 		w->pools[p].last_release_ns = w->now_ns;
 	}
+	fs__world_fleet_trim_due(w, p);              /* MODEL: F13 */
 	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
 }
 

@@ -93,6 +93,7 @@ static void notice(struct fs_world *w, uint32_t ii)
 	struct fs__instance *in = &w->insts[ii];
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
 	uint32_t p = in->pool;
+	bool counted = fs__world_inst_counts(in);    /* not draining */
 
 	if (in->state == FS__INST_GONE || in->state == FS__INST_NOTICE)
 		return;
@@ -110,11 +111,14 @@ static void notice(struct fs_world *w, uint32_t ii)
 		in->life_ev = fs_eventq_push(w->q, w->now_ns + pc->spot.notice_ns,
 		                             FS_EV_SPOT_RECLAIM, ii, 0);
 	}
-	/* MODEL: F11 — the strategy decides whether the capacity is replaced. */
+	/* MODEL: F11 — the strategy decides whether the capacity is replaced;
+	 * MODEL: F13 — only capacity the pool counted is owed a replacement (an
+	 * instance the autoscaler was draining was given up already). */
 	if (w->fleet->strategy == FS_STRATEGY_NONE) {
 		w->pools[p].target = w->pools[p].alive;
 	} else {
-		w->pools[p].replacements_due++;
+		if (counted)
+			w->pools[p].replacements_due++;
 		fs__world_fleet_fill(w, p);
 	}
 	fs__world_spot_rebalance(w, p);

@@ -55,6 +55,8 @@ struct fs__slot {
 	fs_ns start_ns;              /* first scheduled, -1 before */
 	fs_ns first_token_ns;        /* -1 before */
 	int64_t carried_tokens;      /* LLM: outputs produced on a reclaimed instance */
+	bool computed_here;          /* LLM: its instance scheduled it in an
+	                              * iteration that ended (MODEL: F6) */
 	uint32_t instance;           /* LLM: the instance serving it */
 	uint32_t next_free;          /* free list link (also the unrouted line) */
 	uint32_t agent;              /* closed-loop user or session that sent it,
@@ -296,6 +298,9 @@ void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
  * instance counts toward its pool's size (world_fleet.c). */
 void fs__world_fleet_fill(struct fs_world *w, uint32_t p);
 void fs__world_fleet_release(struct fs_world *w, uint32_t inst);
+/* Pool p owes no more replacements than it lacks of its target (MODEL:
+ * F13): called after fills and the autoscaler's decisions. */
+void fs__world_fleet_trim_due(struct fs_world *w, uint32_t p);
 bool fs__world_inst_counts(const struct fs__instance *in);
 /* A pool's cold start after provisioning: download, load, engine start. */
 fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc);
