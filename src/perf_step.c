@@ -261,6 +261,73 @@ static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key
 	return hi * factor[slot];
 }
 
+/* The smooth-max factor of a ratio r (P11), as smooth_max_memo computes it. */
+static double knee_factor(double r, double knee_exp)
+{
+	return pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
+}
+
+/* Decode attention's two arms for `ctx` context tokens, with step_cost's
+ * operations: compute (x) and memory (y) in ns. */
+static void decode_arms(const struct fs_perf_step_cache *c, const struct eff *e, double ctx,
+                        double *x, double *y)
+{
+	double tp = c->cfg->tp;
+
+	*x = c->per_pair_flops * ctx / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
+	*y = c->kv_bytes_per_token_per_gpu * ctx / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9;
+}
+
+/* Whether decode attention's smooth-max factor is one double for every
+ * context: x and y are the exact ρ-proportional values K_x·ctx, K_y·ctx
+ * after at most 4 and 3 roundings, so their rounded ratio r lies within
+ * 8 roundings (8.01 u, u = 2^-53) of the exact ratio ρ, which does not
+ * depend on the context.  Two such ratios differ by at most 16.03 u
+ * relative, under 33 ulps of the smaller binade: if every double within 48
+ * ulps of the ratio at one context gives the same factor bits, every
+ * context does, and the larger arm is always the same one when the ratio
+ * stays well below 1.  Otherwise the memo is used as before.  O(1) (97
+ * pow pairs), once per cache. */
+static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
+{
+	double x, y, hi, lo, r, s, f;
+	int k;
+
+	c->dec_const = false;
+	decode_arms(c, e, 1.0, &x, &y);
+	if (!(x > 1e-280 && y > 1e-280 && x < 1e280 && y < 1e280))
+		return;
+	hi = x > y ? x : y;
+	lo = x > y ? y : x;
+	r = lo / hi;
+	if (!(r > 1e-280 && r < 1.0 - 0x1p-45))
+		return;
+	f = knee_factor(r, e->knee_exp);
+	for (k = 0, s = r; k < 48; k++) {
+		s = nextafter(s, 0.0);
+		if (memcmp(&(double){ knee_factor(s, e->knee_exp) }, &f, sizeof f) != 0)
+			return;
+	}
+	for (k = 0, s = r; k < 48; k++) {
+		s = nextafter(s, 2.0);
+		if (memcmp(&(double){ knee_factor(s, e->knee_exp) }, &f, sizeof f) != 0)
+			return;
+	}
+	c->dec_const = true;
+	c->dec_hi_bytes = y > x;
+	c->dec_factor = f;
+}
+
+/* Decode attention's smooth max of the arms x (compute) and y (memory):
+ * through the constant factor where decode_factor proved one, else the
+ * memo — the same bits either way. */
+static double decode_attn_ns(struct fs_perf_step_cache *c, double x, double y, double knee_exp)
+{
+	if (c->dec_const && x > 0)
+		return (c->dec_hi_bytes ? y : x) * c->dec_factor;
+	return smooth_max_memo(x, y, knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
+}
+
 /* The cached token parts of (nt tokens, ns sampled rows), computed on a
  * miss; with them the attention term of a decode-only step's (empty)
  * prefill kernel, as step_cost computes it for prefill_attn_tokens = 0. */
@@ -329,9 +396,9 @@ static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 			smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
 			                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
 			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_OTHER) +
-			smooth_max_memo(dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-			                ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
-			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
+			decode_attn_ns(c, dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+			               ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
+			               e->knee_exp);
 	else
 		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
 		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp) +
@@ -395,6 +462,7 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
 	c->per_pair_flops = 4.0 * cfg->model->layers * (double)cfg->model->heads *
 	                    fs__perf_head_dim(cfg->model);
 	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
+	decode_factor(c, &e);
 }
 
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
@@ -448,11 +516,22 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	 * (pre_flops = 0, launch_ns = 0) in the same order; x / 1.0 is x */
 	dec_flops = d->per_pair_flops * (double)context_tokens;
 	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
-	a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
-	attn_ns = d->prefill_attn_ns +
-	          smooth_max_memo(a / d->attn_flops_div * 1e9,
-	                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
-	                          d->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
+	if (c->dec_const && context_tokens > 0) {
+		/* only the larger arm: the factor is proved constant */
+		if (c->dec_hi_bytes) {
+			a = ctx_kv_bytes / d->attn_bytes_div * 1e9;
+		} else {
+			a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+			a = a / d->attn_flops_div * 1e9;
+		}
+		attn_ns = d->prefill_attn_ns + a * c->dec_factor;
+	} else {
+		a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+		attn_ns = d->prefill_attn_ns +
+		          smooth_max_memo(a / d->attn_flops_div * 1e9,
+		                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
+		                          d->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
+	}
 	*flops = d->lin_flops + d->pre_flops + dec_flops;
 	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
 	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;

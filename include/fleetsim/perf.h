@@ -195,6 +195,13 @@ struct fs_perf_step_cache {
 	struct fs__perf_token_entry tokens[FS_PERF_MEMO_SLOTS];
 	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
 	double memo_factor[FS_PERF_MEMO_SLOTS];
+	/* Decode attention's smooth-max factor when it is provably one double
+	 * for every context (perf_step.c, decode_factor): its arms are both
+	 * linear in the context, so their rounded ratio stays within a few ulps
+	 * of one value, and every double in that range gives these bits. */
+	bool dec_const;                      /* dec_factor holds for every context > 0 */
+	bool dec_hi_bytes;                   /* the memory arm is the larger one */
+	double dec_factor;
 };
 
 /* Fill `c` for `cfg`.  O(1). */
