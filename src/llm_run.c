@@ -236,6 +236,15 @@ int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e)
 	return e->run.open ? e->run.n : 0;
 }
 
+void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *first,
+                                    int64_t *last)
+{
+	const struct llm_run *r = &e->run;
+
+	*first = r->open ? r->ctx_tokens : 0;
+	*last = r->open ? r->ctx_tokens + r->n * r->last : 0;
+}
+
 void fs__llm_run_close(struct fs_llm_engine *e)
 {
 	struct llm_run *r = &e->run;

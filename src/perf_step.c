@@ -532,12 +532,45 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 		                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
 		                          d->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
 	}
-	*flops = d->lin_flops + d->pre_flops + dec_flops;
-	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	if (flops != NULL)        /* the caller may know them in closed form */
+		*flops = d->lin_flops + d->pre_flops + dec_flops;
+	if (bytes != NULL)
+		*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
 	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
 	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
 	total = gpu_ns + d->overhead_ns;
 	return total < 1 ? 1 : round_ns(total);
+}
+
+void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns)
+{
+	double kvb = d->kv_bytes_per_token_per_gpu, div = d->attn_bytes_div;
+	double factor = c->dec_factor, pre_attn_ns = d->prefill_attn_ns;
+	double linear_ns = d->linear_ns, elem_ns = d->elementwise_ns, comm_ns = d->comm_ns;
+	double overhead_ns = d->overhead_ns;
+	size_t i;
+
+	if (!c->dec_const || !c->dec_hi_bytes) {
+		for (i = 0; i < n; i++)
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+		return;
+	}
+	/* fs_perf_decode_step's operations on the memory arm, which is the
+	 * larger for every context: the factor is proved constant */
+	for (i = 0; i < n; i++) {
+		double total;
+
+		if (ctx_tokens[i] <= 0) {
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+			continue;
+		}
+		total = linear_ns +
+		        (pre_attn_ns + kvb * (double)ctx_tokens[i] / div * 1e9 * factor) +
+		        elem_ns + comm_ns;
+		total = (total > 0 ? total * 1.0 : 0) + overhead_ns;
+		dur_ns[i] = total < 1 ? 1 : round_ns(total);
+	}
 }
 
 fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,

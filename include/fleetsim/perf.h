@@ -219,7 +219,8 @@ fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
                                  int64_t context_tokens, double *flops, double *bytes);
 
 /* The same in two parts for many steps of one batch size: what depends on
- * n_seqs only, once, then each step from its context (same bits). */
+ * n_seqs only, once, then each step from its context (same bits; flops and
+ * bytes may be NULL). */
 struct fs_perf_decode_prep {
 	int64_t n_seqs;
 	double lin_flops, lin_bytes, new_kv_bytes, elem_gpu_bytes, pre_flops;
@@ -231,6 +232,10 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
                             struct fs_perf_decode_prep *d);
 fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
                           int64_t context_tokens, double *flops, double *bytes);
+/* The times of n such steps, step i of context ctx_tokens[i], into
+ * dur_ns[i] (the same bits as fs_perf_decode_step; no FLOPs or bytes). */
+void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns);
 
 /* Time of the weight GEMMs alone (linear layers of all transformer blocks,
  * no LM head, attention, norms, communication or overheads) for `tokens`
