@@ -180,6 +180,7 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
  * must not change while the cache is used.
  */
 #define FS_PERF_MEMO_SLOTS 64
+#define FS_PERF_DEC_WINDOW 97
 struct fs__perf_token_entry {
 	bool valid;
 	int64_t tokens, sampled;             /* the key: scheduled tokens, rows sampled */
@@ -195,13 +196,16 @@ struct fs_perf_step_cache {
 	struct fs__perf_token_entry tokens[FS_PERF_MEMO_SLOTS];
 	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
 	double memo_factor[FS_PERF_MEMO_SLOTS];
-	/* Decode attention's smooth-max factor when it is provably one double
-	 * for every context (perf_step.c, decode_factor): its arms are both
-	 * linear in the context, so their rounded ratio stays within a few ulps
-	 * of one value, and every double in that range gives these bits. */
-	bool dec_const;                      /* dec_factor holds for every context > 0 */
+	/* Decode attention's smooth-max factors (perf_step.c, decode_factor):
+	 * its arms are both linear in the context, so their rounded ratio stays
+	 * within 33 ulps of one value; the factor of every double in a window
+	 * of FS_PERF_DEC_WINDOW around it, by its bits above dec_bits0. */
+	bool dec_window;                     /* the window holds for every context > 0 */
+	bool dec_const;                      /* ... and all its factors are dec_factor */
 	bool dec_hi_bytes;                   /* the memory arm is the larger one */
+	uint64_t dec_bits0;
 	double dec_factor;
+	double dec_window_factor[FS_PERF_DEC_WINDOW];
 };
 
 /* Fill `c` for `cfg`.  O(1). */
