@@ -135,6 +135,7 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	double h_min = h->min, h_max = h->max, i_min = rec->itl_min, i_max = rec->itl_max;
 	uint64_t count = (uint64_t)n_seqs, itl_steps = 0, h_count = 0;
 	int64_t s1 = 0, dur_sum = 0, warm_sum = 0;
+	fs_ns itl_lo = INT64_MAX, itl_hi = 0;   /* the ITL gaps' least and largest */
 	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
 	struct seg g = { .bin = SIZE_MAX };
 	/* the capacity terms of the last duration seen (most repeat) */
@@ -205,14 +206,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 				hb = nb;
 			}
 			h_count += count;
-			if (!(dur >= h_min))
-				h_min = dur;
-			if (!(dur <= h_max))
-				h_max = dur;
-			if (!(dur >= i_min))
-				i_min = dur;
-			if (!(dur <= i_max))
-				i_max = dur;
+			itl_lo = d < itl_lo ? d : itl_lo;
+			itl_hi = d > itl_hi ? d : itl_hi;
 			itl_steps++;
 			s1 += d;
 			if (d < ((fs_ns)1 << 31)) {
@@ -229,6 +224,20 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	seg_flush(rec, pool, n_seqs, lin, &g);
 	if (h_count > 0)
 		h->buckets[hb] += h_count;
+	/* the gaps' extremes, as comparing each gap in turn would find them
+	 * (whole numbers below 2^53 order as their doubles) */
+	if (itl_steps > 0) {
+		double lo = (double)itl_lo, hi = (double)itl_hi;
+
+		if (!(lo >= h_min))
+			h_min = lo;
+		if (!(hi <= h_max))
+			h_max = hi;
+		if (!(lo >= i_min))
+			i_min = lo;
+		if (!(hi <= i_max))
+			i_max = hi;
+	}
 	/* the busy times: doubles, with the bits of adding in order (warm
 	 * iterations are a suffix: their begins only grow) */
 	*busy_ns = add_durs(*busy_ns, dur_ns, 0, k, dur_sum);
