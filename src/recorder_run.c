@@ -103,6 +103,46 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 	memset(g, 0, sizeof *g);
 }
 
+/* The per-iteration figures of k iterations that all begin in one bin
+ * after the warm-up and end with an ITL gap of count requests, each
+ * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, gathered per group of
+ * equal consecutive durations: KV block·ns (exact integers), the capacity
+ * terms (the same fixed-point term per iteration of a group), the ITL
+ * histogram and Σ d².  What fx_add would add per iteration, added once per
+ * group times its length. */
+static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
+                      const int64_t *kv_blocks, uint64_t count, double peak_flops_per_s,
+                      double peak_bytes_per_s, struct fs__hist_hint *hint, struct seg *g,
+                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
+{
+	struct fs_hist *h = &rec->result->itl_hist;
+	fs__i128 kv_ns = 0, cap_flops = 0, cap_bytes = 0, sq = 0;
+	size_t i = 0;
+
+	while (i < k) {
+		fs_ns d = dur_ns[i];
+		double dur = (double)d, dur_s = dur * 1e-9;
+		int64_t m = 0, kv_sum = 0;
+		size_t nb;
+
+		for (; i < k && dur_ns[i] == d; i++, m++)
+			kv_sum += kv_blocks[i];
+		kv_ns += (fs__i128)kv_sum * d;
+		cap_flops += fs__rec_fx(dur_s * peak_flops_per_s) * m;
+		cap_bytes += fs__rec_fx(dur_s * peak_bytes_per_s) * m;
+		nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
+		     fs__recorder_itl_bucket(rec, dur, hint);
+		h->buckets[nb] += count * (uint64_t)m;
+		*itl_lo = d < *itl_lo ? d : *itl_lo;
+		*itl_hi = d > *itl_hi ? d : *itl_hi;
+		sq += (fs__i128)(d * d) * m;
+	}
+	g->kv_int.big += kv_ns;
+	g->flops_cap.big += cap_flops;
+	g->bytes_cap.big += cap_bytes;
+	s2->big += sq;
+}
+
 /* acc + Σ dur_ns[from .. to) with the bits of adding them one by one in
  * order: at once where acc is a whole number and every partial sum stays at
  * most 2^53 (then each addition is exact), else one by one.  `sum` is the
@@ -142,6 +182,39 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	fs_ns cap_d = -1;
 	double cap_flops_y = 0, cap_bytes_y = 0;
 
+	if (lin != NULL && count > 0 && k > 0 && begin_ns >= warmup_ns && begin_ns < horizon_ns) {
+		/* the usual call: every iteration begins in one bin, after the
+		 * warm-up, and ends with an ITL gap: grouped by equal durations */
+		fs_ns or_d = 0, last_begin;
+		int64_t or_kv = 0;
+
+		for (i = 0; i < k; i++) {
+			dur_sum += dur_ns[i];
+			or_d |= dur_ns[i];
+			or_kv |= kv_blocks[i];
+		}
+		last_begin = begin_ns + dur_sum - dur_ns[k - 1];
+		bin = fs__recorder_bin_at(rec, begin_ns);
+		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 &&
+		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
+			group_run(rec, k, dur_ns, kv_blocks, count, peak_flops_per_s,
+			          peak_bytes_per_s, hint, &g, &s2, &itl_lo, &itl_hi);
+			g.bin = bin;
+			g.warm = true;
+			g.steps = (int64_t)k;
+			seg_flush(rec, pool, n_seqs, lin, &g);
+			itl_steps = k;
+			s1 = dur_sum;
+			warm_sum = dur_sum;
+			warm_from = 0;
+			t_ns = begin_ns + dur_sum;
+			k = 0;                     /* the loop below has nothing left */
+		} else {
+			dur_sum = 0;
+			bin_lo = rec->bin_lo_ns;
+			bin_hi = rec->bin_hi_ns;
+		}
+	}
 	for (i = 0; i < k; i++) {
 		fs_ns d = dur_ns[i], end_ns = t_ns + d;
 		double dur = (double)d;
