@@ -170,6 +170,13 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
  * time-average of Σ used / total. */
 void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
                           int64_t blocks);
+/* The spans of one instance over k steps back to back: it holds *blocks
+ * blocks since *since_ns; step i ends at t_ns + dur_ns[0] + ... + dur_ns[i]
+ * and kv[i] blocks are in use from then on.  As fs__recorder_kv_span at
+ * each change of level; *since_ns and *blocks become the last change's.
+ * O(k). */
+void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
+                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k);
 void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
 /* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
 bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);

@@ -139,8 +139,9 @@ fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost_ctx *c,
                     uint32_t k, uint64_t events)
 {
-	uint32_t j = in->run_j, i;
+	uint32_t j = in->run_j;
 	fs_ns t_ns = in->step_begin_ns;
+	int64_t kv0 = in->kv_used;
 	struct fs__rec_run_lin lin = c->run_lin;     /* from slot j on */
 
 	lin.flops0 += lin.flops_step * (int64_t)j;
@@ -150,16 +151,15 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	w->rec.result->events += events;
 	w->rec.result->run_steps += k;
 	in->tokens_processed += (double)(fs_llm_engine_run_batch(in->engine) * (int64_t)k);
-	fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
+	t_ns += fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
 	                     &c->run_bytes[j], c->run_lin_ok ? &lin : NULL, c->run_kv, fs_llm_engine_run_batch(in->engine),
 	                     c->peak_flops_per_s, c->peak_bytes_per_s, &in->itl_hint,
 	                     &in->busy_ns);
-	/* the KV levels at each step's begin (MODEL: M3) */
-	for (i = 1; i <= k; i++) {
-		t_ns += c->run_dur_ns[j + i - 1];
-		if (c->run_kv[i] != in->kv_used)
-			fs__world_llm_kv_level(w, in, c->run_kv[i], t_ns);
-	}
+	/* the KV levels at each step's begin (MODEL: M3), as
+	 * fs__world_llm_kv_level at each change */
+	fs__recorder_kv_steps(&w->rec, &in->kv_since_ns, &in->kv_used, in->step_begin_ns,
+	                      &c->run_dur_ns[j], &c->run_kv[1], k);
+	w->kv_used_llm += in->kv_used - kv0;
 	in->run_j = j + k;
 	in->step_begin_ns = t_ns;
 }
