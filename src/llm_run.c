@@ -192,28 +192,28 @@ void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns 
                                  int64_t *kv_used)
 {
 	struct llm_run *r = &e->run;
-	int64_t bt = e->kv.block_tokens, res = r->res_adv, alloc = 0;
+	int64_t bt = e->kv.block_tokens, res = r->res_adv, alloc = 0, used;
 	fs_ns end_ns = e->step_begin_ns;
 	size_t i;
 
 	LLM_CHECK(r->open && k >= 1 && r->j + (int64_t)k < r->planned,
 	          "run advanced past its plan");
 	LLM_CHECK(dur_ns[0] == e->step_dur_ns, "run step ends off time");
-	kv_used[0] = fs_kvcache_used(&e->kv);
+	used = fs_kvcache_used(&e->kv);
+	kv_used[0] = used;
 	/* the begins of steps j + 1 .. j + k: blocks for the KV each writes
-	 * (MODEL: V6); the ends sample one token per request (V9, V16) */
+	 * (MODEL: V6); the ends sample one token per request (V9, V16).  The
+	 * plan checked that each fits; taken in one allocation, which evicts
+	 * the same cached blocks in the same order as one per step would. */
 	for (i = 1; i <= k; i++) {
-		int64_t need = r->cnt[res];
-
 		end_ns += dur_ns[i - 1];
+		alloc += r->cnt[res];
 		if (++res == bt)
 			res = 0;
-		if (need > 0) {
-			LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
-			alloc += need;
-		}
-		kv_used[i] = fs_kvcache_used(&e->kv);
+		kv_used[i] = used + alloc;
 	}
+	if (alloc > 0)
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, alloc), "run allocation failed");
 	r->res_adv = res;
 	r->blocks_alloc += alloc;
 	/* blocks in use only grow within a run: the last level is the peak */
@@ -234,6 +234,15 @@ void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns 
 int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e)
 {
 	return e->run.open ? e->run.n : 0;
+}
+
+void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *first,
+                                    int64_t *last)
+{
+	const struct llm_run *r = &e->run;
+
+	*first = r->open ? r->ctx_tokens : 0;
+	*last = r->open ? r->ctx_tokens + r->n * r->last : 0;
 }
 
 void fs__llm_run_close(struct fs_llm_engine *e)

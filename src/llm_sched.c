@@ -277,6 +277,7 @@ static int64_t plan(struct fs_llm_engine *e, bool *preempted)
 /* Phase C: advance computed tokens and describe the batch for pricing. */
 static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
 {
+	bool prefix_on = fs_kvcache_prefix_on(&e->kv);
 	size_t i;
 
 	memset(sh, 0, sizeof *sh);
@@ -296,7 +297,8 @@ static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
 			sh->prefill_attn_tokens += n * s->computed_tokens + n * n / 2;
 		}
 		s->computed_tokens += n;
-		fs__llm_prefix_commit(e, s);                  /* MODEL: V22 */
+		if (prefix_on)
+			fs__llm_prefix_commit(e, s);          /* MODEL: V22 */
 	}
 }
 

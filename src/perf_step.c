@@ -261,6 +261,83 @@ static double smooth_max_memo(double a, double b, double knee_exp, uint64_t *key
 	return hi * factor[slot];
 }
 
+/* The smooth-max factor of a ratio r (P11), as smooth_max_memo computes it. */
+static double knee_factor(double r, double knee_exp)
+{
+	return pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
+}
+
+/* Decode attention's two arms for `ctx` context tokens, with step_cost's
+ * operations: compute (x) and memory (y) in ns. */
+static void decode_arms(const struct fs_perf_step_cache *c, const struct eff *e, double ctx,
+                        double *x, double *y)
+{
+	double tp = c->cfg->tp;
+
+	*x = c->per_pair_flops * ctx / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
+	*y = c->kv_bytes_per_token_per_gpu * ctx / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9;
+}
+
+/* Decode attention's factors for every context: x and y are the exact
+ * values K_x·ctx, K_y·ctx after at most 4 and 3 roundings, so their
+ * rounded ratio r lies within 8 roundings (8.01 u, u = 2^-53) of the exact
+ * ratio ρ = K_x/K_y, which does not depend on the context.  Two such ratios
+ * differ by at most 16.03 u relative, under 33 ulps of the smaller binade:
+ * the factors of the 48 doubles either side of the ratio at one context
+ * cover every context, and the larger arm is always the same one when the
+ * ratio stays well below 1.  When all of them have the same bits, no step
+ * needs the ratio at all.  Otherwise (a zero or huge arm) the memo is used
+ * as before.  O(1) (97 pow pairs), once per cache. */
+static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
+{
+	double x, y, hi, lo, r, s;
+	int k, half = FS_PERF_DEC_WINDOW / 2;
+
+	_Static_assert(FS_PERF_DEC_WINDOW == 97, "48 doubles either side: 33 needed");
+	c->dec_window = c->dec_const = false;
+	decode_arms(c, e, 1.0, &x, &y);
+	if (!(x > 1e-280 && y > 1e-280 && x < 1e280 && y < 1e280))
+		return;
+	hi = x > y ? x : y;
+	lo = x > y ? y : x;
+	r = lo / hi;
+	if (!(r > 1e-280 && r < 1.0 - 0x1p-45))
+		return;
+	for (k = 0, s = r; k < half; k++)
+		s = nextafter(s, 0.0);
+	memcpy(&c->dec_bits0, &s, sizeof s);
+	for (k = 0; k < FS_PERF_DEC_WINDOW; k++, s = nextafter(s, 2.0))
+		c->dec_window_factor[k] = knee_factor(s, e->knee_exp);
+	c->dec_window = true;
+	c->dec_hi_bytes = y > x;
+	c->dec_factor = c->dec_window_factor[half];
+	c->dec_const = true;
+	for (k = 0; k < FS_PERF_DEC_WINDOW; k++)
+		if (memcmp(&c->dec_window_factor[k], &c->dec_factor, sizeof(double)) != 0)
+			c->dec_const = false;
+}
+
+/* Decode attention's smooth max of the arms x (compute) and y (memory):
+ * from the window of factors where decode_factor built one (the ratio's
+ * factor looked up by its bits, or the one constant factor without the
+ * ratio), else through the memo — the same bits either way. */
+static inline double decode_attn_ns(const struct fs_perf_step_cache *c, uint64_t *key,
+                                    double *factor, double x, double y, double knee_exp)
+{
+	if (c->dec_window && x > 0 && y > 0) {
+		double hi = c->dec_hi_bytes ? y : x, r;
+		uint64_t bits;
+
+		if (c->dec_const)
+			return hi * c->dec_factor;
+		r = (c->dec_hi_bytes ? x : y) / hi;
+		memcpy(&bits, &r, sizeof bits);
+		if (bits - c->dec_bits0 < FS_PERF_DEC_WINDOW)
+			return hi * c->dec_window_factor[bits - c->dec_bits0];
+	}
+	return smooth_max_memo(x, y, knee_exp, key, factor, MEMO_DECODE);
+}
+
 /* The cached token parts of (nt tokens, ns sampled rows), computed on a
  * miss; with them the attention term of a decode-only step's (empty)
  * prefill kernel, as step_cost computes it for prefill_attn_tokens = 0. */
@@ -329,9 +406,10 @@ static void step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 			smooth_max_memo(pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
 			                tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
 			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_OTHER) +
-			smooth_max_memo(dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-			                ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
-			                e->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
+			decode_attn_ns(c, c->memo_key, c->memo_factor,
+			               dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+			               ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
+			               e->knee_exp);
 	else
 		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
 		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp) +
@@ -395,6 +473,7 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
 	c->per_pair_flops = 4.0 * cfg->model->layers * (double)cfg->model->heads *
 	                    fs__perf_head_dim(cfg->model);
 	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
+	decode_factor(c, &e);
 }
 
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
@@ -448,17 +527,69 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	 * (pre_flops = 0, launch_ns = 0) in the same order; x / 1.0 is x */
 	dec_flops = d->per_pair_flops * (double)context_tokens;
 	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
-	a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
-	attn_ns = d->prefill_attn_ns +
-	          smooth_max_memo(a / d->attn_flops_div * 1e9,
-	                          ctx_kv_bytes / d->attn_bytes_div * 1e9,
-	                          d->knee_exp, c->memo_key, c->memo_factor, MEMO_DECODE);
-	*flops = d->lin_flops + d->pre_flops + dec_flops;
-	*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	if (c->dec_const && c->dec_hi_bytes && context_tokens > 0) {
+		/* only the larger arm: the factor is proved constant */
+		attn_ns = d->prefill_attn_ns + ctx_kv_bytes / d->attn_bytes_div * 1e9 * c->dec_factor;
+	} else {
+		a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+		attn_ns = d->prefill_attn_ns +
+		          decode_attn_ns(c, c->memo_key, c->memo_factor,
+		                         a / d->attn_flops_div * 1e9,
+		                         ctx_kv_bytes / d->attn_bytes_div * 1e9, d->knee_exp);
+	}
+	if (flops != NULL)        /* the caller may know them in closed form */
+		*flops = d->lin_flops + d->pre_flops + dec_flops;
+	if (bytes != NULL)
+		*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
 	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
 	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
 	total = gpu_ns + d->overhead_ns;
 	return total < 1 ? 1 : round_ns(total);
+}
+
+void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns)
+{
+	double kvb = d->kv_bytes_per_token_per_gpu, bytes_div = d->attn_bytes_div;
+	double ppf = d->per_pair_flops, tp = d->tp, flops_div = d->attn_flops_div;
+	double factor = c->dec_factor, pre_attn_ns = d->prefill_attn_ns;
+	double linear_ns = d->linear_ns, elem_ns = d->elementwise_ns, comm_ns = d->comm_ns;
+	double overhead_ns = d->overhead_ns;
+	uint64_t bits0 = c->dec_bits0;
+	size_t i;
+
+	if (!c->dec_window || !c->dec_hi_bytes) {
+		for (i = 0; i < n; i++)
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+		return;
+	}
+	/* fs_perf_decode_step's operations, the memory arm the larger for every
+	 * context: its factor constant, or looked up by the ratio's bits */
+	for (i = 0; i < n; i++) {
+		double ctx = (double)ctx_tokens[i], y, total;
+
+		if (ctx_tokens[i] <= 0) {
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+			continue;
+		}
+		y = kvb * ctx / bytes_div * 1e9;
+		if (!c->dec_const) {
+			double x = ppf * ctx, r;
+			uint64_t bits;
+
+			x = (tp != 1.0 ? x / tp : x) / flops_div * 1e9;
+			r = x / y;
+			memcpy(&bits, &r, sizeof bits);
+			if (bits - bits0 >= FS_PERF_DEC_WINDOW) {
+				dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+				continue;
+			}
+			factor = c->dec_window_factor[bits - bits0];
+		}
+		total = linear_ns + (pre_attn_ns + y * factor) + elem_ns + comm_ns;
+		total = (total > 0 ? total * 1.0 : 0) + overhead_ns;
+		dur_ns[i] = total < 1 ? 1 : round_ns(total);
+	}
 }
 
 fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,

@@ -422,6 +422,17 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
 }
 
+/* Add `area` block·ns to bin b of the KV-use sums (MODEL: M3). */
+static void kv_add(struct fs_recorder *rec, size_t b, fs__i128 area)
+{
+	rec->kv_acc[b] += area;
+	if (!rec->kv_touched || b < rec->kv_bin_lo)
+		rec->kv_bin_lo = b;
+	if (!rec->kv_touched || b > rec->kv_bin_hi)
+		rec->kv_bin_hi = b;
+	rec->kv_touched = true;
+}
+
 void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
                           int64_t blocks)
 {
@@ -443,6 +454,58 @@ void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
 		rec->kv_touched = true;
 		from_ns = seg_end;
 	}
+}
+
+/* The KV-use bin of t_ns and its span [lo, hi) cut at the horizon; past
+ * the horizon an empty span (no span fits in it). */
+static void kv_bin_bounds(const struct fs_tseries *ts, fs_ns t_ns, size_t *b, fs_ns *lo_ns,
+                          fs_ns *hi_ns)
+{
+	if (t_ns >= ts->horizon_ns) {
+		*b = 0;
+		*lo_ns = INT64_MAX;
+		*hi_ns = INT64_MIN;
+		return;
+	}
+	*b = (size_t)(t_ns / ts->interval_ns);
+	*lo_ns = ts->interval_ns * (fs_ns)*b;
+	*hi_ns = ts->horizon_ns - *lo_ns > ts->interval_ns ? *lo_ns + ts->interval_ns
+	                                                   : ts->horizon_ns;
+}
+
+void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
+                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k)
+{
+	const struct fs_tseries *ts = &rec->result->kv_used;
+	fs_ns since = *since_ns, lo_ns, hi_ns;
+	int64_t cur = *blocks;
+	fs__i128 area = 0;                  /* block·ns in bin b since the last flush */
+	size_t b, i;
+
+	kv_bin_bounds(ts, since, &b, &lo_ns, &hi_ns);
+	for (i = 0; i < k; i++) {
+		t_ns += dur_ns[i];
+		if (kv[i] == cur)
+			continue;
+		if (t_ns > since) {
+			if (since >= lo_ns && t_ns <= hi_ns) {       /* MODEL: M3 */
+				area += (fs__i128)cur * (fs__i128)(t_ns - since);
+			} else {
+				fs__recorder_kv_span(rec, since, t_ns, cur);
+				/* the spans after it start in the bin of t_ns */
+				if (area != 0)
+					kv_add(rec, b, area);
+				area = 0;
+				kv_bin_bounds(ts, t_ns, &b, &lo_ns, &hi_ns);
+			}
+			since = t_ns;
+		}
+		cur = kv[i];
+	}
+	if (area != 0)
+		kv_add(rec, b, area);
+	*since_ns = since;
+	*blocks = cur;
 }
 
 /* Move the block·ns sums of the span that ends into the series' areas. */

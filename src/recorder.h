@@ -170,6 +170,13 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
  * time-average of Σ used / total. */
 void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
                           int64_t blocks);
+/* The spans of one instance over k steps back to back: it holds *blocks
+ * blocks since *since_ns; step i ends at t_ns + dur_ns[0] + ... + dur_ns[i]
+ * and kv[i] blocks are in use from then on.  As fs__recorder_kv_span at
+ * each change of level; *since_ns and *blocks become the last change's.
+ * O(k). */
+void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
+                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k);
 void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
 /* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
 bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
@@ -183,17 +190,26 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            double flops, double bytes, double peak_flops_per_s,
                            double peak_bytes_per_s, double kv_block_ns);
 
+/* A run's FLOPs and bytes as exact integers linear in the iteration:
+ * iteration i does flops0 + flops_step·i FLOPs and bytes0 + bytes_step·i
+ * bytes, each below 2^53 (so it is the double the step model gives). */
+struct fs__rec_run_lin {
+	int64_t flops0, flops_step, bytes0, bytes_step;
+};
+
 /* A fast-path run of k LLM decode iterations of pool `pool` back to back
  * from begin_ns (recorder_run.c): iteration i lasts dur_ns[i], does
- * flops[i] FLOPs and bytes[i] bytes with kv_blocks[i] KV blocks in use, and
+ * flops[i] FLOPs and bytes[i] bytes (or what `lin` says when it is not
+ * NULL; then flops and bytes are not read) with kv_blocks[i] KV blocks in use, and
  * each of its n_seqs sequences samples one token (a regular ITL gap of
  * dur_ns[i], bucket found from `hint`).  The same figures, bit for bit, as
  * k calls of fs__recorder_llm_step and fs__recorder_itl in order; the work
- * sums are gathered per time bin first.  Adds Σ dur_ns to *busy_ns (one
- * addition per iteration, as the step-by-step path does) and returns the
+ * sums are gathered per time bin first.  Adds Σ dur_ns to *busy_ns (with
+ * the bits of one addition per iteration, as the step-by-step path does) and returns the
  * run's total time.  O(k). */
 fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns, size_t k,
                            const fs_ns *dur_ns, const double *flops, const double *bytes,
+                           const struct fs__rec_run_lin *lin,
                            const int64_t *kv_blocks, int64_t n_seqs,
                            double peak_flops_per_s, double peak_bytes_per_s,
                            struct fs__hist_hint *hint, double *busy_ns);

@@ -4,8 +4,11 @@
  * for each iteration, with the exact sums gathered in locals and added to
  * the recorder once per time bin and once per call.  Every sum is exact
  * (integers, or fixed point per term), so the grouping gives the same bits
- * as the one-by-one path; the doubles that are not exact sums (busy times)
- * are added per iteration in the same order.
+ * as the one-by-one path.  FLOPs and bytes linear in the iteration are
+ * summed in closed form (arithmetic series) per segment; the busy-time
+ * doubles get the run's integer total at once where every partial sum is
+ * an exact integer (the same bits as adding per iteration), else per
+ * iteration in order.
  */
 #include "recorder.h"
 
@@ -44,10 +47,22 @@ struct seg {
 	size_t bin;                  /* SIZE_MAX: past the horizon */
 	bool warm;                   /* began at or after the warm-up (MODEL: S1) */
 	int64_t steps;
+	size_t i0;                   /* its first iteration in the call */
 	struct fx_acc flops, bytes, kv_block_ns, flops_cap, bytes_cap;
+	struct fx_acc kv_int;        /* Σ blocks·ns of the exact integer terms */
 };
 
-static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, struct seg *g)
+/* Σ (a + b·i) over i = i0 .. i0 + m - 1, in FS__FX_ONE units: the fixed
+ * point of each term, an integer below 2^53, is the term times 2^8. */
+static fs__i128 series_fx(int64_t a, int64_t b, size_t i0, int64_t m)
+{
+	fs__i128 sum_i = (fs__i128)m * (fs__i128)i0 + (fs__i128)m * (m - 1) / 2;
+
+	return ((fs__i128)a * m + (fs__i128)b * sum_i) * 256;
+}
+
+static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
+                      const struct fs__rec_run_lin *lin, struct seg *g)
 {
 	struct fs_rep_result *r = rec->result;
 	struct fs_engine_totals *t = &r->engine;
@@ -56,11 +71,16 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, stru
 
 	if (g->steps == 0)
 		return;
-	flops = fx_value(&g->flops);
-	bytes = fx_value(&g->bytes);
+	if (lin != NULL) {
+		flops = series_fx(lin->flops0, lin->flops_step, g->i0, g->steps);
+		bytes = series_fx(lin->bytes0, lin->bytes_step, g->i0, g->steps);
+	} else {
+		flops = fx_value(&g->flops);
+		bytes = fx_value(&g->bytes);
+	}
 	p->flops += flops;
 	p->bytes += bytes;
-	p->kv_block_ns += fx_value(&g->kv_block_ns);
+	p->kv_block_ns += fx_value(&g->kv_block_ns) + fx_value(&g->kv_int) * 256;
 	/* MODEL: S17 — output tokens sampled, for capacity utilisation */
 	r->fleet.pools[pool].output_tokens += (double)(n_seqs * g->steps);
 	if (g->bin != SIZE_MAX) {
@@ -83,8 +103,65 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs, stru
 	memset(g, 0, sizeof *g);
 }
 
+/* The per-iteration figures of k iterations that all begin in one bin
+ * after the warm-up and end with an ITL gap of count requests, each
+ * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, gathered per group of
+ * equal consecutive durations: KV block·ns (exact integers), the capacity
+ * terms (the same fixed-point term per iteration of a group), the ITL
+ * histogram and Σ d².  What fx_add would add per iteration, added once per
+ * group times its length. */
+static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
+                      const int64_t *kv_blocks, uint64_t count, double peak_flops_per_s,
+                      double peak_bytes_per_s, struct fs__hist_hint *hint, struct seg *g,
+                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
+{
+	struct fs_hist *h = &rec->result->itl_hist;
+	fs__i128 kv_ns = 0, cap_flops = 0, cap_bytes = 0, sq = 0;
+	size_t i = 0;
+
+	while (i < k) {
+		fs_ns d = dur_ns[i];
+		double dur = (double)d, dur_s = dur * 1e-9;
+		int64_t m = 0, kv_sum = 0;
+		size_t nb;
+
+		for (; i < k && dur_ns[i] == d; i++, m++)
+			kv_sum += kv_blocks[i];
+		kv_ns += (fs__i128)kv_sum * d;
+		cap_flops += fs__rec_fx(dur_s * peak_flops_per_s) * m;
+		cap_bytes += fs__rec_fx(dur_s * peak_bytes_per_s) * m;
+		nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
+		     fs__recorder_itl_bucket(rec, dur, hint);
+		h->buckets[nb] += count * (uint64_t)m;
+		*itl_lo = d < *itl_lo ? d : *itl_lo;
+		*itl_hi = d > *itl_hi ? d : *itl_hi;
+		sq += (fs__i128)(d * d) * m;
+	}
+	g->kv_int.big += kv_ns;
+	g->flops_cap.big += cap_flops;
+	g->bytes_cap.big += cap_bytes;
+	s2->big += sq;
+}
+
+/* acc + Σ dur_ns[from .. to) with the bits of adding them one by one in
+ * order: at once where acc is a whole number and every partial sum stays at
+ * most 2^53 (then each addition is exact), else one by one.  `sum` is the
+ * integer total. */
+static double add_durs(double acc, const fs_ns *dur_ns, size_t from, size_t to, int64_t sum)
+{
+	size_t i;
+
+	if (acc >= 0 && acc <= 0x1p53 && acc == (double)(int64_t)acc &&
+	    (int64_t)acc + sum <= ((int64_t)1 << 53))
+		return acc + (double)sum;
+	for (i = from; i < to; i++)
+		acc += (double)dur_ns[i];
+	return acc;
+}
+
 fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns, size_t k,
                            const fs_ns *dur_ns, const double *flops, const double *bytes,
+                           const struct fs__rec_run_lin *lin,
                            const int64_t *kv_blocks, int64_t n_seqs,
                            double peak_flops_per_s, double peak_bytes_per_s,
                            struct fs__hist_hint *hint, double *busy_ns)
@@ -94,20 +171,56 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	struct fs_hist *h = &r->itl_hist;
 	fs_ns horizon_ns = rec->sc->sim.horizon_ns, warmup_ns = rec->sc->sim.warmup_ns;
 	fs_ns t_ns = begin_ns, bin_lo = rec->bin_lo_ns, bin_hi = rec->bin_hi_ns;
-	size_t bin = rec->bin_idx, hb = 0, i;
-	/* the busy times are doubles added one iteration at a time, in order */
-	double inst_busy = *busy_ns, pool_busy = pr->busy_ns, eng_busy = r->engine.busy_ns;
+	size_t bin = rec->bin_idx, hb = 0, i, warm_from = k;
 	double h_min = h->min, h_max = h->max, i_min = rec->itl_min, i_max = rec->itl_max;
 	uint64_t count = (uint64_t)n_seqs, itl_steps = 0, h_count = 0;
-	int64_t s1 = 0;
+	int64_t s1 = 0, dur_sum = 0, warm_sum = 0;
+	fs_ns itl_lo = INT64_MAX, itl_hi = 0;   /* the ITL gaps' least and largest */
 	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
 	struct seg g = { .bin = SIZE_MAX };
+	/* the capacity terms of the last duration seen (most repeat) */
+	fs_ns cap_d = -1;
+	double cap_flops_y = 0, cap_bytes_y = 0;
 
+	if (lin != NULL && count > 0 && k > 0 && begin_ns >= warmup_ns && begin_ns < horizon_ns) {
+		/* the usual call: every iteration begins in one bin, after the
+		 * warm-up, and ends with an ITL gap: grouped by equal durations */
+		fs_ns or_d = 0, last_begin;
+		int64_t or_kv = 0;
+
+		for (i = 0; i < k; i++) {
+			dur_sum += dur_ns[i];
+			or_d |= dur_ns[i];
+			or_kv |= kv_blocks[i];
+		}
+		last_begin = begin_ns + dur_sum - dur_ns[k - 1];
+		bin = fs__recorder_bin_at(rec, begin_ns);
+		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 &&
+		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
+			group_run(rec, k, dur_ns, kv_blocks, count, peak_flops_per_s,
+			          peak_bytes_per_s, hint, &g, &s2, &itl_lo, &itl_hi);
+			g.bin = bin;
+			g.warm = true;
+			g.steps = (int64_t)k;
+			seg_flush(rec, pool, n_seqs, lin, &g);
+			itl_steps = k;
+			s1 = dur_sum;
+			warm_sum = dur_sum;
+			warm_from = 0;
+			t_ns = begin_ns + dur_sum;
+			k = 0;                     /* the loop below has nothing left */
+		} else {
+			dur_sum = 0;
+			bin_lo = rec->bin_lo_ns;
+			bin_hi = rec->bin_hi_ns;
+		}
+	}
 	for (i = 0; i < k; i++) {
 		fs_ns d = dur_ns[i], end_ns = t_ns + d;
 		double dur = (double)d;
 		size_t b = SIZE_MAX;
 		bool warm = t_ns >= warmup_ns;
+		int64_t kv = kv_blocks[i];
 
 		if (t_ns < horizon_ns) {
 			if (t_ns < bin_lo || t_ns >= bin_hi) {
@@ -118,24 +231,42 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 			b = bin;
 		}
 		if (b != g.bin || warm != g.warm) {
-			seg_flush(rec, pool, n_seqs, &g);
+			seg_flush(rec, pool, n_seqs, lin, &g);
 			g.bin = b;
 			g.warm = warm;
+			g.i0 = i;
 		}
 		g.steps++;
-		fx_add(&g.flops, flops[i]);
-		fx_add(&g.bytes, bytes[i]);
-		fx_add(&g.kv_block_ns, (double)kv_blocks[i] * dur);
-		if (b != SIZE_MAX) {
-			double dur_s = dur * 1e-9;
-
-			fx_add(&g.flops_cap, dur_s * peak_flops_per_s);
-			fx_add(&g.bytes_cap, dur_s * peak_bytes_per_s);
+		if (lin == NULL) {
+			fx_add(&g.flops, flops[i]);
+			fx_add(&g.bytes, bytes[i]);
 		}
-		inst_busy += dur;
-		pool_busy += dur;
-		if (warm)
-			eng_busy += dur;
+		/* (double)kv · dur is the exact integer kv·d below 2^53; its
+		 * fixed point is kv·d·2^8 */
+		if (kv >= 0 && kv < ((int64_t)1 << 22) && d < ((fs_ns)1 << 31)) {
+			if (__builtin_add_overflow(g.kv_int.lo, (uint64_t)kv * (uint64_t)d,
+			                           &g.kv_int.lo))
+				g.kv_int.wraps++;
+		} else {
+			fx_add(&g.kv_block_ns, (double)kv * dur);
+		}
+		if (b != SIZE_MAX) {
+			if (d != cap_d) {
+				double dur_s = dur * 1e-9;
+
+				cap_d = d;
+				cap_flops_y = dur_s * peak_flops_per_s;
+				cap_bytes_y = dur_s * peak_bytes_per_s;
+			}
+			fx_add(&g.flops_cap, cap_flops_y);
+			fx_add(&g.bytes_cap, cap_bytes_y);
+		}
+		dur_sum += d;
+		if (warm) {
+			if (warm_from == k)
+				warm_from = i;
+			warm_sum += d;
+		}
 		if (end_ns >= warmup_ns && count > 0) {           /* the ITL, at the end */
 			/* d >= 1: a positive gap, bucketed through the hint */
 			size_t nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
@@ -148,14 +279,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 				hb = nb;
 			}
 			h_count += count;
-			if (!(dur >= h_min))
-				h_min = dur;
-			if (!(dur <= h_max))
-				h_max = dur;
-			if (!(dur >= i_min))
-				i_min = dur;
-			if (!(dur <= i_max))
-				i_max = dur;
+			itl_lo = d < itl_lo ? d : itl_lo;
+			itl_hi = d > itl_hi ? d : itl_hi;
 			itl_steps++;
 			s1 += d;
 			if (d < ((fs_ns)1 << 31)) {
@@ -169,12 +294,28 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		}
 		t_ns = end_ns;
 	}
-	seg_flush(rec, pool, n_seqs, &g);
+	seg_flush(rec, pool, n_seqs, lin, &g);
 	if (h_count > 0)
 		h->buckets[hb] += h_count;
-	*busy_ns = inst_busy;
-	pr->busy_ns = pool_busy;
-	r->engine.busy_ns = eng_busy;
+	/* the gaps' extremes, as comparing each gap in turn would find them
+	 * (whole numbers below 2^53 order as their doubles) */
+	if (itl_steps > 0) {
+		double lo = (double)itl_lo, hi = (double)itl_hi;
+
+		if (!(lo >= h_min))
+			h_min = lo;
+		if (!(hi <= h_max))
+			h_max = hi;
+		if (!(lo >= i_min))
+			i_min = lo;
+		if (!(hi <= i_max))
+			i_max = hi;
+	}
+	/* the busy times: doubles, with the bits of adding in order (warm
+	 * iterations are a suffix: their begins only grow) */
+	*busy_ns = add_durs(*busy_ns, dur_ns, 0, k, dur_sum);
+	pr->busy_ns = add_durs(pr->busy_ns, dur_ns, 0, k, dur_sum);
+	r->engine.busy_ns = add_durs(r->engine.busy_ns, dur_ns, warm_from, k, warm_sum);
 	h->min = h_min;
 	h->max = h_max;
 	h->n += itl_steps * count;

@@ -11,11 +11,50 @@
  * after the step in flight.  Per recorded iteration O(1): no work per
  * request; the iterations that end before now are recorded together
  * (fs__recorder_llm_run) and the engine advanced over them in one call.
- * The planned steps live in the instance's cost context.
+ * The planned steps live in the instance's cost context; their FLOPs and
+ * bytes, exact integers linear in the step, as two linear functions.
  */
 #include "world_state.h"
 
 #define RUN_FIRST_CHUNK 16           /* steps planned after step 0 at first */
+
+static bool whole(double x)
+{
+	return x >= 0 && x < 0x1p52 && x == (double)(int64_t)x;
+}
+
+/* Whether every step of the run, from slot 0 (context ctx0) to its last
+ * possible one (context ctx_last), has FLOPs and bytes that are exact
+ * integers: the step model's terms are whole numbers and every partial sum
+ * of fs_perf_decode_step's additions stays below 2^52 (so no rounding).
+ * Then slot i's are lin's linear functions of i (batch n), with slot 0's
+ * checked against the real step 0's priced ones. */
+static bool run_linear(const struct fs__cost_ctx *c, int64_t ctx0, int64_t ctx_last,
+                       int64_t n, struct fs__rec_run_lin *lin)
+{
+	const struct fs_perf_decode_prep *d = &c->run_prep;
+	double ctx_max = (double)ctx_last;
+	int64_t ppf, kvb, tp;
+
+	if (!whole(d->lin_flops) || d->pre_flops != 0 || !whole(d->per_pair_flops) ||
+	    !whole(d->lin_bytes) || !whole(d->new_kv_bytes) || !whole(d->elem_gpu_bytes) ||
+	    !whole(d->kv_bytes_per_token_per_gpu) || !whole(d->tp) || d->tp < 1 ||
+	    ctx0 < 0 || ctx_last < ctx0 || ctx_max > 0x1p40)
+		return false;
+	if (!(d->lin_flops + d->per_pair_flops * ctx_max < 0x1p52) ||
+	    !(d->lin_bytes + (d->new_kv_bytes + d->kv_bytes_per_token_per_gpu * ctx_max +
+	                      d->elem_gpu_bytes) * d->tp < 0x1p52))
+		return false;
+	ppf = (int64_t)d->per_pair_flops;
+	kvb = (int64_t)d->kv_bytes_per_token_per_gpu;
+	tp = (int64_t)d->tp;
+	lin->flops0 = (int64_t)d->lin_flops + ppf * ctx0;
+	lin->flops_step = ppf * n;
+	lin->bytes0 = (int64_t)d->lin_bytes +
+	              tp * ((int64_t)d->new_kv_bytes + kvb * ctx0 + (int64_t)d->elem_gpu_bytes);
+	lin->bytes_step = tp * kvb * n;
+	return (double)lin->flops0 == c->run_flops[0] && (double)lin->bytes0 == c->run_bytes[0];
+}
 
 /* Plan up to `chunk` more steps of in's run after slot in->run_n - 1;
  * returns their total time. */
@@ -32,8 +71,20 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 	n = fs_llm_engine_run_plan_n(in->engine, limit - k, c->run_ctx);
 	seqs = fs_llm_engine_run_batch(in->engine);
 	if (n > 0 && c->perf->table == NULL && !c->run_prep_ok) {
+		int64_t ctx0, ctx_last;
+
 		fs_perf_decode_prepare(&c->cache, seqs, &c->run_prep);
 		c->run_prep_ok = true;
+		fs_llm_engine_run_context_span(in->engine, &ctx0, &ctx_last);
+		c->run_lin_ok = in->run_n == 1 && run_linear(c, ctx0, ctx_last, seqs, &c->run_lin);
+	}
+	if (n > 0 && c->run_lin_ok) {      /* FLOPs and bytes in closed form */
+		fs_perf_decode_steps(&c->cache, &c->run_prep, c->run_ctx, n, &c->run_dur_ns[k]);
+		for (i = 0; i < n; i++, k++) {
+			FS__WORLD_CHECK(w, c->run_dur_ns[k] >= 1, "step cost must be at least 1 ns");
+			total_ns += c->run_dur_ns[k];
+		}
+		n = 0;
 	}
 	for (i = 0; i < n; i++, k++) {
 		fs_ns d;
@@ -75,6 +126,7 @@ fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 	c->run_flops[0] = c->flops;
 	c->run_bytes[0] = c->bytes;
 	c->run_prep_ok = false;
+	c->run_lin_ok = false;
 	c->run_chunk = RUN_FIRST_CHUNK;
 	in->run_n = 1;
 	return w->now_ns + dur0_ns + plan(w, in, c, c->run_chunk);
@@ -87,22 +139,26 @@ fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost_ctx *c,
                     uint32_t k, uint64_t events)
 {
-	uint32_t j = in->run_j, i;
+	uint32_t j = in->run_j;
 	fs_ns t_ns = in->step_begin_ns;
+	int64_t kv0 = in->kv_used;
+	struct fs__rec_run_lin lin = c->run_lin;     /* from slot j on */
+
+	lin.flops0 += lin.flops_step * (int64_t)j;
+	lin.bytes0 += lin.bytes_step * (int64_t)j;
 
 	fs_llm_engine_run_advance_n(in->engine, k, &c->run_dur_ns[j], c->run_kv);
 	fs__recorder_run_steps(&w->rec, k, events);
 	in->tokens_processed += (double)(fs_llm_engine_run_batch(in->engine) * (int64_t)k);
-	fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
-	                     &c->run_bytes[j], c->run_kv, fs_llm_engine_run_batch(in->engine),
+	t_ns += fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
+	                     &c->run_bytes[j], c->run_lin_ok ? &lin : NULL, c->run_kv, fs_llm_engine_run_batch(in->engine),
 	                     c->peak_flops_per_s, c->peak_bytes_per_s, &in->itl_hint,
 	                     &in->busy_ns);
-	/* the KV levels at each step's begin (MODEL: M3) */
-	for (i = 1; i <= k; i++) {
-		t_ns += c->run_dur_ns[j + i - 1];
-		if (c->run_kv[i] != in->kv_used)
-			fs__world_llm_kv_level(w, in, c->run_kv[i], t_ns);
-	}
+	/* the KV levels at each step's begin (MODEL: M3), as
+	 * fs__world_llm_kv_level at each change */
+	fs__recorder_kv_steps(&w->rec, &in->kv_since_ns, &in->kv_used, in->step_begin_ns,
+	                      &c->run_dur_ns[j], &c->run_kv[1], k);
+	w->kv_used_llm += in->kv_used - kv0;
 	in->run_j = j + k;
 	in->step_begin_ns = t_ns;
 }
@@ -146,8 +202,13 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 	                "run chunk ends off its last step");
 	/* the step in flight becomes slot 0, the next chunk follows it */
 	c->run_dur_ns[0] = c->run_dur_ns[j];
-	c->run_flops[0] = c->run_flops[j];
-	c->run_bytes[0] = c->run_bytes[j];
+	if (c->run_lin_ok) {
+		c->run_lin.flops0 += c->run_lin.flops_step * (int64_t)j;
+		c->run_lin.bytes0 += c->run_lin.bytes_step * (int64_t)j;
+	} else {
+		c->run_flops[0] = c->run_flops[j];
+		c->run_bytes[0] = c->run_bytes[j];
+	}
 	in->run_j = 0;
 	in->run_n = 1;
 	if (c->run_chunk < FS__RUN_MAX_STEPS / 2)
@@ -190,7 +251,10 @@ void fs__world_run_step_work(const struct fs__instance *in, double *flops, doubl
 {
 	const struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
 
-	if (in->run_n >= 1) {              /* a run was opened: c->flops moved on */
+	if (in->run_n >= 1 && c->run_lin_ok) {
+		*flops = (double)(c->run_lin.flops0 + c->run_lin.flops_step * (int64_t)in->run_j);
+		*bytes = (double)(c->run_lin.bytes0 + c->run_lin.bytes_step * (int64_t)in->run_j);
+	} else if (in->run_n >= 1) {       /* a run was opened: c->flops moved on */
 		*flops = c->run_flops[in->run_j];
 		*bytes = c->run_bytes[in->run_j];
 	} else {

@@ -44,6 +44,8 @@ struct fs__cost_ctx {
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
 	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
 	bool run_prep_ok;
+	bool run_lin_ok;                         /* run_lin holds: no run_flops/bytes */
+	struct fs__rec_run_lin run_lin;          /* FLOPs, bytes of slot i, exact */
 	uint32_t run_chunk;                      /* steps its next chunk plans */
 	int64_t run_kv[FS__RUN_MAX_STEPS + 1];   /* KV blocks in use per step advanced */
 	int64_t run_ctx[FS__RUN_MAX_STEPS];      /* context tokens of the steps planned */

@@ -340,6 +340,11 @@ bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e);
 void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns *dur_ns,
                                  int64_t *kv_used);
 int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e);
+/* The decode context tokens of the open run's step 0 and of the last step
+ * it may reach (a step's is step 0's + batch · index); 0 and 0 when no run
+ * is open.  O(1). */
+void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *first,
+                                    int64_t *last);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);

@@ -180,6 +180,7 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
  * must not change while the cache is used.
  */
 #define FS_PERF_MEMO_SLOTS 64
+#define FS_PERF_DEC_WINDOW 97
 struct fs__perf_token_entry {
 	bool valid;
 	int64_t tokens, sampled;             /* the key: scheduled tokens, rows sampled */
@@ -195,6 +196,16 @@ struct fs_perf_step_cache {
 	struct fs__perf_token_entry tokens[FS_PERF_MEMO_SLOTS];
 	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
 	double memo_factor[FS_PERF_MEMO_SLOTS];
+	/* Decode attention's smooth-max factors (perf_step.c, decode_factor):
+	 * its arms are both linear in the context, so their rounded ratio stays
+	 * within 33 ulps of one value; the factor of every double in a window
+	 * of FS_PERF_DEC_WINDOW around it, by its bits above dec_bits0. */
+	bool dec_window;                     /* the window holds for every context > 0 */
+	bool dec_const;                      /* ... and all its factors are dec_factor */
+	bool dec_hi_bytes;                   /* the memory arm is the larger one */
+	uint64_t dec_bits0;
+	double dec_factor;
+	double dec_window_factor[FS_PERF_DEC_WINDOW];
 };
 
 /* Fill `c` for `cfg`.  O(1). */
@@ -212,7 +223,8 @@ fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
                                  int64_t context_tokens, double *flops, double *bytes);
 
 /* The same in two parts for many steps of one batch size: what depends on
- * n_seqs only, once, then each step from its context (same bits). */
+ * n_seqs only, once, then each step from its context (same bits; flops and
+ * bytes may be NULL). */
 struct fs_perf_decode_prep {
 	int64_t n_seqs;
 	double lin_flops, lin_bytes, new_kv_bytes, elem_gpu_bytes, pre_flops;
@@ -224,6 +236,10 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
                             struct fs_perf_decode_prep *d);
 fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
                           int64_t context_tokens, double *flops, double *bytes);
+/* The times of n such steps, step i of context ctx_tokens[i], into
+ * dur_ns[i] (the same bits as fs_perf_decode_step; no FLOPs or bytes). */
+void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns);
 
 /* Time of the weight GEMMs alone (linear layers of all transformer blocks,
  * no LM head, attention, norms, communication or overheads) for `tokens`

@@ -1,0 +1,128 @@
+/*
+ * test_perf_decode_run.c — pricing a fast-path run's steps (MODEL: V24,
+ * P11, P13): the times of a chunk of decode steps priced at once, from
+ * decode attention's precomputed smooth-max factors, are the bits of the
+ * plain step model for every built-in GPU and model, tensor parallelism 1
+ * to 8, batch sizes 1 to 256 and contexts up to millions of tokens.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/catalog.h"
+#include "fleetsim/perf.h"
+#include "util_test.h"
+
+#define STEPS 200
+
+/* The plain model's time of a decode-only step of n requests with ctx
+ * context tokens in all. */
+static fs_ns plain_decode_ns(const struct fs_perf_cfg *cfg, int64_t n, int64_t ctx)
+{
+	struct fs_step_shape sh = { 0, 0, n, ctx, n };
+	struct fs_step_cost cost;
+
+	fs_perf_step_cost(cfg, &sh, &cost);
+	return cost.total_ns;
+}
+
+/* Runs of STEPS steps (context ctx0 + n·i) for a few batch sizes and
+ * starting contexts: fs_perf_decode_steps, fs_perf_decode_step and the
+ * plain model agree on every step; returns how many runs were checked. */
+static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
+{
+	static const int64_t batches[] = { 1, 3, 8, 31, 256 };
+	static const int64_t starts[] = { 1, 977, 40000, 2500000 };
+	int64_t ctx[STEPS];
+	fs_ns dur[STEPS];
+	size_t b, s, i;
+	int runs = 0;
+
+	for (b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+		struct fs_perf_decode_prep d;
+		int64_t n = batches[b];
+
+		fs_perf_decode_prepare(c, n, &d);
+		for (s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+			for (i = 0; i < STEPS; i++)
+				ctx[i] = starts[s] * n + n * (int64_t)i;
+			fs_perf_decode_steps(c, &d, ctx, STEPS, dur);
+			for (i = 0; i < STEPS; i++) {
+				double flops, bytes;
+
+				assert_int_equal(dur[i], plain_decode_ns(cfg, n, ctx[i]));
+				assert_int_equal(dur[i], fs_perf_decode_step(c, &d, ctx[i], &flops,
+				                                             &bytes));
+			}
+			runs++;
+		}
+	}
+	return runs;
+}
+
+static void test_perf_decode_run_steps_give_the_plain_models_bits(void **state)
+{
+	static const int tps[] = { 1, 2, 8 };
+	size_t g, m, t;
+	int runs = 0;
+
+	(void)state;
+	for (g = 0; g < fs_catalog_n_gpus(); g++) {
+		for (m = 0; m < fs_catalog_n_models(); m++) {
+			for (t = 0; t < sizeof tps / sizeof tps[0]; t++) {
+				struct fs_perf_cfg cfg;
+				struct fs_perf_step_cache *c = malloc(sizeof *c);
+
+				assert_non_null(c);
+				fs_perf_cfg_defaults(&cfg, fs_catalog_gpu_at(g), fs_catalog_model_at(m));
+				cfg.tp = tps[t];
+				fs_perf_step_cache_init(c, &cfg);
+				runs += check_runs(c, &cfg);
+				free(c);
+			}
+		}
+	}
+	assert_true(runs >= 20 * 3 * 5 * 4);
+}
+
+/* The day benchmark's pools take the new paths: a constant factor on the
+ * H100 and L40S, a window of factors looked up by the ratio's bits on the
+ * A100, the memory arm the larger on all three. */
+static void test_perf_decode_run_day_gpus_use_the_factor_window(void **state)
+{
+	static const struct { const char *gpu; bool constant; } cases[] = {
+		{ "h100", true }, { "l40s", true }, { "a100-80g", false },
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct fs_perf_cfg cfg;
+		struct fs_perf_step_cache *c = malloc(sizeof *c);
+
+		assert_non_null(c);
+		fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu(cases[k].gpu),
+		                     fs_catalog_find_model("llama-3.1-8b"));
+		fs_perf_step_cache_init(c, &cfg);
+		assert_true(c->dec_window);
+		assert_true(c->dec_hi_bytes);
+		assert_true(c->dec_const == cases[k].constant);
+		assert_int_equal(check_runs(c, &cfg), 20);
+		free(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_decode_run_steps_give_the_plain_models_bits),
+		cmocka_unit_test(test_perf_decode_run_day_gpus_use_the_factor_window),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
