@@ -353,12 +353,6 @@ static void need_gnuplot(void)
 	}
 }
 
-static void assert_has(const char *text, const char *want)
-{
-	if (strstr(text, want) == NULL)
-		fail_msg("report.md lacks \"%s\"", want);
-}
-
 /* The report states the GPU facts of the run's scenario.json (here edited
  * to differ from the catalogue), and for a directory whose scenario.json
  * predates them, the binary's catalogue, saying so. */
