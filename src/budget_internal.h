@@ -9,7 +9,7 @@
 #define FLEETSIM_BUDGET_INTERNAL_H
 
 #include "fleetsim/budget.h"
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 #include "scenario_walk.h"
 
 #define FS__BUDGET_NS_PER_H (INT64_C(3600) * FS_NS_PER_S)

@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_pos.h"
-#include "trace_internal.h"
+#include "text_lines.h"
 
 /* Largest SkyPilot tick and SpotServe timestamp taken: ~31.7 years. */
 #define MAX_SPAN_NS (INT64_C(1000000000) * FS_NS_PER_S)

@@ -180,7 +180,7 @@ static const struct fs_model_spec models[] = {
 	/* S78 openai/gpt-oss-20b config.json copies; S79 model card */
 	.layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8, .head_dim = 64,
 	.ffn = 2880, .vocab = 201088, .experts = 32, .experts_per_token = 4,
-	/* computed as src/model_config.c counts (attention_bias true):
+	/* computed as src/scenario_hf_config.c counts (attention_bias true):
 	 * 20,908,050,240 total, 4,186,539,840 active with embedding and head;
 	 * S79 publishes 20.9B total, 3.6B active without the input embedding */
 	.params = 20.91e9, .active_params = 4.19e9,

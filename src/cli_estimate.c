@@ -15,7 +15,7 @@
 #include "fleetsim/billing.h"
 #include "fleetsim/catalog.h"
 #include "fleetsim/llm_engine.h"
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/scenario.h"
 

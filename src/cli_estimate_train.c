@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "fleetsim/catalog.h"
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/train.h"
 

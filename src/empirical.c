@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_internal.h"
+#include "text_lines.h"
 
 /* Append one value after checking it; returns -1 with err filled. */
 static int add_value(const struct fs__lines *in, int col, const char *s, size_t len,

@@ -11,7 +11,7 @@
 
 #include "fleetsim/perf.h"
 #include "perf_internal.h"
-#include "trace_internal.h"
+#include "text_lines.h"
 
 struct fs_step_table {
 	size_t n_prefill;

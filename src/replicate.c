@@ -9,7 +9,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 #include "fleetsim/world.h"
 
 struct fs_rep_result **fs_replicate_run(const struct fs_scenario *sc,

@@ -1,6 +1,6 @@
 /*
  * scenario_model_cfg.c — the "config" key of a catalogue model entry: the
- * model's shape read from a Hugging Face config.json (model_config.c) found
+ * model's shape read from a Hugging Face config.json (scenario_hf_config.c) found
  * relative to the file that names it, like a trace or a step table.  The
  * other keys of the entry then override the file's values (scenario_catalog.c).
  * The filled spec owns its strings; nothing is kept between calls.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fleetsim/catalog.h"
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 
 int fs__sc_model_cfg_load(struct fs__sc *sc, const cJSON *node, const char *id,
                           bool has_base, struct fs_model_spec *m)

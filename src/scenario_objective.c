@@ -29,7 +29,7 @@ static const char *const CONSTRAINT_KEYS[] = {
 };
 static const char *const PARETO_KEYS[] = { "metric", "quantile", "class", NULL };
 
-/* enum fs_objective_metric order (sweep_cfg.h), then the same under their
+/* enum fs_objective_metric order (scenario_sweep_cfg.h), then the same under their
  * older names (index modulo N_MINIMIZE). */
 static const char *const MINIMIZE_NAMES[] = {
 	FS_OBJECTIVE_MAP(FS_ENUM_NAME)

@@ -5,7 +5,7 @@
  * (same messages), with the axis's first value; values themselves are only
  * checked when a point is loaded (the sweep runner names the point).  The
  * cfg owns its axes, their paths and the JSON text of every value.  The
- * numbering of points is sweep_grid.c's.
+ * numbering of points is scenario_grid.c's.
  */
 #include "scenario_walk.h"
 
@@ -26,7 +26,7 @@
 static const char *const SWEEP_KEYS[] = { "mode", "axes", "baseline", NULL };
 static const char *const AXIS_KEYS[] = { "path", "values", "range", "search", NULL };
 static const char *const RANGE_KEYS[] = { "from", "to", "step", NULL };
-/* The enum's names (sweep_cfg.h) in value order: an index is its value. */
+/* The enum's names (scenario_sweep_cfg.h) in value order: an index is its value. */
 static const char *const MODE_NAMES[] = { FS_SWEEP_MODE_MAP(FS_ENUM_NAME) NULL };
 
 static char *json_text(const cJSON *v)

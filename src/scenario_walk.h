@@ -1,6 +1,6 @@
 /*
  * scenario_walk.h — the strict walk over a parsed scenario and the other JSON
- * inputs (model_config.c, calib_input.c, ckpt_load.c, budget_*.c): a context
+ * inputs (scenario_hf_config.c, calib_input.c, ckpt_load.c, budget_*.c): a context
  * carrying the file name, the position index and the current JSON path, and
  * typed readers that check type and range and report FILE:LINE:COL: PATH:
  * MESSAGE.  Readers return 1 (present, *out set), 0 (absent) or -1 (error set).

@@ -17,7 +17,7 @@
 
 #include "fleetsim/billing.h"
 #include "fleetsim/capacity.h"
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 #include "fleetsim/objective.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/summary.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/sweep.h"
 #include "fleetsim/workload.h"

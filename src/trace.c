@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "civil_date.h"
-#include "trace_internal.h"
+#include "text_lines.h"
 
 /* Column names of the CSV formats, in the order timestamp, prompt, output. */
 static const char *const azure_cols[3] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 #include "fleetsim/workload.h"
 #include "workload_internal.h"
 

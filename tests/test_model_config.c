@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 #include "util_test.h"
 
 /* The config run and the catalogue run of one model agree: KV bytes per

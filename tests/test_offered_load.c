@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"

@@ -1,6 +1,6 @@
 /*
  * test_scenario_sweep.c — the "sweep" and "objective" sections
- * (src/scenario_sweep.c, sweep_grid.c, scenario_objective.c): grid order,
+ * (src/scenario_sweep.c, scenario_grid.c, scenario_objective.c): grid order,
  * zip and search points, values and ranges, objective defaults and
  * constraints, and that both belong to the base document only.
  */

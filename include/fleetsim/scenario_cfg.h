@@ -12,7 +12,7 @@
 #include "fleetsim/catalog.h"
 #include "fleetsim/config.h"
 #include "fleetsim/fleet_cfg.h"
-#include "fleetsim/sweep_cfg.h"
+#include "fleetsim/scenario_sweep_cfg.h"
 
 /*
  * GPUs and models defined by a scenario's "catalog" section or by a

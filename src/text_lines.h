@@ -1,13 +1,13 @@
 /*
- * trace_internal.h — helpers shared by the trace readers (trace.c) and the
+ * text_lines.h — helpers shared by the trace readers (trace.c) and the
  * empirical length reader (empirical.c): a line reader over getline that
  * counts lines and strips CR/LF, a CSV field splitter that records 1-based
  * columns for error messages, and strict integer parsing.  Not public: only
  * src/trace*.c, src/empirical.c, src/perf_table.c and src/capacity_load.c
  * include it.
  */
-#ifndef FLEETSIM_TRACE_INTERNAL_H
-#define FLEETSIM_TRACE_INTERNAL_H
+#ifndef FLEETSIM_TEXT_LINES_H
+#define FLEETSIM_TEXT_LINES_H
 
 #include <stdint.h>
 #include <stdio.h>

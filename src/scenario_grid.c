@@ -1,5 +1,5 @@
 /*
- * sweep_grid.c — the numbering of a sweep's points: how many there are, the
+ * scenario_grid.c — the numbering of a sweep's points: how many there are, the
  * value index of every axis at a point (grid: the last axis turns fastest;
  * zip: the same index on every axis) and back, and a point's sets and label
  * ("path=value,...").  Pure functions of a loaded struct fs_sweep_cfg.

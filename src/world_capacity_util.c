@@ -1,5 +1,5 @@
 /*
- * capacity_util.c — capacity utilisation (capacity_util.h, MODEL: S16-S19):
+ * world_capacity_util.c — capacity utilisation (world_capacity_util.h, MODEL: S16-S19):
  * the saturation throughput of each pool from a closed-loop run of its
  * engine on the scenario's length mix, and the per-replication figures that
  * divide by it (whole horizon, per time bin, idle episodes), and the
@@ -7,7 +7,7 @@
  * from (U10).  The closed loop owns its engine and random stream and frees
  * both before returning.
  */
-#include "fleetsim/capacity_util.h"
+#include "fleetsim/world_capacity_util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * duration.c — duration strings ("90s", "1.5h", "250ms") to integer
+ * scenario_duration.c — duration strings ("90s", "1.5h", "250ms") to integer
  * nanoseconds and back (see scenario.h).  Parsing is exact: the decimal
  * number is read as integer and fraction digits and scaled in 128-bit integer
  * arithmetic, so "0.1s" is exactly 100000000 ns; results finer than 1 ns or

@@ -1,11 +1,11 @@
 /*
- * model_config.h — a model described by a Hugging Face `config.json`
+ * scenario_hf_config.h — a model described by a Hugging Face `config.json`
  * (transformers' PretrainedConfig and its Llama/Mistral/Mixtral/Qwen2
  * subclasses) turned into a struct fs_model_spec, so an open model can be
  * simulated without a catalogue entry.  The filled spec owns its strings.
  */
-#ifndef FLEETSIM_MODEL_CONFIG_H
-#define FLEETSIM_MODEL_CONFIG_H
+#ifndef FLEETSIM_SCENARIO_HF_CONFIG_H
+#define FLEETSIM_SCENARIO_HF_CONFIG_H
 
 #include "fleetsim/catalog.h"
 #include "fleetsim/common.h"

@@ -1,5 +1,5 @@
 /*
- * capacity_util.h — capacity utilisation: the share of an instance's
+ * world_capacity_util.h — capacity utilisation: the share of an instance's
  * saturation throughput in use (MODEL: S16-S19).  The saturation throughput
  * of each pool is measured once per run by a small deterministic closed-loop
  * run of the pool's engine on the scenario's length mix; a replication's
@@ -7,8 +7,8 @@
  * tokens its pools sampled by it.  Pure functions of their inputs; what they
  * return is caller-owned where it is heap memory (free()).
  */
-#ifndef FLEETSIM_CAPACITY_UTIL_H
-#define FLEETSIM_CAPACITY_UTIL_H
+#ifndef FLEETSIM_WORLD_CAPACITY_UTIL_H
+#define FLEETSIM_WORLD_CAPACITY_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

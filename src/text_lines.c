@@ -1,11 +1,11 @@
 /*
- * trace_io.c — line reading, CSV splitting and strict number parsing for the
- * trace and empirical readers (see trace_internal.h).  The reader owns its
+ * text_lines.c — line reading, CSV splitting and strict number parsing for the
+ * trace and empirical readers (see text_lines.h).  The reader owns its
  * line buffer; CSV fields point into the caller's line and stay valid until
  * the next line is read.  CSV quoting is minimal: one pair of surrounding
  * double quotes is trimmed, commas inside quotes are not supported.
  */
-#include "trace_internal.h"
+#include "text_lines.h"
 
 #include <errno.h>
 #include <stdlib.h>

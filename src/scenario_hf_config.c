@@ -1,5 +1,5 @@
 /*
- * model_config.c — a Hugging Face config.json read into a struct
+ * scenario_hf_config.c — a Hugging Face config.json read into a struct
  * fs_model_spec.  Unknown keys are ignored (configs carry many unrelated
  * ones); a null counts as absent.  Keys that mean a shape the spec cannot
  * hold (latent attention, shared experts, mixed dense/MoE layers) are
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleetsim/model_config.h"
+#include "fleetsim/scenario_hf_config.h"
 
 #define MAX_DIM INT64_C(1000000)           /* any width or count */
 #define MAX_VOCAB INT64_C(100000000)

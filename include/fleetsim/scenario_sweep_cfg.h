@@ -1,12 +1,12 @@
 /*
- * sweep_cfg.h — a scenario's "sweep" and "objective" sections, resolved.
+ * scenario_sweep_cfg.h — a scenario's "sweep" and "objective" sections, resolved.
  * A sweep is axes over scenario paths; each point of the sweep is the base
  * scenario with one value per axis set (exactly like a variant's "set").
  * The objective says what to minimise and which constraints (SLO,
  * availability, redundancy) a point must meet, with what confidence.  Owned by struct fs_scenario.
  */
-#ifndef FLEETSIM_SWEEP_CFG_H
-#define FLEETSIM_SWEEP_CFG_H
+#ifndef FLEETSIM_SCENARIO_SWEEP_CFG_H
+#define FLEETSIM_SCENARIO_SWEEP_CFG_H
 
 #include <stdbool.h>
 #include <stddef.h>
