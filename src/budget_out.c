@@ -4,7 +4,8 @@
  * row per task, then the totals).  The table shows money in the plan's
  * currency with two decimals and hours with two; budget.csv carries every
  * figure with 9 significant digits and quotes names by the one CSV rule,
- * budget.json full precision (docs/OUTPUTS.md).  The texts are heap, owned by the caller.
+ * budget.json the same 9 digits (docs/OUTPUTS.md).  The texts are heap,
+ * owned by the caller.
  */
 #include <math.h>
 #include <stdio.h>
@@ -281,15 +282,11 @@ void fs_budget_print(const struct fs_budget_plan *plan, const struct fs_budget_r
 	        fs_out_money(b, sizeof b, res->planned));
 }
 
-/* budget.json keeps full precision (not fs_json_num's 9 digits): its
- * figures are checked against hand computations to 1e-12 (test_budget.c);
- * docs/OUTPUTS.md lists it as an exception. */
+/* A figure of budget.json: 9 significant digits, null when not finite
+ * (the one output format, docs/OUTPUTS.md). */
 static void add_num(cJSON *o, const char *key, double v)
 {
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
+	fs_json_add_num(o, key, v);
 }
 
 static cJSON *plans_json(const double *v)

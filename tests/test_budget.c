@@ -23,6 +23,10 @@
 #include "fleetsim/catalog.h"
 #include "util_test.h"
 
+/* Figures read back from budget.json carry 9 significant digits
+ * (docs/OUTPUTS.md): compared within twice that rounding. */
+#define JSON_REL 2e-8
+
 /* Write `plan` to DIR/plan.json, run fleetsim budget on it into DIR/out and
  * return budget.json parsed (caller deletes). */
 static cJSON *run_plan(const char *dir, const char *plan)
@@ -72,13 +76,13 @@ static void test_budget_break_even_is_fee_over_period_hours_times_hourly(void **
 	             " \"tasks\": [{\"name\": \"x\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
 	             " \"card_hours\": 100}]}");
 	pool = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0);
-	assert_near(num_at(pool, "break_even_share", "monthly"), 1000.0 / (730.0 * 2.0), 1e-12, 0);
-	assert_near(num_at(pool, "break_even_share", "weekly"), 300.0 / (168.0 * 2.0), 1e-12, 0);
+	assert_near(num_at(pool, "break_even_share", "monthly"), 1000.0 / (730.0 * 2.0), 1e-9, JSON_REL);
+	assert_near(num_at(pool, "break_even_share", "weekly"), 300.0 / (168.0 * 2.0), 1e-9, JSON_REL);
 	/* 100 h on demand = 200; one week = 300; 5 days = 200: on demand (the
 	 * first at equal cost) is the cheapest */
-	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"), 200.0, 1e-9, 0);
-	assert_near(num_at(task_at(j, 0), "plan_cost", "daily"), 200.0, 1e-9, 0);
-	assert_near(num_at(task_at(j, 0), "plan_cost", "weekly"), 300.0, 1e-9, 0);
+	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"), 200.0, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "plan_cost", "daily"), 200.0, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "plan_cost", "weekly"), 300.0, 1e-9, JSON_REL);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(task_at(j, 0), "plan_cost"), "spot")));
 	cJSON_Delete(j);
@@ -98,10 +102,10 @@ static void test_budget_ten_gbit_moves_4_5_tb_an_hour(void **state)
 	j = run_plan(dir, "{\"name\": \"tx\", \"machine\": {\"bandwidth_gbit_per_s\": 10},\n"
 	             " \"tasks\": [{\"name\": \"d\", \"type\": \"data\", \"gpu\": \"l40s\","
 	             " \"cards\": 2, \"card_hours\": 10, \"transfer_gb\": 9000}]}");
-	assert_near(num_at(j, "assumptions", "transfer_tb_per_h"), 4.5, 1e-12, 0);
-	assert_near(num_at(task_at(j, 0), "setup_h", NULL), 2.0, 1e-12, 0);
-	assert_near(num_at(task_at(j, 0), "wall_h", NULL), 5.0 + 2.0, 1e-12, 0);
-	assert_near(num_at(task_at(j, 0), "card_h", NULL), 2 * 7.0, 1e-12, 0);
+	assert_near(num_at(j, "assumptions", "transfer_tb_per_h"), 4.5, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "setup_h", NULL), 2.0, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "wall_h", NULL), 5.0 + 2.0, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "card_h", NULL), 2 * 7.0, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -124,13 +128,13 @@ static void test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak(void **st
 	             " \"type\": \"finetune\", \"gpu\": \"h200\", \"model\": \"llama-2-7b\","
 	             " \"method\": \"full\", \"tokens\": 1e9, \"epochs\": 2, \"mfu\": 0.5,"
 	             " \"transfer_gb\": 0}]}");
-	assert_near(num_at(task_at(j, 0), "card_h", NULL), want_h, 0, 1e-12);
-	assert_near(num_at(task_at(j, 0), "training", "flops_per_token"), 6.0 * m->params, 0, 1e-12);
+	assert_near(num_at(task_at(j, 0), "card_h", NULL), want_h, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 0), "training", "flops_per_token"), 6.0 * m->params, 1e-9, JSON_REL);
 	/* about 6 x 6.74e9 x 2e9 / 494.7e12 / 3600 = 45.4 h */
 	assert_true(want_h > 45 && want_h < 46);
 	/* its on-demand cost is those hours at the catalogue's price */
 	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"),
-	            want_h * g->price_on_demand_usd_per_h, 0, 1e-12);
+	            want_h * g->price_on_demand_usd_per_h, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -165,7 +169,7 @@ static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
 		cJSON_GetObjectItemCaseSensitive(task_at(j, 0), "training"), "fits")));
 	assert_near(num_at(task_at(j, 0), "training", "memory_gb_per_card"),
 	            13.48 + 16777216 * 16 / 1e9 +
-	            num_at(task_at(j, 0), "training", "activation_gb_per_card") + 1.0, 0.01, 0);
+	            num_at(task_at(j, 0), "training", "activation_gb_per_card") + 1.0, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -205,17 +209,17 @@ static void test_budget_spot_block_at_rate_0_is_work_plus_checkpoints(void **sta
 	assert_non_null(sp);
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sp, "chosen")),
 	                    "spot");
-	assert_near(num_at(sp, "cost", NULL), want, 1e-6, 1e-9);
-	assert_near(num_at(sp, "completion_h", NULL), w_h + n * 0.1, 1e-6, 1e-9);
-	assert_near(num_at(sp, "p_deadline_met", NULL), 1.0, 0, 0);
+	assert_near(num_at(sp, "cost", NULL), want, 1e-9, JSON_REL);
+	assert_near(num_at(sp, "completion_h", NULL), w_h + n * 0.1, 1e-9, JSON_REL);
+	assert_near(num_at(sp, "p_deadline_met", NULL), 1.0, 1e-9, JSON_REL);
 	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "on_demand", "cost"),
-	            2 * g->price_on_demand_usd_per_h * (w_h + n * 0.1), 1e-6, 1e-9);
+	            2 * g->price_on_demand_usd_per_h * (w_h + n * 0.1), 1e-9, JSON_REL);
 	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "spot_fallback",
-	                   "cost"), want, 1e-6, 1e-9);
-	assert_near(num_at(t0, "plan_cost", "spot"), want, 1e-6, 1e-9);
+	                   "cost"), want, 1e-9, JSON_REL);
+	assert_near(num_at(t0, "plan_cost", "spot"), want, 1e-9, JSON_REL);
 	/* the task without a block keeps the plan's flat 15% */
 	assert_near(num_at(t1, "plan_cost", "spot"),
-	            num_at(t1, "card_h", NULL) * 1.15 * g->price_spot_usd_per_h, 0, 1e-12);
+	            num_at(t1, "card_h", NULL) * 1.15 * g->price_spot_usd_per_h, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -287,11 +291,11 @@ static void test_budget_peak_counts_overlaps_only(void **state)
 	             " \"card_hours\": 30, \"start\": \"5h\", \"transfer_gb\": 0},\n"
 	             " {\"name\": \"c\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
 	             " \"cards\": 4, \"card_hours\": 40, \"start\": \"10h\", \"transfer_gb\": 0}]}");
-	assert_near(num_at(j, "totals", "peak_cards"), 7, 0, 0);
-	assert_near(num_at(j, "totals", "card_h"), 90, 1e-9, 0);
+	assert_near(num_at(j, "totals", "peak_cards"), 7, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "card_h"), 90, 1e-9, JSON_REL);
 	/* per GPU: l40s 2 + 3 over [5, 10); a100 4 */
 	assert_near(num_at(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0),
-	                   "peak_cards", NULL), 5, 0, 0);
+	                   "peak_cards", NULL), 5, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -329,13 +333,13 @@ static void test_budget_two_cards_speed_up_from_the_allreduce(void **state)
 	             " \"model\": \"llama-2-7b\", \"method\": \"full\", \"tokens\": 1e8,"
 	             " \"mfu\": 0.5, \"seq_len\": 2048, \"transfer_gb\": 0,"
 	             " \"shard\": \"zero2\"}]}");
-	assert_near(num_at(task_at(j, 0), "training", "speedup"), 2 * eff, 0, 1e-12);
+	assert_near(num_at(task_at(j, 0), "training", "speedup"), 2 * eff, 1e-9, JSON_REL);
 	assert_near(num_at(task_at(j, 0), "training", "sooner_than_one_card"),
-	            1 - 1 / (2 * eff), 0, 1e-12);
+	            1 - 1 / (2 * eff), 1e-9, JSON_REL);
 	assert_near(num_at(task_at(j, 0), "wall_h", NULL),
-	            num_at(task_at(j, 0), "training", "one_card_h") / (2 * eff), 0, 1e-12);
+	            num_at(task_at(j, 0), "training", "one_card_h") / (2 * eff), 1e-9, JSON_REL);
 	assert_near(num_at(task_at(j, 0), "card_h", NULL),
-	            num_at(task_at(j, 0), "training", "one_card_h") / eff, 0, 1e-12);
+	            num_at(task_at(j, 0), "training", "one_card_h") / eff, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -355,11 +359,11 @@ static void test_budget_margin_is_apart_from_the_estimate(void **state)
 	             " \"tasks\": [{\"name\": \"x\", \"type\": \"data\", \"gpu\": \"l40s\","
 	             " \"card_hours\": 100, \"disk_gb\": 1000}]}");
 	est = 200 + 1000 * 0.1 * 100 / 730.0;
-	assert_near(num_at(j, "totals", "estimate"), est, 1e-9, 0);
-	assert_near(num_at(j, "totals", "risk_cost"), 0.5 * est, 1e-9, 0);
-	assert_near(num_at(j, "totals", "buffer_cost"), 0.2 * 1.5 * est, 1e-9, 0);
-	assert_near(num_at(j, "totals", "planned"), 1.2 * 1.5 * est, 1e-9, 0);
-	assert_near(num_at(j, "totals", "margin"), (1.2 * 1.5 - 1) * est, 1e-9, 0);
+	assert_near(num_at(j, "totals", "estimate"), est, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "risk_cost"), 0.5 * est, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "buffer_cost"), 0.2 * 1.5 * est, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "planned"), 1.2 * 1.5 * est, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "margin"), (1.2 * 1.5 - 1) * est, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -383,19 +387,19 @@ static void test_budget_pool_commits_the_base_and_pays_peaks_on_demand(void **st
 	             " \"cards\": 2, \"card_hours\": 660, \"start\": \"400h\"},\n"
 	             " {\"name\": \"peak\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
 	             " \"cards\": 2, \"card_hours\": 200, \"start\": \"10h\"}]}");
-	assert_near(num_at(task_at(j, 0), "cheapest_plan_cost", NULL), 1600, 1e-9, 0);
-	assert_near(num_at(task_at(j, 1), "plan_cost", "monthly"), 2000, 1e-9, 0);
+	assert_near(num_at(task_at(j, 0), "cheapest_plan_cost", NULL), 1600, 1e-9, JSON_REL);
+	assert_near(num_at(task_at(j, 1), "plan_cost", "monthly"), 2000, 1e-9, JSON_REL);
 	pool = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0);
-	assert_near(num_at(pool, "plan_cost", "monthly"), 2400, 1e-9, 0);
-	assert_near(num_at(pool, "committed_cards", "monthly"), 2, 0, 0);
-	assert_near(num_at(pool, "plan_cost", "on_demand"), 3320, 1e-9, 0);
-	assert_near(num_at(pool, "cost", NULL), 2400, 1e-9, 0);
+	assert_near(num_at(pool, "plan_cost", "monthly"), 2400, 1e-9, JSON_REL);
+	assert_near(num_at(pool, "committed_cards", "monthly"), 2, 1e-9, JSON_REL);
+	assert_near(num_at(pool, "plan_cost", "on_demand"), 3320, 1e-9, JSON_REL);
+	assert_near(num_at(pool, "cost", NULL), 2400, 1e-9, JSON_REL);
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pool,
 	                    "cheapest")), "monthly");
-	assert_near(num_at(pool, "per_task_cost", NULL), 3320, 1e-9, 0);
-	assert_near(num_at(j, "totals", "gpu_cost"), 2400, 1e-9, 0);
+	assert_near(num_at(pool, "per_task_cost", NULL), 3320, 1e-9, JSON_REL);
+	assert_near(num_at(j, "totals", "gpu_cost"), 2400, 1e-9, JSON_REL);
 	/* shared by card-hours: a has 800 of 1660 */
-	assert_near(num_at(task_at(j, 0), "gpu_cost", NULL), 2400 * 800 / 1660.0, 1e-9, 0);
+	assert_near(num_at(task_at(j, 0), "gpu_cost", NULL), 2400 * 800 / 1660.0, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
