@@ -21,6 +21,7 @@
 
 #include "fleetsim/catalog.h"
 #include "fleetsim/scenario.h"
+#include "util_scenario.h"
 #include "util_test.h"
 
 #define QUICKSTART "scenarios/quickstart.json"
@@ -37,18 +38,6 @@
 	" \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]}," \
 	" \"catalog\": {\"gpus\": [%s], \"models\": [" TINY_MODEL "]}," \
 	" \"engine\": {\"type\": \"vllm\", \"model\": \"tiny\", \"gpu\": \"%s\"}}"
-
-static char *print_self_contained(const struct fs_scenario *sc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(fs_scenario_print_self_contained(sc, f), 0);
-	assert_int_equal(fclose(f), 0);
-	return buf;
-}
 
 static void same_double(double a, double b, const char *what, const char *id)
 {
@@ -99,7 +88,7 @@ static void assert_gpu_same(const struct fs_gpu_spec *a, const struct fs_gpu_spe
 /* Print sc self-contained and load the text back (caller frees both). */
 static struct fs_scenario *reload(const struct fs_scenario *sc, char **text)
 {
-	*text = print_self_contained(sc);
+	*text = print_to_string_with(sc, fs_scenario_print_self_contained);
 	return fs_test_load_text(*text, "scenario.json", "tests/data");
 }
 

@@ -51,16 +51,24 @@ static inline struct fs_scenario *load_file_ok(const char *path)
 	return sc;
 }
 
-static inline char *print_to_string(const struct fs_scenario *sc)
+/* sc printed by `print` (fs_scenario_print or its self-contained form)
+ * into a heap string (caller frees). */
+static inline char *print_to_string_with(const struct fs_scenario *sc,
+                                         int (*print)(const struct fs_scenario *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(fs_scenario_print(sc, f), 0);
+	assert_int_equal(print(sc, f), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
+}
+
+static inline char *print_to_string(const struct fs_scenario *sc)
+{
+	return print_to_string_with(sc, fs_scenario_print);
 }
 
 #define SIMPLE_CLASS \
