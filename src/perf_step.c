@@ -10,6 +10,8 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/perf.h"
@@ -346,8 +348,10 @@ static struct fs__perf_token_entry *token_entry(struct fs_perf_step_cache *c,
                                                 int64_t nt, int64_t ns, double tokens,
                                                 double sampled)
 {
-	size_t slot = (size_t)((uint64_t)(nt * 31 + ns) & (FS_PERF_MEMO_SLOTS - 1));
-	struct fs__perf_token_entry *ent = &c->tokens[slot];
+	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
+	struct fs__perf_token_entry *ent =
+		c->shared != NULL ? &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)]
+		                  : &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
 	struct token_parts tpt;
 	double tp = c->cfg->tp, pre_flops;
 
@@ -474,6 +478,18 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
 	                    fs__perf_head_dim(cfg->model);
 	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
 	decode_factor(c, &e);
+}
+
+void fs_perf_step_cache_share(struct fs_perf_step_cache *c, struct fs_perf_token_memo *m)
+{
+	if (m->cfg == NULL)
+		m->cfg = c->cfg;
+	if (m->cfg != c->cfg) {
+		fputs("fleetsim: internal error: a token memo shared across perf "
+		      "configurations\n", stderr);
+		abort();
+	}
+	c->shared = m;
 }
 
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,

@@ -151,10 +151,15 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
 	struct fs_error err;
 
+	struct fs__pool *pool = &w->pools[in->pool];
+
 	in->state = FS__INST_SERVING;
 	in->serving_from_ns = w->now_ns;
+	if (pool->tokens == NULL)
+		pool->tokens = fs_xcalloc(1, sizeof *pool->tokens);
 	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step,
-	                                 fs__world_cost_ctx_alloc(&pc->llm->perf), &err);
+	                                 fs__world_cost_ctx_alloc(&pc->llm->perf, pool->tokens),
+	                                 &err);
 	if (in->engine == NULL) {
 		fs_error_print(&err);
 		fs__world_fail(w, "engine configuration rejected after loading",
@@ -359,6 +364,8 @@ void fs__world_fleet_fini(struct fs_world *w)
 		}
 	}
 	free(w->insts);
+	for (i = 0; w->pools != NULL && i < w->fleet->n_pools; i++)
+		free(w->pools[i].tokens);
 	free(w->pools);
 	free(w->zones);
 	free(w->cand);

@@ -26,12 +26,14 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 	return cost.total_ns;
 }
 
-void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf)
+void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
+                               struct fs_perf_token_memo *tokens)
 {
 	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
 	c->perf = perf;
 	fs_perf_step_cache_init(&c->cache, perf);
+	fs_perf_step_cache_share(&c->cache, tokens);
 	c->peak_flops_per_s = fs_perf_instance_peaks(perf).flops_per_s;
 	c->peak_bytes_per_s = fs_perf_instance_peaks(perf).bytes_per_s;
 	return c;

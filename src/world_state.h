@@ -156,6 +156,8 @@ struct fs__pool {
 	struct fs__ttft_mark *ttfts; /* ttft_p90: recent first tokens, oldest first */
 	size_t n_ttfts, cap_ttfts;
 	struct fs__avail_track avail;
+	struct fs_perf_token_memo *tokens;   /* its instances' shared step pricing,
+	                                      * allocated at the first LLM engine */
 };
 
 /* Runtime state of one zone. */
@@ -244,7 +246,8 @@ void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot);
 /* The engine cost callback (ctx from fs__world_cost_ctx_alloc, heap, one per
  * instance, freed with free()). */
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape);
-void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf);
+void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
+                               struct fs_perf_token_memo *tokens);
 
 /* LLM engine driver (world_llm.c): routing, iterations, evacuation. */
 void fs__world_llm_arrival(struct fs_world *w, uint32_t slot);

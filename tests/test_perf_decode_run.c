@@ -3,7 +3,8 @@
  * P11, P13): the times of a chunk of decode steps priced at once, from
  * decode attention's precomputed smooth-max factors, are the bits of the
  * plain step model for every built-in GPU and model, tensor parallelism 1
- * to 8, batch sizes 1 to 256 and contexts up to millions of tokens.
+ * to 8, batch sizes 1 to 256 and contexts up to millions of tokens; and
+ * the token memo a pool's instances share gives the plain model's bits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,11 +118,69 @@ static void test_perf_decode_run_day_gpus_use_the_factor_window(void **state)
 	}
 }
 
+/* Two instances' caches sharing one token memo, fed interleaved prefill and
+ * decode shapes whose token counts collide in it, price every shape with
+ * the plain model's bits (the memo is keyed by the whole shape, not by a
+ * slot), and so does a cache of its own. */
+static void test_perf_decode_run_shared_token_memo_gives_the_plain_bits(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_perf_token_memo *memo = calloc(1, sizeof *memo);
+	struct fs_perf_step_cache *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+	struct fs_perf_step_cache *own = malloc(sizeof *own);
+	uint64_t x = 12345;
+	int k;
+
+	(void)state;
+	assert_non_null(memo);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(own);
+	fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu("a100-80g"),
+	                     fs_catalog_find_model("llama-3.1-8b"));
+	fs_perf_step_cache_init(a, &cfg);
+	fs_perf_step_cache_init(b, &cfg);
+	fs_perf_step_cache_init(own, &cfg);
+	fs_perf_step_cache_share(a, memo);
+	fs_perf_step_cache_share(b, memo);
+	assert_ptr_equal(memo->cfg, &cfg);
+	for (k = 0; k < 60000; k++) {
+		struct fs_step_shape sh;
+		struct fs_step_cost plain, ca, cb, co;
+		int64_t dec, pre;
+
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		dec = (int64_t)((x >> 33) % 64);
+		pre = k % 3 == 0 ? 0 : (int64_t)((x >> 17) % 9000);  /* repeats often */
+		if (dec + pre == 0)
+			dec = 1;
+		sh.prefill_tokens = pre;
+		sh.prefill_attn_tokens = pre * pre / 2;
+		sh.decode_seqs = dec;
+		sh.decode_context_tokens = dec * 700 + (int64_t)(x % 5000);
+		sh.n_seqs = dec + (pre > 0);
+		fs_perf_step_cost(&cfg, &sh, &plain);
+		fs_perf_step_cost_cached(k % 2 ? a : b, &sh, &ca);
+		fs_perf_step_cost_cached(k % 2 ? b : a, &sh, &cb);
+		fs_perf_step_cost_cached(own, &sh, &co);
+		assert_int_equal(ca.total_ns, plain.total_ns);
+		assert_int_equal(cb.total_ns, plain.total_ns);
+		assert_int_equal(co.total_ns, plain.total_ns);
+		assert_memory_equal(&ca.flops, &plain.flops, sizeof plain.flops);
+		assert_memory_equal(&cb.bytes, &plain.bytes, sizeof plain.bytes);
+	}
+	free(own);
+	free(b);
+	free(a);
+	free(memo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_decode_run_steps_give_the_plain_models_bits),
 		cmocka_unit_test(test_perf_decode_run_day_gpus_use_the_factor_window),
+		cmocka_unit_test(test_perf_decode_run_shared_token_memo_gives_the_plain_bits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

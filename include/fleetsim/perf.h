@@ -181,11 +181,21 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
  */
 #define FS_PERF_MEMO_SLOTS 64
 #define FS_PERF_DEC_WINDOW 97
+#define FS_PERF_TOKEN_SLOTS 8192     /* entries of a shared token memo */
 struct fs__perf_token_entry {
 	bool valid;
 	int64_t tokens, sampled;             /* the key: scheduled tokens, rows sampled */
 	double parts[8];                     /* perf_step.c's token parts */
 	double prefill_attn_ns;              /* a decode-only step's prefill attention term */
+};
+/* The token parts of step shapes (what depends on a step's token count and
+ * sampled rows only) for one perf configuration, shared by the caches of
+ * every instance that uses it (fs_perf_step_cache_share): each prompt length
+ * is priced once per pool, not once per instance.  Plain data, zeroed
+ * before use (fs_xcalloc); about 0.8 MB. */
+struct fs_perf_token_memo {
+	const struct fs_perf_cfg *cfg;       /* set by the first cache that shares it */
+	struct fs__perf_token_entry e[FS_PERF_TOKEN_SLOTS];
 };
 struct fs_perf_step_cache {
 	const struct fs_perf_cfg *cfg;
@@ -194,6 +204,7 @@ struct fs_perf_step_cache {
 	double per_pair_flops;               /* attention FLOPs per (query, key) pair */
 	double kv_bytes_per_token_per_gpu;
 	struct fs__perf_token_entry tokens[FS_PERF_MEMO_SLOTS];
+	struct fs_perf_token_memo *shared;   /* used instead of tokens when set */
 	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
 	double memo_factor[FS_PERF_MEMO_SLOTS];
 	/* Decode attention's smooth-max factors (perf_step.c, decode_factor):
@@ -210,6 +221,11 @@ struct fs_perf_step_cache {
 
 /* Fill `c` for `cfg`.  O(1). */
 void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg);
+
+/* Let `c` keep its token parts in `m` (borrowed; it must outlive `c`),
+ * which other caches of the same cfg may share: the same result bits, fewer
+ * recomputations.  Aborts if `m` already serves another cfg. */
+void fs_perf_step_cache_share(struct fs_perf_step_cache *c, struct fs_perf_token_memo *m);
 
 /* fs_perf_step_cost through the cache (same result bits; ignores the table). */
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
