@@ -63,8 +63,9 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 	for (i = 0; i < e->n_running; i++) {
 		int64_t c = e->seqs[e->running[i]].computed_tokens;
 
-		/* it needs a block at step i when c + i - 1 is a multiple of bt */
-		r->cnt[(bt - c % bt) % bt]++;
+		/* it needs a block at step i when c + i - 1 is a multiple of bt:
+		 * at residue (-c) mod bt, a mask for the usual power-of-two bt */
+		r->cnt[e->kv.block_shift >= 0 ? (-c) & (bt - 1) : (bt - c % bt) % bt]++;
 	}
 	r->open = true;
 	r->n = (int64_t)e->n_running;
@@ -109,17 +110,27 @@ size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ct
 	if (!r->open)
 		return 0;
 	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
-	while (k < max && r->planned <= r->last) {
-		int64_t need = r->cnt[r->res_plan];     /* residue (i - 1) mod B; MODEL: V6 */
+	{
+		/* in locals: the stores to ctx_tokens could alias r's fields */
+		const int64_t *cnt = r->cnt;
+		int64_t res = r->res_plan, planned = r->planned, last = r->last;
+		int64_t used = r->plan_used, ctx = r->ctx_tokens, n = r->n;
 
-		if (need > free_blocks)
-			break;             /* it would preempt: the reference path */
-		if (++r->res_plan == bt)
-			r->res_plan = 0;
-		free_blocks -= need;
-		r->plan_used += need;
-		ctx_tokens[k++] = r->ctx_tokens + r->n * r->planned;   /* MODEL: V1 */
-		r->planned++;
+		while (k < max && planned <= last) {
+			int64_t need = cnt[res];        /* residue (i - 1) mod B; MODEL: V6 */
+
+			if (need > free_blocks)
+				break;     /* it would preempt: the reference path */
+			if (++res == bt)
+				res = 0;
+			free_blocks -= need;
+			used += need;
+			ctx_tokens[k++] = ctx + n * planned;                /* MODEL: V1 */
+			planned++;
+		}
+		r->res_plan = res;
+		r->planned = planned;
+		r->plan_used = used;
 	}
 	return k;
 }
