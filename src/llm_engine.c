@@ -265,8 +265,8 @@ enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t sl
 
 /* Phases D–E for one scheduled request: sample a token if its prefill (or
  * re-prefill) is complete.  Returns true when it finished and was freed. */
-static bool sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
-                         struct fs_llm_report *r)
+bool fs__llm_sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
+                          struct fs_llm_report *r)
 {
 	struct llm_seq *s = &e->seqs[idx];
 
@@ -313,12 +313,17 @@ void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
 	for (i = 0; i < e->n_running; i++) {
 		uint32_t idx = e->running[i];
 
-		if (e->seqs[idx].sched_tokens > 0 && sample_token(e, idx, now_ns, r))
+		if (e->seqs[idx].sched_tokens > 0 && fs__llm_sample_token(e, idx, now_ns, r))
 			continue;
 		e->running[kept++] = idx;
 	}
 	e->n_running = kept;
 	e->in_step = false;
+	fs__llm_end_report(e, now_ns, r);
+}
+
+void fs__llm_end_report(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_report *r)
+{
 	e->last_end_ns = now_ns;
 	e->stats.tokens_generated += r->tokens_generated;
 	e->stats.busy_ns += now_ns - e->step_begin_ns;

@@ -132,6 +132,16 @@ void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
  * list tail-first); s->kv_blocks and cached_blocks become 0. */
 void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);
 
+/* Phases D–E for one scheduled request at the end of the step in flight
+ * (now_ns): sample a token if its prefill is complete, noting it in `r`;
+ * true when that finished it and it was freed. */
+bool fs__llm_sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
+                          struct fs_llm_report *r);
+
+/* The end of the step in flight after its tokens were sampled into `r`:
+ * the engine's totals, and the rest of the report (its arrays, levels). */
+void fs__llm_end_report(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_report *r);
+
 /* Fast path: write a run's progress back into its requests and close it
  * (no-op when none is open).  Called before anything reads them. */
 void fs__llm_run_close(struct fs_llm_engine *e);

@@ -16,6 +16,21 @@
 
 #include "llm_engine_internal.h"
 
+/* The residue of r->cnt where a request with c computed tokens at step 0
+ * counts: it needs a block at step i when c + i - 1 is a multiple of bt. */
+static int64_t block_residue(const struct fs_llm_engine *e, int64_t c)
+{
+	int64_t bt = e->kv.block_tokens;
+
+	return e->kv.block_shift >= 0 ? (-c) & (bt - 1) : (bt - c % bt) % bt;
+}
+
+/* The index of the step whose end samples s's last token (fields of step 0). */
+static int64_t last_step(const struct llm_seq *s)
+{
+	return s->output_tokens - s->generated - 1;
+}
+
 /* Whether request s is a steady decoder whose progress the step counter
  * can carry: it fed one token in step 0, its last token came when step 0
  * began (so its gap is the step time), its blocks match its tokens, and no
@@ -46,12 +61,11 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 		return false;
 	for (i = 0; i < e->n_running; i++) {
 		const struct llm_seq *s = &e->seqs[e->running[i]];
-		int64_t steps_left = s->output_tokens - s->generated;   /* incl. step 0 */
 
 		if (!steady(e, s))
 			return false;
-		if (steps_left - 1 < last)
-			last = steps_left - 1;
+		if (last_step(s) < last)
+			last = last_step(s);
 		ctx += s->computed_tokens;
 	}
 	if (last < 1)
@@ -60,13 +74,8 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 	if (r->cnt == NULL)
 		r->cnt = fs_xcalloc((size_t)bt, sizeof *r->cnt);
 	memset(r->cnt, 0, (size_t)bt * sizeof *r->cnt);
-	for (i = 0; i < e->n_running; i++) {
-		int64_t c = e->seqs[e->running[i]].computed_tokens;
-
-		/* it needs a block at step i when c + i - 1 is a multiple of bt:
-		 * at residue (-c) mod bt, a mask for the usual power-of-two bt */
-		r->cnt[e->kv.block_shift >= 0 ? (-c) & (bt - 1) : (bt - c % bt) % bt]++;
-	}
+	for (i = 0; i < e->n_running; i++)
+		r->cnt[block_residue(e, e->seqs[e->running[i]].computed_tokens)]++;
 	r->open = true;
 	r->n = (int64_t)e->n_running;
 	r->j = 0;
@@ -252,8 +261,104 @@ void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *firs
 {
 	const struct llm_run *r = &e->run;
 
-	*first = r->open ? r->ctx_tokens : 0;
+	*first = r->open ? r->ctx_tokens + r->n * r->j : 0;
 	*last = r->open ? r->ctx_tokens + r->n * r->last : 0;
+}
+
+bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
+                                struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	struct llm_run *r = &e->run;
+	int64_t j = r->j, need, freed = 0, last = INT64_MAX, m = 0;
+	size_t i, kept = 0;
+	fs_ns dur_ns;
+
+	/* MODEL: V24 — only where the reference's next plan is a decode of
+	 * every request left: nothing waits to be admitted, no prefix-cache
+	 * entries to keep (a release would not free them) and no static batch */
+	if (!r->open || j != r->last || j + 1 != r->planned || e->n_waiting > 0 ||
+	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC)
+		return false;
+	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
+	need = r->cnt[r->res_adv];         /* blocks step j + 1 takes (MODEL: V6) */
+	for (i = 0; i < e->n_running; i++) {
+		const struct llm_seq *s = &e->seqs[e->running[i]];
+
+		if (last_step(s) == j) {
+			m++;
+			freed += fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + j);
+			need -= block_residue(e, s->computed_tokens) == r->res_adv;
+		} else if (last_step(s) < last) {
+			last = last_step(s);
+		}
+	}
+	if (m == 0 || m == (int64_t)e->n_running ||
+	    need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv) + freed)
+		return false;              /* the next plan would preempt */
+
+	/* the end of step j, as fs_llm_engine_end_step: every request samples
+	 * a regular token (V9, V16), the finished ones leave in running order */
+	memset(rep, 0, sizeof *rep);
+	rep->begin_ns = e->step_begin_ns;
+	rep->end_ns = now_ns;
+	rep->shape = e->shape;
+	rep->itl_regular_seqs = r->n - m;
+	rep->tokens_generated = r->n - m;
+	for (i = 0; i < e->n_running; i++) {
+		uint32_t idx = e->running[i];
+		struct llm_seq *s = &e->seqs[idx];
+		int64_t c0 = s->computed_tokens, before = s->kv_blocks;
+
+		if (last_step(s) != j) {
+			e->running[kept++] = idx;
+			continue;
+		}
+		s->computed_tokens += j;
+		s->generated += j;
+		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens);
+		s->last_token_ns = e->step_begin_ns;
+		r->blocks_alloc -= s->kv_blocks - before;
+		r->ctx_tokens -= c0;
+		r->cnt[block_residue(e, c0)]--;
+		LLM_CHECK(fs__llm_sample_token(e, idx, now_ns, rep), "run completion missed");
+	}
+	e->n_running = kept;
+	r->n -= m;
+	memset(&e->step_prefix, 0, sizeof e->step_prefix);   /* step j's, as planned */
+	fs__llm_end_report(e, now_ns, rep);
+
+	/* the begin of step j + 1: fs_llm_engine_begin_step's plan is a decode
+	 * of every request left, one allocation for the blocks it writes */
+	e->n_preempted = 0;
+	e->n_rejected = 0;
+	e->n_started = 0;
+	r->j = ++j;
+	need = r->cnt[r->res_adv];
+	if (++r->res_adv == e->kv.block_tokens)
+		r->res_adv = 0;
+	if (need > 0) {
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
+		r->blocks_alloc += need;
+	}
+	r->res_plan = r->res_adv;
+	r->planned = j + 1;
+	r->last = last;
+	r->plan_used = fs_kvcache_used(&e->kv);
+	memset(&e->shape, 0, sizeof e->shape);
+	e->shape.decode_seqs = r->n;                                   /* MODEL: V1 */
+	e->shape.n_seqs = r->n;
+	e->shape.decode_context_tokens = r->ctx_tokens + r->n * j;
+	e->step_begin_ns = now_ns;
+	dur_ns = e->cost(e->cost_ctx, &e->shape);
+	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
+	e->step_dur_ns = dur_ns;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += r->n;
+	e->stats.sum_decode_seqs += r->n;
+	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	*next_dur_ns = dur_ns;
+	return true;
 }
 
 void fs__llm_run_close(struct fs_llm_engine *e)

@@ -355,6 +355,8 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	struct fs__instance *in = &w->insts[ii];
 	struct fs_llm_report rep;
 	double flops, bytes;
+	fs_ns run_end_ns = 0;
+	bool go_on;
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
@@ -363,10 +365,16 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	fs__world_run_sync(w, ii);
 	FS__WORLD_CHECK(w, in->run_j + 1 >= in->run_n, "run ended early");
 	fs__world_run_step_work(in, &flops, &bytes);
-	fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
-	in->stepping = false;
-	in->run_n = 0;
-	w->busy_insts--;
+	/* MODEL: V24 — past a completion with nothing else changing, the run
+	 * goes on with the requests left: the next step begins now, as the
+	 * kick below would begin it */
+	go_on = fs__world_run_continue(w, in, &rep, &run_end_ns);
+	if (!go_on) {
+		fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
+		in->stepping = false;
+		in->run_n = 0;
+		w->busy_insts--;
+	}
 	/* MODEL: V19 — queue delay ends at the start of the first iteration
 	 * that schedules the request; its first token at the end of the
 	 * iteration that completes its prefill (a request moved off a reclaimed
@@ -405,7 +413,13 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		fail_request(w, rep.rejected[i].slot);
 	}
 	fs__world_llm_record_step(w, in, &rep, flops, bytes);
-	fs__world_llm_kick(w, ii);
+	if (go_on) {
+		in->step_begin_ns = w->now_ns;
+		in->step_ev = fs_eventq_push(w->q, run_end_ns, FS_EV_STEP_DONE, ii, 0);
+		sync_levels(w, in);
+	} else {
+		fs__world_llm_kick(w, ii);
+	}
 	fs__world_llm_note_levels(w);
 }
 

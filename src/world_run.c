@@ -113,15 +113,12 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 	return total_ns;
 }
 
-fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns)
+/* The first chunk of in's run, whose step in flight (slot 0, dur0_ns, just
+ * priced into c) began now: returns when its last step ends. */
+static fs_ns first_chunk(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns)
 {
 	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
 
-	in->run_n = 0;
-	in->run_j = 0;
-	in->run_more = false;
-	if (dur0_ns <= 0 || !fs_llm_engine_run_open(in->engine))
-		return w->now_ns + dur0_ns;
 	c->run_dur_ns[0] = dur0_ns;
 	c->run_flops[0] = c->flops;
 	c->run_bytes[0] = c->bytes;
@@ -130,6 +127,29 @@ fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 	c->run_chunk = RUN_FIRST_CHUNK;
 	in->run_n = 1;
 	return w->now_ns + dur0_ns + plan(w, in, c, c->run_chunk);
+}
+
+fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns)
+{
+	in->run_n = 0;
+	in->run_j = 0;
+	in->run_more = false;
+	if (dur0_ns <= 0 || !fs_llm_engine_run_open(in->engine))
+		return w->now_ns + dur0_ns;
+	return first_chunk(w, in, dur0_ns);
+}
+
+bool fs__world_run_continue(struct fs_world *w, struct fs__instance *in,
+                            struct fs_llm_report *rep, fs_ns *end_ns)
+{
+	fs_ns dur_ns;
+
+	if (in->run_n == 0 || !fs_llm_engine_run_continue(in->engine, w->now_ns, rep, &dur_ns))
+		return false;
+	in->run_j = 0;
+	in->run_more = false;
+	*end_ns = first_chunk(w, in, dur_ns);
+	return true;
 }
 
 /* The ends of k steps of the run from the one in flight on, back to back,

@@ -286,6 +286,13 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii);
  * and go on (true: the event is handled), or false: the step ends as
  * usual. */
 bool fs__world_run_extend(struct fs_world *w, uint32_t ii);
+/* At the STEP_DONE event ending the last step a run may reach (it completes
+ * requests): end it into `rep` and go on with the requests left in a new
+ * first chunk (fs_llm_engine_run_continue), setting *end_ns to when that
+ * chunk's last step ends; false (nothing changed) when the step must end
+ * as usual. */
+bool fs__world_run_continue(struct fs_world *w, struct fs__instance *in,
+                            struct fs_llm_report *rep, fs_ns *end_ns);
 void fs__world_llm_sync_all(struct fs_world *w);
 void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes);
 

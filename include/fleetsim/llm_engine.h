@@ -305,7 +305,8 @@ const struct fs_llm_engine_stats *fs_llm_engine_stats(const struct fs_llm_engine
  * so a run is open and fs_llm_engine_run_plan hands out the shape of the
  * next step (1, 2, ...) for the caller to price, until a step would differ
  * from the reference path: the step after the first completion, or a step
- * whose KV allocation would preempt.  The caller then moves the run along
+ * whose KV allocation would preempt (fs_llm_engine_run_continue carries a
+ * run on past a completion where nothing else changes).  The caller then moves the run along
  * step by step at its own pace: fs_llm_engine_run_advance at the end of the
  * step in flight (time now_ns, the next step lasting next_dur_ns) fills
  * `rep` as fs_llm_engine_end_step would have (no first tokens, completions,
@@ -340,11 +341,23 @@ bool fs_llm_engine_run_is_open(const struct fs_llm_engine *e);
 void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns *dur_ns,
                                  int64_t *kv_used);
 int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e);
-/* The decode context tokens of the open run's step 0 and of the last step
- * it may reach (a step's is step 0's + batch · index); 0 and 0 when no run
- * is open.  O(1). */
+/* The decode context tokens of the open run's step in flight and of the
+ * last step it may reach (a step's is step 0's + batch · index); 0 and 0
+ * when no run is open.  O(1). */
 void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *first,
                                     int64_t *last);
+
+/* At now_ns, the end of the open run's step in flight, which is its last
+ * (it completes requests): if nothing waits, the prefix cache is off and
+ * the requests left fit the next step's KV, end it as
+ * fs_llm_engine_end_step would (`rep` lists the completions; its arrays
+ * are engine-owned) and go on with the rest of the batch: begin the next
+ * step, priced through the cost callback into *next_dur_ns, as
+ * fs_llm_engine_begin_step would plan it (a decode of every request left),
+ * as the run's next step; its later steps plan as after fs_llm_engine_run_open.  Returns false and
+ * changes nothing otherwise.  O(running), one pass. */
+bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
+                                struct fs_llm_report *rep, fs_ns *next_dur_ns);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
