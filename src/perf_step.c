@@ -349,9 +349,17 @@ static struct fs__perf_token_entry *token_entry(struct fs_perf_step_cache *c,
                                                 double sampled)
 {
 	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
-	struct fs__perf_token_entry *ent =
-		c->shared != NULL ? &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)]
-		                  : &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
+	struct fs__perf_token_entry *ent;
+
+	/* decode-only shapes (one token per row: a handful of batch sizes,
+	 * priced at every run) in the cache's own table, by batch size; the
+	 * many prefill shapes in the shared one */
+	if (c->shared == NULL)
+		ent = &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
+	else if (nt == ns)
+		ent = &c->tokens[(uint64_t)nt & (FS_PERF_MEMO_SLOTS - 1)];
+	else
+		ent = &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)];
 	struct token_parts tpt;
 	double tp = c->cfg->tp, pre_flops;
 
