@@ -1,10 +1,15 @@
 /*
  * perf_internal.h — helpers shared by the perf_*.c files (the memory plan,
- * the roofline step model and the measured step table).  Not public: only
- * src/perf_*.c include it.
+ * the roofline step model, its step-cost cache and the measured step
+ * table).  Not public: only src/perf_*.c include it.
  */
 #ifndef FLEETSIM_PERF_INTERNAL_H
 #define FLEETSIM_PERF_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "fleetsim/perf.h"
 
@@ -21,5 +26,123 @@ fs_ns fs__perf_iteration_overhead_ns(const struct fs_perf_cfg *cfg);
 /* (a^n + b^n)^(1/n) for a, b >= 0: the larger of two bounds, raised where
  * they are close (P11); 0 when both are 0. */
 double fs__perf_smooth_max(double a, double b, double knee_exp);
+
+/* ---- The step model (perf_step.c) and its cache (perf_step_cache.c) ---- */
+
+/* The efficiencies and overheads of cfg, defaults resolved (fs__perf_resolve);
+ * a cache keeps them in fs_perf_step_cache.eff. */
+struct eff {
+	double peak_flops_per_s;     /* for the weight GEMMs (P9) */
+	double attn_flops_per_s;     /* for attention: 16-bit tensor peak (P9) */
+	double mfu, mbu;             /* mfu at the weight dtype (P9) */
+	double knee_exp, gemm_floor_ns;
+	double attn_prefill_eff, attn_decode_eff, elem_eff;
+	double bw_bytes_per_s;
+	double link_bytes_per_s;
+	double iter_ns, per_seq_ns, layer_ns, allreduce_latency_ns, launch_ns;
+};
+void fs__perf_resolve(const struct fs_perf_cfg *cfg, struct eff *e);
+
+/* Parameter groups of the model (P8); a cache keeps them in its params. */
+struct params {
+	double lm_head;              /* vocab × hidden */
+	double body_total;           /* transformer blocks, all experts */
+	double body_active;          /* transformer blocks, per token */
+	double experts_total;        /* routed-expert FFN weights, all layers */
+};
+void fs__perf_split_params(const struct fs_model_spec *m, struct params *p);
+
+/* llround for a non-negative time below 2^63 (halves away from zero), inline:
+ * t - trunc(t) is exact, so this is llround's result. */
+static inline fs_ns fs__perf_round_ns(double t)
+{
+	fs_ns r = (fs_ns)t;
+
+	return r + (t - (double)r >= 0.5);
+}
+
+/* The parts of a step that depend on its token count and sampled rows only
+ * (weight GEMMs, elementwise kernels, all-reduce, new KV written): one
+ * function for the plain and the cached path, so both compute them with the
+ * same operations in the same order. */
+struct token_parts {
+	double lin_flops, lin_bytes, linear_ns;
+	double new_kv_bytes, elem_gpu_bytes, elementwise_ns, layer_floor_ns, comm_ns;
+};
+void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
+                          const struct params *p, double kvb_per_gpu, double tokens,
+                          double sampled, struct token_parts *t);
+
+/* The whole step cost, the token parts and attention's smooth max taken from
+ * `c` when it is not NULL (the cached path of perf_step_cache.c). */
+void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
+                        const struct params *p, struct fs_perf_step_cache *c,
+                        const struct fs_step_shape *shape, struct fs_step_cost *cost);
+
+/* The memo's two halves: decode attention, whose compute-to-memory ratio
+ * hardly moves from step to step (a few bit patterns per batch), and every
+ * other smooth max, whose ratios differ at each prefill and would evict
+ * them. */
+#define FS__PERF_MEMO_OTHER 0
+#define FS__PERF_MEMO_DECODE (FS_PERF_MEMO_SLOTS / 2)
+
+/* fs__perf_smooth_max with its pow() factor looked up by the exact ratio
+ * in the half of the memo that starts at `half`: the same operations on the
+ * same operands, so the same result.  A zero ratio needs no pow: pow(0, n)
+ * = 0 and pow(1, x) = 1 exactly. */
+static inline double fs__perf_smooth_max_memo(double a, double b, double knee_exp,
+                                              uint64_t *key, double *factor, size_t half)
+{
+	double hi = a > b ? a : b, lo = a > b ? b : a, r;
+	uint64_t bits;
+	size_t slot;
+
+	if (hi <= 0)
+		return 0;
+	if (lo == 0)
+		return hi * 1.0;           /* r = 0 without waiting for the division */
+	r = lo / hi;
+	if (r == 0)
+		return hi * 1.0;
+	memcpy(&bits, &r, sizeof bits);
+	slot = half + (size_t)((bits ^ (bits >> 21) ^ (bits >> 43)) &
+	                      (FS_PERF_MEMO_SLOTS / 2 - 1));
+	if (key[slot] != bits + 1) {
+		key[slot] = bits + 1;
+		factor[slot] = pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
+	}
+	return hi * factor[slot];
+}
+
+/* Decode attention's smooth max of the arms x (compute) and y (memory):
+ * from the window of factors where the cache's init built one (the ratio's
+ * factor looked up by its bits, or the one constant factor without the
+ * ratio), else through the memo — the same bits either way. */
+static inline double fs__perf_decode_attn_ns(const struct fs_perf_step_cache *c,
+                                             uint64_t *key, double *factor, double x,
+                                             double y, double knee_exp)
+{
+	if (c->dec_window && x > 0 && y > 0) {
+		double hi = c->dec_hi_bytes ? y : x, r;
+		uint64_t bits;
+
+		if (c->dec_const)
+			return hi * c->dec_factor;
+		r = (c->dec_hi_bytes ? x : y) / hi;
+		memcpy(&bits, &r, sizeof bits);
+		if (bits - c->dec_bits0 < FS_PERF_DEC_WINDOW)
+			return hi * c->dec_window_factor[bits - c->dec_bits0];
+	}
+	return fs__perf_smooth_max_memo(x, y, knee_exp, key, factor, FS__PERF_MEMO_DECODE);
+}
+
+/* The cached token parts of (nt tokens, ns sampled rows), computed on a
+ * miss; with them the attention term of a decode-only step's (empty)
+ * prefill kernel, as fs__perf_step_cost computes it for prefill_attn_tokens
+ * = 0.  `tokens` and `sampled` are nt and ns as doubles. */
+struct fs__perf_token_entry *fs__perf_token_lookup(struct fs_perf_step_cache *c,
+                                                   const struct eff *e,
+                                                   const struct params *p, int64_t nt,
+                                                   int64_t ns, double tokens, double sampled);
 
 #endif

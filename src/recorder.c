@@ -1,5 +1,8 @@
 /*
- * recorder.c — per-replication metrics (see recorder.h).  Only requests that
+ * recorder.c — per-replication metrics (see recorder.h): the result's
+ * set-up and hand-over, each request's arrival, end and latencies, and the
+ * time series of arrivals, reclaims, levels and pools; the engine's
+ * per-iteration figures are in recorder_engine.c.  Only requests that
  * arrive at or after the warm-up are counted (MODEL: S1); the time series
  * cover the whole horizon.  "all" is built at the end by merging the classes,
  * which is exact for histograms and moments.  Figures summed over the
@@ -11,11 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static fs__i128 fx_of(double x)
-{
-	return fs__rec_fx(x);
-}
 
 static double fx_value(fs__i128 v)
 {
@@ -253,166 +251,6 @@ void fs__recorder_in_flight(struct fs_recorder *rec, const struct fs_request *re
 		rec->result->cls[req->class_idx].in_flight++;
 }
 
-static double itl_floor(struct fs_recorder *rec, size_t b)
-{
-	size_t n = fs_hist_n_buckets() + 1;
-
-	if (b >= n)
-		return INFINITY;
-	if (rec->itl_floor == NULL) {
-		rec->itl_floor = fs_xmalloc(n * sizeof *rec->itl_floor);
-		for (size_t i = 0; i < n; i++)
-			rec->itl_floor[i] = NAN;
-	}
-	if (isnan(rec->itl_floor[b]))
-		rec->itl_floor[b] = fs_hist_bucket_floor(b);
-	return rec->itl_floor[b];
-}
-
-/* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
- * the cached bucket edges from the hint's bucket (a run's step times change
- * slowly), else the logarithm. */
-size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
-                               struct fs__hist_hint *hint)
-{
-	size_t b = hint->bucket;
-	int walk;
-
-	if (gap >= hint->lo && gap < hint->hi)
-		return b;
-	for (walk = 0; walk < 4; walk++) {
-		if (gap < itl_floor(rec, b))
-			b--;
-		else if (gap >= itl_floor(rec, b + 1))
-			b++;
-		else
-			break;
-	}
-	if (walk == 4)
-		b = fs_hist_bucket_of(gap);
-	hint->bucket = b;
-	hint->lo = itl_floor(rec, b);
-	hint->hi = itl_floor(rec, b + 1);
-	return b;
-}
-
-void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
-                      uint64_t count, struct fs__hist_hint *hint)
-{
-	double gap = (double)gap_ns;
-
-	if (count == 0 || t_ns < rec->sc->sim.warmup_ns)
-		return;
-	if (hint != NULL && gap > 0)
-		fs_hist_add_n_at(&rec->result->itl_hist, fs__recorder_itl_bucket(rec, gap, hint),
-		                 gap, count);
-	else
-		fs_hist_add_n(&rec->result->itl_hist, gap, count);
-	/* exact sums, made into moments at the end (order-free) */
-	rec->itl_n += count;
-	rec->itl_s1 += (fs__i128)gap_ns * (fs__i128)count;
-	rec->itl_s2 += (fs__i128)gap_ns * (fs__i128)gap_ns * (fs__i128)count;
-	if (!(gap >= rec->itl_min))
-		rec->itl_min = gap;
-	if (!(gap <= rec->itl_max))
-		rec->itl_max = gap;
-}
-
-/* The ITL moments from the exact sums: with S1 = qN + r, the mean is
- * q + r/N and m2 = S2 - S1²/N = (S2 - q²N - 2qr) - r²/N. */
-static void itl_moments(const struct fs_recorder *rec, struct fs_moments *m)
-{
-	fs__i128 n = (fs__i128)rec->itl_n, q, r, a;
-	double m2;
-
-	fs_moments_init(m);
-	if (rec->itl_n == 0)
-		return;
-	q = rec->itl_s1 / n;
-	r = rec->itl_s1 % n;
-	a = rec->itl_s2 - q * q * n - 2 * q * r;
-	m2 = (double)a - (double)r * ((double)r / (double)n);
-	m->n = rec->itl_n;
-	m->mean = (double)q + (double)r / (double)n;
-	m->m2 = m2 > 0 ? m2 : 0;
-	m->min = rec->itl_min;
-	m->max = rec->itl_max;
-}
-
-void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
-                       int64_t batch_seqs, int64_t prefill_tokens,
-                       int64_t tokens_generated, uint64_t preemptions,
-                       double flops, double bytes, double peak_flops_per_s,
-                       double peak_bytes_per_s)
-{
-	fs__recorder_llm_step(rec, SIZE_MAX, begin_ns, end_ns, batch_seqs, prefill_tokens,
-	                      tokens_generated, preemptions, flops, bytes, peak_flops_per_s,
-	                      peak_bytes_per_s, 0);
-}
-
-void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
-                           fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
-                           int64_t tokens_generated, uint64_t preemptions,
-                           double flops, double bytes, double peak_flops_per_s,
-                           double peak_bytes_per_s, double kv_block_ns)
-{
-	struct fs_engine_totals *t = &rec->result->engine;
-	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
-	fs__i128 flops_fx = fx_of(flops), bytes_fx = fx_of(bytes);
-
-	struct fs_rep_result *r = rec->result;
-	size_t b = begin_ns < rec->sc->sim.horizon_ns ? fs__recorder_bin_at(rec, begin_ns)
-	                                               : SIZE_MAX;
-
-	if (pool != SIZE_MAX) {
-		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
-
-		p->flops += flops_fx;
-		p->bytes += bytes_fx;
-		p->kv_block_ns += fx_of(kv_block_ns);
-		/* MODEL: S17 — work for capacity utilisation: output tokens sampled
-		 * (fs__recorder_pool_tokens) */
-		r->fleet.pools[pool].output_tokens += (double)tokens_generated;
-		if (b != SIZE_MAX)
-			r->bin_pool_output_tokens[pool * r->queue_len.n_bins + b] +=
-				(double)tokens_generated;
-	}
-	if (b != SIZE_MAX) {
-		fs__i128 *fx = &rec->bin_fx[4 * b];
-
-		fx[0] += flops_fx;
-		fx[1] += fx_of(dur_s * peak_flops_per_s);
-		fx[2] += bytes_fx;
-		fx[3] += fx_of(dur_s * peak_bytes_per_s);
-	}
-
-	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */
-	if (begin_ns < rec->sc->sim.warmup_ns)
-		return;
-	t->steps++;
-	t->preemptions += preemptions;
-	t->sum_batch_seqs += batch_seqs;
-	t->prefill_tokens += prefill_tokens;
-	t->tokens_generated += tokens_generated;
-	t->busy_ns += (double)(end_ns - begin_ns);
-	rec->flops_fx += flops_fx;
-	rec->bytes_fx += bytes_fx;
-}
-
-void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
-                         const struct fs_llm_prefix_counts *pc)
-{
-	struct fs_engine_totals *t = &rec->result->engine;
-
-	if (begin_ns < rec->sc->sim.warmup_ns)                 /* MODEL: S1 */
-		return;
-	t->prefix_query_tokens += pc->query_tokens;
-	t->prefix_hit_tokens += pc->hit_tokens;
-	t->prefix_query_blocks += pc->query_blocks;
-	t->prefix_hit_blocks += pc->hit_blocks;
-	t->prefix_saved_tokens += pc->saved_tokens;
-}
-
 void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
                          int busy)
 {
@@ -420,122 +258,6 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
 		return;
 	fs_tseries_set(&rec->result->queue_len, t_ns, (double)waiting);
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
-}
-
-/* Add `area` block·ns to bin b of the KV-use sums (MODEL: M3). */
-static void kv_add(struct fs_recorder *rec, size_t b, fs__i128 area)
-{
-	rec->kv_acc[b] += area;
-	if (!rec->kv_touched || b < rec->kv_bin_lo)
-		rec->kv_bin_lo = b;
-	if (!rec->kv_touched || b > rec->kv_bin_hi)
-		rec->kv_bin_hi = b;
-	rec->kv_touched = true;
-}
-
-void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
-                          int64_t blocks)
-{
-	const struct fs_tseries *ts = &rec->result->kv_used;
-	fs_ns to = to_ns < ts->horizon_ns ? to_ns : ts->horizon_ns;
-
-	if (blocks == 0 || from_ns >= to)
-		return;
-	while (from_ns < to) {                                  /* MODEL: M3 */
-		size_t b = (size_t)(from_ns / ts->interval_ns);
-		fs_ns grid_end = ts->interval_ns * (fs_ns)(b + 1);
-		fs_ns seg_end = to < grid_end ? to : grid_end;
-
-		rec->kv_acc[b] += (fs__i128)blocks * (fs__i128)(seg_end - from_ns);
-		if (!rec->kv_touched || b < rec->kv_bin_lo)
-			rec->kv_bin_lo = b;
-		if (!rec->kv_touched || b > rec->kv_bin_hi)
-			rec->kv_bin_hi = b;
-		rec->kv_touched = true;
-		from_ns = seg_end;
-	}
-}
-
-/* The KV-use bin of t_ns and its span [lo, hi) cut at the horizon; past
- * the horizon an empty span (no span fits in it). */
-static void kv_bin_bounds(const struct fs_tseries *ts, fs_ns t_ns, size_t *b, fs_ns *lo_ns,
-                          fs_ns *hi_ns)
-{
-	if (t_ns >= ts->horizon_ns) {
-		*b = 0;
-		*lo_ns = INT64_MAX;
-		*hi_ns = INT64_MIN;
-		return;
-	}
-	*b = (size_t)(t_ns / ts->interval_ns);
-	*lo_ns = ts->interval_ns * (fs_ns)*b;
-	*hi_ns = ts->horizon_ns - *lo_ns > ts->interval_ns ? *lo_ns + ts->interval_ns
-	                                                   : ts->horizon_ns;
-}
-
-void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
-                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k)
-{
-	const struct fs_tseries *ts = &rec->result->kv_used;
-	fs_ns since = *since_ns, lo_ns, hi_ns;
-	int64_t cur = *blocks;
-	fs__i128 area = 0;                  /* block·ns in bin b since the last flush */
-	size_t b, i;
-
-	kv_bin_bounds(ts, since, &b, &lo_ns, &hi_ns);
-	for (i = 0; i < k; i++) {
-		t_ns += dur_ns[i];
-		if (kv[i] == cur)
-			continue;
-		if (t_ns > since) {
-			if (since >= lo_ns && t_ns <= hi_ns) {       /* MODEL: M3 */
-				area += (fs__i128)cur * (fs__i128)(t_ns - since);
-			} else {
-				fs__recorder_kv_span(rec, since, t_ns, cur);
-				/* the spans after it start in the bin of t_ns */
-				if (area != 0)
-					kv_add(rec, b, area);
-				area = 0;
-				kv_bin_bounds(ts, t_ns, &b, &lo_ns, &hi_ns);
-			}
-			since = t_ns;
-		}
-		cur = kv[i];
-	}
-	if (area != 0)
-		kv_add(rec, b, area);
-	*since_ns = since;
-	*blocks = cur;
-}
-
-/* Move the block·ns sums of the span that ends into the series' areas. */
-static void kv_flush(struct fs_recorder *rec)
-{
-	struct fs_tseries *ts = &rec->result->kv_used;
-	size_t b;
-
-	if (!rec->kv_touched)
-		return;
-	for (b = rec->kv_bin_lo; b <= rec->kv_bin_hi; b++) {
-		if (rec->kv_acc[b] != 0 && rec->kv_total > 0)
-			ts->area[b] += (double)rec->kv_acc[b] / (double)rec->kv_total;
-		rec->kv_acc[b] = 0;
-	}
-	rec->kv_touched = false;
-}
-
-bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total)
-{
-	return total != rec->kv_total;
-}
-
-void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total)
-{
-	(void)t_ns;
-	if (total == rec->kv_total)
-		return;
-	kv_flush(rec);
-	rec->kv_total = total;
 }
 
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
@@ -549,7 +271,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->queue_len, close_ns);
 	fs_tseries_finish(&r->busy, close_ns);
 	fs_tseries_finish(&r->kv_used, close_ns);
-	kv_flush(rec);
+	fs__recorder_kv_flush(rec);
 	for (c = 0; c < r->queue_len.n_bins; c++) {
 		r->bin_flops[c] = fx_value(rec->bin_fx[4 * c]);
 		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]);
@@ -563,7 +285,7 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		r->fleet.pools[c].bytes = fx_value(rec->pool_fx[c].bytes);
 		r->fleet.pools[c].kv_block_ns = fx_value(rec->pool_fx[c].kv_block_ns);
 	}
-	itl_moments(rec, &r->itl_moments);
+	fs__recorder_itl_moments(rec, &r->itl_moments);
 	for (c = 0; c < r->fleet.n_pools; c++)
 		fs_tseries_finish(&r->pool_serving[c], close_ns);
 	for (c = 0; c < r->fleet.n_pools; c++)

@@ -220,6 +220,12 @@ size_t fs__recorder_bin_at(struct fs_recorder *rec, fs_ns t_ns);
 size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
                                struct fs__hist_hint *hint);
 
+/* Shared with fs__recorder_finish (recorder_engine.c): the ITL moments from
+ * the exact sums, and the KV-use sums of the span that ends moved into the
+ * series' areas. */
+void fs__recorder_itl_moments(const struct fs_recorder *rec, struct fs_moments *m);
+void fs__recorder_kv_flush(struct fs_recorder *rec);
+
 /* Close the time series at end_ns, merge classes into "all", sort rows by id;
  * returns the result (caller owns it). */
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns);

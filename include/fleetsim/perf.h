@@ -207,7 +207,7 @@ struct fs_perf_step_cache {
 	struct fs_perf_token_memo *shared;   /* used instead of tokens when set */
 	uint64_t memo_key[FS_PERF_MEMO_SLOTS];   /* bits of a ratio + 1, 0 empty */
 	double memo_factor[FS_PERF_MEMO_SLOTS];
-	/* Decode attention's smooth-max factors (perf_step.c, decode_factor):
+	/* Decode attention's smooth-max factors (perf_step_cache.c, decode_factor):
 	 * its arms are both linear in the context, so their rounded ratio stays
 	 * within 33 ulps of one value; the factor of every double in a window
 	 * of FS_PERF_DEC_WINDOW around it, by its bits above dec_bits0. */

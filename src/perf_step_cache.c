@@ -1,0 +1,271 @@
+/*
+ * perf_step_cache.c — the step-cost cache of one instance and the batched
+ * pricing of decode runs: token parts kept per (tokens, sampled rows) in the
+ * cache's own table or a pool's shared memo, the smooth max's pow() factor
+ * memoised by the exact ratio, and decode attention's factors for every
+ * context computed once per cache (decode_factor).  Every result has the
+ * bits of the plain model of perf_step.c: the same operations on the same
+ * operands, in the same order (MODEL: V24).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleetsim/perf.h"
+#include "perf_internal.h"
+
+/* The smooth-max factor of a ratio r (P11), as fs__perf_smooth_max_memo
+ * computes it. */
+static double knee_factor(double r, double knee_exp)
+{
+	return pow(1.0 + pow(r, knee_exp), 1.0 / knee_exp);
+}
+
+/* Decode attention's two arms for `ctx` context tokens, with
+ * fs__perf_step_cost's operations: compute (x) and memory (y) in ns. */
+static void decode_arms(const struct fs_perf_step_cache *c, const struct eff *e, double ctx,
+                        double *x, double *y)
+{
+	double tp = c->cfg->tp;
+
+	*x = c->per_pair_flops * ctx / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
+	*y = c->kv_bytes_per_token_per_gpu * ctx / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9;
+}
+
+/* Decode attention's factors for every context: x and y are the exact
+ * values K_x·ctx, K_y·ctx after at most 4 and 3 roundings, so their
+ * rounded ratio r lies within 8 roundings (8.01 u, u = 2^-53) of the exact
+ * ratio ρ = K_x/K_y, which does not depend on the context.  Two such ratios
+ * differ by at most 16.03 u relative, under 33 ulps of the smaller binade:
+ * the factors of the 48 doubles either side of the ratio at one context
+ * cover every context, and the larger arm is always the same one when the
+ * ratio stays well below 1.  When all of them have the same bits, no step
+ * needs the ratio at all.  Otherwise (a zero or huge arm) the memo is used
+ * as before.  O(1) (97 pow pairs), once per cache. */
+static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
+{
+	double x, y, hi, lo, r, s;
+	int k, half = FS_PERF_DEC_WINDOW / 2;
+
+	_Static_assert(FS_PERF_DEC_WINDOW == 97, "48 doubles either side: 33 needed");
+	c->dec_window = c->dec_const = false;
+	decode_arms(c, e, 1.0, &x, &y);
+	if (!(x > 1e-280 && y > 1e-280 && x < 1e280 && y < 1e280))
+		return;
+	hi = x > y ? x : y;
+	lo = x > y ? y : x;
+	r = lo / hi;
+	if (!(r > 1e-280 && r < 1.0 - 0x1p-45))
+		return;
+	for (k = 0, s = r; k < half; k++)
+		s = nextafter(s, 0.0);
+	memcpy(&c->dec_bits0, &s, sizeof s);
+	for (k = 0; k < FS_PERF_DEC_WINDOW; k++, s = nextafter(s, 2.0))
+		c->dec_window_factor[k] = knee_factor(s, e->knee_exp);
+	c->dec_window = true;
+	c->dec_hi_bytes = y > x;
+	c->dec_factor = c->dec_window_factor[half];
+	c->dec_const = true;
+	for (k = 0; k < FS_PERF_DEC_WINDOW; k++)
+		if (memcmp(&c->dec_window_factor[k], &c->dec_factor, sizeof(double)) != 0)
+			c->dec_const = false;
+}
+
+struct fs__perf_token_entry *fs__perf_token_lookup(struct fs_perf_step_cache *c,
+                                                   const struct eff *e,
+                                                   const struct params *p, int64_t nt,
+                                                   int64_t ns, double tokens, double sampled)
+{
+	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
+	struct fs__perf_token_entry *ent;
+
+	/* decode-only shapes (one token per row: a handful of batch sizes,
+	 * priced at every run) in the cache's own table, by batch size; the
+	 * many prefill shapes in the shared one */
+	if (c->shared == NULL)
+		ent = &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
+	else if (nt == ns)
+		ent = &c->tokens[(uint64_t)nt & (FS_PERF_MEMO_SLOTS - 1)];
+	else
+		ent = &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)];
+	struct token_parts tpt;
+	double tp = c->cfg->tp, pre_flops;
+
+	if (ent->valid && ent->tokens == nt && ent->sampled == ns)
+		return ent;
+	fs__perf_token_parts(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled,
+	                     &tpt);
+	ent->valid = true;
+	ent->tokens = nt;
+	ent->sampled = ns;
+	memcpy(ent->parts, &tpt, sizeof tpt);
+	pre_flops = c->per_pair_flops * (double)0;
+	ent->prefill_attn_ns =
+		fs__perf_smooth_max_memo(
+			pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
+			tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
+			e->knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER);
+	return ent;
+}
+
+void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
+{
+	struct eff e;
+	struct params p;
+
+	_Static_assert(sizeof c->eff >= sizeof e, "fs_perf_step_cache.eff too small");
+	_Static_assert(sizeof c->params >= sizeof p, "fs_perf_step_cache.params too small");
+	_Static_assert(sizeof c->tokens[0].parts >= sizeof(struct token_parts),
+	               "fs_perf_step_cache token parts too small");
+	memset(c, 0, sizeof *c);
+	c->cfg = cfg;
+	fs__perf_resolve(cfg, &e);
+	fs__perf_split_params(cfg->model, &p);
+	memcpy(c->eff, &e, sizeof e);
+	memcpy(c->params, &p, sizeof p);
+	c->per_pair_flops = 4.0 * cfg->model->layers * (double)cfg->model->heads *
+	                    fs__perf_head_dim(cfg->model);
+	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
+	decode_factor(c, &e);
+}
+
+void fs_perf_step_cache_share(struct fs_perf_step_cache *c, struct fs_perf_token_memo *m)
+{
+	if (m->cfg == NULL)
+		m->cfg = c->cfg;
+	if (m->cfg != c->cfg) {
+		fputs("fleetsim: internal error: a token memo shared across perf "
+		      "configurations\n", stderr);
+		abort();
+	}
+	c->shared = m;
+}
+
+void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
+                              const struct fs_step_shape *shape, struct fs_step_cost *cost)
+{
+	struct eff e;
+	struct params p;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	fs__perf_step_cost(c->cfg, &e, &p, c, shape, cost);
+}
+
+void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
+                            struct fs_perf_decode_prep *d)
+{
+	struct eff e;
+	struct params p;
+	const struct fs__perf_token_entry *ent;
+	struct token_parts tpt;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	ent = fs__perf_token_lookup(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs);
+	memcpy(&tpt, ent->parts, sizeof tpt);
+	d->n_seqs = n_seqs;
+	d->lin_flops = tpt.lin_flops;
+	d->lin_bytes = tpt.lin_bytes;
+	d->new_kv_bytes = tpt.new_kv_bytes;
+	d->elem_gpu_bytes = tpt.elem_gpu_bytes;
+	d->linear_ns = tpt.linear_ns;
+	d->prefill_attn_ns = ent->prefill_attn_ns;
+	d->elementwise_ns = tpt.elementwise_ns;
+	d->comm_ns = tpt.comm_ns;
+	d->overhead_ns = e.iter_ns + e.per_seq_ns * (double)n_seqs;
+	d->pre_flops = c->per_pair_flops * (double)0;
+	d->per_pair_flops = c->per_pair_flops;
+	d->kv_bytes_per_token_per_gpu = c->kv_bytes_per_token_per_gpu;
+	d->tp = c->cfg->tp;
+	d->attn_flops_div = e.attn_flops_per_s * e.attn_prefill_eff;
+	d->attn_bytes_div = e.bw_bytes_per_s * e.attn_decode_eff;
+	d->knee_exp = e.knee_exp;
+}
+
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes)
+{
+	double dec_flops, ctx_kv_bytes, a, attn_ns, total, gpu_ns;
+
+	/* fs__perf_step_cost's operations for {prefill 0, decode n_seqs,
+	 * context, n_seqs} (pre_flops = 0, launch_ns = 0) in the same order;
+	 * x / 1.0 is x */
+	dec_flops = d->per_pair_flops * (double)context_tokens;
+	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
+	if (c->dec_const && c->dec_hi_bytes && context_tokens > 0) {
+		/* only the larger arm: the factor is proved constant */
+		attn_ns = d->prefill_attn_ns + ctx_kv_bytes / d->attn_bytes_div * 1e9 * c->dec_factor;
+	} else {
+		a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
+		attn_ns = d->prefill_attn_ns +
+		          fs__perf_decode_attn_ns(c, c->memo_key, c->memo_factor,
+		                                  a / d->attn_flops_div * 1e9,
+		                                  ctx_kv_bytes / d->attn_bytes_div * 1e9,
+		                                  d->knee_exp);
+	}
+	if (flops != NULL)        /* the caller may know them in closed form */
+		*flops = d->lin_flops + d->pre_flops + dec_flops;
+	if (bytes != NULL)
+		*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
+	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
+	total = gpu_ns + d->overhead_ns;
+	return total < 1 ? 1 : fs__perf_round_ns(total);
+}
+
+void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns)
+{
+	double kvb = d->kv_bytes_per_token_per_gpu, bytes_div = d->attn_bytes_div;
+	double ppf = d->per_pair_flops, tp = d->tp, flops_div = d->attn_flops_div;
+	double factor = c->dec_factor, pre_attn_ns = d->prefill_attn_ns;
+	double linear_ns = d->linear_ns, elem_ns = d->elementwise_ns, comm_ns = d->comm_ns;
+	double overhead_ns = d->overhead_ns;
+	uint64_t bits0 = c->dec_bits0;
+	size_t i;
+
+	if (!c->dec_window || !c->dec_hi_bytes) {
+		for (i = 0; i < n; i++)
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+		return;
+	}
+	/* fs_perf_decode_step's operations, the memory arm the larger for every
+	 * context: its factor constant, or looked up by the ratio's bits */
+	for (i = 0; i < n; i++) {
+		double ctx = (double)ctx_tokens[i], y, total;
+
+		if (ctx_tokens[i] <= 0) {
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+			continue;
+		}
+		y = kvb * ctx / bytes_div * 1e9;
+		if (!c->dec_const) {
+			double x = ppf * ctx, r;
+			uint64_t bits;
+
+			x = (tp != 1.0 ? x / tp : x) / flops_div * 1e9;
+			r = x / y;
+			memcpy(&bits, &r, sizeof bits);
+			if (bits - bits0 >= FS_PERF_DEC_WINDOW) {
+				dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+				continue;
+			}
+			factor = c->dec_window_factor[bits - bits0];
+		}
+		total = linear_ns + (pre_attn_ns + y * factor) + elem_ns + comm_ns;
+		total = (total > 0 ? total * 1.0 : 0) + overhead_ns;
+		dur_ns[i] = total < 1 ? 1 : fs__perf_round_ns(total);
+	}
+}
+
+fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,
+                                 int64_t context_tokens, double *flops, double *bytes)
+{
+	struct fs_perf_decode_prep d;
+
+	fs_perf_decode_prepare(c, n_seqs, &d);
+	return fs_perf_decode_step(c, &d, context_tokens, flops, bytes);
+}
