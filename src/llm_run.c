@@ -157,11 +157,30 @@ void fs_llm_engine_run_cut(struct fs_llm_engine *e)
 		r->planned = r->j + 1;
 }
 
+/* The begin of the run's next step: its index, after taking the blocks for
+ * the KV it writes (the requests of its residue; MODEL: V6) and noting the
+ * peak.  Blocks in use only grow from one run step's begin to the next. */
+static int64_t begin_next_step(struct fs_llm_engine *e)
+{
+	struct llm_run *r = &e->run;
+	int64_t need = r->cnt[r->res_adv];
+
+	if (++r->res_adv == e->kv.block_tokens)
+		r->res_adv = 0;
+	if (need > 0) {
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
+		r->blocks_alloc += need;
+		if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+			e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	}
+	return ++r->j;
+}
+
 void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
                                struct fs_llm_report *rep)
 {
 	struct llm_run *r = &e->run;
-	int64_t need, i;
+	int64_t i;
 
 	LLM_CHECK(r->open && r->j + 1 < r->planned, "run advanced past its plan");
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
@@ -189,17 +208,7 @@ void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next
 	e->stats.tokens_generated += r->n;
 	e->stats.busy_ns += now_ns - e->step_begin_ns;
 	e->last_end_ns = now_ns;
-	/* the begin of step j + 1: blocks for the KV it writes (MODEL: V6) */
-	i = ++r->j;
-	need = r->cnt[r->res_adv];
-	if (++r->res_adv == e->kv.block_tokens)
-		r->res_adv = 0;
-	if (need > 0) {
-		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
-		r->blocks_alloc += need;
-		if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
-			e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
-	}
+	i = begin_next_step(e);
 	e->step_begin_ns = now_ns;
 	e->step_dur_ns = next_dur_ns;
 	e->shape.decode_context_tokens = r->ctx_tokens + r->n * i;
@@ -332,14 +341,7 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	e->n_preempted = 0;
 	e->n_rejected = 0;
 	e->n_started = 0;
-	r->j = ++j;
-	need = r->cnt[r->res_adv];
-	if (++r->res_adv == e->kv.block_tokens)
-		r->res_adv = 0;
-	if (need > 0) {
-		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run allocation failed");
-		r->blocks_alloc += need;
-	}
+	j = begin_next_step(e);
 	r->res_plan = r->res_adv;
 	r->planned = j + 1;
 	r->last = last;
@@ -355,8 +357,6 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	e->stats.steps++;
 	e->stats.sum_batch_seqs += r->n;
 	e->stats.sum_decode_seqs += r->n;
-	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
-		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
 	*next_dur_ns = dur_ns;
 	return true;
 }
