@@ -361,6 +361,100 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	return true;
 }
 
+/* Blocks request s takes to begin a decode step as fs_llm_engine_begin_step
+ * would plan it (phase A: one token, blocks for the KV it writes; MODEL: V6),
+ * or -1 when that step would not leave it steady (fs_llm_engine_run_open):
+ * its last token must have come at now_ns, its next token be its only one
+ * left to compute, and it must not finish in the run's step 0. */
+static int64_t decode_need(const struct fs_llm_engine *e, const struct llm_seq *s,
+                           fs_ns now_ns)
+{
+	int64_t need;
+
+	if (s->generated < 1 || s->last_token_ns != now_ns ||
+	    s->computed_tokens != fs__llm_num_tokens(s) - 1 ||
+	    s->output_tokens - s->generated - 1 < 1)
+		return -1;
+	need = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + 1) - s->kv_blocks;
+	return need >= 0 ? need : -1;
+}
+
+bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_ns)
+{
+	struct llm_run *r = &e->run;
+	int64_t need = 0, last = INT64_MAX, ctx = 0, bt = e->kv.block_tokens, n;
+	size_t i;
+
+	/* MODEL: V24 — only where begin_step's plan is a decode of every
+	 * running request: nothing waits, the budget holds one token each, no
+	 * prefix cache (no commits, no cached blocks to evict), no static batch */
+	if (!e->cfg.fast_path || e->in_step || r->open || e->n_running == 0 ||
+	    e->n_waiting > 0 || fs_kvcache_prefix_on(&e->kv) ||
+	    e->cfg.batching == FS_LLM_BATCHING_STATIC ||
+	    e->cfg.max_num_batched_tokens < (int64_t)e->n_running || now_ns < e->last_end_ns)
+		return false;
+	for (i = 0; i < e->n_running; i++) {
+		int64_t k = decode_need(e, &e->seqs[e->running[i]], now_ns);
+
+		if (k < 0)
+			return false;
+		need += k;
+	}
+	if (need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
+		return false;              /* phase A would preempt */
+
+	/* begin_step: each request one token and its blocks, in one allocation
+	 * (nothing cached to evict); phase C advances it; run_open's counts */
+	if (r->cnt == NULL)
+		r->cnt = fs_xcalloc((size_t)bt, sizeof *r->cnt);
+	memset(r->cnt, 0, (size_t)bt * sizeof *r->cnt);
+	LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run begin allocation failed");
+	for (i = 0; i < e->n_running; i++) {
+		struct llm_seq *s = &e->seqs[e->running[i]];
+
+		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + 1);
+		s->sched_tokens = 1;
+		s->computed_tokens++;
+		ctx += s->computed_tokens;
+		if (last_step(s) < last)
+			last = last_step(s);
+		r->cnt[block_residue(e, s->computed_tokens)]++;
+	}
+	n = (int64_t)e->n_running;
+	e->n_preempted = 0;
+	e->n_rejected = 0;
+	e->n_started = 0;
+	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+	memset(&e->shape, 0, sizeof e->shape);
+	e->shape.n_seqs = n;                                           /* MODEL: V1 */
+	e->shape.decode_seqs = n;
+	e->shape.decode_context_tokens = ctx;
+	e->step_begin_ns = now_ns;
+	*dur_ns = e->cost(e->cost_ctx, &e->shape);
+	LLM_CHECK(*dur_ns >= 1, "step cost must be at least 1 ns");
+	e->in_step = true;
+	e->step_dur_ns = *dur_ns;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += n;
+	e->stats.sum_decode_seqs += n;
+	if (n > e->stats.peak_running)
+		e->stats.peak_running = n;
+	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+
+	r->open = true;
+	r->n = n;
+	r->j = 0;
+	r->planned = 1;
+	r->last = last;
+	r->ctx_tokens = ctx;
+	r->plan_used = fs_kvcache_used(&e->kv);
+	r->blocks_alloc = 0;
+	r->res_plan = 0;
+	r->res_adv = 0;
+	return true;
+}
+
 void fs__llm_run_close(struct fs_llm_engine *e)
 {
 	struct llm_run *r = &e->run;

@@ -93,13 +93,17 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 	if (in->engine == NULL)
 		return;
 	if (!in->stepping) {
-		dur_ns = fs_llm_engine_begin_step(in->engine, w->now_ns);
+		/* MODEL: V24 — a decode of the whole batch opens a run with its
+		 * begin; a run of unchanged decodes ends at its last step */
+		bool opened = fs_llm_engine_begin_run(in->engine, w->now_ns, &dur_ns);
+
+		if (!opened)
+			dur_ns = fs_llm_engine_begin_step(in->engine, w->now_ns);
 		if (dur_ns >= 0) {
 			in->stepping = true;
 			in->step_begin_ns = w->now_ns;
 			w->busy_insts++;
-			/* MODEL: V24 — a run of unchanged decodes ends at its last step */
-			in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, dur_ns),
+			in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, dur_ns, opened),
 			                             FS_EV_STEP_DONE, ii, 0);
 		}
 	}

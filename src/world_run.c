@@ -129,12 +129,13 @@ static fs_ns first_chunk(struct fs_world *w, struct fs__instance *in, fs_ns dur0
 	return w->now_ns + dur0_ns + plan(w, in, c, c->run_chunk);
 }
 
-fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns)
+fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns,
+                         bool opened)
 {
 	in->run_n = 0;
 	in->run_j = 0;
 	in->run_more = false;
-	if (dur0_ns <= 0 || !fs_llm_engine_run_open(in->engine))
+	if (!opened && (dur0_ns <= 0 || !fs_llm_engine_run_open(in->engine)))
 		return w->now_ns + dur0_ns;
 	return first_chunk(w, in, dur0_ns);
 }

@@ -272,14 +272,16 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
                                double bytes);
 
 /* The fast path (world_run.c, MODEL: V24).  Open a run on instance `in`
- * whose step 0 (dur0_ns) just began: returns when the last step of its
+ * whose step 0 (dur0_ns) just began (`opened`: the engine opened it with
+ * the step, fs_llm_engine_begin_run): returns when the last step of its
  * first chunk ends (now + dur0_ns without a run).  Sync: record the steps of ii's run
  * that ended before now (at now too when the current event was pushed
  * after that step began, as the reference path would order them).  Cut:
  * sync, then make the step in flight the run's last.  Sync all: every
  * instance.  Step work: the modelled FLOPs and bytes of ii's step in
  * flight. */
-fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns);
+fs_ns fs__world_run_open(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns,
+                         bool opened);
 void fs__world_run_sync(struct fs_world *w, uint32_t ii);
 void fs__world_run_cut(struct fs_world *w, uint32_t ii);
 /* At the STEP_DONE event ending ii's planned chunk: plan the next chunk

@@ -189,25 +189,32 @@ static void add_requests(struct fs_llm_engine *e, uint32_t first, int n)
 }
 
 /* Drive `e` until idle, step by step or (fast) in runs of at most 50
- * planned steps at a time, carried on past completions where the engine
- * can (fs_llm_engine_run_continue, counted in *continued); returns the
- * steps recorded into recs. */
+ * planned steps at a time, opened with their step 0 where the engine can
+ * (fs_llm_engine_begin_run, counted in *begun) and carried on past
+ * completions where it can (fs_llm_engine_run_continue, counted in
+ * *continued); returns the steps recorded into recs. */
 static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
-                    size_t cap, size_t *run_steps, size_t *continued)
+                    size_t cap, size_t *run_steps, size_t *continued, size_t *begun)
 {
 	fs_ns t = 0, durs[64];
 	size_t n = 0;
 	struct fs_llm_report r;
 
 	for (;;) {
-		fs_ns d = fs_llm_engine_begin_step(e, t);
-		bool open;
+		fs_ns d = -1;
+		bool open = fast && fs_llm_engine_begin_run(e, t, &d);
 		struct fs_step_shape sh;
 
-		if (d < 0)
-			break;
+		if (open) {
+			(*begun)++;
+			assert_int_equal(fs_llm_engine_run_planned(e), 1);
+		} else {
+			d = fs_llm_engine_begin_step(e, t);
+			if (d < 0)
+				break;
+			open = fast && fs_llm_engine_run_open(e);
+		}
 		durs[0] = d;
-		open = fast && fs_llm_engine_run_open(e);
 		for (;;) {
 			size_t k = 1, j;
 
@@ -241,18 +248,18 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 }
 
 static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
-                              size_t min_continued)
+                              size_t min_continued, size_t min_begun)
 {
 	size_t cap = 20000, n_ref, n_fast, i, ref_runs = 0, fast_runs = 0;
-	size_t ref_cont = 0, fast_cont = 0;
+	size_t ref_cont = 0, fast_cont = 0, ref_begun = 0, fast_begun = 0;
 	struct step_rec *ref = calloc(cap, sizeof *ref), *fast = calloc(cap, sizeof *fast);
 	struct fs_llm_engine *a = toy_engine(kv_blocks, false, sched);
 	struct fs_llm_engine *b = toy_engine(kv_blocks, true, sched);
 
 	add_requests(a, 0, 40);
 	add_requests(b, 0, 40);
-	n_ref = drive(a, false, ref, cap, &ref_runs, &ref_cont);
-	n_fast = drive(b, true, fast, cap, &fast_runs, &fast_cont);
+	n_ref = drive(a, false, ref, cap, &ref_runs, &ref_cont, &ref_begun);
+	n_fast = drive(b, true, fast, cap, &fast_runs, &fast_cont, &fast_begun);
 	assert_int_equal(n_ref, n_fast);
 	for (i = 0; i < n_ref; i++)
 		assert_memory_equal(&ref[i], &fast[i], sizeof ref[i]);
@@ -260,8 +267,10 @@ static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
 	assert_int_equal(ref_cont, 0);
 	assert_true(fast_runs > n_ref / 3);         /* most steps went in runs */
 	assert_true(fast_cont >= min_continued);    /* and on past completions */
-	fprintf(stderr, "  %zu steps, %zu in runs, %zu runs carried past a completion\n",
-	        n_ref, fast_runs, fast_cont);
+	assert_int_equal(ref_begun, 0);
+	assert_true(fast_begun >= min_begun);       /* opened with their step 0 */
+	fprintf(stderr, "  %zu steps, %zu in runs, %zu runs carried past a completion, "
+	        "%zu opened with their first step\n", n_ref, fast_runs, fast_cont, fast_begun);
 	assert_int_equal(fs_llm_engine_stats(a)->completed, 40);
 	assert_memory_equal(fs_llm_engine_stats(a), fs_llm_engine_stats(b),
 	                    sizeof *fs_llm_engine_stats(a));
@@ -274,15 +283,15 @@ static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
 static void test_fast_path_engine_runs_report_every_step_as_the_reference(void **state)
 {
 	(void)state;
-	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, 10);
-	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST, 10);
+	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, 10, 1);
+	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST, 10, 1);
 }
 
 static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
 {
 	(void)state;
 	/* 40 blocks of 16 tokens: the batch outgrows them and preempts */
-	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, 0);
+	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, 0, 0);
 }
 
 /* ---- whole runs: fast and reference write the same bytes ---------------- */

@@ -347,6 +347,16 @@ int64_t fs_llm_engine_run_batch(const struct fs_llm_engine *e);
 void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *first,
                                     int64_t *last);
 
+/* At now_ns, with no step in flight: where fs_llm_engine_begin_step would
+ * plan a decode of every running request (nothing waits, no prefix cache,
+ * continuous batching, every request's last token sampled at now_ns and
+ * none finishing in that step, its blocks fitting without a preemption) and
+ * fs_llm_engine_run_open would open a run on it, do both: begin the step,
+ * priced through the cost callback into *dur_ns, with the same state,
+ * statistics and run as the two calls.  Returns false and changes nothing
+ * otherwise.  O(running), two passes instead of five. */
+bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_ns);
+
 /* At now_ns, the end of the open run's step in flight, which is its last
  * (it completes requests): if nothing waits, the prefix cache is off and
  * the requests left fit the next step's KV, end it as
