@@ -77,6 +77,10 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->kv_acc = fs_xcalloc(r->queue_len.n_bins, sizeof *rec->kv_acc);
 	rec->itl_min = NAN;
 	rec->itl_max = NAN;
+	rec->n_itl_floor = fs_hist_n_buckets() + 1;
+	rec->itl_floor = fs_xmalloc(rec->n_itl_floor * sizeof *rec->itl_floor);
+	for (c = 0; c < rec->n_itl_floor; c++)
+		rec->itl_floor[c] = NAN;
 }
 
 void fs__recorder_fini(struct fs_recorder *rec)

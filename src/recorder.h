@@ -79,6 +79,7 @@ struct fs_recorder {
 	fs__i128 itl_s1, itl_s2;
 	double itl_min, itl_max;
 	double *itl_floor;                   /* fs_hist_bucket_floor(b) cache, NAN unknown */
+	size_t n_itl_floor;                  /* its entries: buckets + 1 */
 	/* KV-use series (MODEL: M3): Σ blocks · ns per bin since the KV total last
 	 * changed, divided by that total when it changes (or at the end) */
 	fs__i128 *kv_acc;                    /* per bin */

@@ -11,17 +11,11 @@
 
 #include <math.h>
 
-static double itl_floor(struct fs_recorder *rec, size_t b)
+/* The lower edge of ITL bucket b (INFINITY past the top), computed once. */
+static inline double itl_floor(struct fs_recorder *rec, size_t b)
 {
-	size_t n = fs_hist_n_buckets() + 1;
-
-	if (b >= n)
+	if (b >= rec->n_itl_floor)
 		return INFINITY;
-	if (rec->itl_floor == NULL) {
-		rec->itl_floor = fs_xmalloc(n * sizeof *rec->itl_floor);
-		for (size_t i = 0; i < n; i++)
-			rec->itl_floor[i] = NAN;
-	}
 	if (isnan(rec->itl_floor[b]))
 		rec->itl_floor[b] = fs_hist_bucket_floor(b);
 	return rec->itl_floor[b];
