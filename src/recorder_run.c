@@ -35,6 +35,32 @@ static inline void fx_add(struct fx_acc *a, double x)
 	}
 }
 
+/* Add v·m, both below 2^64, exactly: one word while the product fits. */
+static inline void acc_mul(struct fx_acc *a, uint64_t v, int64_t m)
+{
+	uint64_t p;
+
+	if (m == 1)
+		p = v;
+	else if (__builtin_mul_overflow(v, (uint64_t)m, &p)) {
+		a->big += (fs__i128)v * m;
+		return;
+	}
+	if (__builtin_add_overflow(a->lo, p, &a->lo))
+		a->wraps++;
+}
+
+/* Add fs__rec_fx(x)·m for x >= 0. */
+static inline void fx_add_n(struct fx_acc *a, double x, int64_t m)
+{
+	double y = x * FS__FX_ONE;
+
+	if (y < 9.2e18)
+		acc_mul(a, (uint64_t)(int64_t)y, m);
+	else
+		a->big += fs__rec_fx(x) * m;
+}
+
 static fs__i128 fx_value(const struct fx_acc *a)
 {
 	return ((fs__i128)a->wraps << 64) + (fs__i128)a->lo + a->big;
@@ -116,7 +142,6 @@ static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
                       struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
 {
 	struct fs_hist *h = &rec->result->itl_hist;
-	fs__i128 kv_ns = 0, cap_flops = 0, cap_bytes = 0, sq = 0;
 	size_t i = 0;
 
 	while (i < k) {
@@ -127,20 +152,16 @@ static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
 
 		for (; i < k && dur_ns[i] == d; i++, m++)
 			kv_sum += kv_blocks[i];
-		kv_ns += (fs__i128)kv_sum * d;
-		cap_flops += fs__rec_fx(dur_s * peak_flops_per_s) * m;
-		cap_bytes += fs__rec_fx(dur_s * peak_bytes_per_s) * m;
+		acc_mul(&g->kv_int, (uint64_t)kv_sum, d);
+		fx_add_n(&g->flops_cap, dur_s * peak_flops_per_s, m);
+		fx_add_n(&g->bytes_cap, dur_s * peak_bytes_per_s, m);
 		nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
 		     fs__recorder_itl_bucket(rec, dur, hint);
 		h->buckets[nb] += count * (uint64_t)m;
 		*itl_lo = d < *itl_lo ? d : *itl_lo;
 		*itl_hi = d > *itl_hi ? d : *itl_hi;
-		sq += (fs__i128)(d * d) * m;
+		acc_mul(s2, (uint64_t)(d * d), m);
 	}
-	g->kv_int.big += kv_ns;
-	g->flops_cap.big += cap_flops;
-	g->bytes_cap.big += cap_bytes;
-	s2->big += sq;
 }
 
 /* acc + Σ dur_ns[from .. to) with the bits of adding them one by one in
