@@ -215,34 +215,42 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	struct fs__cost_ctx *c;
-	uint32_t j;
-	fs_ns more_ns;
+	uint32_t j, o, i;
+	fs_ns more_ns, t_ns;
 
 	if (in->run_n == 0 || !in->run_more || !in->stepping)
 		return false;
 	c = fs_llm_engine_cost_ctx(in->engine);
-	fs__world_run_sync(w, ii);
+	/* the chunk's last step ends now; the steps before it are recorded
+	 * with it, in one call, once the next chunk is planned after it */
 	j = in->run_j;
-	FS__WORLD_CHECK(w, j + 1 == in->run_n &&
-	                in->step_begin_ns + c->run_dur_ns[j] == w->now_ns,
+	for (t_ns = in->step_begin_ns; j + 1 < in->run_n; j++)
+		t_ns += c->run_dur_ns[j];
+	FS__WORLD_CHECK(w, t_ns + c->run_dur_ns[j] == w->now_ns,
 	                "run chunk ends off its last step");
-	/* the step in flight becomes slot 0, the next chunk follows it */
-	c->run_dur_ns[0] = c->run_dur_ns[j];
-	if (c->run_lin_ok) {
-		c->run_lin.flops0 += c->run_lin.flops_step * (int64_t)j;
-		c->run_lin.bytes0 += c->run_lin.bytes_step * (int64_t)j;
-	} else {
-		c->run_flops[0] = c->run_flops[j];
-		c->run_bytes[0] = c->run_bytes[j];
-	}
-	in->run_j = 0;
-	in->run_n = 1;
 	if (c->run_chunk < FS__RUN_MAX_STEPS / 2)
 		c->run_chunk *= 2;
-	more_ns = plan(w, in, c, c->run_chunk);
-	if (in->run_n == 1)
+	more_ns = plan(w, in, c, c->run_chunk);       /* slots j + 1 on */
+	if (in->run_n == j + 1)
 		return false;            /* nothing after it: it ends as usual */
-	advance(w, in, c, 1, 0);            /* this event is its end */
+	/* this event is the last step's end */
+	advance(w, in, c, j + 1 - in->run_j, j - in->run_j);
+	/* the step now in flight (j + 1) and those planned after it move to
+	 * slot 0 on, so the next chunk has room */
+	o = j + 1;
+	for (i = o; i < in->run_n; i++)
+		c->run_dur_ns[i - o] = c->run_dur_ns[i];
+	if (c->run_lin_ok) {
+		c->run_lin.flops0 += c->run_lin.flops_step * (int64_t)o;
+		c->run_lin.bytes0 += c->run_lin.bytes_step * (int64_t)o;
+	} else {
+		for (i = o; i < in->run_n; i++) {
+			c->run_flops[i - o] = c->run_flops[i];
+			c->run_bytes[i - o] = c->run_bytes[i];
+		}
+	}
+	in->run_n -= o;
+	in->run_j = 0;
 	in->step_ev = fs_eventq_push(w->q, w->now_ns + more_ns, FS_EV_STEP_DONE, ii, 0);
 	return true;
 }
