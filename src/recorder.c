@@ -74,6 +74,11 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->result = r;
 	rec->bin_fx = fs_xcalloc(4 * r->queue_len.n_bins, sizeof *rec->bin_fx);
 	rec->pool_fx = fs_xcalloc(n_pools + 1, sizeof *rec->pool_fx);
+	rec->n_pools = n_pools;
+	rec->bin_pool_busy_ns = fs_xcalloc(n_pools * r->queue_len.n_bins + 1,
+	                                   sizeof *rec->bin_pool_busy_ns);
+	rec->pool_peak_flops = fs_xcalloc(n_pools + 1, sizeof *rec->pool_peak_flops);
+	rec->pool_peak_bytes = fs_xcalloc(n_pools + 1, sizeof *rec->pool_peak_bytes);
 	rec->kv_acc = fs_xcalloc(r->queue_len.n_bins, sizeof *rec->kv_acc);
 	rec->itl_min = NAN;
 	rec->itl_max = NAN;
@@ -90,6 +95,11 @@ void fs__recorder_fini(struct fs_recorder *rec)
 	free(rec->bin_fx);
 	free(rec->pool_fx);
 	free(rec->kv_acc);
+	free(rec->bin_pool_busy_ns);
+	free(rec->pool_peak_flops);
+	free(rec->pool_peak_bytes);
+	rec->bin_pool_busy_ns = NULL;
+	rec->pool_peak_flops = rec->pool_peak_bytes = NULL;
 	free(rec->itl_floor);
 	rec->itl_floor = NULL;
 	fs__recorder_rows_fini(rec);
@@ -264,6 +274,18 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
 	fs_tseries_set(&rec->result->busy, t_ns, (double)busy);
 }
 
+/* The FLOPs (or bytes) the LLM pools' steps that began in bin c could have
+ * done at their peaks: Σ over pools of busy seconds × peak (MODEL: S8). */
+static double pool_capacity(const struct fs_recorder *rec, size_t c, const double *peak)
+{
+	size_t n_bins = rec->result->queue_len.n_bins, p;
+	double sum = 0;
+
+	for (p = 0; p < rec->n_pools; p++)
+		sum += (double)rec->bin_pool_busy_ns[p * n_bins + c] * 1e-9 * peak[p];
+	return sum;
+}
+
 struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 {
 	struct fs_rep_result *r = rec->result;
@@ -278,9 +300,11 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs__recorder_kv_flush(rec);
 	for (c = 0; c < r->queue_len.n_bins; c++) {
 		r->bin_flops[c] = fx_value(rec->bin_fx[4 * c]);
-		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]);
+		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]) +
+		                      pool_capacity(rec, c, rec->pool_peak_flops);
 		r->bin_bytes[c] = fx_value(rec->bin_fx[4 * c + 2]);
-		r->bin_bytes_cap[c] = fx_value(rec->bin_fx[4 * c + 3]);
+		r->bin_bytes_cap[c] = fx_value(rec->bin_fx[4 * c + 3]) +
+		                      pool_capacity(rec, c, rec->pool_peak_bytes);
 	}
 	r->engine.flops = fx_value(rec->flops_fx);
 	r->engine.bytes = fx_value(rec->bytes_fx);

@@ -73,6 +73,12 @@ struct fs_recorder {
 	struct fs__row_spool *spool;         /* NULL: rows kept in result->rows */
 	/* exact sums (see fs__i128), turned into the result's doubles at the end */
 	fs__i128 *bin_fx;                    /* 4 per bin: flops, flops_cap, bytes, bytes_cap */
+	/* the capacity terms of LLM pools' steps (MODEL: S8): Σ step ns per pool
+	 * and bin (a step in the bin where it begins), times the pool's peaks at
+	 * the end */
+	int64_t *bin_pool_busy_ns;           /* n_pools × bins */
+	double *pool_peak_flops, *pool_peak_bytes;   /* n_pools, per second */
+	size_t n_pools;
 	fs__i128 flops_fx, bytes_fx;         /* engine totals after warm-up */
 	struct fs__rec_pool_fx *pool_fx;     /* n_pools */
 	uint64_t itl_n;                      /* ITL moments: count, Σ gap, Σ gap² (ns) */

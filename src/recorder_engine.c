@@ -133,9 +133,15 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		fs__i128 *fx = &rec->bin_fx[4 * b];
 
 		fx[0] += flops_fx;
-		fx[1] += fs__rec_fx(dur_s * peak_flops_per_s);
 		fx[2] += bytes_fx;
-		fx[3] += fs__rec_fx(dur_s * peak_bytes_per_s);
+		if (pool != SIZE_MAX) {        /* capacity: busy ns × peaks (S8) */
+			rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + b] += end_ns - begin_ns;
+			rec->pool_peak_flops[pool] = peak_flops_per_s;
+			rec->pool_peak_bytes[pool] = peak_bytes_per_s;
+		} else {
+			fx[1] += fs__rec_fx(dur_s * peak_flops_per_s);
+			fx[3] += fs__rec_fx(dur_s * peak_bytes_per_s);
+		}
 	}
 
 	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */

@@ -50,17 +50,6 @@ static inline void acc_mul(struct fx_acc *a, uint64_t v, int64_t m)
 		a->wraps++;
 }
 
-/* Add fs__rec_fx(x)·m for x >= 0. */
-static inline void fx_add_n(struct fx_acc *a, double x, int64_t m)
-{
-	double y = x * FS__FX_ONE;
-
-	if (y < 9.2e18)
-		acc_mul(a, (uint64_t)(int64_t)y, m);
-	else
-		a->big += fs__rec_fx(x) * m;
-}
-
 static fs__i128 fx_value(const struct fx_acc *a)
 {
 	return ((fs__i128)a->wraps << 64) + (fs__i128)a->lo + a->big;
@@ -74,7 +63,8 @@ struct seg {
 	bool warm;                   /* began at or after the warm-up (MODEL: S1) */
 	int64_t steps;
 	size_t i0;                   /* its first iteration in the call */
-	struct fx_acc flops, bytes, kv_block_ns, flops_cap, bytes_cap;
+	struct fx_acc flops, bytes, kv_block_ns;
+	int64_t busy_ns;             /* Σ step ns: the capacity terms (MODEL: S8) */
 	struct fx_acc kv_int;        /* Σ blocks·ns of the exact integer terms */
 };
 
@@ -113,9 +103,8 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 		fs__i128 *fx = &rec->bin_fx[4 * g->bin];
 
 		fx[0] += flops;
-		fx[1] += fx_value(&g->flops_cap);
 		fx[2] += bytes;
-		fx[3] += fx_value(&g->bytes_cap);
+		rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + g->bin] += g->busy_ns;
 		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + g->bin] +=
 			(double)(n_seqs * g->steps);
 	}
@@ -132,13 +121,11 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 /* The per-iteration figures of k iterations that all begin in one bin
  * after the warm-up and end with an ITL gap of count requests, each
  * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, gathered per group of
- * equal consecutive durations: KV block·ns (exact integers), the capacity
- * terms (the same fixed-point term per iteration of a group), the ITL
- * histogram and Σ d².  What fx_add would add per iteration, added once per
- * group times its length. */
+ * equal consecutive durations: KV block·ns (exact integers), the ITL
+ * histogram and Σ d², added once per group times its length. */
 static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
-                      const int64_t *kv_blocks, uint64_t count, double peak_flops_per_s,
-                      double peak_bytes_per_s, struct fs__hist_hint *hint, struct seg *g,
+                      const int64_t *kv_blocks, uint64_t count,
+                      struct fs__hist_hint *hint, struct seg *g,
                       struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
 {
 	struct fs_hist *h = &rec->result->itl_hist;
@@ -146,15 +133,13 @@ static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
 
 	while (i < k) {
 		fs_ns d = dur_ns[i];
-		double dur = (double)d, dur_s = dur * 1e-9;
+		double dur = (double)d;
 		int64_t m = 0, kv_sum = 0;
 		size_t nb;
 
 		for (; i < k && dur_ns[i] == d; i++, m++)
 			kv_sum += kv_blocks[i];
 		acc_mul(&g->kv_int, (uint64_t)kv_sum, d);
-		fx_add_n(&g->flops_cap, dur_s * peak_flops_per_s, m);
-		fx_add_n(&g->bytes_cap, dur_s * peak_bytes_per_s, m);
 		nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
 		     fs__recorder_itl_bucket(rec, dur, hint);
 		h->buckets[nb] += count * (uint64_t)m;
@@ -199,9 +184,9 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	fs_ns itl_lo = INT64_MAX, itl_hi = 0;   /* the ITL gaps' least and largest */
 	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
 	struct seg g = { .bin = SIZE_MAX };
-	/* the capacity terms of the last duration seen (most repeat) */
-	fs_ns cap_d = -1;
-	double cap_flops_y = 0, cap_bytes_y = 0;
+
+	rec->pool_peak_flops[pool] = peak_flops_per_s;       /* MODEL: S8 */
+	rec->pool_peak_bytes[pool] = peak_bytes_per_s;
 
 	if (lin != NULL && count > 0 && k > 0 && begin_ns >= warmup_ns && begin_ns < horizon_ns) {
 		/* the usual call: every iteration begins in one bin, after the
@@ -218,11 +203,12 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		bin = fs__recorder_bin_at(rec, begin_ns);
 		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 &&
 		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
-			group_run(rec, k, dur_ns, kv_blocks, count, peak_flops_per_s,
-			          peak_bytes_per_s, hint, &g, &s2, &itl_lo, &itl_hi);
+			group_run(rec, k, dur_ns, kv_blocks, count, hint, &g, &s2, &itl_lo,
+			          &itl_hi);
 			g.bin = bin;
 			g.warm = true;
 			g.steps = (int64_t)k;
+			g.busy_ns = dur_sum;
 			seg_flush(rec, pool, n_seqs, lin, &g);
 			itl_steps = k;
 			s1 = dur_sum;
@@ -271,17 +257,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		} else {
 			fx_add(&g.kv_block_ns, (double)kv * dur);
 		}
-		if (b != SIZE_MAX) {
-			if (d != cap_d) {
-				double dur_s = dur * 1e-9;
-
-				cap_d = d;
-				cap_flops_y = dur_s * peak_flops_per_s;
-				cap_bytes_y = dur_s * peak_bytes_per_s;
-			}
-			fx_add(&g.flops_cap, cap_flops_y);
-			fx_add(&g.bytes_cap, cap_bytes_y);
-		}
+		if (b != SIZE_MAX)
+			g.busy_ns += d;
 		dur_sum += d;
 		if (warm) {
 			if (warm_from == k)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/perf.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
@@ -156,6 +157,38 @@ static void test_llm_world_throughput_saturates_with_load(void **state)
 	assert_true(tokens_per_s[3] < 1.25 * tokens_per_s[2]);  /* at capacity: flat */
 }
 
+/* MODEL: S8 — the time series' capacity (the denominator of its MFU and
+ * MBU columns) is the pool's busy time at its peaks: summed over the bins it
+ * is the pool's whole busy time × peak FLOP/s (and × peak bytes/s), and no
+ * bin's modelled work exceeds it. */
+static void test_llm_world_bin_capacity_is_busy_time_at_peak(void **state)
+{
+	struct fs_scenario *sc = scenario(4.0, "5m", L40S_8B);
+	struct fs_rep_result **results = run(sc, false);
+	struct fs_perf_peaks peak = fs_perf_instance_peaks(&sc->fleet.pools[0].llm->perf);
+	int r;
+
+	(void)state;
+	assert_true(peak.flops_per_s > 0 && peak.bytes_per_s > 0);
+	for (r = 0; r < 3; r++) {
+		const struct fs_rep_result *res = results[r];
+		double busy_s = res->fleet.pools[0].busy_ns * 1e-9, cap_f = 0, cap_b = 0;
+		size_t b;
+
+		assert_true(busy_s > 1.0);
+		for (b = 0; b < res->queue_len.n_bins; b++) {
+			cap_f += res->bin_flops_cap[b];
+			cap_b += res->bin_bytes_cap[b];
+			assert_true(res->bin_flops[b] <= res->bin_flops_cap[b]);
+			assert_true(res->bin_bytes[b] <= res->bin_bytes_cap[b]);
+		}
+		assert_true(fabs(cap_f / (busy_s * peak.flops_per_s) - 1.0) < 1e-12);
+		assert_true(fabs(cap_b / (busy_s * peak.bytes_per_s) - 1.0) < 1e-12);
+	}
+	fs_replicate_free(results, 3);
+	fs_scenario_free(sc);
+}
+
 /* With a measured step table the TPOT of a lone request is the table's
  * decode time at batch 1 (5-6 ms in step_table_small.csv). */
 static void test_llm_world_step_table_sets_step_time(void **state)
@@ -182,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_llm_world_tiny_kv_cache_ends_without_livelock),
 		cmocka_unit_test(test_llm_world_overload_is_unstable_not_a_hang),
 		cmocka_unit_test(test_llm_world_throughput_saturates_with_load),
+		cmocka_unit_test(test_llm_world_bin_capacity_is_busy_time_at_peak),
 		cmocka_unit_test(test_llm_world_step_table_sets_step_time),
 	};
 
