@@ -72,7 +72,7 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	r->fleet.pools = fs_xcalloc(n_pools, sizeof *r->fleet.pools);
 	r->measured_ns = sc->sim.horizon_ns - sc->sim.warmup_ns;
 	rec->result = r;
-	rec->bin_fx = fs_xcalloc(4 * r->queue_len.n_bins, sizeof *rec->bin_fx);
+	rec->bin_fx = fs_xcalloc(2 * r->queue_len.n_bins, sizeof *rec->bin_fx);
 	rec->pool_fx = fs_xcalloc(n_pools + 1, sizeof *rec->pool_fx);
 	rec->n_pools = n_pools;
 	rec->bin_pool_busy_ns = fs_xcalloc(n_pools * r->queue_len.n_bins + 1,
@@ -299,12 +299,10 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 	fs_tseries_finish(&r->kv_used, close_ns);
 	fs__recorder_kv_flush(rec);
 	for (c = 0; c < r->queue_len.n_bins; c++) {
-		r->bin_flops[c] = fx_value(rec->bin_fx[4 * c]);
-		r->bin_flops_cap[c] = fx_value(rec->bin_fx[4 * c + 1]) +
-		                      pool_capacity(rec, c, rec->pool_peak_flops);
-		r->bin_bytes[c] = fx_value(rec->bin_fx[4 * c + 2]);
-		r->bin_bytes_cap[c] = fx_value(rec->bin_fx[4 * c + 3]) +
-		                      pool_capacity(rec, c, rec->pool_peak_bytes);
+		r->bin_flops[c] = fx_value(rec->bin_fx[2 * c]);
+		r->bin_flops_cap[c] = pool_capacity(rec, c, rec->pool_peak_flops);
+		r->bin_bytes[c] = fx_value(rec->bin_fx[2 * c + 1]);
+		r->bin_bytes_cap[c] = pool_capacity(rec, c, rec->pool_peak_bytes);
 	}
 	r->engine.flops = fx_value(rec->flops_fx);
 	r->engine.bytes = fx_value(rec->bytes_fx);

@@ -72,7 +72,7 @@ struct fs_recorder {
 	fs_ns bin_lo_ns, bin_hi_ns;
 	struct fs__row_spool *spool;         /* NULL: rows kept in result->rows */
 	/* exact sums (see fs__i128), turned into the result's doubles at the end */
-	fs__i128 *bin_fx;                    /* 4 per bin: flops, flops_cap, bytes, bytes_cap */
+	fs__i128 *bin_fx;                    /* 2 per bin: flops, bytes */
 	/* the capacity terms of LLM pools' steps (MODEL: S8): Σ step ns per pool
 	 * and bin (a step in the bin where it begins), times the pool's peaks at
 	 * the end */
@@ -151,15 +151,6 @@ struct fs__hist_hint {
 void fs__recorder_itl(struct fs_recorder *rec, fs_ns t_ns, fs_ns gap_ns,
                       uint64_t count, struct fs__hist_hint *hint);
 
-/* One LLM engine step [begin_ns, end_ns) with its batch size, tokens,
- * preemptions and modelled work, on an instance whose peaks (all its GPUs)
- * are peak_flops_per_s and peak_bytes_per_s. */
-void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
-                       int64_t batch_seqs, int64_t prefill_tokens,
-                       int64_t tokens_generated, uint64_t preemptions,
-                       double flops, double bytes, double peak_flops_per_s,
-                       double peak_bytes_per_s);
-
 /* Prefix-cache lookups of a step that began at begin_ns (counted after
  * warm-up, like the other engine figures; MODEL: V22). */
 void fs__recorder_prefix(struct fs_recorder *rec, fs_ns begin_ns,
@@ -188,9 +179,11 @@ void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
 /* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
 bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
 
-/* fs__recorder_step for an LLM iteration of pool `pool` (SIZE_MAX: none)
- * that also adds its work to the pool: FLOPs, bytes and KV block·ns
- * (summed exactly), and its output tokens as fs__recorder_pool_tokens. */
+/* One LLM engine step [begin_ns, end_ns) of pool `pool` with its batch
+ * size, tokens, preemptions and modelled work, on an instance whose peaks
+ * (all its GPUs) are peak_flops_per_s and peak_bytes_per_s: the engine
+ * figures, the time bin's work and capacity, and the pool's FLOPs, bytes
+ * and KV block·ns (summed exactly) and output tokens. */
 void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
                            int64_t tokens_generated, uint64_t preemptions,

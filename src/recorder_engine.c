@@ -91,17 +91,6 @@ void fs__recorder_itl_moments(const struct fs_recorder *rec, struct fs_moments *
 	m->max = rec->itl_max;
 }
 
-void fs__recorder_step(struct fs_recorder *rec, fs_ns begin_ns, fs_ns end_ns,
-                       int64_t batch_seqs, int64_t prefill_tokens,
-                       int64_t tokens_generated, uint64_t preemptions,
-                       double flops, double bytes, double peak_flops_per_s,
-                       double peak_bytes_per_s)
-{
-	fs__recorder_llm_step(rec, SIZE_MAX, begin_ns, end_ns, batch_seqs, prefill_tokens,
-	                      tokens_generated, preemptions, flops, bytes, peak_flops_per_s,
-	                      peak_bytes_per_s, 0);
-}
-
 void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            fs_ns end_ns, int64_t batch_seqs, int64_t prefill_tokens,
                            int64_t tokens_generated, uint64_t preemptions,
@@ -109,39 +98,27 @@ void fs__recorder_llm_step(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            double peak_bytes_per_s, double kv_block_ns)
 {
 	struct fs_engine_totals *t = &rec->result->engine;
-	double dur_s = (double)(end_ns - begin_ns) * 1e-9;
 	fs__i128 flops_fx = fs__rec_fx(flops), bytes_fx = fs__rec_fx(bytes);
-
 	struct fs_rep_result *r = rec->result;
+	struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
 	size_t b = begin_ns < rec->sc->sim.horizon_ns ? fs__recorder_bin_at(rec, begin_ns)
 	                                               : SIZE_MAX;
 
-	if (pool != SIZE_MAX) {
-		struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
-
-		p->flops += flops_fx;
-		p->bytes += bytes_fx;
-		p->kv_block_ns += fs__rec_fx(kv_block_ns);
-		/* MODEL: S17 — work for capacity utilisation: output tokens sampled
-		 * (fs__recorder_pool_tokens) */
-		r->fleet.pools[pool].output_tokens += (double)tokens_generated;
-		if (b != SIZE_MAX)
-			r->bin_pool_output_tokens[pool * r->queue_len.n_bins + b] +=
-				(double)tokens_generated;
-	}
+	p->flops += flops_fx;
+	p->bytes += bytes_fx;
+	p->kv_block_ns += fs__rec_fx(kv_block_ns);
+	/* MODEL: S17 — work for capacity utilisation: output tokens sampled
+	 * (fs__recorder_pool_tokens) */
+	r->fleet.pools[pool].output_tokens += (double)tokens_generated;
+	rec->pool_peak_flops[pool] = peak_flops_per_s;           /* MODEL: S8 */
+	rec->pool_peak_bytes[pool] = peak_bytes_per_s;
 	if (b != SIZE_MAX) {
-		fs__i128 *fx = &rec->bin_fx[4 * b];
+		size_t pb = pool * r->queue_len.n_bins + b;
 
-		fx[0] += flops_fx;
-		fx[2] += bytes_fx;
-		if (pool != SIZE_MAX) {        /* capacity: busy ns × peaks (S8) */
-			rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + b] += end_ns - begin_ns;
-			rec->pool_peak_flops[pool] = peak_flops_per_s;
-			rec->pool_peak_bytes[pool] = peak_bytes_per_s;
-		} else {
-			fx[1] += fs__rec_fx(dur_s * peak_flops_per_s);
-			fx[3] += fs__rec_fx(dur_s * peak_bytes_per_s);
-		}
+		r->bin_pool_output_tokens[pb] += (double)tokens_generated;
+		rec->bin_fx[2 * b] += flops_fx;
+		rec->bin_fx[2 * b + 1] += bytes_fx;
+		rec->bin_pool_busy_ns[pb] += end_ns - begin_ns;     /* capacity (S8) */
 	}
 
 	/* MODEL: S1 — engine figures cover steps that begin after warm-up. */

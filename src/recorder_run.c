@@ -100,10 +100,10 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 	/* MODEL: S17 — output tokens sampled, for capacity utilisation */
 	r->fleet.pools[pool].output_tokens += (double)(n_seqs * g->steps);
 	if (g->bin != SIZE_MAX) {
-		fs__i128 *fx = &rec->bin_fx[4 * g->bin];
+		fs__i128 *fx = &rec->bin_fx[2 * g->bin];
 
 		fx[0] += flops;
-		fx[2] += bytes;
+		fx[1] += bytes;
 		rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + g->bin] += g->busy_ns;
 		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + g->bin] +=
 			(double)(n_seqs * g->steps);

@@ -7,10 +7,11 @@
  * fleet or autoscaler event, the chunk's end), exactly as their own events
  * would have been.  At a chunk's end a run that can go on plans the next,
  * twice as long, up to 128 steps (the pricing a cut or a completion
- * wastes costs less than more chunk ends would: RUN_FIRST_CHUNK).  An arrival routed to the instance cuts the run
- * after the step in flight.  Per recorded iteration O(1): no work per
- * request; the iterations that end before now are recorded together
- * (fs__recorder_llm_run) and the engine advanced over them in one call.
+ * wastes costs less than more chunk ends would: RUN_FIRST_CHUNK).  An
+ * arrival routed to the instance cuts the run after the step in flight.
+ * Per recorded iteration O(1): no work per request; the iterations that
+ * end before now are recorded together (fs__recorder_llm_run) and the
+ * engine advanced over them in one call.
  * The planned steps live in the instance's cost context; their FLOPs and
  * bytes, exact integers linear in the step, as two linear functions.
  */
