@@ -47,10 +47,39 @@ static bool steady(const struct fs_llm_engine *e, const struct llm_seq *s)
 	        s->cached_blocks);
 }
 
+/* The run's per-residue counts, allocated once and zeroed. */
+static void run_zero_counts(struct fs_llm_engine *e)
+{
+	struct llm_run *r = &e->run;
+	size_t bt = (size_t)e->kv.block_tokens;
+
+	if (r->cnt == NULL)
+		r->cnt = fs_xcalloc(bt, sizeof *r->cnt);
+	memset(r->cnt, 0, bt * sizeof *r->cnt);
+}
+
+/* Open the run on the step in flight (step 0) over every running request:
+ * the first completion at step `last`, context sum `ctx` at step 0. */
+static void run_start(struct fs_llm_engine *e, int64_t last, int64_t ctx)
+{
+	struct llm_run *r = &e->run;
+
+	r->open = true;
+	r->n = (int64_t)e->n_running;
+	r->j = 0;
+	r->planned = 1;
+	r->last = last;
+	r->ctx_tokens = ctx;
+	r->plan_used = fs_kvcache_used(&e->kv);
+	r->blocks_alloc = 0;
+	r->res_plan = 0;
+	r->res_adv = 0;
+}
+
 bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 {
 	struct llm_run *r = &e->run;
-	int64_t bt = e->kv.block_tokens, last = INT64_MAX, ctx = 0;
+	int64_t last = INT64_MAX, ctx = 0;
 	size_t i;
 
 	LLM_CHECK(!r->open, "run opened twice");
@@ -71,21 +100,10 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 	if (last < 1)
 		return false;              /* step 0 already completes a request */
 	LLM_CHECK(ctx == e->shape.decode_context_tokens, "run context out of step");
-	if (r->cnt == NULL)
-		r->cnt = fs_xcalloc((size_t)bt, sizeof *r->cnt);
-	memset(r->cnt, 0, (size_t)bt * sizeof *r->cnt);
+	run_zero_counts(e);
 	for (i = 0; i < e->n_running; i++)
 		r->cnt[block_residue(e, e->seqs[e->running[i]].computed_tokens)]++;
-	r->open = true;
-	r->n = (int64_t)e->n_running;
-	r->j = 0;
-	r->planned = 1;
-	r->last = last;
-	r->ctx_tokens = ctx;
-	r->plan_used = fs_kvcache_used(&e->kv);
-	r->blocks_alloc = 0;
-	r->res_plan = 0;
-	r->res_adv = 0;
+	run_start(e, last, ctx);
 	return true;
 }
 
@@ -382,7 +400,7 @@ static int64_t decode_need(const struct fs_llm_engine *e, const struct llm_seq *
 bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_ns)
 {
 	struct llm_run *r = &e->run;
-	int64_t need = 0, last = INT64_MAX, ctx = 0, bt = e->kv.block_tokens, n;
+	int64_t need = 0, last = INT64_MAX, ctx = 0, n;
 	size_t i;
 
 	/* MODEL: V24 — only where begin_step's plan is a decode of every
@@ -405,9 +423,7 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 
 	/* begin_step: each request one token and its blocks, in one allocation
 	 * (nothing cached to evict); phase C advances it; run_open's counts */
-	if (r->cnt == NULL)
-		r->cnt = fs_xcalloc((size_t)bt, sizeof *r->cnt);
-	memset(r->cnt, 0, (size_t)bt * sizeof *r->cnt);
+	run_zero_counts(e);
 	LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run begin allocation failed");
 	for (i = 0; i < e->n_running; i++) {
 		struct llm_seq *s = &e->seqs[e->running[i]];
@@ -441,17 +457,7 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 		e->stats.peak_running = n;
 	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
 		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
-
-	r->open = true;
-	r->n = n;
-	r->j = 0;
-	r->planned = 1;
-	r->last = last;
-	r->ctx_tokens = ctx;
-	r->plan_used = fs_kvcache_used(&e->kv);
-	r->blocks_alloc = 0;
-	r->res_plan = 0;
-	r->res_adv = 0;
+	run_start(e, last, ctx);
 	return true;
 }
 
