@@ -132,6 +132,15 @@ void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
  * list tail-first); s->kv_blocks and cached_blocks become 0. */
 void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);
 
+/* Phase B, continuous batching (llm_sched.c): admit from the head of
+ * waiting while *budget_tokens, max_num_seqs and the KV gate allow. */
+void fs__llm_phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens);
+/* The end of a plan that scheduled something, the step beginning at
+ * e->step_begin_ns: phase C for running[from..] added to e->shape (which
+ * holds running[..from)'s already), the step priced through the cost
+ * callback and counted in the statistics.  Returns its time. */
+fs_ns fs__llm_begin_priced(struct fs_llm_engine *e, size_t from);
+
 /* Phases D–E for one scheduled request at the end of the step in flight
  * (now_ns): sample a token if its prefill is complete, noting it in `r`;
  * true when that finished it and it was freed. */

@@ -379,6 +379,76 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	return true;
 }
 
+bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                             struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	struct llm_run *r = &e->run;
+	int64_t j = r->j, n = r->n, need, before = 0, after = 0, ctx = 0, budget;
+	size_t i;
+
+	/* MODEL: V24 — only where the reference's next plan gives each request
+	 * of the run one token without a preemption and then admits from
+	 * waiting: no request finishes in step j, no prefix cache (no commits,
+	 * no cached blocks to evict), continuous batching, decodes planned
+	 * before admissions, a budget of at least a token each */
+	if (!r->open || j + 1 != r->planned || j >= r->last || e->n_waiting == 0 ||
+	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC ||
+	    e->cfg.scheduler == FS_LLM_SCHED_PREFILL_FIRST ||
+	    e->cfg.max_num_batched_tokens < n)
+		return false;
+	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
+	need = r->cnt[r->res_adv];         /* blocks step j + 1 takes (MODEL: V6) */
+	if (need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
+		return false;              /* phase A would preempt */
+
+	/* the end of step j, as fs_llm_engine_end_step: every request samples
+	 * a regular token (V9, V16); the levels are the step's, before phase A */
+	memset(rep, 0, sizeof *rep);
+	rep->begin_ns = e->step_begin_ns;
+	rep->end_ns = now_ns;
+	rep->shape = e->shape;
+	rep->itl_regular_seqs = n;
+	rep->tokens_generated = n;
+	r->open = false;
+	fs__llm_end_report(e, now_ns, rep);
+
+	/* in one pass: the run's progress written back (fs__llm_run_close),
+	 * step j's token sampled (fs__llm_sample_token), and phases A and C of
+	 * the next plan, one token each and the blocks for the KV it writes */
+	for (i = 0; i < e->n_running; i++) {
+		struct llm_seq *s = &e->seqs[e->running[i]];
+		int64_t c = s->computed_tokens + j;
+
+		before += s->kv_blocks;
+		s->generated += j + 1;
+		s->last_token_ns = now_ns;
+		s->computed_tokens = c + 1;
+		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, c + 1);
+		s->sched_tokens = 1;
+		after += s->kv_blocks;
+		ctx += c + 1;
+	}
+	LLM_CHECK(after - before == r->blocks_alloc + need, "run blocks out of step");
+	if (need > 0)
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run admit allocation failed");
+
+	/* the begin of step j + 1 (fs_llm_engine_begin_step): phase B admits
+	 * from waiting with the budget left; phase C and pricing as usual */
+	e->n_preempted = 0;
+	e->n_rejected = 0;
+	e->n_started = 0;
+	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+	budget = e->cfg.max_num_batched_tokens - n;
+	fs__llm_phase_admit(e, &budget);
+	memset(&e->shape, 0, sizeof e->shape);
+	e->shape.n_seqs = n;                                           /* MODEL: V1 */
+	e->shape.decode_seqs = n;
+	e->shape.decode_context_tokens = ctx;
+	e->step_begin_ns = now_ns;
+	*next_dur_ns = fs__llm_begin_priced(e, (size_t)n);
+	return true;
+}
+
 /* Blocks request s takes to begin a decode step as fs_llm_engine_begin_step
  * would plan it (phase A: one token, blocks for the KV it writes; MODEL: V6),
  * or -1 when that step would not leave it steady (fs_llm_engine_run_open):

@@ -126,7 +126,7 @@ static void phase_running(struct fs_llm_engine *e, int64_t *budget_tokens,
 /* Phase B, continuous batching: admit from the head of waiting while the
  * budget, max_num_seqs and the KV gate allow; stop at the first that does
  * not fit — waiting requests never preempt (MODEL: V5, V7). */
-static void phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
+void fs__llm_phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 {
 	const struct fs_llm_engine_cfg *c = &e->cfg;
 
@@ -257,7 +257,7 @@ static int64_t plan(struct fs_llm_engine *e, bool *preempted)
 	if (e->cfg.scheduler == FS_LLM_SCHED_PREFILL_FIRST) {
 		/* MODEL: V20 — vLLM V0 default: admit whole prompts first; a step
 		 * that prefills anything runs no decodes. */
-		phase_admit(e, &budget);
+		fs__llm_phase_admit(e, &budget);
 		if (budget == e->cfg.max_num_batched_tokens)
 			phase_running(e, &budget, preempted);
 		LLM_CHECK(budget >= 0, "token budget overspent");
@@ -268,20 +268,20 @@ static int64_t plan(struct fs_llm_engine *e, bool *preempted)
 		if (e->cfg.batching == FS_LLM_BATCHING_STATIC)
 			phase_admit_static(e, &budget);
 		else
-			phase_admit(e, &budget);
+			fs__llm_phase_admit(e, &budget);
 	}
 	LLM_CHECK(budget >= 0, "token budget overspent");
 	return e->cfg.max_num_batched_tokens - budget;
 }
 
-/* Phase C: advance computed tokens and describe the batch for pricing. */
-static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
+/* Phase C for running[from..]: advance computed tokens and add them to the
+ * batch's description for pricing, sh. */
+static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh, size_t from)
 {
 	bool prefix_on = fs_kvcache_prefix_on(&e->kv);
 	size_t i;
 
-	memset(sh, 0, sizeof *sh);
-	for (i = 0; i < e->n_running; i++) {
+	for (i = from; i < e->n_running; i++) {
 		struct llm_seq *s = &e->seqs[e->running[i]];
 		int64_t n = s->sched_tokens;
 
@@ -302,11 +302,35 @@ static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh)
 	}
 }
 
+fs_ns fs__llm_begin_priced(struct fs_llm_engine *e, size_t from)
+{
+	fs_ns dur_ns;
+
+	advance(e, &e->shape, from);
+	dur_ns = e->cost(e->cost_ctx, &e->shape);          /* MODEL: V1 */
+	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
+	e->in_step = true;
+	e->step_dur_ns = dur_ns;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += e->shape.n_seqs;
+	e->stats.sum_decode_seqs += e->shape.decode_seqs;
+	e->stats.sum_prefill_tokens += e->shape.prefill_tokens;
+	e->stats.prefix.query_tokens += e->step_prefix.query_tokens;
+	e->stats.prefix.hit_tokens += e->step_prefix.hit_tokens;
+	e->stats.prefix.query_blocks += e->step_prefix.query_blocks;
+	e->stats.prefix.hit_blocks += e->step_prefix.hit_blocks;
+	e->stats.prefix.saved_tokens += e->step_prefix.saved_tokens;
+	if ((int64_t)e->n_running > e->stats.peak_running)
+		e->stats.peak_running = (int64_t)e->n_running;
+	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	return dur_ns;
+}
+
 fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 {
 	int64_t scheduled = 0, rounds;
 	bool preempted;
-	fs_ns dur_ns;
 
 	LLM_CHECK(!e->in_step, "begin_step while a step is in flight");
 	LLM_CHECK(now_ns >= e->last_end_ns, "time went backwards");
@@ -333,23 +357,5 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 		e->step_dur_ns = 0;
 		return 0;
 	}
-	advance(e, &e->shape);
-	dur_ns = e->cost(e->cost_ctx, &e->shape);          /* MODEL: V1 */
-	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
-	e->in_step = true;
-	e->step_dur_ns = dur_ns;
-	e->stats.steps++;
-	e->stats.sum_batch_seqs += e->shape.n_seqs;
-	e->stats.sum_decode_seqs += e->shape.decode_seqs;
-	e->stats.sum_prefill_tokens += e->shape.prefill_tokens;
-	e->stats.prefix.query_tokens += e->step_prefix.query_tokens;
-	e->stats.prefix.hit_tokens += e->step_prefix.hit_tokens;
-	e->stats.prefix.query_blocks += e->step_prefix.query_blocks;
-	e->stats.prefix.hit_blocks += e->step_prefix.hit_blocks;
-	e->stats.prefix.saved_tokens += e->step_prefix.saved_tokens;
-	if ((int64_t)e->n_running > e->stats.peak_running)
-		e->stats.peak_running = (int64_t)e->n_running;
-	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
-		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
-	return dur_ns;
+	return fs__llm_begin_priced(e, 0);
 }

@@ -359,8 +359,8 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	struct fs__instance *in = &w->insts[ii];
 	struct fs_llm_report rep;
 	double flops, bytes;
-	fs_ns run_end_ns = 0;
-	bool go_on;
+	fs_ns run_end_ns = 0, admit_dur_ns = 0;
+	bool go_on, admitted;
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
@@ -373,7 +373,11 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	 * goes on with the requests left: the next step begins now, as the
 	 * kick below would begin it */
 	go_on = fs__world_run_continue(w, in, &rep, &run_end_ns);
-	if (!go_on) {
+	/* MODEL: V24 — a run cut by an arrival ends and the next step, with
+	 * the admissions, begins in one pass: as the end and the kick below */
+	admitted = !go_on && in->run_n > 0 &&
+	           fs_llm_engine_run_admit(in->engine, w->now_ns, &rep, &admit_dur_ns);
+	if (!go_on && !admitted) {
 		fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
 		in->stepping = false;
 		in->run_n = 0;
@@ -420,6 +424,11 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	if (go_on) {
 		in->step_begin_ns = w->now_ns;
 		in->step_ev = fs_eventq_push(w->q, run_end_ns, FS_EV_STEP_DONE, ii, 0);
+		sync_levels(w, in);
+	} else if (admitted) {
+		in->step_begin_ns = w->now_ns;
+		in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, admit_dur_ns, false),
+		                             FS_EV_STEP_DONE, ii, 0);
 		sync_levels(w, in);
 	} else {
 		fs__world_llm_kick(w, ii);

@@ -188,13 +188,36 @@ static void add_requests(struct fs_llm_engine *e, uint32_t first, int n)
 	}
 }
 
-/* Drive `e` until idle, step by step or (fast) in runs of at most 50
- * planned steps at a time, opened with their step 0 where the engine can
- * (fs_llm_engine_begin_run, counted in *begun) and carried on past
- * completions where it can (fs_llm_engine_run_continue, counted in
- * *continued); returns the steps recorded into recs. */
+/* Requests that arrive while `e` steps: the i-th at at_ns[i], added before
+ * the end of the step that ends at or after it (as the world adds them). */
+struct arrivals {
+	const fs_ns *at_ns;
+	size_t n, next;
+	uint32_t slot;
+};
+
+static void arrive(struct fs_llm_engine *e, struct arrivals *a, fs_ns t)
+{
+	while (a->next < a->n && a->at_ns[a->next] <= t) {
+		add_requests(e, a->slot++, 1);
+		a->next++;
+	}
+}
+
+/* The counts of each fast-path call that took a step. */
+struct taken {
+	size_t run_steps, continued, begun, admitted;
+};
+
+/* Drive `e` until idle and every arrival came, step by step or (fast) in
+ * runs of at most 50 planned steps at a time, cut after the step in flight
+ * when a request arrives, opened with their step 0 where the engine can
+ * (fs_llm_engine_begin_run), carried on past completions where it can
+ * (fs_llm_engine_run_continue) and ended into a step with the admissions
+ * where it can (fs_llm_engine_run_admit); returns the steps recorded into
+ * recs. */
 static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
-                    size_t cap, size_t *run_steps, size_t *continued, size_t *begun)
+                    size_t cap, struct arrivals *a, struct taken *tk)
 {
 	fs_ns t = 0, durs[64];
 	size_t n = 0;
@@ -206,10 +229,16 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 		struct fs_step_shape sh;
 
 		if (open) {
-			(*begun)++;
+			tk->begun++;
 			assert_int_equal(fs_llm_engine_run_planned(e), 1);
 		} else {
 			d = fs_llm_engine_begin_step(e, t);
+			if (d < 0 && a->next < a->n) {      /* idle until the next */
+				if (t < a->at_ns[a->next])
+					t = a->at_ns[a->next];
+				arrive(e, a, t);
+				continue;
+			}
 			if (d < 0)
 				break;
 			open = fast && fs_llm_engine_run_open(e);
@@ -217,24 +246,38 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 		durs[0] = d;
 		for (;;) {
 			size_t k = 1, j;
+			fs_ns end = t + durs[0];
 
-			while (open && k < 50 && fs_llm_engine_run_plan(e, &sh))
-				durs[k++] = toy_cost(NULL, &sh);
+			while (open && k < 50 && (a->next == a->n || end < a->at_ns[a->next]) &&
+			       fs_llm_engine_run_plan(e, &sh)) {
+				durs[k] = toy_cost(NULL, &sh);
+				end += durs[k++];
+			}
 			for (j = 0; j + 1 < k; j++) {
 				t += durs[j];
 				fs_llm_engine_run_advance(e, t, durs[j + 1], &r);
 				assert_true(n < cap);
 				keep(&recs[n++], &r);
-				(*run_steps)++;
+				tk->run_steps++;
 				assert_int_equal(fs_llm_engine_kv_check(e), 0);
 			}
 			t += durs[k - 1];
+			arrive(e, a, t);
 			if (open && fs_llm_engine_run_continue(e, t, &r, &durs[0])) {
 				assert_true(n < cap);
 				keep(&recs[n++], &r);
 				assert_true(r.n_done > 0);
-				(*continued)++;
+				tk->continued++;
 				assert_int_equal(fs_llm_engine_kv_check(e), 0);
+				continue;
+			}
+			if (open && fs_llm_engine_run_admit(e, t, &r, &durs[0])) {
+				assert_true(n < cap);
+				keep(&recs[n++], &r);
+				assert_int_equal(r.n_done, 0);
+				tk->admitted++;
+				assert_int_equal(fs_llm_engine_kv_check(e), 0);
+				open = fs_llm_engine_run_open(e);
 				continue;
 			}
 			fs_llm_engine_end_step(e, t, &r);
@@ -247,31 +290,41 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 	return n;
 }
 
+/* 40 requests at once, or 6 and then 80 more arriving one by one; the
+ * reference and the fast path must report every step alike and end with
+ * the same statistics, the fast path having taken each of its shortcuts
+ * at least the given number of times. */
 static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
-                              size_t min_continued, size_t min_begun)
+                              bool arriving, const struct taken *min)
 {
-	size_t cap = 20000, n_ref, n_fast, i, ref_runs = 0, fast_runs = 0;
-	size_t ref_cont = 0, fast_cont = 0, ref_begun = 0, fast_begun = 0;
+	size_t cap = 20000, n_ref, n_fast, i;
+	struct taken ref_tk = { 0 }, fast_tk = { 0 };
 	struct step_rec *ref = calloc(cap, sizeof *ref), *fast = calloc(cap, sizeof *fast);
 	struct fs_llm_engine *a = toy_engine(kv_blocks, false, sched);
 	struct fs_llm_engine *b = toy_engine(kv_blocks, true, sched);
+	fs_ns at_ns[80];
+	int first = arriving ? 6 : 40;
+	struct arrivals arr_a = { at_ns, arriving ? 80 : 0, 0, (uint32_t)first };
+	struct arrivals arr_b = arr_a;
 
-	add_requests(a, 0, 40);
-	add_requests(b, 0, 40);
-	n_ref = drive(a, false, ref, cap, &ref_runs, &ref_cont, &ref_begun);
-	n_fast = drive(b, true, fast, cap, &fast_runs, &fast_cont, &fast_begun);
+	for (i = 0; i < 80; i++)
+		at_ns[i] = 20000 + (fs_ns)i * 37000 + 9000 * (fs_ns)(i % 5);
+	add_requests(a, 0, first);
+	add_requests(b, 0, first);
+	n_ref = drive(a, false, ref, cap, &arr_a, &ref_tk);
+	n_fast = drive(b, true, fast, cap, &arr_b, &fast_tk);
 	assert_int_equal(n_ref, n_fast);
 	for (i = 0; i < n_ref; i++)
 		assert_memory_equal(&ref[i], &fast[i], sizeof ref[i]);
-	assert_int_equal(ref_runs, 0);
-	assert_int_equal(ref_cont, 0);
-	assert_true(fast_runs > n_ref / 3);         /* most steps went in runs */
-	assert_true(fast_cont >= min_continued);    /* and on past completions */
-	assert_int_equal(ref_begun, 0);
-	assert_true(fast_begun >= min_begun);       /* opened with their step 0 */
+	assert_int_equal(ref_tk.run_steps + ref_tk.continued + ref_tk.begun + ref_tk.admitted, 0);
+	assert_true(fast_tk.run_steps > n_ref / 3);       /* most steps went in runs */
+	assert_true(fast_tk.continued >= min->continued); /* and on past completions */
+	assert_true(fast_tk.begun >= min->begun);         /* opened with their step 0 */
+	assert_true(fast_tk.admitted >= min->admitted);   /* ended into an admission */
 	fprintf(stderr, "  %zu steps, %zu in runs, %zu runs carried past a completion, "
-	        "%zu opened with their first step\n", n_ref, fast_runs, fast_cont, fast_begun);
-	assert_int_equal(fs_llm_engine_stats(a)->completed, 40);
+	        "%zu opened with their first step, %zu ended into an admission\n", n_ref,
+	        fast_tk.run_steps, fast_tk.continued, fast_tk.begun, fast_tk.admitted);
+	assert_int_equal(fs_llm_engine_stats(a)->completed, (uint64_t)first + arr_a.n);
 	assert_memory_equal(fs_llm_engine_stats(a), fs_llm_engine_stats(b),
 	                    sizeof *fs_llm_engine_stats(a));
 	fs_llm_engine_free(a);
@@ -282,16 +335,22 @@ static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
 
 static void test_fast_path_engine_runs_report_every_step_as_the_reference(void **state)
 {
+	static const struct taken at_once = { 0, 10, 1, 0 }, arriving = { 0, 10, 10, 20 };
+
 	(void)state;
-	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, 10, 1);
-	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST, 10, 1);
+	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, false, &at_once);
+	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST, false, &at_once);
+	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, true, &arriving);
 }
 
 static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
 {
+	static const struct taken none = { 0, 0, 0, 0 };
+
 	(void)state;
 	/* 40 blocks of 16 tokens: the batch outgrows them and preempts */
-	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, 0, 0);
+	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, false, &none);
+	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, true, &none);
 }
 
 /* ---- whole runs: fast and reference write the same bytes ---------------- */

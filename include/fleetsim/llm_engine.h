@@ -369,6 +369,20 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
                                 struct fs_llm_report *rep, fs_ns *next_dur_ns);
 
+/* At now_ns, the end of the open run's step in flight, which is its last
+ * (the caller cut it: something waits): where no request finishes in it,
+ * the prefix cache is off, batching is continuous with decodes planned
+ * first, and fs_llm_engine_begin_step would give every request of the run
+ * one token without a preemption, end the step as fs_llm_engine_end_step
+ * would (`rep`: every request one regular token) and begin the next as
+ * fs_llm_engine_begin_step would: those decodes, then admissions from
+ * waiting; priced through the cost callback into *next_dur_ns.  The run is
+ * closed; the step is an ordinary one (fs_llm_engine_run_open may open a
+ * run on it).  Returns false and changes nothing otherwise.  O(running),
+ * one pass instead of four. */
+bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                             struct fs_llm_report *rep, fs_ns *next_dur_ns);
+
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
 /* The reason named `name` (exact) into *out: 0, or -1 when none (*out untouched). */
