@@ -263,41 +263,6 @@ enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t sl
 	return FS_LLM_ACCEPTED;
 }
 
-/* Phases D–E for one scheduled request: sample a token if its prefill (or
- * re-prefill) is complete.  Returns true when it finished and was freed. */
-bool fs__llm_sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
-                          struct fs_llm_report *r)
-{
-	struct llm_seq *s = &e->seqs[idx];
-
-	s->sched_tokens = 0;
-	if (s->computed_tokens < fs__llm_num_tokens(s))
-		return false;              /* partial prefill: no token (MODEL: V9) */
-	LLM_CHECK(s->computed_tokens == fs__llm_num_tokens(s),
-	          "computed more tokens than the request has");
-	s->generated++;
-	r->tokens_generated++;
-	if (s->generated == 1) {
-		e->rep_first[r->n_first_token++] = s->slot;    /* MODEL: V9 */
-	} else if (s->last_token_ns == e->step_begin_ns) {
-		r->itl_regular_seqs++;                         /* MODEL: V16 */
-	} else {
-		e->rep_gaps[r->n_itl_gaps].slot = s->slot;
-		e->rep_gaps[r->n_itl_gaps].gap_ns = now_ns - s->last_token_ns;
-		r->n_itl_gaps++;
-	}
-	s->last_token_ns = now_ns;
-	if (s->generated < s->output_tokens)
-		return false;
-	e->rep_done[r->n_done].slot = s->slot;                 /* MODEL: V9 */
-	e->rep_done[r->n_done].output_tokens = s->generated;
-	r->n_done++;
-	fs__llm_seq_free_blocks(e, s);
-	e->stats.completed++;
-	fs__llm_seq_release(e, idx);
-	return true;
-}
-
 void fs_llm_engine_end_step(struct fs_llm_engine *e, fs_ns now_ns,
                             struct fs_llm_report *r)
 {

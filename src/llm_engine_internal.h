@@ -141,12 +141,6 @@ void fs__llm_phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens);
  * callback and counted in the statistics.  Returns its time. */
 fs_ns fs__llm_begin_priced(struct fs_llm_engine *e, size_t from);
 
-/* Phases D–E for one scheduled request at the end of the step in flight
- * (now_ns): sample a token if its prefill is complete, noting it in `r`;
- * true when that finished it and it was freed. */
-bool fs__llm_sample_token(struct fs_llm_engine *e, uint32_t idx, fs_ns now_ns,
-                          struct fs_llm_report *r);
-
 /* The end of the step in flight after its tokens were sampled into `r`:
  * the engine's totals, and the rest of the report (its arrays, levels). */
 void fs__llm_end_report(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_report *r);
@@ -158,6 +152,41 @@ void fs__llm_run_close(struct fs_llm_engine *e);
 static inline int64_t fs__llm_num_tokens(const struct llm_seq *s)
 {
 	return s->prompt_tokens + s->generated;
+}
+
+/* Phases D–E for one scheduled request: sample a token if its prefill (or
+ * re-prefill) is complete.  Returns true when it finished and was freed. */
+static inline bool fs__llm_sample_token(struct fs_llm_engine *e, uint32_t idx,
+                                        fs_ns now_ns, struct fs_llm_report *r)
+{
+	struct llm_seq *s = &e->seqs[idx];
+
+	s->sched_tokens = 0;
+	if (s->computed_tokens < fs__llm_num_tokens(s))
+		return false;              /* partial prefill: no token (MODEL: V9) */
+	LLM_CHECK(s->computed_tokens == fs__llm_num_tokens(s),
+	          "computed more tokens than the request has");
+	s->generated++;
+	r->tokens_generated++;
+	if (s->generated == 1) {
+		e->rep_first[r->n_first_token++] = s->slot;    /* MODEL: V9 */
+	} else if (s->last_token_ns == e->step_begin_ns) {
+		r->itl_regular_seqs++;                         /* MODEL: V16 */
+	} else {
+		e->rep_gaps[r->n_itl_gaps].slot = s->slot;
+		e->rep_gaps[r->n_itl_gaps].gap_ns = now_ns - s->last_token_ns;
+		r->n_itl_gaps++;
+	}
+	s->last_token_ns = now_ns;
+	if (s->generated < s->output_tokens)
+		return false;
+	e->rep_done[r->n_done].slot = s->slot;                 /* MODEL: V9 */
+	e->rep_done[r->n_done].output_tokens = s->generated;
+	r->n_done++;
+	fs__llm_seq_free_blocks(e, s);
+	e->stats.completed++;
+	fs__llm_seq_release(e, idx);
+	return true;
 }
 
 #endif
