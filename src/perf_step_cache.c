@@ -225,6 +225,9 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	double linear_ns = d->linear_ns, elem_ns = d->elementwise_ns, comm_ns = d->comm_ns;
 	double overhead_ns = d->overhead_ns;
 	uint64_t bits0 = c->dec_bits0;
+	/* in locals: the stores to dur_ns could alias the cache's fields */
+	const double *window = c->dec_window_factor;
+	bool dec_const = c->dec_const;
 	size_t i;
 
 	if (!c->dec_window || !c->dec_hi_bytes) {
@@ -242,7 +245,7 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 			continue;
 		}
 		y = kvb * ctx / bytes_div * 1e9;
-		if (!c->dec_const) {
+		if (!dec_const) {
 			double x = ppf * ctx, r;
 			uint64_t bits;
 
@@ -253,7 +256,7 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 				dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
 				continue;
 			}
-			factor = c->dec_window_factor[bits - bits0];
+			factor = window[bits - bits0];
 		}
 		total = linear_ns + (pre_attn_ns + y * factor) + elem_ns + comm_ns;
 		total = (total > 0 ? total * 1.0 : 0) + overhead_ns;

@@ -209,6 +209,40 @@ void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *bl
 	size_t b, i;
 
 	kv_bin_bounds(ts, since, &b, &lo_ns, &hi_ns);
+	if (since >= lo_ns && since <= t_ns && cur >= 0 && cur < ((int64_t)1 << 22) &&
+	    k <= 512) {
+		/* the usual call, in one pass without branches: the level of each
+		 * step times its time, summed up to the step whose end last
+		 * changes it; used where every change falls inside the bin and
+		 * every product is a whole number below 2^53 (so the sum fits a
+		 * word) */
+		int64_t prev = cur, or_kv = cur;
+		uint64_t sum = 0, sum_at = 0;    /* wraps only where the check fails */
+		fs_ns t = t_ns, t_at = since, or_d = 0;
+
+		for (i = 0; i < k; i++) {
+			bool change = kv[i] != prev;
+
+			sum += (uint64_t)prev * (uint64_t)dur_ns[i];
+			t += dur_ns[i];
+			sum_at = change ? sum : sum_at;
+			t_at = change ? t : t_at;
+			or_kv |= kv[i];
+			or_d |= dur_ns[i];
+			prev = kv[i];
+		}
+		if (t <= hi_ns && or_kv >= 0 && or_kv < ((int64_t)1 << 22) && or_d >= 0 &&
+		    or_d < ((fs_ns)1 << 31)) {
+			if (t_at != since) {               /* a change: MODEL M3 */
+				area = (fs__i128)cur * (fs__i128)(t_ns - since) + (fs__i128)sum_at;
+				if (area != 0)
+					kv_add(rec, b, area);
+				*since_ns = t_at;
+				*blocks = prev;
+			}
+			return;
+		}
+	}
 	for (i = 0; i < k; i++) {
 		t_ns += dur_ns[i];
 		if (kv[i] == cur)
