@@ -118,34 +118,46 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 	memset(g, 0, sizeof *g);
 }
 
-/* The per-iteration figures of k iterations that all begin in one bin
- * after the warm-up and end with an ITL gap of count requests, each
- * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, gathered per group of
- * equal consecutive durations: KV block·ns (exact integers), the ITL
- * histogram and Σ d², added once per group times its length. */
+/* The per-iteration figures of k <= 1024 iterations that all
+ * begin in one bin after the warm-up and end with an ITL gap of count
+ * requests, each 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22: KV
+ * block·ns (each term below 2^53, so their sum fits a word), Σ d², the
+ * gaps' extremes, and the ITL histogram — one bucket for all of them where
+ * the least and the largest share it, else bucket by bucket. */
 static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
                       const int64_t *kv_blocks, uint64_t count,
                       struct fs__hist_hint *hint, struct seg *g,
                       struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
 {
 	struct fs_hist *h = &rec->result->itl_hist;
-	size_t i = 0;
+	fs_ns lo = dur_ns[0], hi = dur_ns[0];
+	uint64_t kv_d = 0;
+	fs__i128 d2 = 0;
+	size_t i, nb;
 
-	while (i < k) {
-		fs_ns d = dur_ns[i];
-		double dur = (double)d;
-		int64_t m = 0, kv_sum = 0;
-		size_t nb;
+	for (i = 0; i < k; i++) {
+		uint64_t d = (uint64_t)dur_ns[i];
 
-		for (; i < k && dur_ns[i] == d; i++, m++)
-			kv_sum += kv_blocks[i];
-		acc_mul(&g->kv_int, (uint64_t)kv_sum, d);
+		kv_d += (uint64_t)kv_blocks[i] * d;
+		d2 += (fs__i128)(d * d);
+		lo = dur_ns[i] < lo ? dur_ns[i] : lo;
+		hi = dur_ns[i] > hi ? dur_ns[i] : hi;
+	}
+	acc_mul(&g->kv_int, kv_d, 1);
+	s2->big += d2;
+	*itl_lo = lo < *itl_lo ? lo : *itl_lo;
+	*itl_hi = hi > *itl_hi ? hi : *itl_hi;
+	nb = fs__recorder_itl_bucket(rec, (double)lo, hint);
+	if ((double)hi < hint->hi) {
+		h->buckets[nb] += count * (uint64_t)k;
+		return;
+	}
+	for (i = 0; i < k; i++) {
+		double dur = (double)dur_ns[i];
+
 		nb = dur >= hint->lo && dur < hint->hi ? hint->bucket :
 		     fs__recorder_itl_bucket(rec, dur, hint);
-		h->buckets[nb] += count * (uint64_t)m;
-		*itl_lo = d < *itl_lo ? d : *itl_lo;
-		*itl_hi = d > *itl_hi ? d : *itl_hi;
-		acc_mul(s2, (uint64_t)(d * d), m);
+		h->buckets[nb] += count;
 	}
 }
 
@@ -201,7 +213,7 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		}
 		last_begin = begin_ns + dur_sum - dur_ns[k - 1];
 		bin = fs__recorder_bin_at(rec, begin_ns);
-		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 &&
+		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 && k <= 1024 &&
 		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
 			group_run(rec, k, dur_ns, kv_blocks, count, hint, &g, &s2, &itl_lo,
 			          &itl_hi);
