@@ -60,6 +60,7 @@ struct llm_run {
 	                              * step i >= 1 when (i - 1) % block_tokens == k */
 	int64_t res_plan, res_adv;   /* (i - 1) % block_tokens of the next step
 	                              * to plan / to begin */
+	int64_t *pre;                /* [block_tokens + 1]: planning's scratch */
 };
 
 struct fs_llm_engine {

@@ -128,38 +128,45 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 	return true;
 }
 
-size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_tokens)
+size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_first)
 {
 	struct llm_run *r = &e->run;
-	int64_t free_blocks, bt = e->kv.block_tokens;
-	size_t k = 0;
+	int64_t bt = e->kv.block_tokens, free_blocks, m, lo, hi, q, rem, i;
+	int64_t *pre;
 
-	if (!r->open)
+	*ctx_first = r->ctx_tokens + r->n * r->planned;                /* MODEL: V1 */
+	if (!r->open || r->planned > r->last)
 		return 0;
+	m = r->last - r->planned + 1;
+	if ((int64_t)max < m)
+		m = (int64_t)max;
+	/* the blocks the next i steps take, for i = 0 .. bt: step planned + t
+	 * takes the count of residue (res_plan + t) mod bt (MODEL: V6); a
+	 * whole period takes one block per request */
+	if (r->pre == NULL)
+		r->pre = fs_xcalloc((size_t)bt + 1, sizeof *r->pre);
+	pre = r->pre;
+	for (i = 0; i < bt; i++)
+		pre[i + 1] = pre[i] + r->cnt[(r->res_plan + i) % bt];
+	/* the most steps, up to m, whose blocks fit without a preemption:
+	 * the blocks of the first k steps grow with k */
 	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
-	{
-		/* in locals: the stores to ctx_tokens could alias r's fields */
-		const int64_t *cnt = r->cnt;
-		int64_t res = r->res_plan, planned = r->planned, last = r->last;
-		int64_t used = r->plan_used, ctx = r->ctx_tokens, n = r->n;
+	lo = 0;
+	hi = m;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo + 1) / 2;
 
-		while (k < max && planned <= last) {
-			int64_t need = cnt[res];        /* residue (i - 1) mod B; MODEL: V6 */
-
-			if (need > free_blocks)
-				break;     /* it would preempt: the reference path */
-			if (++res == bt)
-				res = 0;
-			free_blocks -= need;
-			used += need;
-			ctx_tokens[k++] = ctx + n * planned;                /* MODEL: V1 */
-			planned++;
-		}
-		r->res_plan = res;
-		r->planned = planned;
-		r->plan_used = used;
+		if ((mid / bt) * pre[bt] + pre[mid % bt] <= free_blocks)
+			lo = mid;
+		else
+			hi = mid - 1;
 	}
-	return k;
+	q = lo / bt;
+	rem = lo % bt;
+	r->plan_used += q * pre[bt] + pre[rem];
+	r->res_plan = (r->res_plan + rem) % bt;
+	r->planned += lo;
+	return (size_t)lo;
 }
 
 int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e)

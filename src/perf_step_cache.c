@@ -216,8 +216,8 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	return total < 1 ? 1 : fs__perf_round_ns(total);
 }
 
-void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
-                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns)
+int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                             int64_t ctx0, int64_t ctx_step, size_t n, fs_ns *dur_ns)
 {
 	double kvb = d->kv_bytes_per_token_per_gpu, bytes_div = d->attn_bytes_div;
 	double ppf = d->per_pair_flops, tp = d->tp, flops_div = d->attn_flops_div;
@@ -228,20 +228,24 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	/* in locals: the stores to dur_ns could alias the cache's fields */
 	const double *window = c->dec_window_factor;
 	bool dec_const = c->dec_const;
+	int64_t sum = 0, ctx_i = ctx0;
 	size_t i;
 
 	if (!c->dec_window || !c->dec_hi_bytes) {
-		for (i = 0; i < n; i++)
-			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
-		return;
+		for (i = 0; i < n; i++, ctx_i += ctx_step) {
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+			sum += dur_ns[i];
+		}
+		return sum;
 	}
 	/* fs_perf_decode_step's operations, the memory arm the larger for every
 	 * context: its factor constant, or looked up by the ratio's bits */
-	for (i = 0; i < n; i++) {
-		double ctx = (double)ctx_tokens[i], y, total;
+	for (i = 0; i < n; i++, ctx_i += ctx_step) {
+		double ctx = (double)ctx_i, y, total;
 
-		if (ctx_tokens[i] <= 0) {
-			dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+		if (ctx_i <= 0) {
+			dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+			sum += dur_ns[i];
 			continue;
 		}
 		y = kvb * ctx / bytes_div * 1e9;
@@ -253,7 +257,8 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 			r = x / y;
 			memcpy(&bits, &r, sizeof bits);
 			if (bits - bits0 >= FS_PERF_DEC_WINDOW) {
-				dur_ns[i] = fs_perf_decode_step(c, d, ctx_tokens[i], NULL, NULL);
+				dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+				sum += dur_ns[i];
 				continue;
 			}
 			factor = window[bits - bits0];
@@ -261,7 +266,9 @@ void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_dec
 		total = linear_ns + (pre_attn_ns + y * factor) + elem_ns + comm_ns;
 		total = (total > 0 ? total * 1.0 : 0) + overhead_ns;
 		dur_ns[i] = total < 1 ? 1 : fs__perf_round_ns(total);
+		sum += dur_ns[i];
 	}
+	return sum;
 }
 
 fs_ns fs_perf_decode_step_cached(struct fs_perf_step_cache *c, int64_t n_seqs,

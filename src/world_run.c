@@ -69,12 +69,12 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 {
 	uint32_t k = in->run_n, limit = k + chunk;
 	size_t n, i;
-	int64_t seqs;
+	int64_t seqs, ctx_first;
 	fs_ns total_ns = 0;
 
 	if (limit > FS__RUN_MAX_STEPS)
 		limit = FS__RUN_MAX_STEPS;
-	n = fs_llm_engine_run_plan_n(in->engine, limit - k, c->run_ctx);
+	n = fs_llm_engine_run_plan_n(in->engine, limit - k, &ctx_first);
 	seqs = fs_llm_engine_run_batch(in->engine);
 	if (n > 0 && c->perf->table == NULL && !c->run_prep_ok) {
 		int64_t ctx0, ctx_last;
@@ -85,14 +85,13 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 		c->run_lin_ok = in->run_n == 1 && run_linear(c, ctx0, ctx_last, seqs, &c->run_lin);
 	}
 	if (n > 0 && c->run_lin_ok) {      /* FLOPs and bytes in closed form */
-		fs_perf_decode_steps(&c->cache, &c->run_prep, c->run_ctx, n, &c->run_dur_ns[k]);
-		for (i = 0; i < n; i++, k++) {
-			FS__WORLD_CHECK(w, c->run_dur_ns[k] >= 1, "step cost must be at least 1 ns");
-			total_ns += c->run_dur_ns[k];
-		}
+		total_ns = fs_perf_decode_steps(&c->cache, &c->run_prep, ctx_first, seqs, n,
+		                                &c->run_dur_ns[k]);
+		k += (uint32_t)n;
 		n = 0;
 	}
 	for (i = 0; i < n; i++, k++) {
+		int64_t ctx = ctx_first + seqs * (int64_t)i;              /* MODEL: V1 */
 		fs_ns d;
 
 		if (c->perf->table != NULL) {
@@ -100,11 +99,11 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 
 			sh.decode_seqs = seqs;
 			sh.n_seqs = seqs;
-			sh.decode_context_tokens = c->run_ctx[i];
+			sh.decode_context_tokens = ctx;
 			d = fs__world_price_step(c, &sh);                /* MODEL: V1 */
 		} else {
-			d = fs_perf_decode_step(&c->cache, &c->run_prep, c->run_ctx[i],
-			                        &c->run_flops[k], &c->run_bytes[k]);
+			d = fs_perf_decode_step(&c->cache, &c->run_prep, ctx, &c->run_flops[k],
+			                        &c->run_bytes[k]);
 		}
 		FS__WORLD_CHECK(w, d >= 1, "step cost must be at least 1 ns");
 		if (c->perf->table != NULL) {

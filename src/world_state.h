@@ -48,7 +48,6 @@ struct fs__cost_ctx {
 	struct fs__rec_run_lin run_lin;          /* FLOPs, bytes of slot i, exact */
 	uint32_t run_chunk;                      /* steps its next chunk plans */
 	int64_t run_kv[FS__RUN_MAX_STEPS + 1];   /* KV blocks in use per step advanced */
-	int64_t run_ctx[FS__RUN_MAX_STEPS];      /* context tokens of the steps planned */
 };
 
 struct fs__slot {

@@ -248,6 +248,18 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 			size_t k = 1, j;
 			fs_ns end = t + durs[0];
 
+			if (open && a->next == a->n) {
+				/* nothing left to arrive: the steps planned at once */
+				int64_t ctx, seqs = fs_llm_engine_run_batch(e);
+				size_t m = fs_llm_engine_run_plan_n(e, 49, &ctx);
+
+				memset(&sh, 0, sizeof sh);
+				sh.decode_seqs = sh.n_seqs = seqs;
+				for (j = 0; j < m; j++, k++) {
+					sh.decode_context_tokens = ctx + seqs * (int64_t)j;
+					durs[k] = toy_cost(NULL, &sh);
+				}
+			}
 			while (open && k < 50 && (a->next == a->n || end < a->at_ns[a->next]) &&
 			       fs_llm_engine_run_plan(e, &sh)) {
 				durs[k] = toy_cost(NULL, &sh);

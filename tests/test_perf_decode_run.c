@@ -41,6 +41,7 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 	static const int64_t starts[] = { 1, 977, 40000, 2500000 };
 	int64_t ctx[STEPS];
 	fs_ns dur[STEPS];
+	int64_t sum;
 	size_t b, s, i;
 	int runs = 0;
 
@@ -52,14 +53,17 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 		for (s = 0; s < sizeof starts / sizeof starts[0]; s++) {
 			for (i = 0; i < STEPS; i++)
 				ctx[i] = starts[s] * n + n * (int64_t)i;
-			fs_perf_decode_steps(c, &d, ctx, STEPS, dur);
+			sum = fs_perf_decode_steps(c, &d, ctx[0], n, STEPS, dur);
 			for (i = 0; i < STEPS; i++) {
+				sum -= dur[i];
+				assert_true(dur[i] >= 1);
 				double flops, bytes;
 
 				assert_int_equal(dur[i], plain_decode_ns(cfg, n, ctx[i]));
 				assert_int_equal(dur[i], fs_perf_decode_step(c, &d, ctx[i], &flops,
 				                                             &bytes));
 			}
+			assert_int_equal(sum, 0);
 			runs++;
 		}
 	}

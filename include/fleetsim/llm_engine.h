@@ -321,10 +321,10 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e);
 bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape);
 int64_t fs_llm_engine_run_planned(const struct fs_llm_engine *e);
 /* Up to `max` calls of fs_llm_engine_run_plan at once: returns how many
- * steps were planned and the decode context tokens of each in ctx_tokens
- * (their shapes are decodes of the run's batch, fs_llm_engine_run_batch).
- * O(steps). */
-size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_tokens);
+ * steps were planned; their shapes are decodes of the run's batch
+ * (fs_llm_engine_run_batch, n), the i-th of *ctx_first + n·i decode context
+ * tokens.  O(block size + log max), not O(steps). */
+size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_first);
 void fs_llm_engine_run_cut(struct fs_llm_engine *e);
 void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
                                struct fs_llm_report *rep);

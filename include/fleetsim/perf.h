@@ -255,10 +255,11 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
                             struct fs_perf_decode_prep *d);
 fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
                           int64_t context_tokens, double *flops, double *bytes);
-/* The times of n such steps, step i of context ctx_tokens[i], into
- * dur_ns[i] (the same bits as fs_perf_decode_step; no FLOPs or bytes). */
-void fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
-                          const int64_t *ctx_tokens, size_t n, fs_ns *dur_ns);
+/* The times of n such steps, step i of context ctx0 + ctx_step·i, into
+ * dur_ns[i] (the same bits as fs_perf_decode_step, each >= 1 ns; no FLOPs
+ * or bytes); returns their sum. */
+int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                             int64_t ctx0, int64_t ctx_step, size_t n, fs_ns *dur_ns);
 
 /* Time of the weight GEMMs alone (linear layers of all transformer blocks,
  * no LM head, attention, norms, communication or overheads) for `tokens`
