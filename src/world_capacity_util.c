@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/llm_engine.h"
 #include "fleetsim/perf.h"
@@ -291,16 +292,41 @@ double fs_capacity_util_response_s(const struct fs_scenario *sc, size_t pool, si
 	        (double)(o - 1) * (double)fs_perf_decode_ns(perf, 1, p + o / 2)) * 1e-9;
 }
 
+/* Whether pools p and q have the same saturation by construction: the same
+ * scheduler and step-time configuration, byte for byte (borrowed specs and
+ * tables by address), and the same classes to serve (so the same mix). */
+static bool same_saturation(const struct fs_scenario *sc, size_t p, size_t q)
+{
+	const struct fs_llm_cfg *a = sc->fleet.pools[p].llm, *b = sc->fleet.pools[q].llm;
+	size_t c;
+
+	if (memcmp(&a->sched, &b->sched, sizeof a->sched) != 0 ||
+	    memcmp(&a->perf, &b->perf, sizeof a->perf) != 0)
+		return false;
+	for (c = 0; c < sc->workload.n_classes; c++)
+		if (serves(&sc->fleet, p, c) != serves(&sc->fleet, q, c))
+			return false;
+	return true;
+}
+
 struct fs_saturation *fs_capacity_util_saturate_fleet(const struct fs_scenario *sc)
 {
 	struct fs_saturation *sat;
-	size_t p;
+	size_t p, q;
 
 	if (sc->engine.kind != FS_ENGINE_VLLM || sc->fleet.n_pools == 0)
 		return NULL;
 	sat = fs_xcalloc(sc->fleet.n_pools, sizeof *sat);
-	for (p = 0; p < sc->fleet.n_pools; p++)
-		fs_capacity_util_saturation(sc, p, &sat[p]);
+	for (p = 0; p < sc->fleet.n_pools; p++) {
+		/* pools that differ only in pricing, zones or counts (on demand
+		 * and spot of one GPU, say) share one closed loop */
+		for (q = 0; q < p && !same_saturation(sc, p, q); q++)
+			;
+		if (q < p)
+			sat[p] = sat[q];
+		else
+			fs_capacity_util_saturation(sc, p, &sat[p]);
+	}
 	return sat;
 }
 

@@ -247,6 +247,36 @@ static void test_capacity_util_saturation_is_deterministic_and_seed_free(void **
 	fs_scenario_free(b);
 }
 
+/* Pools that differ only in pricing (bench/day.json: on demand and spot of
+ * each GPU) share one closed loop; a pool whose step-time model differs in
+ * one figure gets its own; every pool's figure is the one computed alone. */
+static void test_capacity_util_fleet_shares_a_loop_only_between_equal_pools(void **state)
+{
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load("bench/day.json", &err);
+	struct fs_saturation *sat, alone;
+	size_t p;
+
+	(void)state;
+	assert_non_null(sc);
+	assert_int_equal(sc->fleet.n_pools, 6);
+	sc->fleet.pools[3].llm->perf.mbu = 0.61;   /* a100-spot: its own memory efficiency */
+	sat = fs_capacity_util_saturate_fleet(sc);
+	assert_non_null(sat);
+	for (p = 0; p < 6; p++) {
+		assert_int_equal(fs_capacity_util_saturation(sc, p, &alone), 0);
+		assert_true(sat[p].output_tokens_per_s == alone.output_tokens_per_s);
+		assert_true(sat[p].requests_per_s == alone.requests_per_s);
+		assert_int_equal(sat[p].steps, alone.steps);
+	}
+	assert_true(sat[0].output_tokens_per_s == sat[1].output_tokens_per_s);  /* h100 */
+	assert_true(sat[4].output_tokens_per_s == sat[5].output_tokens_per_s);  /* l40s */
+	assert_true(sat[2].output_tokens_per_s != sat[3].output_tokens_per_s);
+	assert_true(sat[0].output_tokens_per_s != sat[2].output_tokens_per_s);
+	free(sat);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_util_oversized_quickstart_shows_a_quarter_and_unused_cost),
 		cmocka_unit_test(test_capacity_util_hour_without_traffic_is_one_idle_episode),
 		cmocka_unit_test(test_capacity_util_saturation_is_deterministic_and_seed_free),
+		cmocka_unit_test(test_capacity_util_fleet_shares_a_loop_only_between_equal_pools),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
