@@ -128,10 +128,20 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 	return true;
 }
 
+/* The blocks the first k steps of a plan take, from the prefix sums pre[]
+ * of one period of bt residues (a power of two 2^shift where shift >= 0). */
+static int64_t plan_blocks(const int64_t *pre, int64_t bt, int shift, int64_t k)
+{
+	if (shift >= 0)
+		return (k >> shift) * pre[bt] + pre[k & (bt - 1)];
+	return (k / bt) * pre[bt] + pre[k % bt];
+}
+
 size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_first)
 {
 	struct llm_run *r = &e->run;
-	int64_t bt = e->kv.block_tokens, free_blocks, m, lo, hi, q, rem, i;
+	int64_t bt = e->kv.block_tokens, free_blocks, m, lo, hi, i, res;
+	int shift = e->kv.block_shift;
 	int64_t *pre;
 
 	*ctx_first = r->ctx_tokens + r->n * r->planned;                /* MODEL: V1 */
@@ -146,25 +156,29 @@ size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ct
 	if (r->pre == NULL)
 		r->pre = fs_xcalloc((size_t)bt + 1, sizeof *r->pre);
 	pre = r->pre;
-	for (i = 0; i < bt; i++)
-		pre[i + 1] = pre[i] + r->cnt[(r->res_plan + i) % bt];
-	/* the most steps, up to m, whose blocks fit without a preemption:
-	 * the blocks of the first k steps grow with k */
-	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
-	lo = 0;
-	hi = m;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo + 1) / 2;
-
-		if ((mid / bt) * pre[bt] + pre[mid % bt] <= free_blocks)
-			lo = mid;
-		else
-			hi = mid - 1;
+	for (i = 0, res = r->res_plan; i < bt; i++) {
+		pre[i + 1] = pre[i] + r->cnt[res];
+		if (++res == bt)
+			res = 0;
 	}
-	q = lo / bt;
-	rem = lo % bt;
-	r->plan_used += q * pre[bt] + pre[rem];
-	r->res_plan = (r->res_plan + rem) % bt;
+	/* the most steps, up to m, whose blocks fit without a preemption (the
+	 * blocks of the first k steps grow with k): usually all m */
+	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
+	lo = m;
+	if (plan_blocks(pre, bt, shift, m) > free_blocks) {
+		lo = 0;
+		hi = m - 1;
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo + 1) / 2;
+
+			if (plan_blocks(pre, bt, shift, mid) <= free_blocks)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+	}
+	r->plan_used += plan_blocks(pre, bt, shift, lo);
+	r->res_plan = shift >= 0 ? (r->res_plan + lo) & (bt - 1) : (r->res_plan + lo) % bt;
 	r->planned += lo;
 	return (size_t)lo;
 }
