@@ -92,6 +92,8 @@ struct fs_recorder {
 	int64_t kv_total;                    /* blocks of the current span */
 	size_t kv_bin_lo, kv_bin_hi;         /* bins touched since the last flush */
 	bool kv_touched;
+	bool levels_small;                   /* every level set so far times a bin
+	                                      * is below 2^53 (fs__recorder_levels) */
 };
 
 /* Rows (recorder_rows.c): add one (in any id order), put every waiting one
