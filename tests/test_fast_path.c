@@ -568,6 +568,28 @@ static void test_fast_path_same_bytes_closed_loop_preemptions_least_kv(void **st
 	           "  \"count\": 2}]}}\n");
 }
 
+/* Arrivals that cut runs where admission is gated every way: priority
+ * classes, a small sequence cap and token budget, prompts split over steps
+ * by a long-prefill threshold, and few KV blocks (runs stop before a
+ * preemption, and admissions fail the KV gate). */
+static void test_fast_path_same_bytes_priority_small_budget_and_kv(void **state)
+{
+	(void)state;
+	same_bytes("gated",
+	           "{\"name\": \"gated\", \"simulation\": {\"horizon\": \"10m\", \"warmup\": \"1m\","
+	           " \"replications\": 2, \"seed\": 11},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 9},"
+	           "  \"classes\": [" CHAT_CLASS("\"share\": 2, \"priority\": 0,") ","
+	           "   {\"name\": \"batch\", \"share\": 1, \"priority\": 5,"
+	           "    \"prompt_tokens\": {\"dist\": \"uniform\", \"min\": 200, \"max\": 2000},"
+	           "    \"output_tokens\": {\"dist\": \"uniform\", \"min\": 20, \"max\": 400}}]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"kv_blocks\": 700,"
+	           "  \"policy\": \"priority\", \"max_num_seqs\": 12, \"max_num_batched_tokens\": 1024,"
+	           "  \"long_prefill_token_threshold\": 384},"
+	           " \"fleet\": {\"router\": \"least_outstanding\", \"pools\": [{\"name\": \"p\","
+	           "  \"gpu\": \"l40s\", \"count\": 3}]}}\n");
+}
+
 /* More requests than FS__ROWS_IN_MEMORY (65,536): the rows go to the
  * temporary file, and requests.csv still has every request once, in id
  * order, with the session columns. */
@@ -624,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_fast_path_engine_runs_stop_before_a_preemption),
 		cmocka_unit_test(test_fast_path_same_bytes_fleet_spot_autoscaling),
 		cmocka_unit_test(test_fast_path_same_bytes_prefill_first_and_static),
+		cmocka_unit_test(test_fast_path_same_bytes_priority_small_budget_and_kv),
 		cmocka_unit_test(test_fast_path_same_bytes_sessions_with_prefix_caching),
 		cmocka_unit_test(test_fast_path_same_bytes_closed_loop_preemptions_least_kv),
 		cmocka_unit_test(test_fast_path_requests_csv_streams_past_the_in_memory_rows),
