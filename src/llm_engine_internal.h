@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/kvcache.h"
 #include "fleetsim/llm_engine.h"
@@ -132,6 +133,16 @@ void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
 /* Give back every block s holds (private ones free, entries to the LRU
  * list tail-first); s->kv_blocks and cached_blocks become 0. */
 void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);
+
+/* A new step's lists of preempted, rejected and started requests, and its
+ * prefix-cache counts, emptied before it is planned. */
+static inline void fs__llm_step_reset(struct fs_llm_engine *e)
+{
+	e->n_preempted = 0;
+	e->n_rejected = 0;
+	e->n_started = 0;
+	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+}
 
 /* Phase B, continuous batching (llm_sched.c): admit from the head of
  * waiting while *budget_tokens, max_num_seqs and the KV gate allow. */

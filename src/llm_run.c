@@ -455,10 +455,7 @@ bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
 
 	/* the begin of step j + 1 (fs_llm_engine_begin_step): phase B admits
 	 * from waiting with the budget left; phase C and pricing as usual */
-	e->n_preempted = 0;
-	e->n_rejected = 0;
-	e->n_started = 0;
-	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+	fs__llm_step_reset(e);
 	budget = e->cfg.max_num_batched_tokens - n;
 	fs__llm_phase_admit(e, &budget);
 	memset(&e->shape, 0, sizeof e->shape);
@@ -528,10 +525,7 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 		r->cnt[block_residue(e, s->computed_tokens)]++;
 	}
 	n = (int64_t)e->n_running;
-	e->n_preempted = 0;
-	e->n_rejected = 0;
-	e->n_started = 0;
-	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+	fs__llm_step_reset(e);
 	memset(&e->shape, 0, sizeof e->shape);
 	e->shape.n_seqs = n;                                           /* MODEL: V1 */
 	e->shape.decode_seqs = n;

@@ -334,10 +334,7 @@ fs_ns fs_llm_engine_begin_step(struct fs_llm_engine *e, fs_ns now_ns)
 
 	LLM_CHECK(!e->in_step, "begin_step while a step is in flight");
 	LLM_CHECK(now_ns >= e->last_end_ns, "time went backwards");
-	e->n_preempted = 0;
-	e->n_rejected = 0;
-	e->n_started = 0;
-	memset(&e->step_prefix, 0, sizeof e->step_prefix);
+	fs__llm_step_reset(e);
 	/* MODEL: V12 — a plan that scheduled nothing because its work was
 	 * preempted is redone at once; each such plan shrinks `running`. */
 	for (rounds = 0;; rounds++) {

@@ -36,6 +36,7 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	memset(rec, 0, sizeof *rec);
 	rec->sc = sc;
 	rec->levels_small = true;
+	rec->level_limit = 0x1p53 / (double)sc->sim.sample_interval_ns;
 	rec->record_rows = record_rows;
 	r->replication = replication;
 	r->n_classes = sc->workload.n_classes;
@@ -270,7 +271,7 @@ void fs__recorder_levels(struct fs_recorder *rec, fs_ns t_ns, uint64_t waiting,
                          int busy)
 {
 	struct fs_tseries *q = &rec->result->queue_len, *b = &rec->result->busy;
-	double limit = 0x1p53 / (double)q->interval_ns;
+	double limit = rec->level_limit;
 
 	if (t_ns >= rec->sc->sim.horizon_ns)
 		return;

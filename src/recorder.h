@@ -94,6 +94,7 @@ struct fs_recorder {
 	bool kv_touched;
 	bool levels_small;                   /* every level set so far times a bin
 	                                      * is below 2^53 (fs__recorder_levels) */
+	double level_limit;                  /* 2^53 / the bin length in ns */
 };
 
 /* Rows (recorder_rows.c): add one (in any id order), put every waiting one
