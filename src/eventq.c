@@ -4,6 +4,12 @@
  * payload lives in a pooled slot array threaded by a free list.  Invariants:
  * for every pending slot s, heap[slots[s].heap_pos].slot == s; a slot's gen is
  * never 0 and changes whenever the slot is freed.  The queue owns both arrays.
+ * A pop leaves the root vacant (`hole`) instead of refilling it at once: a
+ * world's handler nearly always pushes its follow-up event next, and that
+ * push then drops into the vacant root and sifts down once, where refilling
+ * would have sifted the last entry down and the new one up.  Any other
+ * operation refills the root first.  Keys (t_ns, seq) are unique, so the pop
+ * order is the same either way.
  */
 #include "fleetsim/eventq.h"
 
@@ -43,6 +49,7 @@ struct fs_eventq {
 	size_t slot_cap;
 	uint32_t free_head;          /* first free slot, NO_SLOT when none */
 	uint64_t next_seq;           /* seq of the next push */
+	bool hole;                   /* heap[0] vacant: n counts it, it holds nothing */
 };
 
 static bool entry_less(const struct heap_entry *x, const struct heap_entry *y)
@@ -108,6 +115,15 @@ static void remove_at(struct fs_eventq *q, size_t pos)
 		sift_up(q, pos, last);
 	else
 		sift_down(q, pos, last);
+}
+
+/* Fill a vacant root from the last entry (what a pop defers). */
+static void settle(struct fs_eventq *q)
+{
+	if (q->hole) {
+		q->hole = false;
+		remove_at(q, 0);
+	}
 }
 
 /* Return slot s to the free list; bumping gen makes old handles stale. */
@@ -195,11 +211,18 @@ struct fs_event_handle fs_eventq_push(struct fs_eventq *q, fs_ns t_ns,
 	sl->a = a;
 	sl->b = b;
 	sl->pending = true;
-	if (q->n == q->heap_cap)
-		fs_xgrow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
 	e.t_ns = t_ns;
 	e.seq = q->next_seq++;
 	e.slot = s;
+	if (q->hole) {               /* the popped root's place: one sift down */
+		q->hole = false;
+		sift_down(q, 0, e);
+		h.slot = s;
+		h.gen = sl->gen;
+		return h;
+	}
+	if (q->n == q->heap_cap)
+		fs_xgrow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
 	q->n++;
 	sift_up(q, q->n - 1, e);
 	h.slot = s;
@@ -217,6 +240,7 @@ bool fs_eventq_pop(struct fs_eventq *q, struct fs_event *out)
 	struct heap_entry top;
 	const struct slot *sl;
 
+	settle(q);
 	if (q->n == 0)
 		return false;
 	top = q->heap[0];
@@ -227,7 +251,7 @@ bool fs_eventq_pop(struct fs_eventq *q, struct fs_event *out)
 	out->kind = sl->kind;
 	out->a = sl->a;
 	out->b = sl->b;
-	remove_at(q, 0);
+	q->hole = true;              /* refilled by the next push or settle */
 	free_slot(q, top.slot);
 	return true;
 }
@@ -235,9 +259,22 @@ bool fs_eventq_pop(struct fs_eventq *q, struct fs_event *out)
 /* Store the earliest pending time in *t_ns; false (untouched) when empty.  O(1). */
 bool fs_eventq_peek_time(const struct fs_eventq *q, fs_ns *t_ns)
 {
-	if (q->n == 0)
+	size_t c, best;
+
+	if (!q->hole) {
+		if (q->n == 0)
+			return false;
+		*t_ns = q->heap[0].t_ns;
+		return true;
+	}
+	if (q->n <= 1)               /* the vacant root alone */
 		return false;
-	*t_ns = q->heap[0].t_ns;
+	/* the least of the root's children is the least pending entry */
+	best = 1;
+	for (c = 2; c <= ARITY && c < q->n; c++)
+		if (entry_less(&q->heap[c], &q->heap[best]))
+			best = c;
+	*t_ns = q->heap[best].t_ns;
 	return true;
 }
 
@@ -264,6 +301,7 @@ bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h)
 
 	if (!fs_eventq_pending(q, h))
 		return false;
+	settle(q);
 	pos = q->slots[h.slot].link;
 	assert(pos < q->n && q->heap[pos].slot == h.slot);
 	remove_at(q, pos);
@@ -274,7 +312,7 @@ bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h)
 /* Number of pending events.  O(1). */
 size_t fs_eventq_size(const struct fs_eventq *q)
 {
-	return q->n;
+	return q->n - (q->hole ? 1 : 0);
 }
 
 /* Events ever pushed, which is also the seq the next push will get.  O(1). */

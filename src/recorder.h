@@ -175,9 +175,13 @@ void fs__recorder_kv_span(struct fs_recorder *rec, fs_ns from_ns, fs_ns to_ns,
  * blocks since *since_ns; step i ends at t_ns + dur_ns[0] + ... + dur_ns[i]
  * and kv[i] blocks are in use from then on.  As fs__recorder_kv_span at
  * each change of level; *since_ns and *blocks become the last change's.
- * O(k). */
+ * O(k); O(steps since the last change) with `area` (NULL: none), what
+ * fs__recorder_llm_run found for these k steps with levels *blocks, kv[0],
+ * ..., kv[k - 2] in use during them. */
+struct fs__rec_kv_area;
 void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
-                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k);
+                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k,
+                           const struct fs__rec_kv_area *area);
 void fs__recorder_kv_total(struct fs_recorder *rec, fs_ns t_ns, int64_t total);
 /* Whether fs__recorder_kv_total(rec, ., total) would change the total. */
 bool fs__recorder_kv_total_changes(const struct fs_recorder *rec, int64_t total);
@@ -200,6 +204,17 @@ struct fs__rec_run_lin {
 	int64_t flops0, flops_step, bytes0, bytes_step;
 };
 
+/* Σ kv_blocks[i]·dur_ns[i] (block·ns) and Σ dur_ns[i] of a run's k steps,
+ * exact, when fs__recorder_llm_run's grouped pass summed them (`ok`): each
+ * level is below 2^22, each step below 2^31 ns, k <= 1024.  first_blocks is
+ * kv_blocks[0]. */
+struct fs__rec_kv_area {
+	bool ok;
+	int64_t first_blocks;
+	uint64_t block_ns;
+	fs_ns dur_ns;
+};
+
 /* A fast-path run of k LLM decode iterations of pool `pool` back to back
  * from begin_ns (recorder_run.c): iteration i lasts dur_ns[i], does
  * flops[i] FLOPs and bytes[i] bytes (or what `lin` says when it is not
@@ -209,13 +224,15 @@ struct fs__rec_run_lin {
  * k calls of fs__recorder_llm_step and fs__recorder_itl in order; the work
  * sums are gathered per time bin first.  Adds Σ dur_ns to *busy_ns (with
  * the bits of one addition per iteration, as the step-by-step path does) and returns the
- * run's total time.  O(k). */
+ * run's total time; *area says what fs__recorder_kv_steps can take from
+ * the pass.  O(k). */
 fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns, size_t k,
                            const fs_ns *dur_ns, const double *flops, const double *bytes,
                            const struct fs__rec_run_lin *lin,
                            const int64_t *kv_blocks, int64_t n_seqs,
                            double peak_flops_per_s, double peak_bytes_per_s,
-                           struct fs__hist_hint *hint, double *busy_ns);
+                           struct fs__hist_hint *hint, double *busy_ns,
+                           struct fs__rec_kv_area *area);
 
 /* Shared with recorder_run.c: the time bin of t_ns (< horizon; the last
  * one cached) and the ITL histogram bucket of gap > 0 through `hint`. */

@@ -199,8 +199,44 @@ static void kv_bin_bounds(const struct fs_tseries *ts, fs_ns t_ns, size_t *b, fs
 	                                                   : ts->horizon_ns;
 }
 
+/* fs__recorder_kv_steps where the run's pass summed its block·ns (`a`):
+ * the level after the last change held from that change on, so the area up
+ * to the change is the run's minus the steps after it, found from the end.
+ * Returns false (nothing done) where the usual pass's conditions fail. */
+static bool kv_steps_from_area(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
+                               fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k,
+                               const struct fs__rec_kv_area *a, size_t b, fs_ns lo_ns,
+                               fs_ns hi_ns)
+{
+	fs_ns since = *since_ns, t_end = t_ns + a->dur_ns, tail_ns = 0;
+	int64_t cur = *blocks, last;
+	size_t m = k;
+
+	if (!a->ok || k == 0 || a->first_blocks != cur || !(since >= lo_ns && since <= t_ns) ||
+	    t_end > hi_ns)
+		return false;
+	last = kv[k - 1];
+	if (!(last >= 0 && last < ((int64_t)1 << 22)))
+		return false;
+	while (m > 0 && kv[m - 1] == (m >= 2 ? kv[m - 2] : cur)) {
+		tail_ns += dur_ns[m - 1];
+		m--;
+	}
+	if (m > 0) {                                      /* a change: MODEL M3 */
+		fs__i128 area = (fs__i128)cur * (fs__i128)(t_ns - since) +
+		                (fs__i128)(a->block_ns - (uint64_t)last * (uint64_t)tail_ns);
+
+		if (area != 0)
+			kv_add(rec, b, area);
+		*since_ns = t_end - tail_ns;
+		*blocks = last;
+	}
+	return true;
+}
+
 void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *blocks,
-                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k)
+                           fs_ns t_ns, const fs_ns *dur_ns, const int64_t *kv, size_t k,
+                           const struct fs__rec_kv_area *a)
 {
 	const struct fs_tseries *ts = &rec->result->kv_used;
 	fs_ns since = *since_ns, lo_ns, hi_ns;
@@ -209,6 +245,9 @@ void fs__recorder_kv_steps(struct fs_recorder *rec, fs_ns *since_ns, int64_t *bl
 	size_t b, i;
 
 	kv_bin_bounds(ts, since, &b, &lo_ns, &hi_ns);
+	if (a != NULL &&
+	    kv_steps_from_area(rec, since_ns, blocks, t_ns, dur_ns, kv, k, a, b, lo_ns, hi_ns))
+		return;
 	if (since >= lo_ns && since <= t_ns && cur >= 0 && cur < ((int64_t)1 << 22) &&
 	    k <= 512) {
 		/* the usual call, in one pass without branches: the level of each

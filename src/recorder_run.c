@@ -127,7 +127,8 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
                       const int64_t *kv_blocks, uint64_t count,
                       struct fs__hist_hint *hint, struct seg *g,
-                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
+                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi,
+                      uint64_t *block_ns)
 {
 	struct fs_hist *h = &rec->result->itl_hist;
 	fs_ns lo = dur_ns[0], hi = dur_ns[0];
@@ -144,6 +145,7 @@ static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
 		hi = dur_ns[i] > hi ? dur_ns[i] : hi;
 	}
 	acc_mul(&g->kv_int, kv_d, 1);
+	*block_ns = kv_d;
 	s2->big += d2;
 	*itl_lo = lo < *itl_lo ? lo : *itl_lo;
 	*itl_hi = hi > *itl_hi ? hi : *itl_hi;
@@ -182,7 +184,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
                            const struct fs__rec_run_lin *lin,
                            const int64_t *kv_blocks, int64_t n_seqs,
                            double peak_flops_per_s, double peak_bytes_per_s,
-                           struct fs__hist_hint *hint, double *busy_ns)
+                           struct fs__hist_hint *hint, double *busy_ns,
+                           struct fs__rec_kv_area *area)
 {
 	struct fs_rep_result *r = rec->result;
 	struct fs_pool_result *pr = &r->fleet.pools[pool];
@@ -197,6 +200,7 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
 	struct seg g = { .bin = SIZE_MAX };
 
+	area->ok = false;
 	rec->pool_peak_flops[pool] = peak_flops_per_s;       /* MODEL: S8 */
 	rec->pool_peak_bytes[pool] = peak_bytes_per_s;
 
@@ -216,7 +220,10 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 && k <= 1024 &&
 		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
 			group_run(rec, k, dur_ns, kv_blocks, count, hint, &g, &s2, &itl_lo,
-			          &itl_hi);
+			          &itl_hi, &area->block_ns);
+			area->ok = true;
+			area->first_blocks = kv_blocks[0];
+			area->dur_ns = dur_sum;
 			g.bin = bin;
 			g.warm = true;
 			g.steps = (int64_t)k;

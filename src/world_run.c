@@ -169,6 +169,7 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	fs_ns t_ns = in->step_begin_ns;
 	int64_t kv0 = in->kv_used;
 	struct fs__rec_run_lin lin = c->run_lin;     /* from slot j on */
+	struct fs__rec_kv_area area;
 
 	lin.flops0 += lin.flops_step * (int64_t)j;
 	lin.bytes0 += lin.bytes_step * (int64_t)j;
@@ -179,11 +180,11 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	t_ns += fs__recorder_llm_run(&w->rec, in->pool, t_ns, k, &c->run_dur_ns[j], &c->run_flops[j],
 	                     &c->run_bytes[j], c->run_lin_ok ? &lin : NULL, c->run_kv, fs_llm_engine_run_batch(in->engine),
 	                     c->peak_flops_per_s, c->peak_bytes_per_s, &in->itl_hint,
-	                     &in->busy_ns);
+	                     &in->busy_ns, &area);
 	/* the KV levels at each step's begin (MODEL: M3), as
 	 * fs__world_llm_kv_level at each change */
 	fs__recorder_kv_steps(&w->rec, &in->kv_since_ns, &in->kv_used, in->step_begin_ns,
-	                      &c->run_dur_ns[j], &c->run_kv[1], k);
+	                      &c->run_dur_ns[j], &c->run_kv[1], k, &area);
 	w->kv_used_llm += in->kv_used - kv0;
 	in->run_j = j + k;
 	in->step_begin_ns = t_ns;

@@ -259,6 +259,18 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 			assert_false(fs_eventq_cancel(q, h));
 		}
 		assert_int_equal(fs_eventq_size(q), n);
+		/* the earliest time, also while a pop has left the root vacant */
+		if (n > 0) {
+			fs_ns t;
+
+			assert_true(fs_eventq_peek_time(q, &t));
+			assert_int_equal(t, ref[ref_min(ref, n)].t_ns);
+		} else {
+			fs_ns t = -7;
+
+			assert_false(fs_eventq_peek_time(q, &t));
+			assert_int_equal(t, -7);
+		}
 		if (op % 997 == 0) {
 			size_t i;
 
@@ -276,6 +288,52 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 	assert_false(fs_eventq_pop(q, &ev));
 	free(dead);
 	free(ref);
+	fs_eventq_free(q);
+}
+
+/* A pop leaves the root vacant until the next operation: every operation
+ * after a pop sees the queue as if the root had been refilled at once. */
+static void test_eventq_ops_after_pop_see_refilled_queue(void **state)
+{
+	struct fs_eventq *q = fs_eventq_alloc(4);
+	struct fs_event_handle h[8];
+	struct fs_event ev;
+	fs_ns t;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)               /* times 80, 70, ..., 10 */
+		h[i] = fs_eventq_push(q, 80 - 10 * i, 1, (uint32_t)i, 0);
+	assert_true(fs_eventq_pop(q, &ev));   /* 10 */
+	assert_int_equal(ev.t_ns, 10);
+	assert_int_equal(fs_eventq_size(q), 7);
+	assert_false(fs_eventq_pending(q, h[7]));
+	assert_true(fs_eventq_peek_time(q, &t));
+	assert_int_equal(t, 20);
+	/* a push earlier than everything left drops into the vacant root */
+	fs_eventq_push(q, 15, 1, 99, 0);
+	assert_true(fs_eventq_pop(q, &ev));
+	assert_int_equal(ev.a, 99);
+	/* cancel right after a pop: the entry it names is still found */
+	assert_true(fs_eventq_cancel(q, h[6]));          /* 20 */
+	assert_true(fs_eventq_pop(q, &ev));
+	assert_int_equal(ev.t_ns, 30);
+	/* a push later than everything after a pop sifts all the way down */
+	fs_eventq_push(q, 1000, 1, 100, 0);
+	for (i = 0; i < 5; i++) {
+		assert_true(fs_eventq_pop(q, &ev));
+		assert_int_equal(ev.t_ns, 40 + 10 * i);
+	}
+	assert_true(fs_eventq_pop(q, &ev));
+	assert_int_equal(ev.a, 100);
+	/* popped empty: the vacant root alone is no event */
+	assert_int_equal(fs_eventq_size(q), 0);
+	assert_false(fs_eventq_peek_time(q, &t));
+	assert_false(fs_eventq_pop(q, &ev));
+	fs_eventq_push(q, 5, 1, 1, 0);
+	assert_true(fs_eventq_peek_time(q, &t));
+	assert_int_equal(t, 5);
+	assert_int_equal(fs_eventq_size(q), 1);
 	fs_eventq_free(q);
 }
 
@@ -297,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_eventq_zero_and_out_of_range_handles_are_not_pending),
 		cmocka_unit_test(test_eventq_grows_beyond_initial_capacity),
 		cmocka_unit_test(test_eventq_matches_sorted_reference_under_random_ops),
+		cmocka_unit_test(test_eventq_ops_after_pop_see_refilled_queue),
 		cmocka_unit_test(test_eventq_free_accepts_null),
 	};
 
