@@ -275,6 +275,14 @@ static inline void fs__recorder_run_steps(struct fs_recorder *rec, uint64_t k, u
 	rec->result->run_steps += k;
 }
 
+/* The event just processed ended a run's chunk whose steps a later
+ * fs__recorder_run_steps counts, its last step's event among them: not
+ * counted twice. */
+static inline void fs__recorder_event_deferred(struct fs_recorder *rec)
+{
+	rec->result->events--;
+}
+
 static inline void fs__recorder_stopped_early(struct fs_recorder *rec)
 {
 	rec->result->stopped_early = true;

@@ -4,10 +4,12 @@
  * a chunk of them at once and schedules one STEP_DONE event at the end of
  * the chunk's last; the iterations in between are recorded lazily, in
  * order, when something looks at the instance (an arrival routed to it, a
- * fleet or autoscaler event, the chunk's end), exactly as their own events
+ * fleet or autoscaler event, the run's end), exactly as their own events
  * would have been.  At a chunk's end a run that can go on plans the next,
  * twice as long, up to 128 steps (the pricing a cut or a completion
- * wastes costs less than more chunk ends would: RUN_FIRST_CHUNK).  An
+ * wastes costs less than more chunk ends would: RUN_FIRST_CHUNK), after
+ * the planned ones while they fit (FS__RUN_MAX_STEPS), else the steps up
+ * to now are recorded and the rest moved to the front.  An
  * arrival routed to the instance cuts the run after the step in flight.
  * Per recorded iteration O(1): no work per request; the iterations that
  * end before now are recorded together (fs__recorder_llm_run) and the
@@ -18,11 +20,12 @@
 #include "world_state.h"
 
 /* Steps planned after step 0 at first: a longer chunk prices steps a cut
- * or a completion then wastes, a shorter one costs more chunk ends.  On
- * bench/day.json (callgrind, 20 min at the 13:00 peak / 40 min at the 03:00
- * trough), 8: +3.4% / +4.5% instructions against 16; 32: -1.6% / -2.6%;
- * 64: -2.0% / -3.0%; 128: -1.9% / -1.3%. */
-#define RUN_FIRST_CHUNK 64
+ * or a completion then wastes (at the peak about half of those priced), a
+ * shorter one costs more chunk ends.  On bench/day.json (callgrind, 20 min
+ * at the 13:00 peak / 40 min at the 03:00 trough), with a chunk's end
+ * planning on in place: 8: +1.7% / +3.0% instructions against 32; 16:
+ * +0.3% / +0.8%; 64: +0.2% / +0.8%. */
+#define RUN_FIRST_CHUNK 32
 
 static bool whole(double x)
 {
@@ -222,6 +225,21 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 	if (in->run_n == 0 || !in->run_more || !in->stepping)
 		return false;
 	c = fs_llm_engine_cost_ctx(in->engine);
+	if (c->run_chunk < FS__RUN_MAX_STEPS / 2)
+		c->run_chunk *= 2;
+	if (in->run_n + c->run_chunk <= FS__RUN_MAX_STEPS) {
+		/* room for the next chunk after this one: planned on, and the
+		 * chunk's steps (its last ends now) recorded lazily with the
+		 * next chunk's, as those before them were */
+		uint32_t n0 = in->run_n;
+
+		more_ns = plan(w, in, c, c->run_chunk);   /* slots n0 on */
+		if (in->run_n == n0)
+			return false;            /* nothing after it: it ends as usual */
+		fs__recorder_event_deferred(&w->rec);
+		in->step_ev = fs_eventq_push(w->q, w->now_ns + more_ns, FS_EV_STEP_DONE, ii, 0);
+		return true;
+	}
 	/* the chunk's last step ends now; the steps before it are recorded
 	 * with it, in one call, once the next chunk is planned after it */
 	j = in->run_j;
@@ -229,8 +247,6 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 		t_ns += c->run_dur_ns[j];
 	FS__WORLD_CHECK(w, t_ns + c->run_dur_ns[j] == w->now_ns,
 	                "run chunk ends off its last step");
-	if (c->run_chunk < FS__RUN_MAX_STEPS / 2)
-		c->run_chunk *= 2;
 	more_ns = plan(w, in, c, c->run_chunk);       /* slots j + 1 on */
 	if (in->run_n == j + 1)
 		return false;            /* nothing after it: it ends as usual */
