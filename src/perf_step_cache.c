@@ -16,6 +16,76 @@
 #include "fleetsim/perf.h"
 #include "perf_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* fs_perf_decode_steps' loop two steps at a time: SSE2 rounds each
+ * lane's operation as the scalar one, so every step gets the scalar loop's
+ * bits (the factor constant, or looked up by each lane's ratio).  From the
+ * first step while both of a pair's ratios fall in the window and times
+ * (before rounding) in [1, 2^31), every context a positive whole number
+ * below 2^53 (checked); returns the steps priced, their times added to
+ * *sum. */
+static size_t decode_pairs(const struct fs_perf_step_cache *c,
+                           const struct fs_perf_decode_prep *d, int64_t ctx0,
+                           int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum)
+{
+	const __m128d kvb = _mm_set1_pd(d->kv_bytes_per_token_per_gpu);
+	const __m128d bytes_div = _mm_set1_pd(d->attn_bytes_div), giga = _mm_set1_pd(1e9);
+	const __m128d ppf = _mm_set1_pd(d->per_pair_flops), tp = _mm_set1_pd(d->tp);
+	const __m128d flops_div = _mm_set1_pd(d->attn_flops_div);
+	const __m128d pre = _mm_set1_pd(d->prefill_attn_ns);
+	const __m128d lin = _mm_set1_pd(d->linear_ns), elem = _mm_set1_pd(d->elementwise_ns);
+	const __m128d comm = _mm_set1_pd(d->comm_ns), over = _mm_set1_pd(d->overhead_ns);
+	const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+	const __m128d half = _mm_set1_pd(0.5), top = _mm_set1_pd(0x1p31);
+	const bool dec_const = c->dec_const, tp_one = d->tp == 1.0;
+	const uint64_t bits0 = c->dec_bits0;
+	__m128d ctx, inc, fac = _mm_set1_pd(c->dec_factor);
+	__m128i acc = _mm_setzero_si128();
+	int64_t lanes[2];
+	size_t i = 0;
+
+	if (n < 2 || ctx0 <= 0 || ctx_step < 0 || ctx0 >= ((int64_t)1 << 53) ||
+	    ctx_step > (((int64_t)1 << 53) - 1 - ctx0) / (int64_t)(n - 1))
+		return 0;
+	ctx = _mm_set_pd((double)(ctx0 + ctx_step), (double)ctx0);
+	inc = _mm_set1_pd(2.0 * (double)ctx_step);
+	for (; i + 1 < n; i += 2, ctx = _mm_add_pd(ctx, inc)) {
+		__m128d y = _mm_mul_pd(_mm_div_pd(_mm_mul_pd(kvb, ctx), bytes_div), giga), t;
+		__m128i r32, r64;
+
+		if (!dec_const) {
+			__m128d x = _mm_mul_pd(ppf, ctx);
+			uint64_t bits[2];
+
+			x = _mm_mul_pd(_mm_div_pd(tp_one ? x : _mm_div_pd(x, tp), flops_div), giga);
+			_mm_storeu_si128((__m128i *)(void *)bits, _mm_castpd_si128(_mm_div_pd(x, y)));
+			if (bits[0] - bits0 >= FS_PERF_DEC_WINDOW ||
+			    bits[1] - bits0 >= FS_PERF_DEC_WINDOW)
+				break;
+			fac = _mm_set_pd(c->dec_window_factor[bits[1] - bits0],
+			                 c->dec_window_factor[bits[0] - bits0]);
+		}
+		t = _mm_add_pd(_mm_add_pd(_mm_add_pd(lin, _mm_add_pd(pre, _mm_mul_pd(y, fac))),
+		                          elem), comm);
+		t = _mm_add_pd(_mm_and_pd(t, _mm_cmpgt_pd(t, zero)), over);
+		if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(t, one), _mm_cmplt_pd(t, top))) != 3)
+			break;
+		/* fs__perf_round_ns: the truncation plus one where t - it >= 0.5 */
+		r32 = _mm_cvttpd_epi32(t);
+		r64 = _mm_unpacklo_epi32(r32, _mm_setzero_si128());
+		r64 = _mm_sub_epi64(r64, _mm_castpd_si128(
+			_mm_cmpge_pd(_mm_sub_pd(t, _mm_cvtepi32_pd(r32)), half)));
+		_mm_storeu_si128((__m128i *)(void *)&dur_ns[i], r64);
+		acc = _mm_add_epi64(acc, r64);
+	}
+	_mm_storeu_si128((__m128i *)(void *)lanes, acc);
+	*sum += lanes[0] + lanes[1];
+	return i;
+}
+#endif
+
 /* The smooth-max factor of a ratio r (P11), as fs__perf_smooth_max_memo
  * computes it. */
 static double knee_factor(double r, double knee_exp)
@@ -240,7 +310,12 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 	}
 	/* fs_perf_decode_step's operations, the memory arm the larger for every
 	 * context: its factor constant, or looked up by the ratio's bits */
-	for (i = 0; i < n; i++, ctx_i += ctx_step) {
+	i = 0;
+#if defined(__SSE2__)
+	i = decode_pairs(c, d, ctx0, ctx_step, n, dur_ns, &sum);
+	ctx_i = ctx0 + ctx_step * (int64_t)i;
+#endif
+	for (; i < n; i++, ctx_i += ctx_step) {
 		double ctx = (double)ctx_i, y, total;
 
 		if (ctx_i <= 0) {

@@ -155,10 +155,13 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 
 	in->state = FS__INST_SERVING;
 	in->serving_from_ns = w->now_ns;
-	if (pool->tokens == NULL)
-		pool->tokens = fs_xcalloc(1, sizeof *pool->tokens);
+	if (pool->pricing == NULL) {
+		pool->pricing = fs_xcalloc(1, sizeof *pool->pricing);
+		fs_perf_step_cache_init(&pool->pricing->cache, &pc->llm->perf);
+		fs_perf_step_cache_share(&pool->pricing->cache, &pool->pricing->tokens);
+	}
 	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step,
-	                                 fs__world_cost_ctx_alloc(&pc->llm->perf, pool->tokens),
+	                                 fs__world_cost_ctx_alloc(&pc->llm->perf, pool->pricing),
 	                                 &err);
 	if (in->engine == NULL) {
 		fs_error_print(&err);
@@ -365,7 +368,7 @@ void fs__world_fleet_fini(struct fs_world *w)
 	}
 	free(w->insts);
 	for (i = 0; w->pools != NULL && i < w->fleet->n_pools; i++)
-		free(w->pools[i].tokens);
+		free(w->pools[i].pricing);
 	free(w->pools);
 	free(w->zones);
 	free(w->cand);

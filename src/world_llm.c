@@ -18,7 +18,7 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 	struct fs__cost_ctx *c = ctx;
 	struct fs_step_cost cost;
 
-	fs_perf_step_cost_cached(&c->cache, shape, &cost);
+	fs_perf_step_cost_cached(c->cache, shape, &cost);
 	c->flops = cost.flops;
 	c->bytes = cost.bytes;
 	if (c->perf->table != NULL)
@@ -27,13 +27,12 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 }
 
 void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
-                               struct fs_perf_token_memo *tokens)
+                               struct fs__pool_pricing *pricing)
 {
 	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
 	c->perf = perf;
-	fs_perf_step_cache_init(&c->cache, perf);
-	fs_perf_step_cache_share(&c->cache, tokens);
+	c->cache = &pricing->cache;
 	c->peak_flops_per_s = fs_perf_instance_peaks(perf).flops_per_s;
 	c->peak_bytes_per_s = fs_perf_instance_peaks(perf).bytes_per_s;
 	return c;

@@ -82,13 +82,13 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 	if (n > 0 && c->perf->table == NULL && !c->run_prep_ok) {
 		int64_t ctx0, ctx_last;
 
-		fs_perf_decode_prepare(&c->cache, seqs, &c->run_prep);
+		fs_perf_decode_prepare(c->cache, seqs, &c->run_prep);
 		c->run_prep_ok = true;
 		fs_llm_engine_run_context_span(in->engine, &ctx0, &ctx_last);
 		c->run_lin_ok = in->run_n == 1 && run_linear(c, ctx0, ctx_last, seqs, &c->run_lin);
 	}
 	if (n > 0 && c->run_lin_ok) {      /* FLOPs and bytes in closed form */
-		total_ns = fs_perf_decode_steps(&c->cache, &c->run_prep, ctx_first, seqs, n,
+		total_ns = fs_perf_decode_steps(c->cache, &c->run_prep, ctx_first, seqs, n,
 		                                &c->run_dur_ns[k]);
 		k += (uint32_t)n;
 		n = 0;
@@ -105,7 +105,7 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 			sh.decode_context_tokens = ctx;
 			d = fs__world_price_step(c, &sh);                /* MODEL: V1 */
 		} else {
-			d = fs_perf_decode_step(&c->cache, &c->run_prep, ctx, &c->run_flops[k],
+			d = fs_perf_decode_step(c->cache, &c->run_prep, ctx, &c->run_flops[k],
 			                        &c->run_bytes[k]);
 		}
 		FS__WORLD_CHECK(w, d >= 1, "step cost must be at least 1 ns");

@@ -35,11 +35,20 @@
  * keeping the modelled work of the step for achieved-MFU/MBU figures, and
  * the planned steps of a fast-path run.  Heap-allocated (freed with free())
  * so it stays put while the instance array grows. */
+/* A pool's step pricing: one cache and token memo for all its instances
+ * (they price with one configuration; every cached result is the bits of the
+ * plain model, so which instance filled an entry does not matter), in one
+ * world (one thread). */
+struct fs__pool_pricing {
+	struct fs_perf_step_cache cache;
+	struct fs_perf_token_memo tokens;
+};
+
 struct fs__cost_ctx {
 	const struct fs_perf_cfg *perf;
 	double flops, bytes;         /* of the step last priced */
 	double peak_flops_per_s, peak_bytes_per_s;   /* of the instance (all GPUs) */
-	struct fs_perf_step_cache cache;  /* what does not change per step */
+	struct fs_perf_step_cache *cache;  /* the pool's: what does not change per step */
 	fs_ns run_dur_ns[FS__RUN_MAX_STEPS];     /* planned steps of the run */
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
 	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
@@ -155,7 +164,7 @@ struct fs__pool {
 	struct fs__ttft_mark *ttfts; /* ttft_p90: recent first tokens, oldest first */
 	size_t n_ttfts, cap_ttfts;
 	struct fs__avail_track avail;
-	struct fs_perf_token_memo *tokens;   /* its instances' shared step pricing,
+	struct fs__pool_pricing *pricing;    /* its instances' shared step pricing,
 	                                      * allocated at the first LLM engine */
 };
 
@@ -246,7 +255,7 @@ void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot);
  * instance, freed with free()). */
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape);
 void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
-                               struct fs_perf_token_memo *tokens);
+                               struct fs__pool_pricing *pricing);
 
 /* LLM engine driver (world_llm.c): routing, iterations, evacuation. */
 void fs__world_llm_arrival(struct fs_world *w, uint32_t slot);

@@ -53,7 +53,15 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 		for (s = 0; s < sizeof starts / sizeof starts[0]; s++) {
 			for (i = 0; i < STEPS; i++)
 				ctx[i] = starts[s] * n + n * (int64_t)i;
-			sum = fs_perf_decode_steps(c, &d, ctx[0], n, STEPS, dur);
+			if (s % 2 == 0) {
+				/* an odd count and a single step: steps priced two at a
+				 * time where they can be, and one left over */
+				sum = fs_perf_decode_steps(c, &d, ctx[0], n, STEPS - 1, dur);
+				sum += fs_perf_decode_steps(c, &d, ctx[STEPS - 1], n, 1,
+				                            &dur[STEPS - 1]);
+			} else {
+				sum = fs_perf_decode_steps(c, &d, ctx[0], n, STEPS, dur);
+			}
 			for (i = 0; i < STEPS; i++) {
 				sum -= dur[i];
 				assert_true(dur[i] >= 1);
@@ -122,6 +130,49 @@ static void test_perf_decode_run_day_gpus_use_the_factor_window(void **state)
 	}
 }
 
+/* Each step of a chunk takes the factor of its own ratio: with the A100's
+ * window made of distinct factors (a test-only change of the cache; the
+ * model's factors differ only near one edge, where no real ratio lands),
+ * a chunk priced at once, two steps at a time where it can be, gives the
+ * bits of pricing each step alone, which looks its ratio up by itself. */
+static void test_perf_decode_run_each_step_looks_up_its_own_factor(void **state)
+{
+	static const int64_t batches[] = { 1, 2, 7, 64 };
+	static const size_t counts[] = { 1, 2, 3, 199, 200 };
+	struct fs_perf_cfg cfg;
+	struct fs_perf_step_cache *c = malloc(sizeof *c);
+	fs_ns dur[200];
+	size_t b, k, i, w;
+
+	(void)state;
+	assert_non_null(c);
+	fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu("a100-80g"),
+	                     fs_catalog_find_model("llama-3.1-8b"));
+	fs_perf_step_cache_init(c, &cfg);
+	assert_true(c->dec_window);
+	for (w = 0; w < FS_PERF_DEC_WINDOW; w++)
+		c->dec_window_factor[w] = 1.0 + (double)w * 0x1p-12;
+	c->dec_const = false;
+	for (b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+		struct fs_perf_decode_prep d;
+		int64_t n = batches[b], ctx0 = 3001 * n;
+
+		fs_perf_decode_prepare(c, n, &d);
+		for (k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+			int64_t sum = fs_perf_decode_steps(c, &d, ctx0, n, counts[k], dur);
+
+			for (i = 0; i < counts[k]; i++) {
+				fs_ns one = fs_perf_decode_step(c, &d, ctx0 + n * (int64_t)i, NULL, NULL);
+
+				assert_int_equal(dur[i], one);
+				sum -= dur[i];
+			}
+			assert_int_equal(sum, 0);
+		}
+	}
+	free(c);
+}
+
 /* Two instances' caches sharing one token memo, fed interleaved prefill and
  * decode shapes whose token counts collide in it, price every shape with
  * the plain model's bits (the memo is keyed by the whole shape, not by a
@@ -184,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_decode_run_steps_give_the_plain_models_bits),
 		cmocka_unit_test(test_perf_decode_run_day_gpus_use_the_factor_window),
+		cmocka_unit_test(test_perf_decode_run_each_step_looks_up_its_own_factor),
 		cmocka_unit_test(test_perf_decode_run_shared_token_memo_gives_the_plain_bits),
 	};
 
