@@ -84,10 +84,7 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->kv_acc = fs_xcalloc(r->queue_len.n_bins, sizeof *rec->kv_acc);
 	rec->itl_min = NAN;
 	rec->itl_max = NAN;
-	rec->n_itl_floor = fs_hist_n_buckets() + 1;
-	rec->itl_floor = fs_xmalloc(rec->n_itl_floor * sizeof *rec->itl_floor);
-	for (c = 0; c < rec->n_itl_floor; c++)
-		rec->itl_floor[c] = NAN;
+	fs_hist_finder_init(&rec->buckets);
 }
 
 void fs__recorder_fini(struct fs_recorder *rec)
@@ -102,8 +99,7 @@ void fs__recorder_fini(struct fs_recorder *rec)
 	free(rec->pool_peak_bytes);
 	rec->bin_pool_busy_ns = NULL;
 	rec->pool_peak_flops = rec->pool_peak_bytes = NULL;
-	free(rec->itl_floor);
-	rec->itl_floor = NULL;
+	fs_hist_finder_fini(&rec->buckets);
 	fs__recorder_rows_fini(rec);
 	rec->bin_fx = NULL;
 	rec->pool_fx = NULL;
@@ -198,10 +194,12 @@ void fs__recorder_arrival(struct fs_recorder *rec, const struct fs_request *req)
 		rec->result->cls[req->class_idx].arrived++;
 }
 
-static void add_latency(struct fs_class_result *cr, enum fs_latency k, fs_ns lat_ns)
+/* A latency (>= 0) into its histogram, bucketed without the logarithm. */
+static void add_latency(struct fs_recorder *rec, struct fs_class_result *cr,
+                        enum fs_latency k, double lat)
 {
-	fs_hist_add(&cr->lat_hist[k], (double)lat_ns);
-	fs_moments_add(&cr->lat_moments[k], (double)lat_ns);
+	fs_hist_add_n_at(&cr->lat_hist[k], fs_hist_finder_bucket(&rec->buckets, lat), lat, 1);
+	fs_moments_add(&cr->lat_moments[k], lat);
 }
 
 /* MODEL: S2 — a request meets its SLO when every target it has is met;
@@ -236,16 +234,12 @@ void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *r
 		return;
 	cr->completed++;
 	cr->output_tokens += output_tokens;
-	add_latency(cr, FS_LAT_QUEUE, start_ns - req->arrival_ns);
-	add_latency(cr, FS_LAT_TTFT, ttft_ns);
-	if (output_tokens > 1) {
-		/* MODEL: S2 — TPOT as vLLM's benchmark defines it. */
-		double tpot_ns = (double)(e2e_ns - ttft_ns) / (double)(output_tokens - 1);
-
-		fs_hist_add(&cr->lat_hist[FS_LAT_TPOT], tpot_ns);
-		fs_moments_add(&cr->lat_moments[FS_LAT_TPOT], tpot_ns);
-	}
-	add_latency(cr, FS_LAT_E2E, e2e_ns);
+	add_latency(rec, cr, FS_LAT_QUEUE, (double)(start_ns - req->arrival_ns));
+	add_latency(rec, cr, FS_LAT_TTFT, (double)ttft_ns);
+	if (output_tokens > 1)            /* MODEL: S2 — TPOT as vLLM's benchmark defines it */
+		add_latency(rec, cr, FS_LAT_TPOT,
+		            (double)(e2e_ns - ttft_ns) / (double)(output_tokens - 1));
+	add_latency(rec, cr, FS_LAT_E2E, (double)e2e_ns);
 	if (slo_met(&cls->slo, output_tokens, ttft_ns, e2e_ns))
 		cr->slo_met++;
 }

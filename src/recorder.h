@@ -84,8 +84,7 @@ struct fs_recorder {
 	uint64_t itl_n;                      /* ITL moments: count, Σ gap, Σ gap² (ns) */
 	fs__i128 itl_s1, itl_s2;
 	double itl_min, itl_max;
-	double *itl_floor;                   /* fs_hist_bucket_floor(b) cache, NAN unknown */
-	size_t n_itl_floor;                  /* its entries: buckets + 1 */
+	struct fs_hist_finder buckets;       /* latencies' and gaps' histogram buckets */
 	/* KV-use series (MODEL: M3): Σ blocks · ns per bin since the KV total last
 	 * changed, divided by that total when it changes (or at the end) */
 	fs__i128 *kv_acc;                    /* per bin */

@@ -14,11 +14,7 @@
 /* The lower edge of ITL bucket b (INFINITY past the top), computed once. */
 static inline double itl_floor(struct fs_recorder *rec, size_t b)
 {
-	if (b >= rec->n_itl_floor)
-		return INFINITY;
-	if (isnan(rec->itl_floor[b]))
-		rec->itl_floor[b] = fs_hist_bucket_floor(b);
-	return rec->itl_floor[b];
+	return fs_hist_finder_floor(&rec->buckets, b);
 }
 
 /* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
@@ -41,7 +37,7 @@ size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
 			break;
 	}
 	if (walk == 4)
-		b = fs_hist_bucket_of(gap);
+		b = fs_hist_finder_bucket(&rec->buckets, gap);
 	hint->bucket = b;
 	hint->lo = itl_floor(rec, b);
 	hint->hi = itl_floor(rec, b + 1);

@@ -253,6 +253,46 @@ static void test_hist_cdf_brackets_exact_cdf_within_relative_error(void **state)
 	free(v);
 }
 
+/* The finder gives every value fs_hist_bucket_of's bucket: values spread
+ * log-uniformly over the whole range and beyond it, each bucket's floor and
+ * the double just below it, whole numbers (latencies in ns) and the odd
+ * ones (0, negative, below the minimum, infinity, NaN). */
+static void test_hist_finder_matches_bucket_of(void **state)
+{
+	static const double odd[] = { 0.0, -1.0, 0.5, 1.0, 1.0000000000000002, 1e16,
+	                              1e17, 1e300, INFINITY, -INFINITY, NAN };
+	struct fs_hist_finder f;
+	uint64_t x = 88172645463325252u;
+	size_t i, nb = fs_hist_n_buckets();
+
+	(void)state;
+	fs_hist_finder_init(&f);
+	for (i = 0; i < sizeof odd / sizeof odd[0]; i++)
+		assert_int_equal(fs_hist_finder_bucket(&f, odd[i]), fs_hist_bucket_of(odd[i]));
+	for (i = 0; i < 200000; i++) {
+		double u, v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		u = (double)(x >> 11) * 0x1p-53;
+		v = pow(10.0, -2.0 + 20.0 * u);               /* 1e-2 .. 1e18 */
+		assert_int_equal(fs_hist_finder_bucket(&f, v), fs_hist_bucket_of(v));
+		v = floor(v);                                 /* whole ns */
+		assert_int_equal(fs_hist_finder_bucket(&f, v), fs_hist_bucket_of(v));
+	}
+	for (i = 1; i < nb; i += 7) {
+		double edge = fs_hist_bucket_floor(i);
+
+		assert_int_equal(fs_hist_finder_bucket(&f, edge), i);
+		assert_int_equal(fs_hist_finder_bucket(&f, nextafter(edge, 0.0)),
+		                 fs_hist_bucket_of(nextafter(edge, 0.0)));
+		assert_true(fs_hist_finder_floor(&f, i) == edge);
+	}
+	assert_true(isinf(fs_hist_finder_floor(&f, nb)));
+	fs_hist_finder_fini(&f);
+}
+
 static void test_moments_welford_matches_two_pass(void **state)
 {
 	/* A large offset: the naive sum-of-squares formula would lose it all. */
@@ -453,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_hist_empty_gives_nan_quantile_and_zero_cdf),
 		cmocka_unit_test(test_hist_merge_equals_adding_all),
 		cmocka_unit_test(test_hist_cdf_brackets_exact_cdf_within_relative_error),
+		cmocka_unit_test(test_hist_finder_matches_bucket_of),
 		cmocka_unit_test(test_moments_welford_matches_two_pass),
 		cmocka_unit_test(test_moments_small_sample_by_hand),
 		cmocka_unit_test(test_moments_chan_merge_equals_adding_all),

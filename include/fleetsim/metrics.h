@@ -13,6 +13,7 @@
 #ifndef FLEETSIM_METRICS_H
 #define FLEETSIM_METRICS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,31 @@ void fs_hist_add_n_at(struct fs_hist *h, size_t bucket, double value, uint64_t c
  * floor(b) <= v < floor(b + 1).  Found by bisection with fs_hist_bucket_of
  * as the judge (about 40 logarithms); callers cache it. */
 double fs_hist_bucket_floor(size_t b);
+
+/* fs_hist_bucket_of without the logarithm (hist_finder.c): the bucket of the
+ * first double of each 1/256 of a binade and each bucket's floor, found once
+ * each when first needed.  Owns its tables (about 60 KB at most). */
+struct fs_hist_finder {
+	double *floor;               /* fs_hist_bucket_floor(b), NAN unknown */
+	size_t n_floor;              /* buckets + 1 */
+	uint16_t *start;             /* bucket of each slice's first double */
+	uint64_t slice0;             /* the slice of FS_HIST_MIN_VALUE */
+	size_t n_slices;
+};
+void fs_hist_finder_init(struct fs_hist_finder *f);
+void fs_hist_finder_fini(struct fs_hist_finder *f);
+/* fs_hist_bucket_floor(b), computed once (inline: the finder's and the ITL
+ * hint's hot path). */
+static inline double fs_hist_finder_floor(struct fs_hist_finder *f, size_t b)
+{
+	if (b >= f->n_floor)
+		return HUGE_VAL;             /* past the top */
+	if (isnan(f->floor[b]))
+		f->floor[b] = fs_hist_bucket_floor(b);
+	return f->floor[b];
+}
+/* fs_hist_bucket_of(v) for any v (not NaN): amortised O(1). */
+size_t fs_hist_finder_bucket(struct fs_hist_finder *f, double v);
 
 struct fs_moments {
 	uint64_t n;
