@@ -118,39 +118,68 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 	memset(g, 0, sizeof *g);
 }
 
-/* The per-iteration figures of k <= 1024 iterations that all
- * begin in one bin after the warm-up and end with an ITL gap of count
- * requests, each 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22: KV
- * block·ns (each term below 2^53, so their sum fits a word), Σ d², the
- * gaps' extremes, and the ITL histogram — one bucket for all of them where
- * the least and the largest share it, else bucket by bucket. */
-static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
-                      const int64_t *kv_blocks, uint64_t count,
-                      struct fs__hist_hint *hint, struct seg *g,
-                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi,
-                      uint64_t *block_ns)
+/* A run's steps in one pass: Σ d, the OR of the durations and of the KV
+ * levels (what the grouped recording checks), and the sums it records —
+ * Σ kv·d, Σ d² and the extremes, exact where the checks pass (each d below
+ * 2^31 and level below 2^22: every term below 2^53, k <= 1024 of them fit
+ * a word), meaningless (wrapped) where they fail and are not used. */
+struct run_sums {
+	int64_t dur;
+	fs_ns or_d, lo, hi;
+	int64_t or_kv;
+	uint64_t kv_d;
+	fs__i128 d2;
+};
+
+static void sum_run(size_t k, const fs_ns *dur_ns, const int64_t *kv_blocks,
+                    struct run_sums *s)
 {
-	struct fs_hist *h = &rec->result->itl_hist;
-	fs_ns lo = dur_ns[0], hi = dur_ns[0];
+	fs_ns lo = dur_ns[0], hi = dur_ns[0], or_d = 0;
+	int64_t dur = 0, or_kv = 0;
 	uint64_t kv_d = 0;
 	fs__i128 d2 = 0;
-	size_t i, nb;
+	size_t i;
 
 	for (i = 0; i < k; i++) {
 		uint64_t d = (uint64_t)dur_ns[i];
 
+		dur += dur_ns[i];
+		or_d |= dur_ns[i];
+		or_kv |= kv_blocks[i];
 		kv_d += (uint64_t)kv_blocks[i] * d;
 		d2 += (fs__i128)(d * d);
 		lo = dur_ns[i] < lo ? dur_ns[i] : lo;
 		hi = dur_ns[i] > hi ? dur_ns[i] : hi;
 	}
-	acc_mul(&g->kv_int, kv_d, 1);
-	*block_ns = kv_d;
-	s2->big += d2;
-	*itl_lo = lo < *itl_lo ? lo : *itl_lo;
-	*itl_hi = hi > *itl_hi ? hi : *itl_hi;
-	nb = fs__recorder_itl_bucket(rec, (double)lo, hint);
-	if ((double)hi < hint->hi) {
+	s->dur = dur;
+	s->or_d = or_d;
+	s->or_kv = or_kv;
+	s->kv_d = kv_d;
+	s->d2 = d2;
+	s->lo = lo;
+	s->hi = hi;
+}
+
+/* The per-iteration figures of k <= 1024 iterations that all
+ * begin in one bin after the warm-up and end with an ITL gap of count
+ * requests, each 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, from
+ * their sums: KV block·ns, Σ d², the gaps' extremes, and the ITL
+ * histogram — one bucket for all of them where the least and the largest
+ * share it, else bucket by bucket. */
+static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
+                      const struct run_sums *sum, uint64_t count,
+                      struct fs__hist_hint *hint, struct seg *g,
+                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
+{
+	struct fs_hist *h = &rec->result->itl_hist;
+	size_t i, nb;
+
+	acc_mul(&g->kv_int, sum->kv_d, 1);
+	s2->big += sum->d2;
+	*itl_lo = sum->lo < *itl_lo ? sum->lo : *itl_lo;
+	*itl_hi = sum->hi > *itl_hi ? sum->hi : *itl_hi;
+	nb = fs__recorder_itl_bucket(rec, (double)sum->lo, hint);
+	if ((double)sum->hi < hint->hi) {
 		h->buckets[nb] += count * (uint64_t)k;
 		return;
 	}
@@ -207,21 +236,19 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	if (lin != NULL && count > 0 && k > 0 && begin_ns >= warmup_ns && begin_ns < horizon_ns) {
 		/* the usual call: every iteration begins in one bin, after the
 		 * warm-up, and ends with an ITL gap: grouped by equal durations */
-		fs_ns or_d = 0, last_begin;
-		int64_t or_kv = 0;
+		struct run_sums sum;
+		fs_ns last_begin;
 
-		for (i = 0; i < k; i++) {
-			dur_sum += dur_ns[i];
-			or_d |= dur_ns[i];
-			or_kv |= kv_blocks[i];
-		}
+		sum_run(k, dur_ns, kv_blocks, &sum);
+		dur_sum = sum.dur;
 		last_begin = begin_ns + dur_sum - dur_ns[k - 1];
 		bin = fs__recorder_bin_at(rec, begin_ns);
-		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && or_d > 0 && k <= 1024 &&
-		    or_d < ((fs_ns)1 << 31) && or_kv >= 0 && or_kv < ((int64_t)1 << 22)) {
-			group_run(rec, k, dur_ns, kv_blocks, count, hint, &g, &s2, &itl_lo,
-			          &itl_hi, &area->block_ns);
+		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && sum.or_d > 0 &&
+		    k <= 1024 && sum.or_d < ((fs_ns)1 << 31) && sum.or_kv >= 0 &&
+		    sum.or_kv < ((int64_t)1 << 22)) {
+			group_run(rec, k, dur_ns, &sum, count, hint, &g, &s2, &itl_lo, &itl_hi);
 			area->ok = true;
+			area->block_ns = sum.kv_d;
 			area->first_blocks = kv_blocks[0];
 			area->dur_ns = dur_sum;
 			g.bin = bin;
