@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NO_ZONE UINT32_MAX
 
@@ -145,6 +146,29 @@ void fs__world_fleet_note_pool(struct fs_world *w, uint32_t p)
 	fs__world_avail_note(w);
 }
 
+/* Pool p's step pricing: that of a pool whose step-time configuration is
+ * the same bytes (borrowed specs and tables by address: on-demand and spot
+ * of one GPU), whose cache gives the same bits, else a new one. */
+static void pool_pricing(struct fs_world *w, uint32_t p)
+{
+	const struct fs_perf_cfg *perf = &pool_cfg(w, p)->llm->perf;
+	struct fs__pool *pool = &w->pools[p];
+	uint32_t q;
+
+	for (q = 0; q < w->fleet->n_pools; q++) {
+		if (q == p || w->pools[q].pricing == NULL ||
+		    memcmp(&pool_cfg(w, q)->llm->perf, perf, sizeof *perf) != 0)
+			continue;
+		pool->pricing = w->pools[q].pricing;
+		pool->pricing_owned = false;
+		return;
+	}
+	pool->pricing = fs_xcalloc(1, sizeof *pool->pricing);
+	pool->pricing_owned = true;
+	fs_perf_step_cache_init(&pool->pricing->cache, perf);
+	fs_perf_step_cache_share(&pool->pricing->cache, &pool->pricing->tokens);
+}
+
 static void start_serving(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
@@ -155,11 +179,8 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 
 	in->state = FS__INST_SERVING;
 	in->serving_from_ns = w->now_ns;
-	if (pool->pricing == NULL) {
-		pool->pricing = fs_xcalloc(1, sizeof *pool->pricing);
-		fs_perf_step_cache_init(&pool->pricing->cache, &pc->llm->perf);
-		fs_perf_step_cache_share(&pool->pricing->cache, &pool->pricing->tokens);
-	}
+	if (pool->pricing == NULL)
+		pool_pricing(w, in->pool);
 	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step,
 	                                 fs__world_cost_ctx_alloc(&pc->llm->perf, pool->pricing),
 	                                 &err);
@@ -368,7 +389,8 @@ void fs__world_fleet_fini(struct fs_world *w)
 	}
 	free(w->insts);
 	for (i = 0; w->pools != NULL && i < w->fleet->n_pools; i++)
-		free(w->pools[i].pricing);
+		if (w->pools[i].pricing_owned)
+			free(w->pools[i].pricing);
 	free(w->pools);
 	free(w->zones);
 	free(w->cand);

@@ -166,6 +166,8 @@ struct fs__pool {
 	struct fs__avail_track avail;
 	struct fs__pool_pricing *pricing;    /* its instances' shared step pricing,
 	                                      * allocated at the first LLM engine */
+	bool pricing_owned;          /* else borrowed from a pool with the same
+	                              * step-time configuration */
 };
 
 /* Runtime state of one zone. */

@@ -89,16 +89,18 @@ static void test_fast_path_cached_pricing_gives_the_same_bits(void **state)
 /* ---- routing ------------------------------------------------------------ */
 
 /* The tournament tree picks what the least_outstanding scan picks, through
- * random key changes, for every size from 1 to 70 slots. */
+ * random key changes, for every size from 1 to 70 slots; after each change
+ * every node is what a tree built afresh from the keys holds. */
 static void test_fast_path_route_tree_matches_the_least_outstanding_scan(void **state)
 {
 	struct fs_route_candidate cand[70];
-	struct fs_route_tree t;
+	struct fs_route_tree t, fresh;
 	uint64_t keys[70], x = 12345;
 	size_t n, i, step;
 
 	(void)state;
 	memset(&t, 0, sizeof t);
+	memset(&fresh, 0, sizeof fresh);
 	for (n = 1; n <= 70; n++) {
 		for (i = 0; i < n; i++) {
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -118,8 +120,14 @@ static void test_fast_path_route_tree_matches_the_least_outstanding_scan(void **
 			slot = (size_t)(x >> 33) % n;
 			cand[slot].outstanding = (x >> 20) % 6;
 			fs_route_tree_set(&t, slot, cand[slot].outstanding);
+			keys[slot] = cand[slot].outstanding;
+			fs_route_tree_build(&fresh, keys, n);
+			assert_int_equal(fresh.leaves, t.leaves);
+			assert_memory_equal(&fresh.win[1], &t.win[1],
+			                    (2 * t.leaves - 1) * sizeof t.win[0]);
 		}
 	}
+	fs_route_tree_fini(&fresh);
 	fs_route_tree_fini(&t);
 }
 
