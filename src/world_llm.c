@@ -18,6 +18,18 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 	struct fs__cost_ctx *c = ctx;
 	struct fs_step_cost cost;
 
+	if (c->perf->table == NULL && shape->prefill_tokens == 0 &&
+	    shape->prefill_attn_tokens == 0 && shape->decode_seqs > 0 &&
+	    shape->n_seqs == shape->decode_seqs) {
+		/* a decode-only step (a run's first, say): the decode path's
+		 * bits, FLOPs and bytes included, its batch's terms kept */
+		if (!c->step_prep_ok || c->step_prep.n_seqs != shape->n_seqs) {
+			fs_perf_decode_prepare(c->cache, shape->n_seqs, &c->step_prep);
+			c->step_prep_ok = true;
+		}
+		return fs_perf_decode_step(c->cache, &c->step_prep, shape->decode_context_tokens,
+		                           &c->flops, &c->bytes);
+	}
 	fs_perf_step_cost_cached(c->cache, shape, &cost);
 	c->flops = cost.flops;
 	c->bytes = cost.bytes;

@@ -53,6 +53,8 @@ struct fs__cost_ctx {
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
 	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
 	bool run_prep_ok;
+	struct fs_perf_decode_prep step_prep;    /* the last decode-only step's batch */
+	bool step_prep_ok;
 	bool run_lin_ok;                         /* run_lin holds: no run_flops/bytes */
 	struct fs__rec_run_lin run_lin;          /* FLOPs, bytes of slot i, exact */
 	uint32_t run_chunk;                      /* steps its next chunk plans */

@@ -22,13 +22,16 @@
 #define STEPS 200
 
 /* The plain model's time of a decode-only step of n requests with ctx
- * context tokens in all. */
-static fs_ns plain_decode_ns(const struct fs_perf_cfg *cfg, int64_t n, int64_t ctx)
+ * context tokens in all, and its FLOPs and bytes. */
+static fs_ns plain_decode_ns(const struct fs_perf_cfg *cfg, int64_t n, int64_t ctx,
+                             double *flops, double *bytes)
 {
 	struct fs_step_shape sh = { 0, 0, n, ctx, n };
 	struct fs_step_cost cost;
 
 	fs_perf_step_cost(cfg, &sh, &cost);
+	*flops = cost.flops;
+	*bytes = cost.bytes;
 	return cost.total_ns;
 }
 
@@ -65,11 +68,15 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 			for (i = 0; i < STEPS; i++) {
 				sum -= dur[i];
 				assert_true(dur[i] >= 1);
-				double flops, bytes;
+				double flops, bytes, plain_flops, plain_bytes;
 
-				assert_int_equal(dur[i], plain_decode_ns(cfg, n, ctx[i]));
+				assert_int_equal(dur[i], plain_decode_ns(cfg, n, ctx[i], &plain_flops,
+				                                         &plain_bytes));
 				assert_int_equal(dur[i], fs_perf_decode_step(c, &d, ctx[i], &flops,
 				                                             &bytes));
+				/* a decode-only step priced this way reports the same work */
+				assert_memory_equal(&flops, &plain_flops, sizeof flops);
+				assert_memory_equal(&bytes, &plain_bytes, sizeof bytes);
 			}
 			assert_int_equal(sum, 0);
 			runs++;
