@@ -195,7 +195,7 @@ struct fs__perf_token_entry {
  * sampled rows only) for one perf configuration, shared by the caches of
  * every instance that uses it (fs_perf_step_cache_share): each prompt length
  * is priced once per pool, not once per instance.  Plain data, zeroed
- * before use (fs_xcalloc); about 0.8 MB. */
+ * before use (fs_xcalloc); about 96 KB. */
 struct fs_perf_token_memo {
 	const struct fs_perf_cfg *cfg;       /* set by the first cache that shares it */
 	struct fs__perf_token_entry e[FS_PERF_TOKEN_SLOTS];
