@@ -181,9 +181,8 @@ static void start_serving(struct fs_world *w, uint32_t ii)
 	in->serving_from_ns = w->now_ns;
 	if (pool->pricing == NULL)
 		pool_pricing(w, in->pool);
-	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step,
-	                                 fs__world_cost_ctx_alloc(&pc->llm->perf, pool->pricing),
-	                                 &err);
+	in->cost = fs__world_cost_ctx_alloc(&pc->llm->perf, pool->pricing);
+	in->engine = fs_llm_engine_alloc(&pc->llm->sched, fs__world_price_step, in->cost, &err);
 	if (in->engine == NULL) {
 		fs_error_print(&err);
 		fs__world_fail(w, "engine configuration rejected after loading",
@@ -273,9 +272,10 @@ void fs__world_fleet_gone(struct fs_world *w, uint32_t ii)
 	fs_eventq_cancel(w->q, in->life_ev);
 	if (in->engine != NULL) {
 		w->kv_total_llm -= pc->llm->sched.kv_blocks;
-		free(fs_llm_engine_cost_ctx(in->engine));
+		free(in->cost);
 		fs_llm_engine_free(in->engine);
 		in->engine = NULL;
+		in->cost = NULL;
 	}
 	if (in->spot && takes_capacity(in))
 		w->zones[in->zone].spot_alive--;
@@ -383,7 +383,7 @@ void fs__world_fleet_fini(struct fs_world *w)
 
 	for (i = 0; i < w->n_insts; i++) {
 		if (w->insts[i].engine != NULL) {
-			free(fs_llm_engine_cost_ctx(w->insts[i].engine));
+			free(w->insts[i].cost);
 			fs_llm_engine_free(w->insts[i].engine);
 		}
 	}

@@ -38,8 +38,8 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 	return cost.total_ns;
 }
 
-void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
-                               struct fs__pool_pricing *pricing)
+struct fs__cost_ctx *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
+                                              struct fs__pool_pricing *pricing)
 {
 	struct fs__cost_ctx *c = fs_xcalloc(1, sizeof *c);
 
@@ -336,7 +336,7 @@ void fs__world_llm_record_step(struct fs_world *w, struct fs__instance *in,
                                const struct fs_llm_report *rep, double flops,
                                double bytes)
 {
-	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
+	struct fs__cost_ctx *c = in->cost;
 	double dur_ns = (double)(rep->end_ns - rep->begin_ns);
 
 	in->busy_ns += dur_ns;

@@ -128,7 +128,7 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
  * priced into c) began now: returns when its last step ends. */
 static fs_ns first_chunk(struct fs_world *w, struct fs__instance *in, fs_ns dur0_ns)
 {
-	struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
+	struct fs__cost_ctx *c = in->cost;
 
 	c->run_dur_ns[0] = dur0_ns;
 	c->run_flops[0] = c->flops;
@@ -205,7 +205,7 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 
 	if (in->run_n <= 1 || !in->stepping)
 		return;
-	c = fs_llm_engine_cost_ctx(in->engine);
+	c = in->cost;
 	for (j = in->run_j, t_ns = in->step_begin_ns; j + 1 < in->run_n; j++) {
 		fs_ns end_ns = t_ns + c->run_dur_ns[j];
 
@@ -227,7 +227,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 
 	if (in->run_n == 0 || !in->run_more || !in->stepping)
 		return false;
-	c = fs_llm_engine_cost_ctx(in->engine);
+	c = in->cost;
 	if (c->run_chunk < FS__RUN_MAX_STEPS / 2)
 		c->run_chunk *= 2;
 	if (in->run_n + c->run_chunk <= FS__RUN_MAX_STEPS) {
@@ -284,7 +284,7 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 	in->run_more = false;
 	if (in->run_n <= 1 || !in->stepping || in->run_j + 1 >= in->run_n)
 		return;
-	c = fs_llm_engine_cost_ctx(in->engine);
+	c = in->cost;
 	fs_llm_engine_run_cut(in->engine);
 	in->run_n = in->run_j + 1;
 	fs_eventq_cancel(w->q, in->step_ev);
@@ -303,7 +303,7 @@ void fs__world_llm_sync_all(struct fs_world *w)
 
 void fs__world_run_step_work(const struct fs__instance *in, double *flops, double *bytes)
 {
-	const struct fs__cost_ctx *c = fs_llm_engine_cost_ctx(in->engine);
+	const struct fs__cost_ctx *c = in->cost;
 
 	if (in->run_n >= 1 && c->run_lin_ok) {
 		*flops = (double)(c->run_lin.flops0 + c->run_lin.flops_step * (int64_t)in->run_j);

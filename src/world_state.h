@@ -98,6 +98,7 @@ struct fs__instance {
 	bool overflow;               /* committed pool: above the commitment, billed
 	                              * as usage at the overflow price (MODEL: B6) */
 	struct fs_llm_engine *engine;/* while serving, notice or draining */
+	struct fs__cost_ctx *cost;   /* the engine's cost context (owned), with it */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	uint32_t serving_pos;        /* index in w->serving (valid while the list is) */
 	bool stepping;               /* a STEP_DONE event is pending */
@@ -258,8 +259,8 @@ void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot);
 /* The engine cost callback (ctx from fs__world_cost_ctx_alloc, heap, one per
  * instance, freed with free()). */
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape);
-void *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
-                               struct fs__pool_pricing *pricing);
+struct fs__cost_ctx *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
+                                              struct fs__pool_pricing *pricing);
 
 /* LLM engine driver (world_llm.c): routing, iterations, evacuation. */
 void fs__world_llm_arrival(struct fs_world *w, uint32_t slot);
