@@ -5,7 +5,7 @@
  * iteration in flight, or per chunk of a fast-path run: world_run.c),
  * recording what every iteration reports, and moving requests off an
  * instance that is being reclaimed.  Step times come from the pool's
- * step-time model through a per-instance cache.
+ * step-time model through a cache its instances share.
  */
 #include "world_state.h"
 
