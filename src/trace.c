@@ -193,7 +193,7 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 	const char *const *names = format == FS_TRACE_AZURE ? azure_cols : vidur_cols;
 	struct fs__csv csv = {0};
 	int idx[3], got, rc = -1;
-	int64_t base_sec = 0, base_ns = 0;
+	int64_t base_sec = 0, base_ns = 0, lo_sec = 0, hi_sec = 0;
 	int have_base = 0;
 
 	while ((got = fs__lines_next(&ld->in, ld->err)) == 1 && fs__is_blank(ld->in.line))
@@ -245,28 +245,35 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 				goto out;
 			}
 			if (!have_base) {
-				base_sec = sec;
+				base_sec = lo_sec = hi_sec = sec;
 				base_ns = ns;
 				have_base = 1;
 			}
 			/* Relative to the first row, so dates far from 1970 cannot
-			 * overflow; 200 years either way is plenty. */
-			if (llabs(sec - base_sec) > INT64_C(200) * 366 * 86400) {
+			 * overflow, and all of them within FS_TRACE_MAX_SPAN_S, so
+			 * that neither the rows' differences once shifted to the
+			 * earliest nor a replay period can (MODEL: W14). */
+			lo_sec = sec < lo_sec ? sec : lo_sec;
+			hi_sec = sec > hi_sec ? sec : hi_sec;
+			if (hi_sec - lo_sec >= FS_TRACE_MAX_SPAN_S) {
 				fs_error_at(ld->err, ld->in.display, ld->in.line_no, f[0]->col, "",
-				            "timestamp more than 200 years from the first row");
+				            "timestamp 100 years or more from another row's (a "
+				            "trace's times must lie within 100 years)");
 				goto out;
 			}
 			t_ns = (sec - base_sec) * FS_NS_PER_S + (ns - base_ns);
 		} else if (parse_time_units(f[0]->s, f[0]->len, FS_NS_PER_S, &t_ns) ||
-		           t_ns < 0) {
+		           t_ns < 0 || t_ns >= FS_TRACE_MAX_SPAN_NS) {
 			char found[64];
 
 			/* MODEL: W14 — arrival times are offsets >= 0, as Azure's
-			 * dates are never before the epoch of the trace. */
+			 * dates are never before the epoch of the trace, and
+			 * within the longest span. */
 			fs__quote(f[0]->s, f[0]->len, found, sizeof found);
 			fs_error_at(ld->err, ld->in.display, ld->in.line_no, f[0]->col, "",
-			            "expected a time in seconds >= 0 in column %s, found %s",
-			            names[0], found);
+			            "expected a time in seconds >= 0 and below 100 years "
+			            "(%lld s) in column %s, found %s",
+			            (long long)FS_TRACE_MAX_SPAN_S, names[0], found);
 			goto out;
 		}
 		for (int k = 1; k < 3; k++)
@@ -407,14 +414,16 @@ static int read_mooncake(struct loader *ld)
 			len[k] = number_len(v[k]);
 			col[k] = (int)(v[k] - ld->in.line) + 1;
 		}
-		if (parse_time_units(v[0], len[0], FS_NS_PER_MS, &t_ns) || t_ns < 0) {
+		if (parse_time_units(v[0], len[0], FS_NS_PER_MS, &t_ns) || t_ns < 0 ||
+		    t_ns >= FS_TRACE_MAX_SPAN_NS) {
 			char found[64];
 
 			fs__quote(v[0], len[0] > 0 ? len[0] : strcspn(v[0], ",}"), found,
 			          sizeof found);
 			return fs_error_at(ld->err, ld->in.display, ld->in.line_no, col[0], "",
-			                   "expected a time in milliseconds >= 0 for "
-			                   "\"timestamp\", found %s", found);
+			                   "expected a time in milliseconds >= 0 and below 100 "
+			                   "years (%lld ms) for \"timestamp\", found %s",
+			                   (long long)(FS_TRACE_MAX_SPAN_S * 1000), found);
 		}
 		for (int k = 1; k < 3; k++)
 			if (fs__parse_count(v[k], len[k], &tok[k - 1])) {

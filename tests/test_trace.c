@@ -184,9 +184,40 @@ static void test_trace_error_messages(void **state)
 	             "mooncake trace needs timestamp, input_length, output_length)");
 	expect_error(DATA "bad_mooncake_time.jsonl", FS_TRACE_MOONCAKE,
 	             DATA "bad_mooncake_time.jsonl:2:15: expected a time in milliseconds "
-	             ">= 0 for \"timestamp\", found \"\"x\"\"");
+	             ">= 0 and below 100 years (3155760000000 ms) for \"timestamp\", found "
+	             "\"\"x\"\"");
 	expect_error(DATA "vidur_small.csv", FS_TRACE_MOONCAKE,
 	             DATA "vidur_small.csv:1:1: expected a JSON object per line, found 'r'");
+}
+
+/* Azure dates far apart: every row within 100 years of every other loads,
+ * exact to the ns, whichever side of the first row they lie; a row that
+ * widens the span to 100 years is refused where it stands (the rows'
+ * differences after sorting, and a replay period of span + loop gap, must
+ * fit 2^63 ns: 292 years).  Vidur and Mooncake offsets stop there too. */
+static void test_trace_azure_dates_within_200_years(void **state)
+{
+	struct fs_trace *t = load_ok(DATA "azure_wide.csv", FS_TRACE_AZURE);
+
+	(void)state;
+	assert_int_equal(t->n_rows, 3);
+	assert_int_equal(t->rows[0].prompt_tokens, 30);          /* 1950 first */
+	assert_int_equal(t->rows[1].t_ns, INT64_C(1577836800000000000));
+	assert_int_equal(t->rows[2].t_ns, INT64_C(3137270400500000000));
+	assert_int_equal(t->span_ns, INT64_C(3137270400500000000));
+	fs_trace_free(t);
+	/* 2000, then 2090 (90 years later), then 1910 (180 years before it) */
+	expect_error(DATA "bad_azure_span.csv", FS_TRACE_AZURE,
+	             DATA "bad_azure_span.csv:4:1: timestamp 100 years or more from "
+	             "another row's (a trace's times must lie within 100 years)");
+	expect_error(DATA "bad_vidur_span.csv", FS_TRACE_VIDUR,
+	             DATA "bad_vidur_span.csv:3:1: expected a time in seconds >= 0 and "
+	             "below 100 years (3155760000 s) in column arrived_at, found "
+	             "\"3155760000\"");
+	expect_error(DATA "bad_mooncake_span.jsonl", FS_TRACE_MOONCAKE,
+	             DATA "bad_mooncake_span.jsonl:2:15: expected a time in milliseconds "
+	             ">= 0 and below 100 years (3155760000000 ms) for \"timestamp\", found "
+	             "\"4000000000000\"");
 }
 
 /* Vidur and Mooncake times are offsets like Azure's dates: never negative. */
@@ -195,10 +226,12 @@ static void test_trace_negative_times_refused_in_every_format(void **state)
 	(void)state;
 	expect_error(DATA "bad_vidur_negative.csv", FS_TRACE_VIDUR,
 	             DATA "bad_vidur_negative.csv:3:1: expected a time in seconds >= 0 "
-	             "in column arrived_at, found \"-1.25\"");
+	             "and below 100 years (3155760000 s) in column arrived_at, found "
+	             "\"-1.25\"");
 	expect_error(DATA "bad_mooncake_negative.jsonl", FS_TRACE_MOONCAKE,
 	             DATA "bad_mooncake_negative.jsonl:2:15: expected a time in "
-	             "milliseconds >= 0 for \"timestamp\", found \"-27\"");
+	             "milliseconds >= 0 and below 100 years (3155760000000 ms) for "
+	             "\"timestamp\", found \"-27\"");
 }
 
 /* A directory is not a trace: refused at open by every reader. */
@@ -295,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_trace_shipped_azure_code_and_conv),
 		cmocka_unit_test(test_trace_real_mooncake_if_present),
 		cmocka_unit_test(test_trace_error_messages),
+		cmocka_unit_test(test_trace_azure_dates_within_200_years),
 		cmocka_unit_test(test_trace_negative_times_refused_in_every_format),
 		cmocka_unit_test(test_trace_directory_is_refused),
 		cmocka_unit_test(test_trace_format_names),

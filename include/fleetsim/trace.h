@@ -14,6 +14,12 @@
 #include "fleetsim/common.h"
 #include "fleetsim/config.h"
 
+/* The longest span a trace may cover: 100 years of 365.25 days.  A replay
+ * period (span + loop gap, at most twice the span) then fits an fs_ns.
+ * MODEL: W14. */
+#define FS_TRACE_MAX_SPAN_S INT64_C(3155760000)
+#define FS_TRACE_MAX_SPAN_NS (FS_TRACE_MAX_SPAN_S * FS_NS_PER_S)
+
 /* Load `path` in `format`.  `display_path` is the name used in messages and
  * stored in the trace (as the user wrote it).  Returns NULL on error. */
 struct fs_trace *fs_trace_load(const char *path, const char *display_path,
