@@ -11,15 +11,9 @@
 
 #include <math.h>
 
-/* The lower edge of ITL bucket b (INFINITY past the top), computed once. */
-static inline double itl_floor(struct fs_recorder *rec, size_t b)
-{
-	return fs_hist_finder_floor(&rec->buckets, b);
-}
-
 /* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
  * the cached bucket edges from the hint's bucket (a run's step times change
- * slowly), else the logarithm. */
+ * slowly), else the bucket finder (no logarithm either). */
 size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
                                struct fs__hist_hint *hint)
 {
@@ -29,9 +23,9 @@ size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
 	if (gap >= hint->lo && gap < hint->hi)
 		return b;
 	for (walk = 0; walk < 4; walk++) {
-		if (gap < itl_floor(rec, b))
+		if (gap < fs_hist_finder_floor(&rec->buckets, b))
 			b--;
-		else if (gap >= itl_floor(rec, b + 1))
+		else if (gap >= fs_hist_finder_floor(&rec->buckets, b + 1))
 			b++;
 		else
 			break;
@@ -39,8 +33,8 @@ size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
 	if (walk == 4)
 		b = fs_hist_finder_bucket(&rec->buckets, gap);
 	hint->bucket = b;
-	hint->lo = itl_floor(rec, b);
-	hint->hi = itl_floor(rec, b + 1);
+	hint->lo = fs_hist_finder_floor(&rec->buckets, b);
+	hint->hi = fs_hist_finder_floor(&rec->buckets, b + 1);
 	return b;
 }
 
