@@ -50,7 +50,23 @@ PAR_OFF := src/par_mpi.c
 MPI_DEFS :=
 endif
 PKGS    := gsl libcjson
-OPT     ?= -O2 -g
+OPT     ?= -O3 -g
+# Link-time optimisation (docs/PERFORMANCE.md, "The build"): every object
+# carries both its machine code and GCC's intermediate form
+# (-ffat-lto-objects).  The fleetsim binary, the benchmarks and the tools are
+# optimised across files when linked; the test programs link the plain code
+# (-fno-lto, seconds instead of minutes), and `make install` ships the
+# library without the intermediate form, so any compiler links it.  The
+# outputs are the same bytes either way (-ffp-contract=off, no fast math).
+# Off in the sanitizer and fuzz builds (SAN given), with LTO= on the command
+# line, and where $(CC) lacks -flto=auto -ffat-lto-objects.
+ifeq ($(origin LTO),undefined)
+LTO := $(if $(SAN),,$(shell $(CC) -flto=auto -ffat-lto-objects -x c -c /dev/null \
+	-o /dev/null 2>/dev/null && echo -flto=auto))
+endif
+LTO_LINK := $(if $(LTO),$(LTO) $(OPT))
+NO_LTO   := $(if $(LTO),-fno-lto)
+OBJCOPY  ?= objcopy
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
         -Wmissing-prototypes -Wswitch-enum -Wvla -Wformat=2 \
@@ -67,7 +83,8 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
            -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN) \
-           -DFS_DATADIR='"$(PREFIX)/share/fleetsim"' -DFS_VERSION='"$(VERSION)"'
+           -DFS_DATADIR='"$(PREFIX)/share/fleetsim"' -DFS_VERSION='"$(VERSION)"' \
+           $(if $(LTO),$(LTO) -ffat-lto-objects)
 LDFLAGS += -fopenmp $(SAN)
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -117,17 +134,22 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BIN): $(BUILD)/src/main.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) $(LTO_LINK) -o $@ $^ $(LDLIBS)
+
+# The library as installed: without the intermediate form (see LTO above).
+$(BUILD)/install/libfleetsim.a: $(LIB)
+	@mkdir -p $(dir $@)
+	$(if $(LTO),$(OBJCOPY) --wildcard -R '.gnu.lto_*' -R '.gnu.debuglto_*' $< $@,cp $< $@)
 
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CMOCKA_CFLAGS) -Itests -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_UTIL_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) $(NO_LTO) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/par_mpi_probe: $(BUILD)/tests/par_mpi_probe.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) $(NO_LTO) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -297,14 +319,14 @@ $(BUILD)/fleetsim.pc: fleetsim.pc.in VERSION
 $(BUILD)/fleetsim.bash: $(BIN)
 	./$(BIN) completion bash > $@
 
-install: $(BIN) $(LIB) $(BUILD)/fleetsim.pc $(BUILD)/fleetsim.bash
+install: $(BIN) $(BUILD)/install/libfleetsim.a $(BUILD)/fleetsim.pc $(BUILD)/fleetsim.bash
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/fleetsim $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DATADIR)/plots $(DESTDIR)$(DATADIR)/scenarios/data \
 		$(DESTDIR)$(DATADIR)/scenarios/traces $(DESTDIR)$(DATADIR)/examples \
 		$(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(notdir $(BIN))
-	$(INSTALL) -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libfleetsim.a
+	$(INSTALL) -m 644 $(BUILD)/install/libfleetsim.a $(DESTDIR)$(LIBDIR)/libfleetsim.a
 	$(INSTALL) -m 644 $(BUILD)/fleetsim.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fleetsim.pc
 	$(INSTALL) -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/fleetsim/
 	$(INSTALL) -m 644 docs/fleetsim.1 $(DESTDIR)$(MANDIR)/man1/fleetsim.1

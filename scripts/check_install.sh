@@ -1,7 +1,8 @@
 #!/bin/sh
 # check_install.sh - `make check-install`: install into a fresh temporary
 # DESTDIR with PREFIX=/usr and check the installed tree: every listed file
-# is there; the installed binary runs an installed example scenario (with
+# is there; the installed library has no link-time-optimisation sections;
+# the installed binary runs an installed example scenario (with
 # the installed plot style found beside it); `man -l` renders the page;
 # examples/embed.c builds with `pkg-config --cflags --libs fleetsim` against
 # the installed library and runs; `make uninstall` leaves nothing behind.
@@ -30,6 +31,13 @@ for s in scenarios/*.json; do
 	[ -f "$root/share/fleetsim/$s" ] || fail "example $s not installed"
 done
 ok "$(find "$dest" -type f | wc -l) files under DESTDIR/usr"
+# The installed library is plain machine code: no link-time-optimisation
+# sections, which only the compiler that wrote them could read.
+if command -v objdump >/dev/null 2>&1; then
+	objdump -h "$root/lib/libfleetsim.a" | grep -q '\.gnu\.lto_' \
+		&& fail "the installed libfleetsim.a carries .gnu.lto_ sections"
+	ok "the installed libfleetsim.a has no link-time-optimisation sections"
+fi
 
 # The installed binary on an installed example, from an unrelated directory.
 work=$dest/work

@@ -97,7 +97,7 @@ static int number(const struct ctx *c, enum col k, double lo, double hi, double 
 
 static int integer(const struct ctx *c, enum col k, double lo, double hi, int64_t *out)
 {
-	double v;
+	double v = 0;             /* set by number() on success */
 
 	if (number(c, k, lo, hi, &v) < 0)
 		return -1;

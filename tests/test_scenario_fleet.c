@@ -280,7 +280,8 @@ static void expect_variant_error(const char *variant, const char *const *sets, s
 
 	if (sc != NULL) {
 		fs_scenario_free(sc);
-		fail_msg("variant %s loaded without error", variant);
+		fail_msg("variant %s loaded without error",
+		         variant != NULL ? variant : "(none)");
 	}
 	fs_error_format(&err, got, sizeof got);
 	assert_string_equal(got, want);
