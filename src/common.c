@@ -86,6 +86,15 @@ static void out_of_memory(size_t n_bytes)
 	abort();
 }
 
+void *fs_xaligned(size_t align, size_t n_bytes)
+{
+	void *p = aligned_alloc(align, n_bytes == 0 ? align : n_bytes);
+
+	if (p == NULL)
+		out_of_memory(n_bytes);
+	return p;
+}
+
 void *fs_xmalloc(size_t n_bytes)
 {
 	void *p = malloc(n_bytes == 0 ? 1 : n_bytes);

@@ -23,17 +23,20 @@
 	do { if (!(cond)) fs__llm_fail((what), __FILE__, __LINE__); } while (0)
 
 struct llm_seq {
-	uint32_t slot;               /* the world's request slot */
-	int priority;                /* lower first (priority policy) */
-	uint64_t arrival_seq;        /* priority tie-break */
-	int64_t prompt_tokens;
+	/* The first cache line (the pool is aligned to one): the fields every
+	 * pass over the batch reads, at a step's end, a run's begin and end. */
+	_Alignas(64) int64_t prompt_tokens;
 	int64_t output_tokens;       /* target, after max_model_len truncation */
 	int64_t generated;           /* outputs sampled so far (survive preemption) */
 	int64_t computed_tokens;     /* num_computed_tokens: KV written */
 	int64_t kv_blocks;           /* blocks held */
 	int64_t sched_tokens;        /* tokens scheduled in the step being planned/run */
-	int64_t wait_key1, wait_key2;/* waiting-heap key (see llm_sched.c) */
 	fs_ns last_token_ns;         /* time of the latest sampled token, -1 none */
+	uint32_t slot;               /* the world's request slot */
+	int priority;                /* lower first (priority policy) */
+
+	uint64_t arrival_seq;        /* priority tie-break */
+	int64_t wait_key1, wait_key2;/* waiting-heap key (see llm_sched.c) */
 	int64_t preemptions;
 	bool admitted_once;          /* scheduled at least once (queue delay ends) */
 	struct fs_block_hashes hashes;  /* content hashes of its blocks (V22) */

@@ -69,6 +69,8 @@ void fs_error_print(const struct fs_error *err);
 /* Allocation that never returns NULL: on failure prints the size and aborts.
  * fs_xstrdup(NULL) returns NULL. */
 void *fs_xmalloc(size_t n_bytes);
+/* n_bytes (a multiple of align, a power of two) aligned to align; free()d. */
+void *fs_xaligned(size_t align, size_t n_bytes);
 void *fs_xcalloc(size_t n, size_t elem_bytes);
 void *fs_xrealloc(void *p, size_t n_bytes);
 char *fs_xstrdup(const char *s);
