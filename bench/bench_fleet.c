@@ -77,7 +77,7 @@ static double hold_loop(void)
 {
 	struct fs_eventq *q = fs_eventq_alloc(HOLD_PENDING);
 	struct fs_rng *rng = fs_rng_alloc(1, 0, (enum fs_stream)0, 0);
-	struct fs_event ev;
+	struct fs_event ev = { 0 };      /* fs_eventq_pop fills it: HOLD_PENDING > 0 */
 	double t0;
 	long i;
 

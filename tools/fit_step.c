@@ -353,9 +353,9 @@ static void report_by(const struct fs_perf_point *pts, const double *err, size_t
 
 int main(int argc, char **argv)
 {
-	struct fs_perf_point *pts;
+	struct fs_perf_point *pts = NULL;   /* set by fs_perf_points_load */
 	struct fs_error err;
-	size_t n;
+	size_t n = 0;
 	struct fit ft;
 	double *errs;
 	int rows = 0, catalogue = 0;
