@@ -51,8 +51,8 @@ MPI_DEFS :=
 endif
 PKGS    := gsl libcjson
 OPT     ?= -O3 -g
-# Link-time optimisation (docs/PERFORMANCE.md, "The build"): every object
-# carries both its machine code and GCC's intermediate form
+# Link-time optimisation (docs/PERFORMANCE.md, the seventh speed round):
+# every object carries both its machine code and GCC's intermediate form
 # (-ffat-lto-objects).  The fleetsim binary, the benchmarks and the tools are
 # optimised across files when linked; the test programs link the plain code
 # (-fno-lto, seconds instead of minutes), and `make install` ships the

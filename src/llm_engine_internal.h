@@ -17,6 +17,9 @@
 #include "fleetsim/llm_engine.h"
 
 #define LLM_NONE UINT32_MAX
+/* Bytes of a cache line (x86-64 and most ARM64 cores): struct llm_seq's
+ * alignment, and its pool's. */
+#define LLM_CACHE_LINE_BYTES 64
 
 /* Always-on check for invariants whose failure would corrupt results. */
 #define LLM_CHECK(cond, what) \
@@ -25,7 +28,7 @@
 struct llm_seq {
 	/* The first cache line (the pool is aligned to one): the fields every
 	 * pass over the batch reads, at a step's end, a run's begin and end. */
-	_Alignas(64) int64_t prompt_tokens;
+	_Alignas(LLM_CACHE_LINE_BYTES) int64_t prompt_tokens;
 	int64_t output_tokens;       /* target, after max_model_len truncation */
 	int64_t generated;           /* outputs sampled so far (survive preemption) */
 	int64_t computed_tokens;     /* num_computed_tokens: KV written */
