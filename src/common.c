@@ -86,15 +86,6 @@ static void out_of_memory(size_t n_bytes)
 	abort();
 }
 
-void *fs_xaligned(size_t align, size_t n_bytes)
-{
-	void *p = aligned_alloc(align, n_bytes == 0 ? align : n_bytes);
-
-	if (p == NULL)
-		out_of_memory(n_bytes);
-	return p;
-}
-
 void *fs_xmalloc(size_t n_bytes)
 {
 	void *p = malloc(n_bytes == 0 ? 1 : n_bytes);
@@ -135,15 +126,43 @@ char *fs_xstrdup(const char *s)
 	return copy;
 }
 
+/* The capacity fs_xgrow and fs_xgrow_aligned grow to: doubling from 16. */
+static size_t grown_cap(size_t cap, size_t need)
+{
+	size_t new_cap = cap == 0 ? 16 : cap;
+
+	while (new_cap < need)
+		new_cap *= 2;
+	return new_cap;
+}
+
 void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes)
 {
-	size_t new_cap = *cap == 0 ? 16 : *cap;
+	size_t new_cap;
 
 	if (need <= *cap)
 		return;
-	while (new_cap < need)
-		new_cap *= 2;
+	new_cap = grown_cap(*cap, need);
 	*items = fs_xrealloc(*items, new_cap * elem_bytes);
+	*cap = new_cap;
+}
+
+void fs_xgrow_aligned(void **items, size_t *cap, size_t used, size_t need,
+                      size_t elem_bytes, size_t align)
+{
+	size_t new_cap;
+	void *p;
+
+	if (need <= *cap)
+		return;
+	new_cap = grown_cap(*cap, need);
+	p = aligned_alloc(align, new_cap * elem_bytes);
+	if (p == NULL)
+		out_of_memory(new_cap * elem_bytes);
+	if (used > 0)
+		memcpy(p, *items, used * elem_bytes);
+	free(*items);
+	*items = p;
 	*cap = new_cap;
 }
 

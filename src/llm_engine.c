@@ -173,25 +173,6 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e);
 }
 
-/* Room for `need` requests in the pool, which stays aligned to a cache line
- * (struct llm_seq's first line holds its hot fields). */
-static void seqs_grow(struct fs_llm_engine *e, size_t need)
-{
-	size_t cap = e->cap_seqs == 0 ? 16 : e->cap_seqs;
-	struct llm_seq *p;
-
-	if (need <= e->cap_seqs)
-		return;
-	while (cap < need)
-		cap *= 2;
-	p = fs_xaligned(_Alignof(struct llm_seq), cap * sizeof *p);
-	if (e->n_seqs > 0)
-		memcpy(p, e->seqs, e->n_seqs * sizeof *p);
-	free(e->seqs);
-	e->seqs = p;
-	e->cap_seqs = cap;
-}
-
 static uint32_t seq_take(struct fs_llm_engine *e)
 {
 	uint32_t idx;
@@ -202,7 +183,9 @@ static uint32_t seq_take(struct fs_llm_engine *e)
 		return idx;
 	}
 	LLM_CHECK(e->n_seqs < LLM_NONE, "more than 2^32-1 requests in one engine");
-	seqs_grow(e, e->n_seqs + 1);
+	/* aligned: struct llm_seq's first cache line holds its hot fields */
+	fs_xgrow_aligned((void **)&e->seqs, &e->cap_seqs, e->n_seqs, e->n_seqs + 1,
+	                 sizeof *e->seqs, _Alignof(struct llm_seq));
 	return (uint32_t)e->n_seqs++;
 }
 

@@ -69,8 +69,6 @@ void fs_error_print(const struct fs_error *err);
 /* Allocation that never returns NULL: on failure prints the size and aborts.
  * fs_xstrdup(NULL) returns NULL. */
 void *fs_xmalloc(size_t n_bytes);
-/* n_bytes (a multiple of align, a power of two) aligned to align; free()d. */
-void *fs_xaligned(size_t align, size_t n_bytes);
 void *fs_xcalloc(size_t n, size_t elem_bytes);
 void *fs_xrealloc(void *p, size_t n_bytes);
 char *fs_xstrdup(const char *s);
@@ -94,6 +92,10 @@ static inline void *fs_unconst(const void *p)
 /* Grow *items (of *cap elements of elem_bytes) so that at least `need` fit;
  * doubles the capacity.  Used for every growable array. */
 void fs_xgrow(void **items, size_t *cap, size_t need, size_t elem_bytes);
+/* fs_xgrow for an array that stays aligned to `align` (a power of two that
+ * divides elem_bytes): its first `used` elements are copied over. */
+void fs_xgrow_aligned(void **items, size_t *cap, size_t used, size_t need,
+                      size_t elem_bytes, size_t align);
 
 /* The whole file at path (heap, the caller frees), NUL-terminated, its
  * length without the NUL in *len (len may be NULL); NULL with errno set
