@@ -309,6 +309,33 @@ bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h)
 	return true;
 }
 
+/*
+ * Give the event named by h the key (t_ns, next seq) in place: the same pop
+ * order as fs_eventq_cancel then fs_eventq_push of its kind and payload
+ * (keys are unique, so the order follows from them alone), with one sift —
+ * up where the key fell, down where it rose.  False (no change) when h is
+ * zero or stale.  O(log n).
+ */
+bool fs_eventq_reschedule(struct fs_eventq *q, struct fs_event_handle h, fs_ns t_ns)
+{
+	struct heap_entry e;
+	uint32_t pos;
+
+	if (!fs_eventq_pending(q, h))
+		return false;
+	settle(q);
+	pos = q->slots[h.slot].link;
+	assert(pos < q->n && q->heap[pos].slot == h.slot);
+	e.t_ns = t_ns;
+	e.seq = q->next_seq++;
+	e.slot = h.slot;
+	if (entry_less(&e, &q->heap[pos]))
+		sift_up(q, pos, e);
+	else
+		sift_down(q, pos, e);
+	return true;
+}
+
 /* Number of pending events.  O(1). */
 size_t fs_eventq_size(const struct fs_eventq *q)
 {

@@ -279,6 +279,7 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	const struct fs__cost_ctx *c;
+	bool moved;
 
 	fs__world_run_sync(w, ii);
 	in->run_more = false;
@@ -287,9 +288,10 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 	c = in->cost;
 	fs_llm_engine_run_cut(in->engine);
 	in->run_n = in->run_j + 1;
-	fs_eventq_cancel(w->q, in->step_ev);
-	in->step_ev = fs_eventq_push(w->q, in->step_begin_ns + c->run_dur_ns[in->run_j],
-	                             FS_EV_STEP_DONE, ii, 0);
+	/* the chunk's end moves to the end of the step in flight */
+	moved = fs_eventq_reschedule(w->q, in->step_ev,
+	                             in->step_begin_ns + c->run_dur_ns[in->run_j]);
+	FS__WORLD_CHECK(w, moved, "a run's chunk end was not pending");
 }
 
 void fs__world_llm_sync_all(struct fs_world *w)

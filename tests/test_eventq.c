@@ -1,7 +1,7 @@
 /*
  * test_eventq.c — the event queue: (t_ns, seq) order, ties in insertion order,
- * cancellation anywhere in the heap, stale handles, growth, and a long
- * randomized run checked against a linear-scan reference.  The PRNG is an
+ * cancellation and rescheduling anywhere in the heap, stale handles, growth,
+ * and a long randomized run checked against a linear-scan reference.  The PRNG is an
  * inline xorshift with a fixed seed, so the run is the same every time.
  */
 #include <setjmp.h>
@@ -192,6 +192,7 @@ struct ref_event {
 	fs_ns t_ns;
 	uint64_t seq;
 	uint32_t a;
+	int64_t b;
 	struct fs_event_handle h;
 };
 
@@ -232,6 +233,7 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 			ref[n].h = fs_eventq_push(q, t, 1, a, (int64_t)t * 3);
 			ref[n].t_ns = t;
 			ref[n].a = a;
+			ref[n].b = (int64_t)t * 3;
 			n++;
 		} else if (r < 80) {
 			size_t m = ref_min(ref, n);
@@ -240,16 +242,27 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 			assert_int_equal(ev.t_ns, ref[m].t_ns);
 			assert_int_equal(ev.seq, ref[m].seq);
 			assert_int_equal(ev.a, ref[m].a);
-			assert_int_equal(ev.b, ref[m].t_ns * 3);
+			assert_int_equal(ev.b, ref[m].b);
 			now = ev.t_ns;
 			dead[n_dead++] = ref[m].h;
 			ref[m] = ref[--n];
-		} else if (r < 95) {
+		} else if (r < 88) {
 			size_t k = (size_t)(fs_test_xorshift64(&rng) % n);
 
 			assert_true(fs_eventq_cancel(q, ref[k].h));
 			dead[n_dead++] = ref[k].h;
 			ref[k] = ref[--n];
+		} else if (r < 95) {
+			/* Earlier or later, ties included: it pops as if cancelled
+			 * and pushed again, under the same handle and payload. */
+			size_t k = (size_t)(fs_test_xorshift64(&rng) % n);
+			fs_ns t = now + (fs_ns)(fs_test_xorshift64(&rng) % 20);
+
+			ref[k].seq = fs_eventq_pushed(q);
+			assert_true(fs_eventq_reschedule(q, ref[k].h, t));
+			assert_int_equal(fs_eventq_pushed(q), ref[k].seq + 1);
+			ref[k].t_ns = t;
+			assert_true(fs_eventq_pending(q, ref[k].h));
 		} else if (n_dead > 0) {
 			/* A handle once popped or cancelled stays dead even after
 			 * its slot is reused. */
@@ -257,6 +270,7 @@ static void test_eventq_matches_sorted_reference_under_random_ops(void **state)
 
 			assert_false(fs_eventq_pending(q, h));
 			assert_false(fs_eventq_cancel(q, h));
+			assert_false(fs_eventq_reschedule(q, h, now));
 		}
 		assert_int_equal(fs_eventq_size(q), n);
 		/* the earliest time, also while a pop has left the root vacant */

@@ -50,6 +50,12 @@ bool fs_eventq_peek_time(const struct fs_eventq *q, fs_ns *t_ns);
  * false if the handle is stale (already popped or cancelled) or zero. */
 bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h);
 
+/* Move a pending event to t_ns as if it were cancelled and pushed again
+ * (it takes the next seq and counts as a push), keeping its handle and
+ * payload.  Returns false (no change) when the handle is stale or zero.
+ * O(log n): one sift instead of a removal and an insertion. */
+bool fs_eventq_reschedule(struct fs_eventq *q, struct fs_event_handle h, fs_ns t_ns);
+
 /* True while the handle's event is pending. */
 bool fs_eventq_pending(const struct fs_eventq *q, struct fs_event_handle h);
 
