@@ -260,8 +260,15 @@ void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key)
 
 	assert(slot < t->n);
 	t->key[slot] = key;
-	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2)
-		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
+	/* up to the first node whose winner stays another slot: its key and
+	 * so every node above it are unchanged */
+	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2) {
+		uint32_t w = better(t, t->win[2 * i], t->win[2 * i + 1]);
+
+		if (w == t->win[i] && w != (uint32_t)slot)
+			break;
+		t->win[i] = w;
+	}
 }
 
 size_t fs_route_tree_min(const struct fs_route_tree *t)
