@@ -269,16 +269,27 @@ void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns 
 	LLM_CHECK(dur_ns[0] == e->step_dur_ns, "run step ends off time");
 	used = fs_kvcache_used(&e->kv);
 	kv_used[0] = used;
+	for (i = 0; i < k; i++)
+		end_ns += dur_ns[i];
 	/* the begins of steps j + 1 .. j + k: blocks for the KV each writes
-	 * (MODEL: V6); the ends sample one token per request (V9, V16).  The
-	 * plan checked that each fits; taken in one allocation, which evicts
-	 * the same cached blocks in the same order as one per step would. */
-	for (i = 1; i <= k; i++) {
-		end_ns += dur_ns[i - 1];
-		alloc += r->cnt[res];
-		if (++res == bt)
+	 * (MODEL: V6), residue by residue up to each wrap of the block size;
+	 * the ends sample one token per request (V9, V16).  The plan checked
+	 * that each fits; taken in one allocation, which evicts the same
+	 * cached blocks in the same order as one per step would. */
+	for (i = 1; i <= k;) {
+		size_t seg = (size_t)(bt - res), t;
+		const int64_t *cnt = &r->cnt[res];
+
+		if (seg > k + 1 - i)
+			seg = k + 1 - i;
+		for (t = 0; t < seg; t++) {
+			alloc += cnt[t];
+			kv_used[i + t] = used + alloc;
+		}
+		i += seg;
+		res += (int64_t)seg;
+		if (res == bt)
 			res = 0;
-		kv_used[i] = used + alloc;
 	}
 	if (alloc > 0)
 		LLM_CHECK(fs_kvcache_allocate(&e->kv, alloc), "run allocation failed");
