@@ -19,14 +19,34 @@
 
 /* Diurnal factor m(t) = 1 + a cos(2 pi (h(t) - peak) / 24), a = (R-1)/(R+1):
  * its daily mean is 1 and max/min = R.  MODEL: W4 */
+/* The diurnal cycle's amplitude: peak / trough = (1 + a) / (1 - a). */
+static double diurnal_amplitude(const struct fs_arrival_cfg *cfg)
+{
+	double r = cfg->diurnal_peak_to_trough;
+
+	return r >= 1.0 ? (r - 1.0) / (r + 1.0) : 0.0;
+}
+
 static double diurnal_factor(const struct fs_arrival_cfg *cfg, double start_hour,
                              fs_ns t_ns)
 {
-	double r = cfg->diurnal_peak_to_trough;
-	double a = r >= 1.0 ? (r - 1.0) / (r + 1.0) : 0.0;
+	double a = diurnal_amplitude(cfg);
 	double h = fmod(start_hour + (double)t_ns / 3.6e12, 24.0);
 
 	return 1.0 + a * cos(TWO_PI * (h - cfg->diurnal_peak_hour) / 24.0);
+}
+
+/* A floor of fs_arrival_rate_at over all t, for thinning to accept a
+ * candidate without evaluating the rate: a diurnal cycle without a schedule
+ * or spikes, with the trough's factor computed by diurnal_factor's
+ * operations at cos = -1 (each is rounded monotonically, so the computed
+ * rate is never below it); 0 (no floor) otherwise. */
+static double diurnal_rate_floor(const struct fs_arrival_cfg *cfg)
+{
+	if (cfg->kind == FS_ARRIVAL_TRACE || !cfg->diurnal || cfg->n_schedule > 0 ||
+	    cfg->n_spikes > 0 || !(cfg->rate_per_s >= 0.0))
+		return 0.0;
+	return cfg->rate_per_s * (1.0 + diurnal_amplitude(cfg) * -1.0) * 1.0;
 }
 
 /* Rate of the schedule at t: the last step at or before t (within the period
@@ -139,9 +159,7 @@ double fs_arrival_rate_max(const struct fs_arrival_cfg *cfg)
 			if (cfg->schedule[i].rate_per_s > base)
 				base = cfg->schedule[i].rate_per_s;
 	} else if (cfg->diurnal) {
-		double r = cfg->diurnal_peak_to_trough;
-
-		base = cfg->rate_per_s * (1.0 + (r >= 1.0 ? (r - 1.0) / (r + 1.0) : 0.0));
+		base = cfg->rate_per_s * (1.0 + diurnal_amplitude(cfg));
 	} else {
 		base = cfg->rate_per_s;
 	}
@@ -185,7 +203,7 @@ static fs_ns next_renewal(struct fs__arrivals *a)
 	fs_ns horizon_ns = a->sim->horizon_ns;
 
 	for (;;) {
-		double gap_ns = draw_gap_s(a) * 1e9;
+		double gap_ns = draw_gap_s(a) * 1e9, u_rate;
 
 		/* MODEL: W8 — only arrivals strictly before the horizon */
 		if (!((double)a->cand_ns + gap_ns < (double)horizon_ns)) {
@@ -203,9 +221,11 @@ static fs_ns next_renewal(struct fs__arrivals *a)
 			a->done = true;
 			return FS_NS_MAX;
 		}
-		/* MODEL: W7 — Lewis-Shedler thinning */
-		if (fs_rng_uniform(a->rng) * a->rate_max_per_s <
-		    fs_arrival_rate_at(a->cfg, a->sim, a->cand_ns))
+		/* MODEL: W7 — Lewis-Shedler thinning (below the rate's floor
+		 * the candidate is kept without evaluating the rate) */
+		u_rate = fs_rng_uniform(a->rng) * a->rate_max_per_s;
+		if (u_rate < a->rate_min_per_s ||
+		    u_rate < fs_arrival_rate_at(a->cfg, a->sim, a->cand_ns))
 			return a->cand_ns;
 	}
 }
@@ -297,6 +317,7 @@ void fs__arrivals_init(struct fs__arrivals *a, const struct fs_arrival_cfg *cfg,
 	}
 	a->modulated = cfg->diurnal || cfg->n_schedule > 0 || cfg->n_spikes > 0;
 	a->rate_max_per_s = fs_arrival_rate_max(cfg);
+	a->rate_min_per_s = diurnal_rate_floor(cfg);
 	if (!(a->rate_max_per_s > 0.0) || !isfinite(a->rate_max_per_s)) {
 		a->done = true;         /* MODEL: W9 — zero envelope: no arrivals */
 		return;

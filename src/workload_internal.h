@@ -26,6 +26,7 @@ struct fs__arrivals {
 	/* renewal kinds */
 	bool modulated;              /* diurnal, schedule or spikes: thin */
 	double rate_max_per_s;       /* envelope rate of the candidate process */
+	double rate_min_per_s;       /* fs_arrival_rate_at is never below it (0: unknown) */
 	double gap_shape;            /* GAMMA: 1/cv^2; WEIBULL: k */
 	double gap_scale_s;          /* POISSON: mean gap; GAMMA/WEIBULL: scale */
 	fs_ns cand_ns;               /* last candidate time of the envelope process */

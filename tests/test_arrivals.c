@@ -194,6 +194,43 @@ static void test_arrivals_diurnal_peak_vs_trough(void **state)
 	free(t);
 }
 
+/* Thinning keeps a candidate below the diurnal trough's rate without
+ * evaluating the rate: the same arrivals, to the ns, as a process whose rate
+ * is evaluated at every candidate (the same cycle under a spike of x1 over
+ * the whole horizon: the same rate function, envelope and draws, no floor). */
+static void test_arrivals_diurnal_floor_keeps_the_same_arrivals(void **state)
+{
+	const double peak_to_trough[3] = {3.0, 1.0, 0.5};
+	fs_ns horizon_ns = 2 * 86400 * S;
+	struct fs_spike whole = {0, 2 * 86400 * S, 1.0};
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 0.05,
+		                           .diurnal = true,
+		                           .diurnal_peak_to_trough = peak_to_trough[k],
+		                           .diurnal_peak_hour = 14.0};
+		struct fs_arrival_cfg b = a;
+		struct setup sa, sb;
+		size_t na, nb;
+		fs_ns *ta, *tb;
+
+		b.spikes = &whole;
+		b.n_spikes = 1;
+		setup_init(&sa, &a, horizon_ns);
+		setup_init(&sb, &b, horizon_ns);
+		sa.sim.start_hour = sb.sim.start_hour = 5.0;
+		assert_true(fs_arrival_rate_max(&a) == fs_arrival_rate_max(&b));
+		ta = collect(&sa, 31, &na);
+		tb = collect(&sb, 31, &nb);
+		assert_true(na > 1000);
+		assert_int_equal(na, nb);
+		assert_memory_equal(ta, tb, na * sizeof *ta);
+		free(ta);
+		free(tb);
+	}
+}
+
 static void test_arrivals_schedule_counts_per_segment(void **state)
 {
 	struct fs_rate_step steps[3] = {{0, 1.0}, {100 * S, 5.0}, {300 * S, 0.0}};
@@ -333,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_arrivals_gamma_cv),
 		cmocka_unit_test(test_arrivals_weibull_mean_gap),
 		cmocka_unit_test(test_arrivals_diurnal_peak_vs_trough),
+		cmocka_unit_test(test_arrivals_diurnal_floor_keeps_the_same_arrivals),
 		cmocka_unit_test(test_arrivals_schedule_counts_per_segment),
 		cmocka_unit_test(test_arrivals_one_shot_schedule_stops),
 		cmocka_unit_test(test_arrivals_spikes_multiply),
