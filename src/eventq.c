@@ -1,6 +1,6 @@
 /*
  * eventq.c — the pending-event set (see eventq.h).  A 4-ary min-heap of
- * {t_ns, seq, slot} entries, so comparisons never leave the heap array; the
+ * {t_ns, seq, slot, rank} entries, so comparisons never leave the heap array; the
  * payload lives in a pooled slot array threaded by a free list.  Invariants:
  * for every pending slot s, heap[slots[s].heap_pos].slot == s; a slot's gen is
  * never 0 and changes whenever the slot is freed.  The queue owns both arrays.
@@ -8,8 +8,8 @@
  * world's handler nearly always pushes its follow-up event next, and that
  * push then drops into the vacant root and sifts down once, where refilling
  * would have sifted the last entry down and the new one up.  Any other
- * operation refills the root first.  Keys (t_ns, seq) are unique, so the pop
- * order is the same either way.
+ * operation refills the root first.  Keys (t_ns, rank, seq) are unique, so
+ * the pop order is the same either way.
  */
 #include "fleetsim/eventq.h"
 
@@ -26,8 +26,9 @@
  * slot) so a sift touches one contiguous array. */
 struct heap_entry {
 	fs_ns t_ns;
-	uint64_t seq;                /* insertion counter: breaks time ties */
+	uint64_t seq;                /* insertion counter: breaks time and rank ties */
 	uint32_t slot;               /* index into q->slots */
+	uint32_t rank;               /* order among events of one instant */
 };
 
 /* One pooled event record. */
@@ -54,7 +55,9 @@ struct fs_eventq {
 
 static bool entry_less(const struct heap_entry *x, const struct heap_entry *y)
 {
-	return x->t_ns < y->t_ns || (x->t_ns == y->t_ns && x->seq < y->seq);
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns;
+	return x->rank < y->rank || (x->rank == y->rank && x->seq < y->seq);
 }
 
 static void place(struct fs_eventq *q, size_t pos, struct heap_entry e)
@@ -193,13 +196,22 @@ void fs_eventq_free(struct fs_eventq *q)
 }
 
 /*
- * Schedule an event of `kind` with payload (a, b) at t_ns.  Its seq is the
- * number of pushes before it, so equal-time events pop in push order.
+ * Schedule an event of `kind` with payload (a, b) at t_ns, rank 0.  Its seq
+ * is the number of pushes before it, so equal-time events of one rank pop in
+ * push order.
  * Returns a handle valid until the event is popped or cancelled.
  * O(log n) amortised (the arrays double when full); aborts when out of memory.
  */
 struct fs_event_handle fs_eventq_push(struct fs_eventq *q, fs_ns t_ns,
                                       uint32_t kind, uint32_t a, int64_t b)
+{
+	return fs_eventq_push_ranked(q, t_ns, 0, kind, a, b);
+}
+
+/* fs_eventq_push with the entry's rank: among events at the same t_ns a
+ * smaller rank pops first, equal ranks in push order. */
+struct fs_event_handle fs_eventq_push_ranked(struct fs_eventq *q, fs_ns t_ns, uint32_t rank,
+                                             uint32_t kind, uint32_t a, int64_t b)
 {
 	struct fs_event_handle h;
 	struct heap_entry e;
@@ -214,6 +226,7 @@ struct fs_event_handle fs_eventq_push(struct fs_eventq *q, fs_ns t_ns,
 	e.t_ns = t_ns;
 	e.seq = q->next_seq++;
 	e.slot = s;
+	e.rank = rank;
 	if (q->hole) {               /* the popped root's place: one sift down */
 		q->hole = false;
 		sift_down(q, 0, e);
@@ -231,7 +244,7 @@ struct fs_event_handle fs_eventq_push(struct fs_eventq *q, fs_ns t_ns,
 }
 
 /*
- * Remove the earliest pending event (smallest t_ns, then smallest seq) and
+ * Remove the earliest pending event (smallest t_ns, then rank, then seq) and
  * copy it to *out.  Returns false, leaving *out untouched, when empty.
  * Its handle becomes stale.  O(log n).
  */
@@ -248,6 +261,7 @@ bool fs_eventq_pop(struct fs_eventq *q, struct fs_event *out)
 	assert(sl->pending && sl->link == 0);
 	out->t_ns = top.t_ns;
 	out->seq = top.seq;
+	out->rank = top.rank;
 	out->kind = sl->kind;
 	out->a = sl->a;
 	out->b = sl->b;
@@ -329,6 +343,7 @@ bool fs_eventq_reschedule(struct fs_eventq *q, struct fs_event_handle h, fs_ns t
 	e.t_ns = t_ns;
 	e.seq = q->next_seq++;
 	e.slot = h.slot;
+	e.rank = q->heap[pos].rank;
 	if (entry_less(&e, &q->heap[pos]))
 		sift_up(q, pos, e);
 	else

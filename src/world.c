@@ -44,8 +44,8 @@ static void on_arrival(struct fs_world *w, uint32_t src)
 	struct fs_request req;
 	fs_ns next_ns = fs_workload_take(w->workload, src, w->now_ns, &req);
 
-	if (next_ns != FS_NS_MAX)      /* b: when pushed (fast-path tie order) */
-		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, w->now_ns);
+	if (next_ns != FS_NS_MAX)
+		fs_eventq_push(w->q, next_ns, FS_EV_ARRIVAL, src, 0);
 	admit(w, &req, fs_workload_taken_agent(w->workload));
 }
 
@@ -137,8 +137,7 @@ bool fs_world_step(struct fs_world *w)
 	/* MODEL: V24 — runs in flight are brought up to this event first:
 	 * lazily for arrivals and sends (only where they go), for every
 	 * instance before anything of the fleet, the autoscaler or the horizon */
-	w->tie_push_ns = ev.kind == FS_EV_ARRIVAL || ev.kind == FS_EV_USER_SEND ?
-	                 ev.b : INT64_MIN;
+	w->tie_rank = ev.rank;
 	w->in_fleet_event = w->fleet != NULL && ev.kind != FS_EV_ARRIVAL &&
 	                    ev.kind != FS_EV_USER_SEND && ev.kind != FS_EV_STEP_DONE;
 	if (w->in_fleet_event) {

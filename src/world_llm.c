@@ -114,8 +114,8 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 			in->stepping = true;
 			in->step_begin_ns = w->now_ns;
 			w->busy_insts++;
-			in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, dur_ns, opened),
-			                             FS_EV_STEP_DONE, ii, 0);
+			in->step_ev = fs__world_push_step(w, fs__world_run_open(w, in, dur_ns, opened),
+			                                  ii);
 		}
 	}
 	sync_levels(w, in);
@@ -434,12 +434,12 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	fs__world_llm_record_step(w, in, &rep, flops, bytes);
 	if (go_on) {
 		in->step_begin_ns = w->now_ns;
-		in->step_ev = fs_eventq_push(w->q, run_end_ns, FS_EV_STEP_DONE, ii, 0);
+		in->step_ev = fs__world_push_step(w, run_end_ns, ii);
 		sync_levels(w, in);
 	} else if (admitted) {
 		in->step_begin_ns = w->now_ns;
-		in->step_ev = fs_eventq_push(w->q, fs__world_run_open(w, in, admit_dur_ns, false),
-		                             FS_EV_STEP_DONE, ii, 0);
+		in->step_ev = fs__world_push_step(w, fs__world_run_open(w, in, admit_dur_ns, false),
+		                                  ii);
 		sync_levels(w, in);
 	} else {
 		fs__world_llm_kick(w, ii);

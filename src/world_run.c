@@ -200,20 +200,21 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	struct fs__cost_ctx *c;
-	uint32_t j;
+	uint32_t j, last;
 	fs_ns t_ns;
 
 	if (in->run_n <= 1 || !in->stepping)
 		return;
 	c = in->cost;
-	for (j = in->run_j, t_ns = in->step_begin_ns; j + 1 < in->run_n; j++) {
-		fs_ns end_ns = t_ns + c->run_dur_ns[j];
-
-		/* the reference path pushed this step's event when it began */
-		if (end_ns > w->now_ns || (end_ns == w->now_ns && !(t_ns < w->tie_push_ns)))
-			break;
-		t_ns = end_ns;
-	}
+	/* the steps ended before now; then one ending now, whose event the
+	 * reference path popped before this one iff its rank is less (MODEL:
+	 * E2; steps take >= 1 ns: only one can end now) */
+	last = in->run_n - 1;
+	for (j = in->run_j, t_ns = in->step_begin_ns;
+	     j < last && t_ns + c->run_dur_ns[j] < w->now_ns; j++)
+		t_ns += c->run_dur_ns[j];
+	if (j < last && t_ns + c->run_dur_ns[j] == w->now_ns && 1 + ii < w->tie_rank)
+		t_ns += c->run_dur_ns[j++];
 	if (j > in->run_j)
 		advance(w, in, c, j - in->run_j, j - in->run_j);
 }
@@ -240,7 +241,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 		if (in->run_n == n0)
 			return false;            /* nothing after it: it ends as usual */
 		fs__recorder_event_deferred(&w->rec);
-		in->step_ev = fs_eventq_push(w->q, w->now_ns + more_ns, FS_EV_STEP_DONE, ii, 0);
+		in->step_ev = fs__world_push_step(w, w->now_ns + more_ns, ii);
 		return true;
 	}
 	/* the chunk's last step ends now; the steps before it are recorded
@@ -271,7 +272,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 	}
 	in->run_n -= o;
 	in->run_j = 0;
-	in->step_ev = fs_eventq_push(w->q, w->now_ns + more_ns, FS_EV_STEP_DONE, ii, 0);
+	in->step_ev = fs__world_push_step(w, w->now_ns + more_ns, ii);
 	return true;
 }
 

@@ -66,7 +66,7 @@ void fs__world_slot_end(struct fs_world *w, uint32_t i, bool completed,
 		                                      completed, output_tokens);
 
 		if (next_ns != FS_NS_MAX && !w->draining)
-			fs_eventq_push(w->q, next_ns, FS_EV_USER_SEND, agent, w->now_ns);
+			fs_eventq_push(w->q, next_ns, FS_EV_USER_SEND, agent, 0);
 	}
 	fs__world_slot_release(w, i);
 }

@@ -227,10 +227,9 @@ struct fs_world {
 	uint64_t arrivals;           /* requests taken, all of them */
 	uint64_t completions;
 	uint64_t failures;
-	fs_ns tie_push_ns;           /* when the event being handled was pushed
-	                              * (arrivals and sends), else INT64_MIN: a
-	                              * run's step ending at this very ns counts as
-	                              * before the event iff it began earlier */
+	uint32_t tie_rank;           /* the event being handled's rank (MODEL: E2):
+	                              * a run's step of instance i ending at this
+	                              * very ns came before it iff 1 + i is less */
 	struct fs_recorder rec;
 };
 
@@ -240,6 +239,14 @@ struct fs_world {
 
 _Noreturn void fs__world_fail(const struct fs_world *w, const char *what,
                               const char *file, int line);
+
+/* MODEL: E2 — an iteration's end at t_ns on instance ii: after every other
+ * kind of event of that instant, and in instance order among iterations. */
+static inline struct fs_event_handle fs__world_push_step(struct fs_world *w, fs_ns t_ns,
+                                                         uint32_t ii)
+{
+	return fs_eventq_push_ranked(w->q, t_ns, 1 + ii, FS_EV_STEP_DONE, ii, 0);
+}
 
 /* A new request slot holding req (start and first token unset). */
 uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req);

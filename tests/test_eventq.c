@@ -88,6 +88,34 @@ static void cancel_one_and_check(fs_ns cancel_t)
 	fs_eventq_free(q);
 }
 
+/* At one time a smaller rank pops first whenever it was pushed, equal
+ * ranks in push order; a rescheduled event keeps its rank. */
+static void test_eventq_rank_orders_an_instant_before_push_order(void **state)
+{
+	struct fs_eventq *q = fs_eventq_alloc(4);
+	struct fs_event_handle h;
+	struct fs_event ev;
+	const uint32_t want_a[6] = {5, 3, 1, 4, 0, 2};
+	int i;
+
+	(void)state;
+	fs_eventq_push_ranked(q, 10, 2, 1, 0, 0);
+	fs_eventq_push_ranked(q, 10, 1, 1, 1, 0);
+	h = fs_eventq_push_ranked(q, 20, 2, 1, 2, 0);
+	fs_eventq_push(q, 10, 1, 3, 0);                   /* rank 0 */
+	fs_eventq_push_ranked(q, 10, 1, 1, 4, 0);
+	fs_eventq_push_ranked(q, 5, 9, 1, 5, 0);          /* earlier time first */
+	assert_true(fs_eventq_reschedule(q, h, 10));       /* rank 2, after a = 0 */
+	for (i = 0; i < 6; i++) {
+		assert_true(fs_eventq_pop(q, &ev));
+		assert_int_equal(ev.a, want_a[i]);
+		assert_int_equal(ev.rank, want_a[i] == 3 ? 0 : want_a[i] == 5 ? 9 :
+		                          want_a[i] == 1 || want_a[i] == 4 ? 1 : 2);
+	}
+	assert_false(fs_eventq_pop(q, &ev));
+	fs_eventq_free(q);
+}
+
 static void test_eventq_cancel_first_middle_last(void **state)
 {
 	(void)state;
@@ -362,6 +390,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eventq_pops_in_time_then_seq_order),
 		cmocka_unit_test(test_eventq_equal_times_pop_in_insertion_order),
+		cmocka_unit_test(test_eventq_rank_orders_an_instant_before_push_order),
 		cmocka_unit_test(test_eventq_cancel_first_middle_last),
 		cmocka_unit_test(test_eventq_cancel_only_event_empties_queue),
 		cmocka_unit_test(test_eventq_stale_handle_after_pop_is_rejected),

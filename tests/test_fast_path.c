@@ -4,7 +4,8 @@
  * engine driven in runs reports every iteration as the engine driven step
  * by step, and whole runs of several scenarios (chunked and prefill_first
  * schedulers, static batching, prefix caching with sessions, spot and
- * autoscaling, closed loop, preemptions) write the same bytes of
+ * autoscaling, closed loop, preemptions, iterations ending at the very ns
+ * of arrivals, of fleet events and of each other) write the same bytes of
  * summary.json, timeseries.csv and requests.csv with engine.fast_path on
  * and off.
  */
@@ -423,9 +424,30 @@ static void runs_taken(const char *text)
 	fs_scenario_free(sc);
 }
 
+/* Copy tests/data/`name` into dir where the scenario text names it. */
+static void copy_named_data(const char *dir, const char *text, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 16;
+	char *from = malloc(len), *to = malloc(len), *data;
+
+	assert_non_null(from);
+	assert_non_null(to);
+	if (strstr(text, name) != NULL) {
+		snprintf(from, len, "tests/data/%s", name);
+		snprintf(to, len, "%s/%s", dir, name);
+		data = fs_test_read_file(from, NULL);
+		assert_non_null(data);
+		fs_test_write_file(to, data);
+		free(data);
+	}
+	free(from);
+	free(to);
+}
+
 /* Run `text` with the fast path on and off and compare the three output
  * files byte for byte; requests.csv must contain `must_contain` (may be
- * NULL).  A step table named in the text is copied next to it. */
+ * NULL).  The step tables and traces of tests/data it names are copied next
+ * to it. */
 static void same_bytes_with(const char *name, const char *text, const char *must_contain)
 {
 	static const char *const files[] = { "summary.json", "timeseries.csv",
@@ -436,13 +458,9 @@ static void same_bytes_with(const char *name, const char *text, const char *must
 	char *out_fast = malloc(len), *out_ref = malloc(len);
 	size_t k;
 
-	if (strstr(text, "step_table_small.csv") != NULL) {
-		char *table = fs_test_read_file("tests/data/step_table_small.csv", NULL);
-
-		assert_non_null(table);
-		free(write_scenario(dir, "step_table_small", table));
-		free(table);
-	}
+	copy_named_data(dir, text, "step_table_small.csv");
+	copy_named_data(dir, text, "step_table_flat.csv");
+	copy_named_data(dir, text, "trace_ms_ties.csv");
 
 	snprintf(out_fast, len, "%s/fast", dir);
 	snprintf(out_ref, len, "%s/ref", dir);
@@ -544,6 +562,39 @@ static void test_fast_path_same_bytes_prefill_first_and_static(void **state)
 	           "  \"classes\": [" CHAT_CLASS("\"share\": 1,") "]},"
 	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"a100-80g\","
 	           "  \"replicas\": 2, \"batching\": \"static\", \"max_num_seqs\": 16}}\n");
+}
+
+/* MODEL: E2 — a trace on a millisecond grid and steps of exactly 5 ms: an
+ * iteration ends at the very ns of many arrivals, of autoscaler ticks and
+ * spot notices, and of other instances' iterations; every other event of
+ * that ns comes first, iterations in instance order, on either path. */
+static void test_fast_path_same_bytes_at_exact_ties(void **state)
+{
+	(void)state;
+	same_bytes("ties",
+	           "{\"name\": \"ties\", \"simulation\": {\"horizon\": \"20s\","
+	           " \"replications\": 2, \"seed\": 2},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"trace\","
+	           "  \"trace\": {\"path\": \"trace_ms_ties.csv\", \"format\": \"azure\"}},"
+	           "  \"classes\": [{\"name\": \"c\", \"share\": 1}]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\","
+	           "  \"step_table\": \"step_table_flat.csv\"},"
+	           " \"fleet\": {\"router\": \"least_kv\","
+	           "  \"pools\": [{\"name\": \"od\", \"gpu\": \"l40s\", \"count\": 1, \"min\": 1,"
+	           "    \"max\": 4},"
+	           "   {\"name\": \"sp\", \"gpu\": \"l40s\", \"pricing\": \"spot\", \"count\": 2,"
+	           "    \"spot\": {\"interruption_rate_per_month\": 0.99, \"notice\": \"2s\","
+	           "     \"in_flight\": \"requeue\"}}],"
+	           "  \"autoscale\": {\"pool\": \"od\", \"metric\": \"kv_use\", \"target\": 0.05,"
+	           "   \"interval\": \"1s\"}}}\n");
+	same_bytes("ties_lo",
+	           "{\"name\": \"ties_lo\", \"simulation\": {\"horizon\": \"20s\","
+	           " \"replications\": 1, \"seed\": 2},"
+	           " \"workload\": {\"arrivals\": {\"process\": \"trace\","
+	           "  \"trace\": {\"path\": \"trace_ms_ties.csv\", \"format\": \"azure\"}},"
+	           "  \"classes\": [{\"name\": \"c\", \"share\": 1}]},"
+	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
+	           "  \"replicas\": 3, \"step_table\": \"step_table_flat.csv\"}}\n");
 }
 
 static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
@@ -655,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_fast_path_same_bytes_fleet_spot_autoscaling),
 		cmocka_unit_test(test_fast_path_same_bytes_prefill_first_and_static),
 		cmocka_unit_test(test_fast_path_same_bytes_priority_small_budget_and_kv),
+		cmocka_unit_test(test_fast_path_same_bytes_at_exact_ties),
 		cmocka_unit_test(test_fast_path_same_bytes_sessions_with_prefix_caching),
 		cmocka_unit_test(test_fast_path_same_bytes_closed_loop_preemptions_least_kv),
 		cmocka_unit_test(test_fast_path_requests_csv_streams_past_the_in_memory_rows),

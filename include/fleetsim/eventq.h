@@ -1,7 +1,8 @@
 /*
  * eventq.h — the pending-event set of one world: a 4-ary min-heap ordered by
- * (t_ns, seq), where seq is the queue's own insertion counter, so ties pop in
- * insertion order and never depend on addresses.  Event records live in a
+ * (t_ns, rank, seq), where rank is the pusher's order among events of one
+ * instant (0 for plain pushes) and seq the queue's own insertion counter, so
+ * ties pop by rank, then in insertion order, and never depend on addresses.  Event records live in a
  * pooled slot array and are named by (slot, generation) handles, so a stale
  * handle is detected instead of cancelling a reused slot.  Push, pop and
  * cancel are O(log n); peek is O(1).  Not thread-safe: one queue per world.
@@ -19,6 +20,7 @@
 struct fs_event {
 	fs_ns t_ns;
 	uint64_t seq;
+	uint32_t rank;
 	uint32_t kind;
 	uint32_t a;
 	int64_t b;
@@ -39,6 +41,10 @@ void fs_eventq_free(struct fs_eventq *q);                 /* NULL is fine */
 /* Schedule an event; returns its handle.  O(log n). */
 struct fs_event_handle fs_eventq_push(struct fs_eventq *q, fs_ns t_ns,
                                       uint32_t kind, uint32_t a, int64_t b);
+/* The same, after every event of rank < `rank` at the same t_ns and before
+ * every one of a larger rank, whenever either was pushed (push: rank 0). */
+struct fs_event_handle fs_eventq_push_ranked(struct fs_eventq *q, fs_ns t_ns, uint32_t rank,
+                                             uint32_t kind, uint32_t a, int64_t b);
 
 /* Remove the earliest event into *out.  Returns false when empty. */
 bool fs_eventq_pop(struct fs_eventq *q, struct fs_event *out);
@@ -51,7 +57,7 @@ bool fs_eventq_peek_time(const struct fs_eventq *q, fs_ns *t_ns);
 bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h);
 
 /* Move a pending event to t_ns as if it were cancelled and pushed again
- * (it takes the next seq and counts as a push), keeping its handle and
+ * (it takes the next seq and counts as a push), keeping its handle, rank and
  * payload.  Returns false (no change) when the handle is stale or zero.
  * O(log n): one sift instead of a removal and an insertion. */
 bool fs_eventq_reschedule(struct fs_eventq *q, struct fs_event_handle h, fs_ns t_ns);
