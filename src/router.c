@@ -219,16 +219,16 @@ size_t fs_router_pick_for(enum fs_router_kind kind,
 
 /* ---- the LEAST_OUTSTANDING tournament tree ------------------------------ */
 
-/* The better of two slots (UINT32_MAX: none): smaller key, then earlier. */
+/* The better of two slots: smaller key, then earlier; without branches
+ * (which of two instances wins is as good as random).  The padding slots
+ * past n hold the largest key, so a real slot always beats them. */
 static uint32_t better(const struct fs_route_tree *t, uint32_t a, uint32_t b)
 {
-	if (a == UINT32_MAX)
-		return b;
-	if (b == UINT32_MAX)
-		return a;
-	if (t->key[b] < t->key[a] || (t->key[b] == t->key[a] && b < a))
-		return b;
-	return a;
+	uint64_t ka = t->key[a], kb = t->key[b];
+	uint32_t take_b = (uint32_t)(kb < ka) | ((uint32_t)(kb == ka) & (uint32_t)(b < a));
+	uint32_t mask = 0u - take_b;     /* all ones where b wins */
+
+	return (b & mask) | (a & ~mask);
 }
 
 void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n)
@@ -248,7 +248,7 @@ void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n
 	t->leaves = leaves;
 	for (i = 0; i < leaves; i++) {
 		t->key[i] = i < n ? keys[i] : UINT64_MAX;
-		t->win[leaves + i] = i < n ? (uint32_t)i : UINT32_MAX;
+		t->win[leaves + i] = (uint32_t)i;
 	}
 	for (i = leaves; i-- > 1;)
 		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
@@ -260,15 +260,8 @@ void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key)
 
 	assert(slot < t->n);
 	t->key[slot] = key;
-	/* up to the first node whose winner stays another slot: its key and
-	 * so every node above it are unchanged */
-	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2) {
-		uint32_t w = better(t, t->win[2 * i], t->win[2 * i + 1]);
-
-		if (w == t->win[i] && w != (uint32_t)slot)
-			break;
-		t->win[i] = w;
-	}
+	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2)
+		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
 }
 
 size_t fs_route_tree_min(const struct fs_route_tree *t)

@@ -77,7 +77,8 @@ size_t fs_router_pick_for(enum fs_router_kind kind,
 struct fs_route_tree {
 	size_t n, leaves;            /* slots; leaves: a power of two >= n */
 	uint64_t *key;               /* per slot */
-	uint32_t *win;               /* 2 * leaves nodes: the winning slot below */
+	uint32_t *win;               /* 2 * leaves nodes: the winning slot below
+	                              * (slots past n: padding, the largest key) */
 	size_t cap;                  /* leaves allocated */
 };
 void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n);
