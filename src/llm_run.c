@@ -156,10 +156,15 @@ size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ct
 	if (r->pre == NULL)
 		r->pre = fs_xcalloc((size_t)bt + 1, sizeof *r->pre);
 	pre = r->pre;
-	for (i = 0, res = r->res_plan; i < bt; i++) {
-		pre[i + 1] = pre[i] + r->cnt[res];
-		if (++res == bt)
-			res = 0;
+	if (shift >= 0) {              /* the residue wraps by a mask */
+		for (i = 0, res = r->res_plan; i < bt; i++, res = (res + 1) & (bt - 1))
+			pre[i + 1] = pre[i] + r->cnt[res];
+	} else {
+		for (i = 0, res = r->res_plan; i < bt; i++) {
+			pre[i + 1] = pre[i] + r->cnt[res];
+			if (++res == bt)
+				res = 0;
+		}
 	}
 	/* the most steps, up to m, whose blocks fit without a preemption (the
 	 * blocks of the first k steps grow with k): usually all m */
@@ -269,27 +274,27 @@ void fs_llm_engine_run_advance_n(struct fs_llm_engine *e, size_t k, const fs_ns 
 	LLM_CHECK(dur_ns[0] == e->step_dur_ns, "run step ends off time");
 	used = fs_kvcache_used(&e->kv);
 	kv_used[0] = used;
-	for (i = 0; i < k; i++)
-		end_ns += dur_ns[i];
 	/* the begins of steps j + 1 .. j + k: blocks for the KV each writes
-	 * (MODEL: V6), residue by residue up to each wrap of the block size;
-	 * the ends sample one token per request (V9, V16).  The plan checked
-	 * that each fits; taken in one allocation, which evicts the same
-	 * cached blocks in the same order as one per step would. */
-	for (i = 1; i <= k;) {
-		size_t seg = (size_t)(bt - res), t;
-		const int64_t *cnt = &r->cnt[res];
-
-		if (seg > k + 1 - i)
-			seg = k + 1 - i;
-		for (t = 0; t < seg; t++) {
-			alloc += cnt[t];
-			kv_used[i + t] = used + alloc;
+	 * (MODEL: V6); the ends sample one token per request (V9, V16).  The
+	 * plan checked that each fits; taken in one allocation, which evicts
+	 * the same cached blocks in the same order as one per step would.
+	 * The residue wraps by a mask where the block size is a power of two
+	 * (no branch per step). */
+	if (e->kv.block_shift >= 0) {
+		for (i = 1; i <= k; i++) {
+			end_ns += dur_ns[i - 1];
+			alloc += r->cnt[res];
+			res = (res + 1) & (bt - 1);
+			kv_used[i] = used + alloc;
 		}
-		i += seg;
-		res += (int64_t)seg;
-		if (res == bt)
-			res = 0;
+	} else {
+		for (i = 1; i <= k; i++) {
+			end_ns += dur_ns[i - 1];
+			alloc += r->cnt[res];
+			if (++res == bt)
+				res = 0;
+			kv_used[i] = used + alloc;
+		}
 	}
 	if (alloc > 0)
 		LLM_CHECK(fs_kvcache_allocate(&e->kv, alloc), "run allocation failed");
