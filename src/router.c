@@ -256,12 +256,27 @@ void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n
 
 void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key)
 {
+	uint32_t w = (uint32_t)slot;         /* the winner below node i, its key kw */
+	uint64_t kw = key;
 	size_t i;
 
 	assert(slot < t->n);
 	t->key[slot] = key;
-	for (i = (t->leaves + slot) / 2; i >= 1; i /= 2)
-		t->win[i] = better(t, t->win[2 * i], t->win[2 * i + 1]);
+	/* up the path with the winner in hand: at each node only the sibling
+	 * subtree's winner is read (no read waits on the write below it), and
+	 * the better of the two (better(): smaller key, then earlier) is
+	 * chosen without a branch */
+	for (i = t->leaves + slot; i > 1; i /= 2) {
+		uint32_t s = t->win[i ^ 1];
+		uint64_t ks = t->key[s];
+		uint32_t take_s = (uint32_t)(ks < kw) | ((uint32_t)(ks == kw) & (uint32_t)(s < w));
+		uint32_t mask = 0u - take_s;
+		uint64_t mask64 = 0u - (uint64_t)take_s;
+
+		w = (s & mask) | (w & ~mask);
+		kw = (ks & mask64) | (kw & ~mask64);
+		t->win[i / 2] = w;
+	}
 }
 
 size_t fs_route_tree_min(const struct fs_route_tree *t)
