@@ -13,6 +13,16 @@
 
 #include "fleetsim/perf.h"
 
+const struct fs_perf_decode_prep *fs__world_decode_prep(struct fs__cost_ctx *c,
+                                                        int64_t n_seqs)
+{
+	struct fs_perf_decode_prep *d = &c->preps[(uint64_t)n_seqs % FS__PREPS];
+
+	if (d->n_seqs != n_seqs)
+		fs_perf_decode_prepare(c->cache, n_seqs, d);
+	return d;
+}
+
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 {
 	struct fs__cost_ctx *c = ctx;
@@ -23,12 +33,8 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 	    shape->n_seqs == shape->decode_seqs) {
 		/* a decode-only step (a run's first, say): the decode path's
 		 * bits, FLOPs and bytes included, its batch's terms kept */
-		if (!c->step_prep_ok || c->step_prep.n_seqs != shape->n_seqs) {
-			fs_perf_decode_prepare(c->cache, shape->n_seqs, &c->step_prep);
-			c->step_prep_ok = true;
-		}
-		return fs_perf_decode_step(c->cache, &c->step_prep, shape->decode_context_tokens,
-		                           &c->flops, &c->bytes);
+		return fs_perf_decode_step(c->cache, fs__world_decode_prep(c, shape->n_seqs),
+		                           shape->decode_context_tokens, &c->flops, &c->bytes);
 	}
 	fs_perf_step_cost_cached(c->cache, shape, &cost);
 	c->flops = cost.flops;

@@ -82,10 +82,7 @@ static fs_ns plan(struct fs_world *w, struct fs__instance *in, struct fs__cost_c
 	if (n > 0 && c->perf->table == NULL && !c->run_prep_ok) {
 		int64_t ctx0, ctx_last;
 
-		if (c->step_prep_ok && c->step_prep.n_seqs == seqs)
-			c->run_prep = c->step_prep;      /* step 0's batch, priced */
-		else
-			fs_perf_decode_prepare(c->cache, seqs, &c->run_prep);
+		c->run_prep = *fs__world_decode_prep(c, seqs);   /* step 0's batch, say */
 		c->run_prep_ok = true;
 		fs_llm_engine_run_context_span(in->engine, &ctx0, &ctx_last);
 		c->run_lin_ok = in->run_n == 1 && run_linear(c, ctx0, ctx_last, seqs, &c->run_lin);

@@ -30,6 +30,7 @@
 
 #define FS__WORLD_NO_SLOT UINT32_MAX
 #define FS__RUN_MAX_STEPS 256        /* steps planned per run at most */
+#define FS__PREPS 4                  /* decode batch terms kept per instance */
 
 /* The engine's cost callback context of one instance: the step-time model,
  * keeping the modelled work of the step for achieved-MFU/MBU figures, and
@@ -53,8 +54,9 @@ struct fs__cost_ctx {
 	double run_flops[FS__RUN_MAX_STEPS], run_bytes[FS__RUN_MAX_STEPS];
 	struct fs_perf_decode_prep run_prep;     /* the run's batch size, priced */
 	bool run_prep_ok;
-	struct fs_perf_decode_prep step_prep;    /* the last decode-only step's batch */
-	bool step_prep_ok;
+	/* decode-only batches' terms, by batch size modulo FS__PREPS (a batch
+	 * size moves by one or two between steps); n_seqs 0: none */
+	struct fs_perf_decode_prep preps[FS__PREPS];
 	bool run_lin_ok;                         /* run_lin holds: no run_flops/bytes */
 	struct fs__rec_run_lin run_lin;          /* FLOPs, bytes of slot i, exact */
 	uint32_t run_chunk;                      /* steps its next chunk plans */
@@ -266,6 +268,9 @@ void fs__world_queue_done(struct fs_world *w, uint32_t server, uint32_t slot);
 /* The engine cost callback (ctx from fs__world_cost_ctx_alloc, heap, one per
  * instance, freed with free()). */
 fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape);
+/* The decode-only terms of a batch of n_seqs (>= 1), kept in c->preps. */
+const struct fs_perf_decode_prep *fs__world_decode_prep(struct fs__cost_ctx *c,
+                                                        int64_t n_seqs);
 struct fs__cost_ctx *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,
                                               struct fs__pool_pricing *pricing);
 
