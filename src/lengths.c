@@ -85,7 +85,10 @@ int64_t fs_length_sample(const struct fs_length_cfg *cfg, struct fs_rng *r)
 			v = lo + (int64_t)fs_rng_below(r, (uint64_t)(hi - lo) + 1);
 		break;
 	case FS_LENGTH_LOGNORMAL:             /* MODEL: W19 */
-		v = round_tokens(fs_rng_lognormal(r, log(cfg->median_tokens), cfg->sigma));
+		v = round_tokens(fs_rng_lognormal(r, cfg->log_median_of == cfg->median_tokens &&
+		                                     cfg->median_tokens > 0 ?
+		                                     cfg->log_median : log(cfg->median_tokens),
+		                                     cfg->sigma));
 		break;
 	case FS_LENGTH_ZIPF:                  /* MODEL: W20 */
 		assert(cfg->zipf_cdf != NULL);
@@ -105,12 +108,18 @@ int64_t fs_length_sample(const struct fs_length_cfg *cfg, struct fs_rng *r)
 /*
  * Build the Zipf CDF: cdf[k-1] = sum_{j<=k} j^-s / H(n, s), last entry exactly
  * 1.  Errors (msg filled): s <= 0, n < 1 or n > 1,000,000.  Rebuilds the table
- * if one is already attached.  Other kinds need nothing.  O(n).
+ * if one is already attached.  LOGNORMAL keeps log(median) for the draws (a
+ * median changed later is seen: its log is then taken per draw).  Other
+ * kinds need nothing.  O(n).
  */
 int fs_length_prepare(struct fs_length_cfg *cfg, char *msg, size_t msg_len)
 {
 	double sum = 0.0;
 
+	if (cfg->kind == FS_LENGTH_LOGNORMAL && cfg->median_tokens > 0) {
+		cfg->log_median = log(cfg->median_tokens);
+		cfg->log_median_of = cfg->median_tokens;
+	}
 	if (cfg->kind != FS_LENGTH_ZIPF)
 		return 0;
 	if (!(cfg->zipf_s > 0.0)) {

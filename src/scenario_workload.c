@@ -125,7 +125,7 @@ static int load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
 		    fs__sc_number(sc, node, "sigma", 0.0, true, 10.0, false,
 		                  &cfg->sigma) < 0)
 			return -1;
-		return 0;
+		return fs_length_prepare(cfg, msg, sizeof msg);    /* cannot fail */
 	case FS_LENGTH_ZIPF:
 		if (fs__sc_require(sc, node, "s") != 0 || fs__sc_require(sc, node, "n") != 0 ||
 		    fs__sc_number(sc, node, "s", 0.0, true, 100.0, false, &cfg->zipf_s) < 0 ||

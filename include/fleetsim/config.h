@@ -118,6 +118,9 @@ struct fs_length_cfg {
 	int64_t fixed_tokens;        /* FIXED */
 	double median_tokens;        /* LOGNORMAL */
 	double sigma;                /* LOGNORMAL */
+	double log_median;           /* LOGNORMAL: log(log_median_of), kept by
+	                              * fs_length_prepare for the draws */
+	double log_median_of;        /* the median it is the log of (0: none) */
 	double zipf_s;               /* ZIPF exponent, > 0 */
 	int64_t zipf_n;              /* ZIPF support size */
 	double *zipf_cdf;            /* ZIPF: cumulative probabilities, zipf_n entries */
