@@ -2,10 +2,11 @@
  * eventq.h — the pending-event set of one world: a 4-ary min-heap ordered by
  * (t_ns, rank, seq), where rank is the pusher's order among events of one
  * instant (0 for plain pushes) and seq the queue's own insertion counter, so
- * ties pop by rank, then in insertion order, and never depend on addresses.  Event records live in a
- * pooled slot array and are named by (slot, generation) handles, so a stale
- * handle is detected instead of cancelling a reused slot.  Push, pop and
- * cancel are O(log n); peek is O(1).  Not thread-safe: one queue per world.
+ * ties pop by rank, then in insertion order, and never depend on addresses.
+ * Event records live in a pooled slot array and are named by (slot,
+ * generation) handles, so a stale handle is detected instead of cancelling a
+ * reused slot.  Push, pop, cancel and reschedule are O(log n); peek is O(1).
+ * Not thread-safe: one queue per world.
  */
 #ifndef FLEETSIM_EVENTQ_H
 #define FLEETSIM_EVENTQ_H
