@@ -303,6 +303,18 @@ bool fs_eventq_pending(const struct fs_eventq *q, struct fs_event_handle h)
 	return sl->pending && sl->gen == h.gen;
 }
 
+/* The heap position of h's event, a vacant root refilled first; false when
+ * h is zero or stale. */
+static bool pending_pos(struct fs_eventq *q, struct fs_event_handle h, uint32_t *pos)
+{
+	if (!fs_eventq_pending(q, h))
+		return false;
+	settle(q);
+	*pos = q->slots[h.slot].link;
+	assert(*pos < q->n && q->heap[*pos].slot == h.slot);
+	return true;
+}
+
 /*
  * Cancel the event named by h.  Returns true if it was pending and is now
  * removed; false (and no change) when h is zero or stale — already popped,
@@ -313,11 +325,8 @@ bool fs_eventq_cancel(struct fs_eventq *q, struct fs_event_handle h)
 {
 	uint32_t pos;
 
-	if (!fs_eventq_pending(q, h))
+	if (!pending_pos(q, h, &pos))
 		return false;
-	settle(q);
-	pos = q->slots[h.slot].link;
-	assert(pos < q->n && q->heap[pos].slot == h.slot);
 	remove_at(q, pos);
 	free_slot(q, h.slot);
 	return true;
@@ -335,11 +344,8 @@ bool fs_eventq_reschedule(struct fs_eventq *q, struct fs_event_handle h, fs_ns t
 	struct heap_entry e;
 	uint32_t pos;
 
-	if (!fs_eventq_pending(q, h))
+	if (!pending_pos(q, h, &pos))
 		return false;
-	settle(q);
-	pos = q->slots[h.slot].link;
-	assert(pos < q->n && q->heap[pos].slot == h.slot);
 	e.t_ns = t_ns;
 	e.seq = q->next_seq++;
 	e.slot = h.slot;
