@@ -219,14 +219,19 @@ size_t fs_router_pick_for(enum fs_router_kind kind,
 
 /* ---- the LEAST_OUTSTANDING tournament tree ------------------------------ */
 
-/* The better of two slots: smaller key, then earlier; without branches
- * (which of two instances wins is as good as random).  The padding slots
- * past n hold the largest key, so a real slot always beats them. */
+/* All ones where slot b (key kb) beats slot a (key ka): a smaller key, then
+ * the earlier slot; 0 otherwise.  Without branches (which of two instances
+ * wins is as good as random).  The padding slots past n hold the largest
+ * key, so a real slot always beats them. */
+static uint64_t beats(uint64_t kb, uint32_t b, uint64_t ka, uint32_t a)
+{
+	return 0u - (uint64_t)((uint32_t)(kb < ka) | ((uint32_t)(kb == ka) & (uint32_t)(b < a)));
+}
+
+/* The better of two slots. */
 static uint32_t better(const struct fs_route_tree *t, uint32_t a, uint32_t b)
 {
-	uint64_t ka = t->key[a], kb = t->key[b];
-	uint32_t take_b = (uint32_t)(kb < ka) | ((uint32_t)(kb == ka) & (uint32_t)(b < a));
-	uint32_t mask = 0u - take_b;     /* all ones where b wins */
+	uint32_t mask = (uint32_t)beats(t->key[b], b, t->key[a], a);
 
 	return (b & mask) | (a & ~mask);
 }
@@ -264,14 +269,12 @@ void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key)
 	t->key[slot] = key;
 	/* up the path with the winner in hand: at each node only the sibling
 	 * subtree's winner is read (no read waits on the write below it), and
-	 * the better of the two (better(): smaller key, then earlier) is
-	 * chosen without a branch */
+	 * the better of the two is chosen without a branch */
 	for (i = t->leaves + slot; i > 1; i /= 2) {
 		uint32_t s = t->win[i ^ 1];
 		uint64_t ks = t->key[s];
-		uint32_t take_s = (uint32_t)(ks < kw) | ((uint32_t)(ks == kw) & (uint32_t)(s < w));
-		uint32_t mask = 0u - take_s;
-		uint64_t mask64 = 0u - (uint64_t)take_s;
+		uint64_t mask64 = beats(ks, s, kw, w);
+		uint32_t mask = (uint32_t)mask64;
 
 		w = (s & mask) | (w & ~mask);
 		kw = (ks & mask64) | (kw & ~mask64);
