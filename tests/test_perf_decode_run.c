@@ -38,7 +38,7 @@ static fs_ns plain_decode_ns(const struct fs_perf_cfg *cfg, int64_t n, int64_t c
 /* Runs of STEPS steps (context ctx0 + n·i) for a few batch sizes and
  * starting contexts: fs_perf_decode_steps, fs_perf_decode_step and the
  * plain model agree on every step; returns how many runs were checked. */
-static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
+static int check_runs_at_width(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
 {
 	static const int64_t batches[] = { 1, 3, 8, 31, 256 };
 	static const int64_t starts[] = { 1, 977, 40000, 2500000 };
@@ -82,6 +82,20 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 			runs++;
 		}
 	}
+	return runs;
+}
+
+/* check_runs_at_width with steps priced four at a time where the processor
+ * can (AVX2) and, on any processor, two at a time: each width gives the
+ * plain model's bits.  Returns the runs checked at one width. */
+static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
+{
+	bool wide = c->wide;
+	int runs = check_runs_at_width(c, cfg);
+
+	c->wide = false;
+	assert_int_equal(check_runs_at_width(c, cfg), runs);
+	c->wide = wide;
 	return runs;
 }
 
@@ -137,29 +151,15 @@ static void test_perf_decode_run_day_gpus_use_the_factor_window(void **state)
 	}
 }
 
-/* Each step of a chunk takes the factor of its own ratio: with the A100's
- * window made of distinct factors (a test-only change of the cache; the
- * model's factors differ only near one edge, where no real ratio lands),
- * a chunk priced at once, two steps at a time where it can be, gives the
- * bits of pricing each step alone, which looks its ratio up by itself. */
-static void test_perf_decode_run_each_step_looks_up_its_own_factor(void **state)
+/* Chunks of a few lengths priced at once give, step by step, the bits of
+ * pricing each step alone. */
+static void check_chunks_step_by_step(struct fs_perf_step_cache *c)
 {
 	static const int64_t batches[] = { 1, 2, 7, 64 };
-	static const size_t counts[] = { 1, 2, 3, 199, 200 };
-	struct fs_perf_cfg cfg;
-	struct fs_perf_step_cache *c = malloc(sizeof *c);
+	static const size_t counts[] = { 1, 2, 3, 4, 5, 6, 7, 199, 200 };
 	fs_ns dur[200];
-	size_t b, k, i, w;
+	size_t b, k, i;
 
-	(void)state;
-	assert_non_null(c);
-	fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu("a100-80g"),
-	                     fs_catalog_find_model("llama-3.1-8b"));
-	fs_perf_step_cache_init(c, &cfg);
-	assert_true(c->dec_window);
-	for (w = 0; w < FS_PERF_DEC_WINDOW; w++)
-		c->dec_window_factor[w] = 1.0 + (double)w * 0x1p-12;
-	c->dec_const = false;
 	for (b = 0; b < sizeof batches / sizeof batches[0]; b++) {
 		struct fs_perf_decode_prep d;
 		int64_t n = batches[b], ctx0 = 3001 * n;
@@ -177,6 +177,32 @@ static void test_perf_decode_run_each_step_looks_up_its_own_factor(void **state)
 			assert_int_equal(sum, 0);
 		}
 	}
+}
+
+/* Each step of a chunk takes the factor of its own ratio: with the A100's
+ * window made of distinct factors (a test-only change of the cache; the
+ * model's factors differ only near one edge, where no real ratio lands),
+ * a chunk priced at once, four or two steps at a time where it can be,
+ * gives the bits of pricing each step alone, which looks its ratio up by
+ * itself. */
+static void test_perf_decode_run_each_step_looks_up_its_own_factor(void **state)
+{
+	struct fs_perf_cfg cfg;
+	struct fs_perf_step_cache *c = malloc(sizeof *c);
+	size_t w;
+
+	(void)state;
+	assert_non_null(c);
+	fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu("a100-80g"),
+	                     fs_catalog_find_model("llama-3.1-8b"));
+	fs_perf_step_cache_init(c, &cfg);
+	assert_true(c->dec_window);
+	for (w = 0; w < FS_PERF_DEC_WINDOW; w++)
+		c->dec_window_factor[w] = 1.0 + (double)w * 0x1p-12;
+	c->dec_const = false;
+	check_chunks_step_by_step(c);        /* four at a time where AVX2 is there */
+	c->wide = false;
+	check_chunks_step_by_step(c);        /* two at a time */
 	free(c);
 }
 

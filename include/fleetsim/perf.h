@@ -217,6 +217,7 @@ struct fs_perf_step_cache {
 	bool dec_window;                     /* the window holds for every context > 0 */
 	bool dec_const;                      /* ... and all its factors are dec_factor */
 	bool dec_hi_bytes;                   /* the memory arm is the larger one */
+	bool wide;                           /* price four steps at once (AVX2) */
 	uint64_t dec_bits0;
 	double dec_factor;
 	double dec_window_factor[FS_PERF_DEC_WINDOW];
