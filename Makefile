@@ -65,6 +65,13 @@ LTO := $(if $(SAN),,$(shell $(CC) -flto=auto -ffat-lto-objects -x c -c /dev/null
 	-o /dev/null 2>/dev/null && echo -flto=auto))
 endif
 LTO_LINK := $(if $(LTO),$(LTO) $(OPT))
+# Structs zeroed in the hot path (a step's report, a run's recording sums:
+# 100-300 bytes) by plain stores rather than GCC's default `rep stos` on
+# x86, whose start-up cost dominated at these sizes (docs/PERFORMANCE.md, the
+# ninth speed round); larger ones call memset.  Only where $(CC) takes it.
+STRINGOP := $(shell $(CC) -mmemset-strategy=unrolled_loop:512:noalign,libcall:-1:noalign \
+	-x c -c /dev/null -o /dev/null 2>/dev/null && \
+	echo -mmemset-strategy=unrolled_loop:512:noalign,libcall:-1:noalign)
 NO_LTO   := $(if $(LTO),-fno-lto)
 OBJCOPY  ?= objcopy
 
@@ -84,7 +91,7 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) \
            -ffp-contract=off -fopenmp -Iinclude $(MPI_DEFS) $(PKG_CFLAGS) $(SAN) \
            -DFS_DATADIR='"$(PREFIX)/share/fleetsim"' -DFS_VERSION='"$(VERSION)"' \
-           $(if $(LTO),$(LTO) -ffat-lto-objects)
+           $(if $(LTO),$(LTO) -ffat-lto-objects) $(STRINGOP)
 LDFLAGS += -fopenmp $(SAN)
 LDLIBS  += $(PKG_LIBS) -lm
 
