@@ -72,6 +72,14 @@ struct token_parts {
 void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
                           const struct params *p, double kvb_per_gpu, double tokens,
                           double sampled, struct token_parts *t);
+/* Its two halves: the FLOPs and bytes in a few operations (lin_flops,
+ * new_kv_bytes, elem_gpu_bytes, layer_floor_ns), and from them what a memo
+ * keeps (lin_bytes, linear_ns, elementwise_ns, comm_ns: smooth maxima). */
+void fs__perf_token_sizes(const struct fs_perf_cfg *cfg, const struct eff *e,
+                          const struct params *p, double kvb_per_gpu, double tokens,
+                          double sampled, struct token_parts *t);
+void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
+                          const struct params *p, double tokens, struct token_parts *t);
 
 /* The whole step cost, the token parts and attention's smooth max taken from
  * `c` when it is not NULL (the cached path of perf_step_cache.c). */
@@ -136,13 +144,11 @@ static inline double fs__perf_decode_attn_ns(const struct fs_perf_step_cache *c,
 	return fs__perf_smooth_max_memo(x, y, knee_exp, key, factor, FS__PERF_MEMO_DECODE);
 }
 
-/* The cached token parts of (nt tokens, ns sampled rows), computed on a
- * miss; with them the attention term of a decode-only step's (empty)
- * prefill kernel, as fs__perf_step_cost computes it for prefill_attn_tokens
- * = 0.  `tokens` and `sampled` are nt and ns as doubles. */
-struct fs__perf_token_entry *fs__perf_token_lookup(struct fs_perf_step_cache *c,
-                                                   const struct eff *e,
-                                                   const struct params *p, int64_t nt,
-                                                   int64_t ns, double tokens, double sampled);
+/* The token parts of (nt tokens, ns sampled rows) into *t: the sizes
+ * computed, the times kept in the cache's table or its pool's memo and
+ * computed on a miss.  `tokens` and `sampled` are nt and ns as doubles. */
+void fs__perf_token_lookup(struct fs_perf_step_cache *c, const struct eff *e,
+                           const struct params *p, int64_t nt, int64_t ns, double tokens,
+                           double sampled, struct token_parts *t);
 
 #endif

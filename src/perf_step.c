@@ -144,7 +144,7 @@ static double roofline_ns(double flops, double flops_per_s, double bytes,
 /* Weight GEMM kernels per transformer layer: QKV, output, gate+up, down. */
 #define GEMMS_PER_LAYER 4.0
 
-void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
+void fs__perf_token_sizes(const struct fs_perf_cfg *cfg, const struct eff *e,
                           const struct params *p, double kvb_per_gpu, double tokens,
                           double sampled, struct token_parts *t)
 {
@@ -153,14 +153,8 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 	double ffn_active = (double)m->ffn * (m->experts_per_token > 0 ? m->experts_per_token : 1);
 
 	/* MODEL: P8 — 2 FLOPs per active body weight per token, plus the LM head
-	 * for one sampled row per sequence.  MODEL: P11 — plus a floor per
-	 * weight GEMM kernel (launch and tail of a small per-GPU GEMM). */
+	 * for one sampled row per sequence. */
 	t->lin_flops = 2.0 * p->body_active * tokens + 2.0 * p->lm_head * sampled;
-	t->lin_bytes = tokens > 0 ? weight_bytes_read(cfg, p, tokens) : 0;
-	t->linear_ns = roofline_ns(t->lin_flops / tp, e->peak_flops_per_s * e->mfu,
-	                           t->lin_bytes / tp, e->bw_bytes_per_s * e->mbu, e->knee_exp);
-	if (tokens > 0)
-		t->linear_ns += e->gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
 	t->new_kv_bytes = kvb_per_gpu * tokens;
 
 	/* MODEL: P12 — elementwise kernels (two RMS norms and two residual adds
@@ -175,6 +169,21 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 	                         fs__perf_head_dim(m) / tp +
 	                     3.0 * ffn_active / tp);
 	t->layer_floor_ns = e->layer_ns * m->layers;
+}
+
+void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
+                          const struct params *p, double tokens, struct token_parts *t)
+{
+	const struct fs_model_spec *m = cfg->model;
+	double tp = cfg->tp;
+
+	/* MODEL: P10, P11 — the weights the tokens read; a floor per weight
+	 * GEMM kernel (launch and tail of a small per-GPU GEMM). */
+	t->lin_bytes = tokens > 0 ? weight_bytes_read(cfg, p, tokens) : 0;
+	t->linear_ns = roofline_ns(t->lin_flops / tp, e->peak_flops_per_s * e->mfu,
+	                           t->lin_bytes / tp, e->bw_bytes_per_s * e->mbu, e->knee_exp);
+	if (tokens > 0)
+		t->linear_ns += e->gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
 	t->elementwise_ns = tokens > 0
 		? fs__perf_smooth_max(t->layer_floor_ns,
 		                      t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) * 1e9,
@@ -186,6 +195,14 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 	t->comm_ns = 0;
 	if (tokens > 0)
 		t->comm_ns = 2.0 * m->layers * fs_perf_allreduce_ns(cfg, tokens * m->hidden * 2.0);
+}
+
+void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
+                          const struct params *p, double kvb_per_gpu, double tokens,
+                          double sampled, struct token_parts *t)
+{
+	fs__perf_token_sizes(cfg, e, p, kvb_per_gpu, tokens, sampled, t);
+	fs__perf_token_times(cfg, e, p, tokens, t);
 }
 
 void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
@@ -207,8 +224,7 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 		int64_t nt = shape->prefill_tokens + shape->decode_seqs;
 		int64_t ns = shape->n_seqs > 0 ? shape->n_seqs : shape->decode_seqs;
 
-		memcpy(&tpt, fs__perf_token_lookup(c, e, p, nt, ns, tokens, sampled)->parts,
-		       sizeof tpt);
+		fs__perf_token_lookup(c, e, p, nt, ns, tokens, sampled, &tpt);
 	} else {
 		fs__perf_token_parts(cfg, e, p, kvb_per_gpu, tokens, sampled, &tpt);
 	}

@@ -224,12 +224,12 @@ static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
 			c->dec_const = false;
 }
 
-struct fs__perf_token_entry *fs__perf_token_lookup(struct fs_perf_step_cache *c,
-                                                   const struct eff *e,
-                                                   const struct params *p, int64_t nt,
-                                                   int64_t ns, double tokens, double sampled)
+void fs__perf_token_lookup(struct fs_perf_step_cache *c, const struct eff *e,
+                           const struct params *p, int64_t nt, int64_t ns, double tokens,
+                           double sampled, struct token_parts *t)
 {
 	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
+	uint64_t key = (uint64_t)nt + 1;
 	struct fs__perf_token_entry *ent;
 
 	/* decode-only shapes (one token per row: a handful of batch sizes,
@@ -241,24 +241,21 @@ struct fs__perf_token_entry *fs__perf_token_lookup(struct fs_perf_step_cache *c,
 		ent = &c->tokens[(uint64_t)nt & (FS_PERF_MEMO_SLOTS - 1)];
 	else
 		ent = &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)];
-	struct token_parts tpt;
-	double tp = c->cfg->tp, pre_flops;
-
-	if (ent->valid && ent->tokens == nt && ent->sampled == ns)
-		return ent;
-	fs__perf_token_parts(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled,
-	                     &tpt);
-	ent->valid = true;
-	ent->tokens = nt;
+	fs__perf_token_sizes(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled, t);
+	if (ent->tokens1 == key && ent->sampled == ns) {
+		t->lin_bytes = ent->times[0];
+		t->linear_ns = ent->times[1];
+		t->elementwise_ns = ent->times[2];
+		t->comm_ns = ent->times[3];
+		return;
+	}
+	fs__perf_token_times(c->cfg, e, p, tokens, t);
+	ent->tokens1 = key;
 	ent->sampled = ns;
-	memcpy(ent->parts, &tpt, sizeof tpt);
-	pre_flops = c->per_pair_flops * (double)0;
-	ent->prefill_attn_ns =
-		fs__perf_smooth_max_memo(
-			pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-			tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
-			e->knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER);
-	return ent;
+	ent->times[0] = t->lin_bytes;
+	ent->times[1] = t->linear_ns;
+	ent->times[2] = t->elementwise_ns;
+	ent->times[3] = t->comm_ns;
 }
 
 void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg)
@@ -268,8 +265,6 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
 
 	_Static_assert(sizeof c->eff >= sizeof e, "fs_perf_step_cache.eff too small");
 	_Static_assert(sizeof c->params >= sizeof p, "fs_perf_step_cache.params too small");
-	_Static_assert(sizeof c->tokens[0].parts >= sizeof(struct token_parts),
-	               "fs_perf_step_cache token parts too small");
 	memset(c, 0, sizeof *c);
 	c->cfg = cfg;
 	fs__perf_resolve(cfg, &e);
@@ -313,24 +308,29 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
 {
 	struct eff e;
 	struct params p;
-	const struct fs__perf_token_entry *ent;
 	struct token_parts tpt;
+	double tp = c->cfg->tp;
 
 	memcpy(&e, c->eff, sizeof e);
 	memcpy(&p, c->params, sizeof p);
-	ent = fs__perf_token_lookup(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs);
-	memcpy(&tpt, ent->parts, sizeof tpt);
+	fs__perf_token_lookup(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs, &tpt);
 	d->n_seqs = n_seqs;
 	d->lin_flops = tpt.lin_flops;
 	d->lin_bytes = tpt.lin_bytes;
 	d->new_kv_bytes = tpt.new_kv_bytes;
 	d->elem_gpu_bytes = tpt.elem_gpu_bytes;
 	d->linear_ns = tpt.linear_ns;
-	d->prefill_attn_ns = ent->prefill_attn_ns;
+	/* the (empty) prefill kernel's attention term, as fs__perf_step_cost
+	 * computes it for prefill_attn_tokens = 0 */
+	d->pre_flops = c->per_pair_flops * (double)0;
+	d->prefill_attn_ns =
+		fs__perf_smooth_max_memo(
+			d->pre_flops / tp / (e.attn_flops_per_s * e.attn_prefill_eff) * 1e9,
+			tpt.new_kv_bytes / (e.bw_bytes_per_s * e.mbu) * 1e9,
+			e.knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER);
 	d->elementwise_ns = tpt.elementwise_ns;
 	d->comm_ns = tpt.comm_ns;
 	d->overhead_ns = e.iter_ns + e.per_seq_ns * (double)n_seqs;
-	d->pre_flops = c->per_pair_flops * (double)0;
 	d->per_pair_flops = c->per_pair_flops;
 	d->kv_bytes_per_token_per_gpu = c->kv_bytes_per_token_per_gpu;
 	d->tp = c->cfg->tp;

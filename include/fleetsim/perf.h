@@ -181,21 +181,22 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
  */
 #define FS_PERF_MEMO_SLOTS 64
 #define FS_PERF_DEC_WINDOW 97
-/* Entries of a pool's shared token memo: 1,024 (90 KB) stay in the L2 cache;
- * 8,192 hit more often but missed the cache at nearly every prefill, and ran
- * the 2-hour peak of bench/day.json 3.5% slower. */
-#define FS_PERF_TOKEN_SLOTS 1024
+/* Entries of a pool's shared token memo: 4,096 of 48 bytes (192 KB) stay in
+ * the L2 cache.  Entries of 96 bytes (every token part kept) in 8,192 slots
+ * hit more often but missed the cache at nearly every prefill, and ran the
+ * 2-hour peak of bench/day.json 3.5% slower; keeping only the parts with a
+ * smooth max (the rest is a few multiplications) made room for more. */
+#define FS_PERF_TOKEN_SLOTS 4096
 struct fs__perf_token_entry {
-	bool valid;
-	int64_t tokens, sampled;             /* the key: scheduled tokens, rows sampled */
-	double parts[8];                     /* perf_step.c's token parts */
-	double prefill_attn_ns;              /* a decode-only step's prefill attention term */
+	uint64_t tokens1;                    /* the key: scheduled tokens + 1 (0: empty), */
+	int64_t sampled;                     /* ... rows sampled */
+	double times[4];                     /* weight bytes, linear, elementwise, comm ns */
 };
 /* The token parts of step shapes (what depends on a step's token count and
  * sampled rows only) for one perf configuration, shared by the caches of
  * every instance that uses it (fs_perf_step_cache_share): each prompt length
  * is priced once per pool, not once per instance.  Plain data, zeroed
- * before use (fs_xcalloc); about 96 KB. */
+ * before use (fs_xcalloc); about 192 KB. */
 struct fs_perf_token_memo {
 	const struct fs_perf_cfg *cfg;       /* set by the first cache that shares it */
 	struct fs__perf_token_entry e[FS_PERF_TOKEN_SLOTS];
