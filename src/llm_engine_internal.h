@@ -67,7 +67,8 @@ struct llm_run {
 	                              * step i >= 1 when (i - 1) % block_tokens == k */
 	int64_t res_plan, res_adv;   /* (i - 1) % block_tokens of the next step
 	                              * to plan / to begin */
-	int64_t *pre;                /* [block_tokens + 1]: planning's scratch */
+	int64_t *pre;                /* [block_tokens + 1]: pre[x] = Σ cnt[y < x] */
+	bool pre_ok;                 /* pre is of the counts as they are */
 };
 
 struct fs_llm_engine {

@@ -56,6 +56,7 @@ static void run_zero_counts(struct fs_llm_engine *e)
 	if (r->cnt == NULL)
 		r->cnt = fs_xcalloc(bt, sizeof *r->cnt);
 	memset(r->cnt, 0, bt * sizeof *r->cnt);
+	r->pre_ok = false;
 }
 
 /* Open the run on the step in flight (step 0) over every running request:
@@ -128,19 +129,24 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 	return true;
 }
 
-/* The blocks the first k steps of a plan take, from the prefix sums pre[]
- * of one period of bt residues (a power of two 2^shift where shift >= 0). */
-static int64_t plan_blocks(const int64_t *pre, int64_t bt, int shift, int64_t k)
+/* The blocks k steps take from residue res on, from the prefix sums pre[]
+ * of the counts by residue (bt a power of two 2^shift where shift >= 0):
+ * whole periods take one block per request, the rest the counts of the
+ * residues res .. res + k mod bt - 1, wrapping past bt - 1. */
+static int64_t plan_blocks(const int64_t *pre, int64_t bt, int shift, int64_t res, int64_t k)
 {
-	if (shift >= 0)
-		return (k >> shift) * pre[bt] + pre[k & (bt - 1)];
-	return (k / bt) * pre[bt] + pre[k % bt];
+	int64_t whole = shift >= 0 ? k >> shift : k / bt;
+	int64_t rest = shift >= 0 ? k & (bt - 1) : k % bt;
+	int64_t part = res + rest <= bt ? pre[res + rest] - pre[res]
+	                                : pre[bt] - pre[res] + pre[res + rest - bt];
+
+	return whole * pre[bt] + part;
 }
 
 size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ctx_first)
 {
 	struct llm_run *r = &e->run;
-	int64_t bt = e->kv.block_tokens, free_blocks, m, lo, hi, i, res;
+	int64_t bt = e->kv.block_tokens, free_blocks, m, lo, hi, i;
 	int shift = e->kv.block_shift;
 	int64_t *pre;
 
@@ -150,39 +156,33 @@ size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ct
 	m = r->last - r->planned + 1;
 	if ((int64_t)max < m)
 		m = (int64_t)max;
-	/* the blocks the next i steps take, for i = 0 .. bt: step planned + t
-	 * takes the count of residue (res_plan + t) mod bt (MODEL: V6); a
-	 * whole period takes one block per request */
+	/* step planned + t takes the count of residue (res_plan + t) mod bt
+	 * (MODEL: V6): the counts' prefix sums, once per change of the counts */
 	if (r->pre == NULL)
 		r->pre = fs_xcalloc((size_t)bt + 1, sizeof *r->pre);
 	pre = r->pre;
-	if (shift >= 0) {              /* the residue wraps by a mask */
-		for (i = 0, res = r->res_plan; i < bt; i++, res = (res + 1) & (bt - 1))
-			pre[i + 1] = pre[i] + r->cnt[res];
-	} else {
-		for (i = 0, res = r->res_plan; i < bt; i++) {
-			pre[i + 1] = pre[i] + r->cnt[res];
-			if (++res == bt)
-				res = 0;
-		}
+	if (!r->pre_ok) {
+		for (i = 0; i < bt; i++)
+			pre[i + 1] = pre[i] + r->cnt[i];
+		r->pre_ok = true;
 	}
 	/* the most steps, up to m, whose blocks fit without a preemption (the
 	 * blocks of the first k steps grow with k): usually all m */
 	free_blocks = fs_kvcache_total(&e->kv) - r->plan_used;
 	lo = m;
-	if (plan_blocks(pre, bt, shift, m) > free_blocks) {
+	if (plan_blocks(pre, bt, shift, r->res_plan, m) > free_blocks) {
 		lo = 0;
 		hi = m - 1;
 		while (lo < hi) {
 			int64_t mid = lo + (hi - lo + 1) / 2;
 
-			if (plan_blocks(pre, bt, shift, mid) <= free_blocks)
+			if (plan_blocks(pre, bt, shift, r->res_plan, mid) <= free_blocks)
 				lo = mid;
 			else
 				hi = mid - 1;
 		}
 	}
-	r->plan_used += plan_blocks(pre, bt, shift, lo);
+	r->plan_used += plan_blocks(pre, bt, shift, r->res_plan, lo);
 	r->res_plan = shift >= 0 ? (r->res_plan + lo) & (bt - 1) : (r->res_plan + lo) % bt;
 	r->planned += lo;
 	return (size_t)lo;
@@ -384,6 +384,7 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 		r->blocks_alloc -= s->kv_blocks - before;
 		r->ctx_tokens -= c0;
 		r->cnt[block_residue(e, c0)]--;
+		r->pre_ok = false;
 		LLM_CHECK(fs__llm_sample_token(e, idx, now_ns, rep), "run completion missed");
 	}
 	e->n_running = kept;

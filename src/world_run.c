@@ -32,23 +32,36 @@ static bool whole(double x)
 	return x >= 0 && x < 0x1p52 && x == (double)(int64_t)x;
 }
 
+/* Whether the decode terms of d's batch that run_linear reads are whole
+ * numbers (kept per batch size: they depend on nothing else). */
+static bool terms_whole(struct fs__cost_ctx *c, const struct fs_perf_decode_prep *d)
+{
+	size_t k = (uint64_t)d->n_seqs % FS__PREPS;
+
+	if (c->whole_n[k] != d->n_seqs) {
+		c->whole_n[k] = d->n_seqs;
+		c->whole_ok[k] = whole(d->lin_flops) && d->pre_flops == 0 &&
+		                 whole(d->per_pair_flops) && whole(d->lin_bytes) &&
+		                 whole(d->new_kv_bytes) && whole(d->elem_gpu_bytes) &&
+		                 whole(d->kv_bytes_per_token_per_gpu) && whole(d->tp) && d->tp >= 1;
+	}
+	return c->whole_ok[k];
+}
+
 /* Whether every step of the run, from slot 0 (context ctx0) to its last
  * possible one (context ctx_last), has FLOPs and bytes that are exact
  * integers: the step model's terms are whole numbers and every partial sum
  * of fs_perf_decode_step's additions stays below 2^52 (so no rounding).
  * Then slot i's are lin's linear functions of i (batch n), with slot 0's
  * checked against the real step 0's priced ones. */
-static bool run_linear(const struct fs__cost_ctx *c, int64_t ctx0, int64_t ctx_last,
+static bool run_linear(struct fs__cost_ctx *c, int64_t ctx0, int64_t ctx_last,
                        int64_t n, struct fs__rec_run_lin *lin)
 {
 	const struct fs_perf_decode_prep *d = &c->run_prep;
 	double ctx_max = (double)ctx_last;
 	int64_t ppf, kvb, tp;
 
-	if (!whole(d->lin_flops) || d->pre_flops != 0 || !whole(d->per_pair_flops) ||
-	    !whole(d->lin_bytes) || !whole(d->new_kv_bytes) || !whole(d->elem_gpu_bytes) ||
-	    !whole(d->kv_bytes_per_token_per_gpu) || !whole(d->tp) || d->tp < 1 ||
-	    ctx0 < 0 || ctx_last < ctx0 || ctx_max > 0x1p40)
+	if (!terms_whole(c, d) || ctx0 < 0 || ctx_last < ctx0 || ctx_max > 0x1p40)
 		return false;
 	if (!(d->lin_flops + d->per_pair_flops * ctx_max < 0x1p52) ||
 	    !(d->lin_bytes + (d->new_kv_bytes + d->kv_bytes_per_token_per_gpu * ctx_max +

@@ -57,6 +57,10 @@ struct fs__cost_ctx {
 	/* decode-only batches' terms, by batch size modulo FS__PREPS (a batch
 	 * size moves by one or two between steps); n_seqs 0: none */
 	struct fs_perf_decode_prep preps[FS__PREPS];
+	/* by batch size modulo FS__PREPS (0: none), whether its decode terms
+	 * are the whole numbers a closed-form run needs (world_run.c) */
+	int64_t whole_n[FS__PREPS];
+	bool whole_ok[FS__PREPS];
 	bool run_lin_ok;                         /* run_lin holds: no run_flops/bytes */
 	struct fs__rec_run_lin run_lin;          /* FLOPs, bytes of slot i, exact */
 	uint32_t run_chunk;                      /* steps its next chunk plans */
