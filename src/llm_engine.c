@@ -170,6 +170,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->batch_scratch);
 	free(e->run.cnt);
 	free(e->run.pre);
+	free(e->run.last_of);
 	free(e);
 }
 

@@ -69,6 +69,8 @@ struct llm_run {
 	                              * to plan / to begin */
 	int64_t *pre;                /* [block_tokens + 1]: pre[x] = Σ cnt[y < x] */
 	bool pre_ok;                 /* pre is of the counts as they are */
+	int64_t *last_of;            /* [max_num_seqs]: beside running[], the step
+	                              * that samples each request's last token */
 };
 
 struct fs_llm_engine {

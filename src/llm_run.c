@@ -47,14 +47,17 @@ static bool steady(const struct fs_llm_engine *e, const struct llm_seq *s)
 	        s->cached_blocks);
 }
 
-/* The run's per-residue counts, allocated once and zeroed. */
+/* The run's per-residue counts, allocated once and zeroed (and the
+ * requests' last steps, allocated with them). */
 static void run_zero_counts(struct fs_llm_engine *e)
 {
 	struct llm_run *r = &e->run;
 	size_t bt = (size_t)e->kv.block_tokens;
 
-	if (r->cnt == NULL)
+	if (r->cnt == NULL) {
 		r->cnt = fs_xcalloc(bt, sizeof *r->cnt);
+		r->last_of = fs_xmalloc((size_t)e->cfg.max_num_seqs * sizeof *r->last_of);
+	}
 	memset(r->cnt, 0, bt * sizeof *r->cnt);
 	r->pre_ok = false;
 }
@@ -102,8 +105,12 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 		return false;              /* step 0 already completes a request */
 	LLM_CHECK(ctx == e->shape.decode_context_tokens, "run context out of step");
 	run_zero_counts(e);
-	for (i = 0; i < e->n_running; i++)
-		r->cnt[block_residue(e, e->seqs[e->running[i]].computed_tokens)]++;
+	for (i = 0; i < e->n_running; i++) {
+		const struct llm_seq *s = &e->seqs[e->running[i]];
+
+		r->cnt[block_residue(e, s->computed_tokens)]++;
+		r->last_of[i] = last_step(s);
+	}
 	run_start(e, last, ctx);
 	return true;
 }
@@ -346,14 +353,14 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
 	need = r->cnt[r->res_adv];         /* blocks step j + 1 takes (MODEL: V6) */
 	for (i = 0; i < e->n_running; i++) {
-		const struct llm_seq *s = &e->seqs[e->running[i]];
+		if (r->last_of[i] == j) {
+			const struct llm_seq *s = &e->seqs[e->running[i]];
 
-		if (last_step(s) == j) {
 			m++;
 			freed += fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + j);
 			need -= block_residue(e, s->computed_tokens) == r->res_adv;
-		} else if (last_step(s) < last) {
-			last = last_step(s);
+		} else if (r->last_of[i] < last) {
+			last = r->last_of[i];
 		}
 	}
 	if (m == 0 || m == (int64_t)e->n_running ||
@@ -370,13 +377,17 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	rep->tokens_generated = r->n - m;
 	for (i = 0; i < e->n_running; i++) {
 		uint32_t idx = e->running[i];
-		struct llm_seq *s = &e->seqs[idx];
-		int64_t c0 = s->computed_tokens, before = s->kv_blocks;
+		struct llm_seq *s;
+		int64_t c0, before;
 
-		if (last_step(s) != j) {
+		if (r->last_of[i] != j) {
+			r->last_of[kept] = r->last_of[i];
 			e->running[kept++] = idx;
 			continue;
 		}
+		s = &e->seqs[idx];
+		c0 = s->computed_tokens;
+		before = s->kv_blocks;
 		s->computed_tokens += j;
 		s->generated += j;
 		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens);
@@ -540,6 +551,7 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 		if (last_step(s) < last)
 			last = last_step(s);
 		r->cnt[block_residue(e, s->computed_tokens)]++;
+		r->last_of[i] = last_step(s);
 	}
 	n = (int64_t)e->n_running;
 	fs__llm_step_reset(e);
