@@ -142,7 +142,7 @@ static fs_ns toy_cost(void *ctx, const struct fs_step_shape *s)
 	       150 * s->decode_seqs + s->decode_context_tokens / 3 + 20 * s->n_seqs;
 }
 
-static struct fs_llm_engine *toy_engine(int64_t kv_blocks, bool fast,
+static struct fs_llm_engine *toy_engine(int64_t kv_blocks, int64_t block_tokens, bool fast,
                                         enum fs_llm_scheduler sched)
 {
 	struct fs_llm_engine_cfg cfg;
@@ -150,6 +150,7 @@ static struct fs_llm_engine *toy_engine(int64_t kv_blocks, bool fast,
 
 	fs_llm_engine_cfg_default(&cfg);
 	cfg.kv_blocks = kv_blocks;
+	cfg.block_tokens = block_tokens;
 	cfg.max_num_seqs = 16;
 	cfg.max_num_batched_tokens = 512;
 	cfg.fast_path = fast;
@@ -315,14 +316,15 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
  * reference and the fast path must report every step alike and end with
  * the same statistics, the fast path having taken each of its shortcuts
  * at least the given number of times. */
-static void engine_runs_match(int64_t kv_blocks, enum fs_llm_scheduler sched,
-                              bool arriving, const struct taken *min)
+static void engine_runs_match(int64_t kv_blocks, int64_t block_tokens,
+                              enum fs_llm_scheduler sched, bool arriving,
+                              const struct taken *min)
 {
 	size_t cap = 20000, n_ref, n_fast, i;
 	struct taken ref_tk = { 0 }, fast_tk = { 0 };
 	struct step_rec *ref = calloc(cap, sizeof *ref), *fast = calloc(cap, sizeof *fast);
-	struct fs_llm_engine *a = toy_engine(kv_blocks, false, sched);
-	struct fs_llm_engine *b = toy_engine(kv_blocks, true, sched);
+	struct fs_llm_engine *a = toy_engine(kv_blocks, block_tokens, false, sched);
+	struct fs_llm_engine *b = toy_engine(kv_blocks, block_tokens, true, sched);
 	fs_ns at_ns[80];
 	int first = arriving ? 6 : 40;
 	struct arrivals arr_a = { at_ns, arriving ? 80 : 0, 0, (uint32_t)first };
@@ -359,9 +361,9 @@ static void test_fast_path_engine_runs_report_every_step_as_the_reference(void *
 	static const struct taken at_once = { 0, 10, 1, 0 }, arriving = { 0, 10, 10, 20 };
 
 	(void)state;
-	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, false, &at_once);
-	engine_runs_match(400, FS_LLM_SCHED_PREFILL_FIRST, false, &at_once);
-	engine_runs_match(400, FS_LLM_SCHED_CHUNKED, true, &arriving);
+	engine_runs_match(400, 16, FS_LLM_SCHED_CHUNKED, false, &at_once);
+	engine_runs_match(400, 16, FS_LLM_SCHED_PREFILL_FIRST, false, &at_once);
+	engine_runs_match(400, 16, FS_LLM_SCHED_CHUNKED, true, &arriving);
 }
 
 static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
@@ -370,8 +372,23 @@ static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
 
 	(void)state;
 	/* 40 blocks of 16 tokens: the batch outgrows them and preempts */
-	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, false, &none);
-	engine_runs_match(40, FS_LLM_SCHED_CHUNKED, true, &none);
+	engine_runs_match(40, 16, FS_LLM_SCHED_CHUNKED, false, &none);
+	engine_runs_match(40, 16, FS_LLM_SCHED_CHUNKED, true, &none);
+}
+
+/* A block size that is not a power of two (the engine takes any; a
+ * scenario only 8, 16 or 32): the residues wrap by division, plenty of
+ * blocks and few enough to preempt. */
+static void test_fast_path_engine_runs_with_blocks_of_12_tokens(void **state)
+{
+	static const struct taken at_once = { 0, 10, 1, 0 }, arriving = { 0, 10, 10, 20 };
+	static const struct taken none = { 0, 0, 0, 0 };
+
+	(void)state;
+	engine_runs_match(540, 12, FS_LLM_SCHED_CHUNKED, false, &at_once);
+	engine_runs_match(540, 12, FS_LLM_SCHED_CHUNKED, true, &arriving);
+	engine_runs_match(54, 12, FS_LLM_SCHED_CHUNKED, false, &none);
+	engine_runs_match(54, 12, FS_LLM_SCHED_CHUNKED, true, &none);
 }
 
 /* ---- whole runs: fast and reference write the same bytes ---------------- */
@@ -703,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_fast_path_route_tree_matches_the_least_outstanding_scan),
 		cmocka_unit_test(test_fast_path_engine_runs_report_every_step_as_the_reference),
 		cmocka_unit_test(test_fast_path_engine_runs_stop_before_a_preemption),
+		cmocka_unit_test(test_fast_path_engine_runs_with_blocks_of_12_tokens),
 		cmocka_unit_test(test_fast_path_same_bytes_fleet_spot_autoscaling),
 		cmocka_unit_test(test_fast_path_same_bytes_prefill_first_and_static),
 		cmocka_unit_test(test_fast_path_same_bytes_priority_small_budget_and_kv),
