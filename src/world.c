@@ -1,7 +1,9 @@
 /*
  * world.c — one replication (see world.h): lifecycle, the request slot pool
- * and the event loop.  Events pop in (time, seq) order and one switch sends
- * each kind to its handler (engine handlers live in world_queue.c and
+ * and the event loop.  Events come in (time, rank, seq) order (MODEL E2):
+ * the event queue's, all of rank 0, and the instances' iteration ends, kept
+ * apart in a timer tree, instance i's of rank 1 + i; one switch sends each
+ * kind to its handler (engine handlers live in world_queue.c and
  * world_llm.c).  The horizon event is pushed first, so anything at exactly
  * the horizon counts as still in flight (with simulation.drain the world
  * runs on until the system is empty, MODEL E5).  Invariants checked always: time
@@ -68,6 +70,7 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 
 	w->sc = sc;
 	w->q = fs_eventq_alloc(64);
+	fs_timer_tree_init(&w->steps);
 	w->workload = fs_workload_alloc(&sc->workload, &sc->sim, seed, replication);
 	w->free_head = FS__WORLD_NO_SLOT;
 	w->serving_dirty = true;
@@ -115,6 +118,7 @@ void fs_world_free(struct fs_world *w)
 	fs__world_fleet_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
+	fs_timer_tree_fini(&w->steps);
 	free(w->kicks);
 	free(w->serving);
 	fs_route_tree_fini(&w->lo_tree);
@@ -122,12 +126,49 @@ void fs_world_free(struct fs_world *w)
 	free(w);
 }
 
+/* Take the next event into *ev: the queue's earliest, or the earliest
+ * iteration's end where it comes first (at one instant, after every queued
+ * event).  False when nothing is pending. */
+static bool take_next(struct fs_world *w, struct fs_event *ev)
+{
+	fs_ns q_ns, step_ns;
+	uint32_t ii;
+
+	if (fs_timer_tree_peek(&w->steps, &step_ns, &ii) &&
+	    (!fs_eventq_peek_time(w->q, &q_ns) || step_ns < q_ns)) {
+		fs_timer_tree_take(&w->steps, ii);
+		ev->t_ns = step_ns;
+		ev->seq = 0;
+		ev->rank = 1 + ii;
+		ev->kind = FS_EV_STEP_DONE;
+		ev->a = ii;
+		ev->b = 0;
+		return true;
+	}
+	return fs_eventq_pop(w->q, ev);
+}
+
+/* The time of the next event; false when nothing is pending. */
+static bool next_time(struct fs_world *w, fs_ns *t_ns)
+{
+	fs_ns q_ns, step_ns;
+	uint32_t ii;
+	bool has_q = fs_eventq_peek_time(w->q, &q_ns);
+
+	if (!fs_timer_tree_peek(&w->steps, &step_ns, &ii))
+		step_ns = FS_NS_MAX;
+	else if (!has_q || step_ns < q_ns)
+		q_ns = step_ns;
+	*t_ns = q_ns;
+	return has_q || step_ns != FS_NS_MAX;
+}
+
 bool fs_world_step(struct fs_world *w)
 {
 	struct fs_event ev;
 	fs_ns next_ns;
 
-	if (w->ended || !fs_eventq_pop(w->q, &ev)) {
+	if (w->ended || !take_next(w, &ev)) {
 		w->ended = true;
 		return false;
 	}
@@ -188,7 +229,7 @@ bool fs_world_step(struct fs_world *w)
 	/* MODEL: V21 — idle instances given work start once this instant's
 	 * last event has run. */
 	if (w->n_kicks > 0 && !w->ended &&
-	    (!fs_eventq_peek_time(w->q, &next_ns) || next_ns > w->now_ns))
+	    (!next_time(w, &next_ns) || next_ns > w->now_ns))
 		fs__world_llm_flush_kicks(w);
 	return !w->ended;
 }
@@ -197,7 +238,7 @@ void fs_world_run_until(struct fs_world *w, fs_ns t_ns)
 {
 	fs_ns next_ns;
 
-	while (!w->ended && fs_eventq_peek_time(w->q, &next_ns) && next_ns <= t_ns)
+	while (!w->ended && next_time(w, &next_ns) && next_ns <= t_ns)
 		fs_world_step(w);
 }
 

@@ -120,8 +120,7 @@ void fs__world_llm_kick(struct fs_world *w, uint32_t ii)
 			in->stepping = true;
 			in->step_begin_ns = w->now_ns;
 			w->busy_insts++;
-			in->step_ev = fs__world_push_step(w, fs__world_run_open(w, in, dur_ns, opened),
-			                                  ii);
+			fs__world_push_step(w, fs__world_run_open(w, in, dur_ns, opened), ii);
 		}
 	}
 	sync_levels(w, in);
@@ -440,12 +439,12 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	fs__world_llm_record_step(w, in, &rep, flops, bytes);
 	if (go_on) {
 		in->step_begin_ns = w->now_ns;
-		in->step_ev = fs__world_push_step(w, run_end_ns, ii);
+		fs__world_push_step(w, run_end_ns, ii);
 		sync_levels(w, in);
 	} else if (admitted) {
 		in->step_begin_ns = w->now_ns;
-		in->step_ev = fs__world_push_step(w, fs__world_run_open(w, in, admit_dur_ns, false),
-		                                  ii);
+		fs__world_push_step(w, fs__world_run_open(w, in, admit_dur_ns, false),
+		                    ii);
 		sync_levels(w, in);
 	} else {
 		fs__world_llm_kick(w, ii);
@@ -466,7 +465,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		fs__world_run_sync(w, ii);
 		in->run_n = 0;
 		in->run_more = false;
-		fs_eventq_cancel(w->q, in->step_ev);
+		fs_timer_tree_clear(&w->steps, ii);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
 		fs__rec_pool_busy(&w->rec, in->pool, (double)(w->now_ns - in->step_begin_ns));
 		in->stepping = false;

@@ -251,7 +251,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 		if (in->run_n == n0)
 			return false;            /* nothing after it: it ends as usual */
 		fs__recorder_event_deferred(&w->rec);
-		in->step_ev = fs__world_push_step(w, w->now_ns + more_ns, ii);
+		fs__world_push_step(w, w->now_ns + more_ns, ii);
 		return true;
 	}
 	/* the chunk's last step ends now; the steps before it are recorded
@@ -282,7 +282,7 @@ bool fs__world_run_extend(struct fs_world *w, uint32_t ii)
 	}
 	in->run_n -= o;
 	in->run_j = 0;
-	in->step_ev = fs__world_push_step(w, w->now_ns + more_ns, ii);
+	fs__world_push_step(w, w->now_ns + more_ns, ii);
 	return true;
 }
 
@@ -290,7 +290,6 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 {
 	struct fs__instance *in = &w->insts[ii];
 	const struct fs__cost_ctx *c;
-	bool moved;
 
 	fs__world_run_sync(w, ii);
 	in->run_more = false;
@@ -300,9 +299,9 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 	fs_llm_engine_run_cut(in->engine);
 	in->run_n = in->run_j + 1;
 	/* the chunk's end moves to the end of the step in flight */
-	moved = fs_eventq_reschedule(w->q, in->step_ev,
-	                             in->step_begin_ns + c->run_dur_ns[in->run_j]);
-	FS__WORLD_CHECK(w, moved, "a run's chunk end was not pending");
+	FS__WORLD_CHECK(w, fs_timer_tree_pending(&w->steps, ii),
+	                "a run's chunk end was not pending");
+	fs__world_push_step(w, in->step_begin_ns + c->run_dur_ns[in->run_j], ii);
 }
 
 void fs__world_llm_sync_all(struct fs_world *w)

@@ -24,6 +24,7 @@
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/router.h"
+#include "fleetsim/timer_tree.h"
 #include "fleetsim/workload.h"
 #include "fleetsim/world.h"
 #include "recorder.h"
@@ -107,10 +108,10 @@ struct fs__instance {
 	struct fs__cost_ctx *cost;   /* the engine's cost context (owned), with it */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	uint32_t serving_pos;        /* index in w->serving (valid while the list is) */
-	bool stepping;               /* a STEP_DONE event is pending */
+	bool stepping;               /* its STEP_DONE timer is pending */
 	bool kick_pending;           /* in w->kicks: starts a step once every
 	                              * event of this instant has run (MODEL: V21) */
-	struct fs_event_handle step_ev, life_ev;
+	struct fs_event_handle life_ev;
 	double step_flops, step_bytes;
 	fs_ns step_begin_ns;
 	fs_ns requested_ns, billed_from_ns, serving_from_ns, gone_ns;
@@ -189,7 +190,9 @@ struct fs_world {
 	const struct fs_scenario *sc;
 	fs_ns now_ns;
 	bool ended;
-	struct fs_eventq *q;
+	struct fs_eventq *q;         /* every event but the iterations' ends */
+	struct fs_timer_tree steps;  /* instance i's iteration (or run chunk)
+	                              * ends at steps.t_ns[i] (MODEL: E2) */
 	struct fs_workload *workload;
 	/* queue engine */
 	struct fs_qengine *qengine;
@@ -247,11 +250,11 @@ _Noreturn void fs__world_fail(const struct fs_world *w, const char *what,
                               const char *file, int line);
 
 /* MODEL: E2 — an iteration's end at t_ns on instance ii: after every other
- * kind of event of that instant, and in instance order among iterations. */
-static inline struct fs_event_handle fs__world_push_step(struct fs_world *w, fs_ns t_ns,
-                                                         uint32_t ii)
+ * kind of event of that instant, and in instance order among iterations
+ * (the timer tree's order; its event has rank 1 + ii). */
+static inline void fs__world_push_step(struct fs_world *w, fs_ns t_ns, uint32_t ii)
 {
-	return fs_eventq_push_ranked(w->q, t_ns, 1 + ii, FS_EV_STEP_DONE, ii, 0);
+	fs_timer_tree_set(&w->steps, ii, t_ns);
 }
 
 /* A new request slot holding req (start and first token unset). */
