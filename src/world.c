@@ -2,9 +2,9 @@
  * world.c — one replication (see world.h): lifecycle, the request slot pool
  * and the event loop.  Events come in (time, rank, seq) order (MODEL E2):
  * the event queue's, all of rank 0, and the instances' iteration ends, kept
- * apart in a timer tree, instance i's of rank 1 + i; one switch sends each
- * kind to its handler (engine handlers live in world_queue.c and
- * world_llm.c).  The horizon event is pushed first, so anything at exactly
+ * apart in a min tree keyed by time (min_tree.h), instance i's of rank
+ * 1 + i; one switch sends each kind to its handler (engine handlers live in
+ * world_queue.c and world_llm.c).  The horizon event is pushed first, so anything at exactly
  * the horizon counts as still in flight (with simulation.drain the world
  * runs on until the system is empty, MODEL E5).  Invariants checked always: time
  * never goes back, and every request ends completed, failed or in flight.
@@ -70,7 +70,8 @@ struct fs_world *fs_world_alloc(const struct fs_scenario *sc, uint64_t seed,
 
 	w->sc = sc;
 	w->q = fs_eventq_alloc(64);
-	fs_timer_tree_init(&w->steps);
+	fs_min_tree_init(&w->steps);
+	fs_min_tree_init(&w->lo_tree);
 	w->workload = fs_workload_alloc(&sc->workload, &sc->sim, seed, replication);
 	w->free_head = FS__WORLD_NO_SLOT;
 	w->serving_dirty = true;
@@ -118,10 +119,10 @@ void fs_world_free(struct fs_world *w)
 	fs__world_fleet_fini(w);
 	fs_workload_free(w->workload);
 	fs_eventq_free(w->q);
-	fs_timer_tree_fini(&w->steps);
+	fs_min_tree_fini(&w->steps);
 	free(w->kicks);
 	free(w->serving);
-	fs_route_tree_fini(&w->lo_tree);
+	fs_min_tree_fini(&w->lo_tree);
 	free(w->slots);
 	free(w);
 }
@@ -134,9 +135,9 @@ static bool take_next(struct fs_world *w, struct fs_event *ev)
 	fs_ns q_ns, step_ns;
 	uint32_t ii;
 
-	if (fs_timer_tree_peek(&w->steps, &step_ns, &ii) &&
+	if (fs_min_tree_peek(&w->steps, &step_ns, &ii) &&
 	    (!fs_eventq_peek_time(w->q, &q_ns) || step_ns < q_ns)) {
-		fs_timer_tree_take(&w->steps, ii);
+		fs_min_tree_take(&w->steps, ii);
 		ev->t_ns = step_ns;
 		ev->seq = 0;
 		ev->rank = 1 + ii;
@@ -155,7 +156,7 @@ static bool next_time(struct fs_world *w, fs_ns *t_ns)
 	uint32_t ii;
 	bool has_q = fs_eventq_peek_time(w->q, &q_ns);
 
-	if (!fs_timer_tree_peek(&w->steps, &step_ns, &ii))
+	if (!fs_min_tree_peek(&w->steps, &step_ns, &ii))
 		step_ns = FS_NS_MAX;
 	else if (!has_q || step_ns < q_ns)
 		q_ns = step_ns;

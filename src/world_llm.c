@@ -175,11 +175,11 @@ static void serving_rebuild(struct fs_world *w)
 		w->serving[w->n_serving++] = (uint32_t)i;
 	}
 	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && w->n_serving > 0) {
-		uint64_t *keys = fs_xmalloc(w->n_serving * sizeof *keys);
+		int64_t *keys = fs_xmalloc(w->n_serving * sizeof *keys);
 
 		for (i = 0; i < w->n_serving; i++)
-			keys[i] = w->insts[w->serving[i]].outstanding;
-		fs_route_tree_build(&w->lo_tree, keys, w->n_serving);
+			keys[i] = (int64_t)w->insts[w->serving[i]].outstanding;
+		fs_min_tree_build(&w->lo_tree, keys, w->n_serving);
 		free(keys);
 	}
 	w->serving_dirty = false;
@@ -190,7 +190,7 @@ static void outstanding_changed(struct fs_world *w, const struct fs__instance *i
 {
 	if (!w->serving_dirty && w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING &&
 	    in->serving_pos != UINT32_MAX && in->serving_pos < w->n_serving)
-		fs_route_tree_set(&w->lo_tree, in->serving_pos, in->outstanding);
+		fs_min_tree_set(&w->lo_tree, in->serving_pos, (int64_t)in->outstanding);
 }
 
 /* Candidates: serving instances (of the class's pinned pool, if any) for
@@ -259,6 +259,8 @@ static bool route(struct fs_world *w, uint32_t slot)
 	size_t n, pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
+	int64_t least;
+	uint32_t pos;
 	struct fs_route_request rq = {.session = s->req.block_hashes.session};
 
 	if (w->fleet->router == FS_ROUTER_LEAST_OUTSTANDING && pinned < 0 &&
@@ -268,7 +270,9 @@ static bool route(struct fs_world *w, uint32_t slot)
 			serving_rebuild(w);
 		if (w->n_serving == 0)
 			return false;
-		s->instance = w->serving[fs_route_tree_min(&w->lo_tree)];
+		FS__WORLD_CHECK(w, fs_min_tree_peek(&w->lo_tree, &least, &pos) &&
+		                pos < w->n_serving, "least_outstanding tree out of step");
+		s->instance = w->serving[pos];
 	} else {
 		n = candidates(w, pinned, slot);
 		if (n == 0)
@@ -465,7 +469,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		fs__world_run_sync(w, ii);
 		in->run_n = 0;
 		in->run_more = false;
-		fs_timer_tree_clear(&w->steps, ii);
+		fs_min_tree_clear(&w->steps, ii);
 		in->busy_ns += (double)(w->now_ns - in->step_begin_ns);
 		fs__rec_pool_busy(&w->rec, in->pool, (double)(w->now_ns - in->step_begin_ns));
 		in->stepping = false;

@@ -299,7 +299,7 @@ void fs__world_run_cut(struct fs_world *w, uint32_t ii)
 	fs_llm_engine_run_cut(in->engine);
 	in->run_n = in->run_j + 1;
 	/* the chunk's end moves to the end of the step in flight */
-	FS__WORLD_CHECK(w, fs_timer_tree_pending(&w->steps, ii),
+	FS__WORLD_CHECK(w, fs_min_tree_pending(&w->steps, ii),
 	                "a run's chunk end was not pending");
 	fs__world_push_step(w, in->step_begin_ns + c->run_dur_ns[in->run_j], ii);
 }

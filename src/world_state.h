@@ -24,7 +24,7 @@
 #include "fleetsim/qengine.h"
 #include "fleetsim/rng.h"
 #include "fleetsim/router.h"
-#include "fleetsim/timer_tree.h"
+#include "fleetsim/min_tree.h"
 #include "fleetsim/workload.h"
 #include "fleetsim/world.h"
 #include "recorder.h"
@@ -108,7 +108,7 @@ struct fs__instance {
 	struct fs__cost_ctx *cost;   /* the engine's cost context (owned), with it */
 	uint64_t outstanding;        /* requests routed here and not finished */
 	uint32_t serving_pos;        /* index in w->serving (valid while the list is) */
-	bool stepping;               /* its STEP_DONE timer is pending */
+	bool stepping;               /* its iteration's end is in w->steps */
 	bool kick_pending;           /* in w->kicks: starts a step once every
 	                              * event of this instant has run (MODEL: V21) */
 	struct fs_event_handle life_ev;
@@ -191,8 +191,8 @@ struct fs_world {
 	fs_ns now_ns;
 	bool ended;
 	struct fs_eventq *q;         /* every event but the iterations' ends */
-	struct fs_timer_tree steps;  /* instance i's iteration (or run chunk)
-	                              * ends at steps.t_ns[i] (MODEL: E2) */
+	struct fs_min_tree steps;    /* instance i's iteration (or run chunk)
+	                              * ends at steps.key[i] (MODEL: E2) */
 	struct fs_workload *workload;
 	/* queue engine */
 	struct fs_qengine *qengine;
@@ -212,8 +212,9 @@ struct fs_world {
 	uint32_t *serving;           /* serving instances in index order, rebuilt
 	                              * after fleet events (serving_dirty) */
 	size_t n_serving, cap_serving;
-	struct fs_route_tree lo_tree;/* least_outstanding over `serving` (valid
-	                              * while !serving_dirty) */
+	struct fs_min_tree lo_tree;  /* least_outstanding over `serving`, keyed
+	                              * by outstanding (valid while
+	                              * !serving_dirty; MODEL: R2) */
 	bool serving_dirty;
 	bool in_fleet_event;         /* handling an event that may change
 	                              * instance states: routing scans them all */
@@ -251,10 +252,10 @@ _Noreturn void fs__world_fail(const struct fs_world *w, const char *what,
 
 /* MODEL: E2 — an iteration's end at t_ns on instance ii: after every other
  * kind of event of that instant, and in instance order among iterations
- * (the timer tree's order; its event has rank 1 + ii). */
+ * (w->steps' order by (time, slot); its event has rank 1 + ii). */
 static inline void fs__world_push_step(struct fs_world *w, fs_ns t_ns, uint32_t ii)
 {
-	fs_timer_tree_set(&w->steps, ii, t_ns);
+	fs_min_tree_set(&w->steps, ii, t_ns);
 }
 
 /* A new request slot holding req (start and first token unset). */

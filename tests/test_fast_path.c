@@ -21,6 +21,7 @@
 
 #include "fleetsim/catalog.h"
 #include "fleetsim/llm_engine.h"
+#include "fleetsim/min_tree.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/result.h"
@@ -89,47 +90,54 @@ static void test_fast_path_cached_pricing_gives_the_same_bits(void **state)
 
 /* ---- routing ------------------------------------------------------------ */
 
-/* The tournament tree picks what the least_outstanding scan picks, through
- * random key changes, for every size from 1 to 70 slots; after each change
- * every node is what a tree built afresh from the keys holds. */
+/* The least_outstanding tree (a min tree keyed by outstanding requests)
+ * picks what the least_outstanding scan picks, through random key changes,
+ * for every size from 1 to 70 slots, the tree reused across sizes as the
+ * world reuses it; after each change every node is what a tree built afresh
+ * from the keys holds. */
 static void test_fast_path_route_tree_matches_the_least_outstanding_scan(void **state)
 {
 	struct fs_route_candidate cand[70];
-	struct fs_route_tree t, fresh;
-	uint64_t keys[70], x = 12345;
+	struct fs_min_tree t, fresh;
+	int64_t keys[70], least;
+	uint64_t x = 12345;
+	uint32_t pos;
 	size_t n, i, step;
 
 	(void)state;
-	memset(&t, 0, sizeof t);
-	memset(&fresh, 0, sizeof fresh);
-	for (n = 1; n <= 70; n++) {
+	fs_min_tree_init(&t);
+	fs_min_tree_init(&fresh);
+	for (n = 70; n >= 1; n -= n > 40 ? 1 : 3) {
 		for (i = 0; i < n; i++) {
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			keys[i] = (x >> 33) % 5;
+			keys[i] = (int64_t)((x >> 33) % 5);
 			memset(&cand[i], 0, sizeof cand[i]);
 			cand[i].id = (uint32_t)i;
-			cand[i].outstanding = keys[i];
+			cand[i].outstanding = (uint64_t)keys[i];
 		}
-		fs_route_tree_build(&t, keys, n);
+		fs_min_tree_build(&t, keys, n);
 		for (step = 0; step < 200; step++) {
 			size_t slot;
 
-			assert_int_equal(fs_route_tree_min(&t),
-			                 fs_router_pick(FS_ROUTER_LEAST_OUTSTANDING, cand, n,
-			                                NULL, NULL));
+			assert_true(fs_min_tree_peek(&t, &least, &pos));
+			assert_int_equal(pos, fs_router_pick(FS_ROUTER_LEAST_OUTSTANDING, cand, n,
+			                                     NULL, NULL));
+			assert_int_equal(least, keys[pos]);
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			slot = (size_t)(x >> 33) % n;
 			cand[slot].outstanding = (x >> 20) % 6;
-			fs_route_tree_set(&t, slot, cand[slot].outstanding);
-			keys[slot] = cand[slot].outstanding;
-			fs_route_tree_build(&fresh, keys, n);
+			fs_min_tree_set(&t, (uint32_t)slot, (int64_t)cand[slot].outstanding);
+			keys[slot] = (int64_t)cand[slot].outstanding;
+			fs_min_tree_build(&fresh, keys, n);
 			assert_int_equal(fresh.leaves, t.leaves);
 			assert_memory_equal(&fresh.win[1], &t.win[1],
 			                    (2 * t.leaves - 1) * sizeof t.win[0]);
 		}
+		if (n == 1)
+			break;
 	}
-	fs_route_tree_fini(&fresh);
-	fs_route_tree_fini(&t);
+	fs_min_tree_fini(&fresh);
+	fs_min_tree_fini(&t);
 }
 
 /* ---- the engine in runs ------------------------------------------------- */

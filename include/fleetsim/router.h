@@ -67,23 +67,4 @@ size_t fs_router_pick_for(enum fs_router_kind kind,
                           struct fs_router_state *st, struct fs_rng *rng,
                           const struct fs_route_request *req);
 
-/*
- * A tournament tree over slots 0..n-1 keyed by a count (outstanding
- * requests): the slot with the smallest key, the earliest on a tie — the
- * LEAST_OUTSTANDING choice over candidates listed in slot order — in O(1),
- * a key change in O(log n), a rebuild in O(n).  Caller-owned: zero it, then
- * _build; _fini frees it.
- */
-struct fs_route_tree {
-	size_t n, leaves;            /* slots; leaves: a power of two >= n */
-	uint64_t *key;               /* per slot */
-	uint32_t *win;               /* 2 * leaves nodes: the winning slot below
-	                              * (slots past n: padding, the largest key) */
-	size_t cap;                  /* leaves allocated */
-};
-void fs_route_tree_build(struct fs_route_tree *t, const uint64_t *keys, size_t n);
-void fs_route_tree_set(struct fs_route_tree *t, size_t slot, uint64_t key);
-size_t fs_route_tree_min(const struct fs_route_tree *t);   /* n >= 1 */
-void fs_route_tree_fini(struct fs_route_tree *t);
-
 #endif
