@@ -224,23 +224,38 @@ static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
 			c->dec_const = false;
 }
 
+/* The token memo entry of nt tokens over ns rows: decode-only shapes (one
+ * token per row: a handful of batch sizes, priced at every run) in the
+ * cache's own table, by batch size; the many prefill shapes in the shared
+ * one, by a hash. */
+static struct fs__perf_token_entry *token_entry(struct fs_perf_step_cache *c, int64_t nt,
+                                                int64_t ns)
+{
+	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
+
+	if (c->shared == NULL)
+		return &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
+	if (nt == ns)
+		return &c->tokens[(uint64_t)nt & (FS_PERF_MEMO_SLOTS - 1)];
+	return &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)];
+}
+
+/* The shared memo is larger than the caches near the core, and a prefill
+ * step's shape is new to it more often than not: the step pays a miss where
+ * nothing else can overlap it, unless its entry was asked for earlier. */
+void fs_perf_step_cache_prefetch(struct fs_perf_step_cache *c, int64_t n_tokens,
+                                 int64_t n_seqs)
+{
+	__builtin_prefetch(token_entry(c, n_tokens, n_seqs));
+}
+
 void fs__perf_token_lookup(struct fs_perf_step_cache *c, const struct eff *e,
                            const struct params *p, int64_t nt, int64_t ns, double tokens,
                            double sampled, struct token_parts *t)
 {
-	uint64_t h = (uint64_t)nt * 0x9E3779B97F4A7C15u + (uint64_t)ns * 0xC2B2AE3D27D4EB4Fu;
 	uint64_t key = (uint64_t)nt + 1;
-	struct fs__perf_token_entry *ent;
+	struct fs__perf_token_entry *ent = token_entry(c, nt, ns);
 
-	/* decode-only shapes (one token per row: a handful of batch sizes,
-	 * priced at every run) in the cache's own table, by batch size; the
-	 * many prefill shapes in the shared one */
-	if (c->shared == NULL)
-		ent = &c->tokens[(h >> 40) & (FS_PERF_MEMO_SLOTS - 1)];
-	else if (nt == ns)
-		ent = &c->tokens[(uint64_t)nt & (FS_PERF_MEMO_SLOTS - 1)];
-	else
-		ent = &c->shared->e[(h >> 40) & (FS_PERF_TOKEN_SLOTS - 1)];
 	fs__perf_token_sizes(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled, t);
 	if (ent->tokens1 == key && ent->sampled == ns) {
 		t->lin_bytes = ent->times[0];

@@ -259,7 +259,7 @@ static bool route(struct fs_world *w, uint32_t slot)
 	size_t n, pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
-	int64_t least;
+	int64_t least, running;
 	uint32_t pos;
 	struct fs_route_request rq = {.session = s->req.block_hashes.session};
 
@@ -294,6 +294,12 @@ static bool route(struct fs_world *w, uint32_t slot)
 		return true;
 	}
 	s->routed = true;
+	/* its prefill will likely be the next step's only one, beside the
+	 * running requests' decodes */
+	running = fs_llm_engine_running(in->engine);
+	fs_perf_step_cache_prefetch(in->cost->cache,
+	                            s->req.prompt_tokens + s->carried_tokens + running,
+	                            running + 1);
 	in->outstanding++;
 	outstanding_changed(w, in);
 	w->pools[in->pool].routed++;

@@ -231,6 +231,11 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
  * which other caches of the same cfg may share: the same result bits, fewer
  * recomputations.  Aborts if `m` already serves another cfg. */
 void fs_perf_step_cache_share(struct fs_perf_step_cache *c, struct fs_perf_token_memo *m);
+/* A hint: a step of n_tokens tokens over n_seqs rows will likely be priced
+ * soon; its token memo entry is fetched into the cache.  No effect on any
+ * result. */
+void fs_perf_step_cache_prefetch(struct fs_perf_step_cache *c, int64_t n_tokens,
+                                 int64_t n_seqs);
 
 /* fs_perf_step_cost through the cache (same result bits; ignores the table). */
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
