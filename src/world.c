@@ -4,10 +4,11 @@
  * the event queue's, all of rank 0, and the instances' iteration ends, kept
  * apart in a min tree keyed by time (min_tree.h), instance i's of rank
  * 1 + i; one switch sends each kind to its handler (engine handlers live in
- * world_queue.c and world_llm.c).  The horizon event is pushed first, so anything at exactly
- * the horizon counts as still in flight (with simulation.drain the world
- * runs on until the system is empty, MODEL E5).  Invariants checked always: time
- * never goes back, and every request ends completed, failed or in flight.
+ * world_queue.c and world_llm.c).  The horizon event is pushed first, so
+ * anything at exactly the horizon counts as still in flight (with
+ * simulation.drain the world runs on until the system is empty, MODEL E5).
+ * Invariants checked always: time never goes back, and every request ends
+ * completed, failed or in flight.
  */
 #include "world_state.h"
 
