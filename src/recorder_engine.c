@@ -11,27 +11,18 @@
 
 #include <math.h>
 
-/* fs_hist_bucket_of(gap) for gap > 0: the hint's range, else a walk over
- * the cached bucket edges from the hint's bucket (a run's step times change
- * slowly), else the bucket finder (no logarithm either). */
+/* fs_hist_bucket_of(gap) for gap > 0: the hint's range (a run's step
+ * times change slowly), else the bucket finder (no logarithm either; a
+ * prefill's step time lands anywhere, and walking the bucket edges from
+ * the hint's bucket first cost more than it found). */
 size_t fs__recorder_itl_bucket(struct fs_recorder *rec, double gap,
                                struct fs__hist_hint *hint)
 {
-	size_t b = hint->bucket;
-	int walk;
+	size_t b;
 
 	if (gap >= hint->lo && gap < hint->hi)
-		return b;
-	for (walk = 0; walk < 4; walk++) {
-		if (gap < fs_hist_finder_floor(&rec->buckets, b))
-			b--;
-		else if (gap >= fs_hist_finder_floor(&rec->buckets, b + 1))
-			b++;
-		else
-			break;
-	}
-	if (walk == 4)
-		b = fs_hist_finder_bucket(&rec->buckets, gap);
+		return hint->bucket;
+	b = fs_hist_finder_bucket(&rec->buckets, gap);
 	hint->bucket = b;
 	hint->lo = fs_hist_finder_floor(&rec->buckets, b);
 	hint->hi = fs_hist_finder_floor(&rec->buckets, b + 1);

@@ -35,21 +35,6 @@ static inline void fx_add(struct fx_acc *a, double x)
 	}
 }
 
-/* Add v·m, both below 2^64, exactly: one word while the product fits. */
-static inline void acc_mul(struct fx_acc *a, uint64_t v, int64_t m)
-{
-	uint64_t p;
-
-	if (m == 1)
-		p = v;
-	else if (__builtin_mul_overflow(v, (uint64_t)m, &p)) {
-		a->big += (fs__i128)v * m;
-		return;
-	}
-	if (__builtin_add_overflow(a->lo, p, &a->lo))
-		a->wraps++;
-}
-
 static fs__i128 fx_value(const struct fx_acc *a)
 {
 	return ((fs__i128)a->wraps << 64) + (fs__i128)a->lo + a->big;
@@ -77,12 +62,44 @@ static fs__i128 series_fx(int64_t a, int64_t b, size_t i0, int64_t m)
 	return ((fs__i128)a * m + (fs__i128)b * sum_i) * 256;
 }
 
-static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
-                      const struct fs__rec_run_lin *lin, struct seg *g)
+/* Work of `steps` iterations of n_seqs sequences that began in time bin
+ * `bin` (SIZE_MAX: past the horizon), on the warm side or not, with their
+ * exact sums: added to the pool, the bin and the engine totals. */
+static void add_work(struct fs_recorder *rec, size_t pool, int64_t n_seqs, size_t bin,
+                     bool warm, int64_t steps, fs__i128 flops, fs__i128 bytes,
+                     fs__i128 kv_block_ns, int64_t busy_ns)
 {
 	struct fs_rep_result *r = rec->result;
 	struct fs_engine_totals *t = &r->engine;
 	struct fs__rec_pool_fx *p = &rec->pool_fx[pool];
+
+	p->flops += flops;
+	p->bytes += bytes;
+	p->kv_block_ns += kv_block_ns;
+	/* MODEL: S17 — output tokens sampled, for capacity utilisation */
+	r->fleet.pools[pool].output_tokens += (double)(n_seqs * steps);
+	if (bin != SIZE_MAX) {
+		fs__i128 *fx = &rec->bin_fx[2 * bin];
+
+		fx[0] += flops;
+		fx[1] += bytes;
+		rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + bin] += busy_ns;
+		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + bin] +=
+			(double)(n_seqs * steps);
+	}
+	if (warm) {
+		t->steps += (uint64_t)steps;
+		t->sum_batch_seqs += n_seqs * steps;
+		t->tokens_generated += n_seqs * steps;
+		rec->flops_fx += flops;
+		rec->bytes_fx += bytes;
+	}
+}
+
+/* A segment's work added (add_work), the segment emptied. */
+static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
+                      const struct fs__rec_run_lin *lin, struct seg *g)
+{
 	fs__i128 flops, bytes;
 
 	if (g->steps == 0)
@@ -94,27 +111,8 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 		flops = fx_value(&g->flops);
 		bytes = fx_value(&g->bytes);
 	}
-	p->flops += flops;
-	p->bytes += bytes;
-	p->kv_block_ns += fx_value(&g->kv_block_ns) + fx_value(&g->kv_int) * 256;
-	/* MODEL: S17 — output tokens sampled, for capacity utilisation */
-	r->fleet.pools[pool].output_tokens += (double)(n_seqs * g->steps);
-	if (g->bin != SIZE_MAX) {
-		fs__i128 *fx = &rec->bin_fx[2 * g->bin];
-
-		fx[0] += flops;
-		fx[1] += bytes;
-		rec->bin_pool_busy_ns[pool * r->queue_len.n_bins + g->bin] += g->busy_ns;
-		r->bin_pool_output_tokens[pool * r->queue_len.n_bins + g->bin] +=
-			(double)(n_seqs * g->steps);
-	}
-	if (g->warm) {
-		t->steps += (uint64_t)g->steps;
-		t->sum_batch_seqs += n_seqs * g->steps;
-		t->tokens_generated += n_seqs * g->steps;
-		rec->flops_fx += flops;
-		rec->bytes_fx += bytes;
-	}
+	add_work(rec, pool, n_seqs, g->bin, g->warm, g->steps, flops, bytes,
+	         fx_value(&g->kv_block_ns) + fx_value(&g->kv_int) * 256, g->busy_ns);
 	memset(g, 0, sizeof *g);
 }
 
@@ -160,21 +158,20 @@ static void sum_run(size_t k, const fs_ns *dur_ns, const int64_t *kv_blocks,
 	s->hi = hi;
 }
 
-/* The per-iteration figures of k <= 1024 iterations that all
- * begin in one bin after the warm-up and end with an ITL gap of count
- * requests, each 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, from
- * their sums: KV block·ns, Σ d², the gaps' extremes, and the ITL
- * histogram — one bucket for all of them where the least and the largest
- * share it, else bucket by bucket. */
+/* The ITL figures of k <= 1024 iterations that all begin in one bin
+ * after the warm-up and end with an ITL gap of count requests, each
+ * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, from their sums:
+ * Σ d², the gaps' extremes, and the histogram — one bucket for all of them
+ * where the least and the largest share it, else bucket by bucket (their
+ * work and KV block·ns go to add_work at once). */
 static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
                       const struct run_sums *sum, uint64_t count,
-                      struct fs__hist_hint *hint, struct seg *g,
-                      struct fx_acc *s2, fs_ns *itl_lo, fs_ns *itl_hi)
+                      struct fs__hist_hint *hint, struct fx_acc *s2, fs_ns *itl_lo,
+                      fs_ns *itl_hi)
 {
 	struct fs_hist *h = &rec->result->itl_hist;
 	size_t i, nb;
 
-	acc_mul(&g->kv_int, sum->kv_d, 1);
 	s2->big += sum->d2;
 	*itl_lo = sum->lo < *itl_lo ? sum->lo : *itl_lo;
 	*itl_hi = sum->hi > *itl_hi ? sum->hi : *itl_hi;
@@ -227,7 +224,7 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	int64_t s1 = 0, dur_sum = 0, warm_sum = 0;
 	fs_ns itl_lo = INT64_MAX, itl_hi = 0;   /* the ITL gaps' least and largest */
 	struct fx_acc s2 = { 0, 0, 0 };      /* Σ d² in ns² (d < 2^31: one word) */
-	struct seg g = { .bin = SIZE_MAX };
+	struct seg g;
 
 	area->ok = false;
 	rec->pool_peak_flops[pool] = peak_flops_per_s;       /* MODEL: S8 */
@@ -246,16 +243,15 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		if (last_begin < rec->bin_hi_ns && last_begin < horizon_ns && sum.or_d > 0 &&
 		    k <= 1024 && sum.or_d < ((fs_ns)1 << 31) && sum.or_kv >= 0 &&
 		    sum.or_kv < ((int64_t)1 << 22)) {
-			group_run(rec, k, dur_ns, &sum, count, hint, &g, &s2, &itl_lo, &itl_hi);
+			group_run(rec, k, dur_ns, &sum, count, hint, &s2, &itl_lo, &itl_hi);
 			area->ok = true;
 			area->block_ns = sum.kv_d;
 			area->first_blocks = kv_blocks[0];
 			area->dur_ns = dur_sum;
-			g.bin = bin;
-			g.warm = true;
-			g.steps = (int64_t)k;
-			g.busy_ns = dur_sum;
-			seg_flush(rec, pool, n_seqs, lin, &g);
+			add_work(rec, pool, n_seqs, bin, true, (int64_t)k,
+			         series_fx(lin->flops0, lin->flops_step, 0, (int64_t)k),
+			         series_fx(lin->bytes0, lin->bytes_step, 0, (int64_t)k),
+			         (fs__i128)sum.kv_d * 256, dur_sum);
 			itl_steps = k;
 			s1 = dur_sum;
 			warm_sum = dur_sum;
@@ -268,6 +264,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 			bin_hi = rec->bin_hi_ns;
 		}
 	}
+	if (k > 0)                         /* iteration by iteration */
+		g = (struct seg){ .bin = SIZE_MAX };
 	for (i = 0; i < k; i++) {
 		fs_ns d = dur_ns[i], end_ns = t_ns + d;
 		double dur = (double)d;
@@ -338,7 +336,8 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 		}
 		t_ns = end_ns;
 	}
-	seg_flush(rec, pool, n_seqs, lin, &g);
+	if (k > 0)
+		seg_flush(rec, pool, n_seqs, lin, &g);
 	if (h_count > 0)
 		h->buckets[hb] += h_count;
 	/* the gaps' extremes, as comparing each gap in turn would find them
