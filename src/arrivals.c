@@ -99,7 +99,7 @@ static double trace_rate(const struct fs_arrival_cfg *cfg)
 	if (t == NULL || t->n_rows == 0)
 		return 0.0;
 	scale = cfg->trace.time_scale / cfg->trace.rate_scale;
-	period_s = (double)(t->span_ns + t->loop_gap_ns) / 1e9 * scale;
+	period_s = (double)(t->span_ns + t->loop_gap_ns) / FS_NS_PER_SECOND * scale;
 	return period_s > 0.0 ? (double)t->n_rows / period_s : 0.0;
 }
 
@@ -203,7 +203,7 @@ static fs_ns next_renewal(struct fs__arrivals *a)
 	fs_ns horizon_ns = a->sim->horizon_ns;
 
 	for (;;) {
-		double gap_ns = draw_gap_s(a) * 1e9, u_rate;
+		double gap_ns = draw_gap_s(a) * FS_NS_PER_SECOND, u_rate;
 
 		/* MODEL: W8 — only arrivals strictly before the horizon */
 		if (!((double)a->cand_ns + gap_ns < (double)horizon_ns)) {

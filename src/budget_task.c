@@ -91,7 +91,7 @@ double fs_budget_dp_efficiency(const struct fs_gpu_spec *gpu, const struct fs_mo
 	 * overlapped with compute. */
 	fs_perf_cfg_defaults(&cfg, gpu, m);
 	cfg.tp = cards;
-	ar_s = fs_perf_allreduce_ns(&cfg, trainable(m, t) * 2.0) / 1e9;
+	ar_s = fs_perf_allreduce_ns(&cfg, trainable(m, t) * 2.0) / FS_NS_PER_SECOND;
 	if (compute_ms != NULL)
 		*compute_ms = step_s * 1e3;
 	if (allreduce_ms != NULL)

@@ -169,12 +169,12 @@ static int read_gap(const struct jctx *c, const cJSON *root, fs_ns *gap_ns)
 		return jfail(c, meta, 0, "metadata.gap_seconds",
 		             "missing; expected the seconds between samples (a number > 0)");
 	if (!cJSON_IsNumber(gap) || !isfinite(gap->valuedouble) || !(gap->valuedouble > 0) ||
-	    gap->valuedouble * 1e9 > (double)MAX_SPAN_NS) {
+	    gap->valuedouble * FS_NS_PER_SECOND > (double)MAX_SPAN_NS) {
 		describe(gap, found, sizeof found);
 		return jfail(c, gap, 0, "metadata.gap_seconds",
 		             "expected a number of seconds > 0 (and below 1e9), found %s", found);
 	}
-	*gap_ns = (fs_ns)llround(gap->valuedouble * 1e9);
+	*gap_ns = (fs_ns)llround(gap->valuedouble * FS_NS_PER_SECOND);
 	if (*gap_ns < 1)
 		return jfail(c, gap, 0, "metadata.gap_seconds",
 		             "expected at least 1 ns between samples, found %.15g s",

@@ -168,7 +168,8 @@ static void compute(const struct fs_perf_cfg *cfg, const struct opts *o,
 	if (r->peak_batch > 0)
 		r->peak_tokens_per_s = (double)r->peak_batch /
 		                       ((double)fs_perf_decode_ns(cfg, r->peak_batch,
-		                                                  o->context_tokens) / 1e9);
+		                                                  o->context_tokens) /
+		                        FS_NS_PER_SECOND);
 }
 
 /* The order plans are listed in. */

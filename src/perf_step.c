@@ -137,7 +137,8 @@ double fs__perf_smooth_max(double a, double b, double knee_exp)
 static double roofline_ns(double flops, double flops_per_s, double bytes,
                           double bytes_per_s, double knee_exp)
 {
-	return fs__perf_smooth_max(flops / flops_per_s * 1e9, bytes / bytes_per_s * 1e9,
+	return fs__perf_smooth_max(flops / flops_per_s * FS_NS_PER_SECOND,
+	                           bytes / bytes_per_s * FS_NS_PER_SECOND,
 	                           knee_exp);
 }
 
@@ -186,7 +187,8 @@ void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
 		t->linear_ns += e->gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
 	t->elementwise_ns = tokens > 0
 		? fs__perf_smooth_max(t->layer_floor_ns,
-		                      t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) * 1e9,
+		                      t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) *
+		                      FS_NS_PER_SECOND,
 		                      e->knee_exp)
 		: 0;
 
@@ -241,13 +243,16 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 	if (c != NULL)
 		cost->attn_ns =
 			fs__perf_smooth_max_memo(
-				pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-				tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * 1e9,
+				pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) *
+				FS_NS_PER_SECOND,
+				tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * FS_NS_PER_SECOND,
 				e->knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER) +
 			fs__perf_decode_attn_ns(
 				c, c->memo_key, c->memo_factor,
-				dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9,
-				ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9,
+				dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) *
+				FS_NS_PER_SECOND,
+				ctx_kv_bytes / (e->bw_bytes_per_s * e->attn_decode_eff) *
+				FS_NS_PER_SECOND,
 				e->knee_exp);
 	else
 		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
@@ -265,10 +270,10 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 
 	cost->flops = tpt.lin_flops + pre_flops + dec_flops;
 	cost->bytes = tpt.lin_bytes + (tpt.new_kv_bytes + ctx_kv_bytes + tpt.elem_gpu_bytes) * tp;
-	cost->compute_ns = tpt.lin_flops / tp / (e->peak_flops_per_s * e->mfu) * 1e9 +
+	cost->compute_ns = tpt.lin_flops / tp / (e->peak_flops_per_s * e->mfu) * FS_NS_PER_SECOND +
 	                   (pre_flops + dec_flops) / tp /
-	                   (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
-	cost->memory_ns = cost->bytes / tp / (e->bw_bytes_per_s * e->mbu) * 1e9;
+	                   (e->attn_flops_per_s * e->attn_prefill_eff) * FS_NS_PER_SECOND;
+	cost->memory_ns = cost->bytes / tp / (e->bw_bytes_per_s * e->mbu) * FS_NS_PER_SECOND;
 	/* MODEL: P16 — the parts run back to back: no overlap. */
 	total = cost->linear_ns + cost->attn_ns + cost->elementwise_ns + cost->comm_ns;
 	/* MODEL: P15 — a step with prompt tokens runs without a CUDA graph (graphs
@@ -303,7 +308,8 @@ double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes)
 		return 0;
 	fs__perf_resolve(cfg, &e);
 	/* MODEL: P14 — ring: each GPU sends and receives 2(TP−1)/TP × bytes. */
-	return 2.0 * (tp - 1) / tp * bytes / e.link_bytes_per_s * 1e9 + e.allreduce_latency_ns;
+	return 2.0 * (tp - 1) / tp * bytes / e.link_bytes_per_s * FS_NS_PER_SECOND +
+	       e.allreduce_latency_ns;
 }
 
 fs_ns fs_perf_step_ns(const struct fs_perf_cfg *cfg, const struct fs_step_shape *shape)

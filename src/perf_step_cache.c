@@ -31,7 +31,8 @@ static size_t decode_pairs(const struct fs_perf_step_cache *c,
                            int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum)
 {
 	const __m128d kvb = _mm_set1_pd(d->kv_bytes_per_token_per_gpu);
-	const __m128d bytes_div = _mm_set1_pd(d->attn_bytes_div), giga = _mm_set1_pd(1e9);
+	const __m128d bytes_div = _mm_set1_pd(d->attn_bytes_div);
+	const __m128d giga = _mm_set1_pd(FS_NS_PER_SECOND);
 	const __m128d ppf = _mm_set1_pd(d->per_pair_flops), tp = _mm_set1_pd(d->tp);
 	const __m128d flops_div = _mm_set1_pd(d->attn_flops_div);
 	const __m128d pre = _mm_set1_pd(d->prefill_attn_ns);
@@ -100,7 +101,8 @@ static size_t decode_quads(const struct fs_perf_step_cache *c,
                            int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum)
 {
 	const __m256d kvb = _mm256_set1_pd(d->kv_bytes_per_token_per_gpu);
-	const __m256d bytes_div = _mm256_set1_pd(d->attn_bytes_div), giga = _mm256_set1_pd(1e9);
+	const __m256d bytes_div = _mm256_set1_pd(d->attn_bytes_div);
+	const __m256d giga = _mm256_set1_pd(FS_NS_PER_SECOND);
 	const __m256d ppf = _mm256_set1_pd(d->per_pair_flops), tp = _mm256_set1_pd(d->tp);
 	const __m256d flops_div = _mm256_set1_pd(d->attn_flops_div);
 	const __m256d pre = _mm256_set1_pd(d->prefill_attn_ns);
@@ -181,8 +183,10 @@ static void decode_arms(const struct fs_perf_step_cache *c, const struct eff *e,
 {
 	double tp = c->cfg->tp;
 
-	*x = c->per_pair_flops * ctx / tp / (e->attn_flops_per_s * e->attn_prefill_eff) * 1e9;
-	*y = c->kv_bytes_per_token_per_gpu * ctx / (e->bw_bytes_per_s * e->attn_decode_eff) * 1e9;
+	*x = c->per_pair_flops * ctx / tp / (e->attn_flops_per_s * e->attn_prefill_eff) *
+	     FS_NS_PER_SECOND;
+	*y = c->kv_bytes_per_token_per_gpu * ctx / (e->bw_bytes_per_s * e->attn_decode_eff) *
+	     FS_NS_PER_SECOND;
 }
 
 /* Decode attention's factors for every context: x and y are the exact
@@ -340,8 +344,9 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
 	d->pre_flops = c->per_pair_flops * (double)0;
 	d->prefill_attn_ns =
 		fs__perf_smooth_max_memo(
-			d->pre_flops / tp / (e.attn_flops_per_s * e.attn_prefill_eff) * 1e9,
-			tpt.new_kv_bytes / (e.bw_bytes_per_s * e.mbu) * 1e9,
+			d->pre_flops / tp / (e.attn_flops_per_s * e.attn_prefill_eff) *
+			FS_NS_PER_SECOND,
+			tpt.new_kv_bytes / (e.bw_bytes_per_s * e.mbu) * FS_NS_PER_SECOND,
 			e.knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER);
 	d->elementwise_ns = tpt.elementwise_ns;
 	d->comm_ns = tpt.comm_ns;
@@ -366,13 +371,15 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	ctx_kv_bytes = d->kv_bytes_per_token_per_gpu * (double)context_tokens;
 	if (c->dec_const && c->dec_hi_bytes && context_tokens > 0) {
 		/* only the larger arm: the factor is proved constant */
-		attn_ns = d->prefill_attn_ns + ctx_kv_bytes / d->attn_bytes_div * 1e9 * c->dec_factor;
+		attn_ns = d->prefill_attn_ns +
+		          ctx_kv_bytes / d->attn_bytes_div * FS_NS_PER_SECOND * c->dec_factor;
 	} else {
 		a = d->tp != 1.0 ? dec_flops / d->tp : dec_flops;
 		attn_ns = d->prefill_attn_ns +
 		          fs__perf_decode_attn_ns(c, c->memo_key, c->memo_factor,
-		                                  a / d->attn_flops_div * 1e9,
-		                                  ctx_kv_bytes / d->attn_bytes_div * 1e9,
+		                                  a / d->attn_flops_div * FS_NS_PER_SECOND,
+		                                  ctx_kv_bytes / d->attn_bytes_div *
+		                                  FS_NS_PER_SECOND,
 		                                  d->knee_exp);
 	}
 	if (flops != NULL)        /* the caller may know them in closed form */
@@ -426,12 +433,12 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 			sum += dur_ns[i];
 			continue;
 		}
-		y = kvb * ctx / bytes_div * 1e9;
+		y = kvb * ctx / bytes_div * FS_NS_PER_SECOND;
 		if (!dec_const) {
 			double x = ppf * ctx, r;
 			uint64_t bits;
 
-			x = (tp != 1.0 ? x / tp : x) / flops_div * 1e9;
+			x = (tp != 1.0 ? x / tp : x) / flops_div * FS_NS_PER_SECOND;
 			r = x / y;
 			memcpy(&bits, &r, sizeof bits);
 			if (bits - bits0 >= FS_PERF_DEC_WINDOW) {

@@ -237,7 +237,7 @@ static char *file_stem(const char *path)
 static double expected_arrivals(const struct fs_arrival_cfg *a, fs_ns horizon_ns)
 {
 	const struct fs_trace *t = a->trace.trace;
-	double horizon_s = (double)horizon_ns / 1e9, period_s, scale;
+	double horizon_s = (double)horizon_ns / FS_NS_PER_SECOND, period_s, scale;
 
 	if (a->kind != FS_ARRIVAL_TRACE)
 		return fs_arrival_rate_max(a) * horizon_s;
@@ -247,7 +247,7 @@ static double expected_arrivals(const struct fs_arrival_cfg *a, fs_ns horizon_ns
 		return (double)t->n_rows;
 	scale = a->trace.time_scale / a->trace.rate_scale;
 	period_s = (double)(t->span_ns + (t->loop_gap_ns > 0 ? t->loop_gap_ns : FS_NS_PER_S)) /
-	           1e9 * scale;
+	           FS_NS_PER_SECOND * scale;
 	return (double)t->n_rows * (1.0 + horizon_s / period_s);
 }
 
@@ -272,12 +272,12 @@ static int check_work(struct fs__sc *sc, const cJSON *sim_node, const struct fs_
 		/* MODEL: U1 — a closed loop on the queue engine sends at most
 		 * min(servers / S, users / (Z + S)) requests per second. */
 		const struct fs_closed_cfg *cc = w->classes[c].closed;
-		double s_s = (double)s->engine.service.mean_ns / 1e9;
+		double s_s = (double)s->engine.service.mean_ns / FS_NS_PER_SECOND;
 
 		if (cc != NULL && cc->has_users && s->engine.kind == FS_ENGINE_QUEUE && s_s > 0)
-			arrivals += (double)sim->horizon_ns / 1e9 *
+			arrivals += (double)sim->horizon_ns / FS_NS_PER_SECOND *
 			            fmin((double)s->engine.servers / s_s, (double)cc->users_max /
-			                 ((double)cc->think.mean_ns / 1e9 + s_s));
+			                 ((double)cc->think.mean_ns / FS_NS_PER_SECOND + s_s));
 	}
 	fs__sc_path_save(sc, &saved);
 	fs__sc_path_set(sc, "simulation");

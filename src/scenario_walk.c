@@ -403,10 +403,10 @@ int fs__sc_duration(struct fs__sc *sc, const cJSON *obj, const char *key,
 		if (!isfinite(node->valuedouble) || node->valuedouble < 0)
 			return fs__sc_fail_member(sc, obj, key, DURATION_EXPECTED
 			                          ", found %s", found);
-		if (node->valuedouble * 1e9 >= 9.2e18)
+		if (node->valuedouble * FS_NS_PER_SECOND >= 9.2e18)
 			return fs__sc_fail_member(sc, obj, key, "duration %s is too large "
 			                          "(at most about 292 years)", found);
-		v = (fs_ns)llround(node->valuedouble * 1e9);
+		v = (fs_ns)llround(node->valuedouble * FS_NS_PER_SECOND);
 	} else {
 		return fs__sc_fail_member(sc, obj, key, DURATION_EXPECTED ", found %s",
 		                          fs__sc_type_name(node));

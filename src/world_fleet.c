@@ -105,7 +105,7 @@ fs_ns fs__world_cold_start_ns(const struct fs_pool_cfg *pc)
 	double s = weights_bytes / pc->download_bytes_per_s +
 	           pc->llm->mem.weights_bytes_per_gpu / pc->load_bytes_per_s;
 
-	return (fs_ns)llround(s * 1e9) + pc->engine_start_ns;
+	return (fs_ns)llround(s * FS_NS_PER_SECOND) + pc->engine_start_ns;
 }
 
 static uint32_t new_instance(struct fs_world *w, uint32_t p, uint32_t z)

@@ -42,7 +42,7 @@ static double serving_s(const struct fs_world *w, uint32_t p, fs_ns interval_ns)
 		if (a_ns < from_ns)
 			a_ns = from_ns;
 		if (b_ns > a_ns)
-			s += (double)(b_ns - a_ns) / 1e9;
+			s += (double)(b_ns - a_ns) / FS_NS_PER_SECOND;
 	}
 	return s;
 }
@@ -75,7 +75,7 @@ static double ttft_p90_s(struct fs_world *w, uint32_t p)
 		v[k] = pool->ttfts[k].ttft_ns;
 	qsort(v, n, sizeof *v, cmp_ns);
 	rank = (size_t)ceil(0.9 * (double)n);
-	q = (double)v[rank > 0 ? rank - 1 : 0] / 1e9;
+	q = (double)v[rank > 0 ? rank - 1 : 0] / FS_NS_PER_SECOND;
 	free(v);
 	return q;
 }
@@ -86,7 +86,7 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 {
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
 	double unrouted = (double)w->n_unrouted, waiting = unrouted, running = unrouted;
-	double kv = 0, busy_ns = 0, interval_s = (double)ac->interval_ns / 1e9;
+	double kv = 0, busy_ns = 0, interval_s = (double)ac->interval_ns / FS_NS_PER_SECOND;
 	double arrived, tokens, ready_s;
 	int ready = 0, current = 0;
 

@@ -16,6 +16,10 @@ typedef int64_t fs_ns;                     /* simulated time or duration, ns */
 #define FS_NS_PER_MS INT64_C(1000000)
 #define FS_NS_PER_S  INT64_C(1000000000)
 #define FS_NS_MAX    INT64_MAX
+/* Nanoseconds per second as a double, for conversions of doubles between
+ * seconds and nanoseconds (x_s * FS_NS_PER_SECOND, x_ns / FS_NS_PER_SECOND):
+ * the same value as FS_NS_PER_S, which is the integer. */
+#define FS_NS_PER_SECOND 1e9
 /* Nanoseconds per hour as a double, for ns -> hours divisions (x_ns /
  * FS_NS_PER_HOUR) and per-hour rates -> mean gaps in ns. */
 #define FS_NS_PER_HOUR 3600e9
