@@ -19,17 +19,9 @@
 
 #include "../src/recorder.h"
 #include "fleetsim/scenario.h"
+#include "util_test.h"
 
 #define MAX_STEPS 300
-
-/* xorshift64*: the test's own reproducible draws. */
-static uint64_t draw(uint64_t *x)
-{
-	*x ^= *x >> 12;
-	*x ^= *x << 25;
-	*x ^= *x >> 27;
-	return *x * 0x2545F4914F6CDD1DULL;
-}
 
 static struct fs_scenario *load_quickstart(void)
 {
@@ -46,19 +38,19 @@ static struct fs_scenario *load_quickstart(void)
  * to 100 s, or on a bucket's first or last whole ns. */
 static fs_ns next_gap(uint64_t *x, fs_ns last, struct fs_hist_finder *f)
 {
-	uint64_t u = draw(x);
+	uint64_t u = fs_test_xorshift64(x);
 
 	switch (u % 5) {
 	case 0: case 1: {
-		fs_ns g = last + (fs_ns)(draw(x) % 20001) - 10000;
+		fs_ns g = last + (fs_ns)(fs_test_xorshift64(x) % 20001) - 10000;
 
 		return g > 0 ? g : 1;
 	}
 	case 2:
-		return (fs_ns)llround(exp(log(1e3) + (double)(draw(x) % 1000000) / 1e6 *
-		                          (log(1e11) - log(1e3))));
+		return (fs_ns)llround(exp(log(1e3) + (log(1e11) - log(1e3)) *
+		                          (double)(fs_test_xorshift64(x) % 1000000) / 1e6));
 	default: {
-		fs_ns g = (fs_ns)ceil(fs_hist_finder_floor(f, 1000 + draw(x) % 1200));
+		fs_ns g = (fs_ns)ceil(fs_hist_finder_floor(f, 1000 + fs_test_xorshift64(x) % 1200));
 
 		return u % 5 == 3 ? g : g - 1;
 	}
@@ -104,17 +96,17 @@ static void draw_run(uint64_t *x, size_t k, int kind, fs_ns *dur, int64_t *kv, d
 {
 	size_t i;
 
-	lin->flops0 = 1000000 + (int64_t)(draw(x) % 1000000);
-	lin->flops_step = (int64_t)(draw(x) % 5000);
-	lin->bytes0 = 5000000 + (int64_t)(draw(x) % 1000000);
-	lin->bytes_step = (int64_t)(draw(x) % 3000);
+	lin->flops0 = 1000000 + (int64_t)(fs_test_xorshift64(x) % 1000000);
+	lin->flops_step = (int64_t)(fs_test_xorshift64(x) % 5000);
+	lin->bytes0 = 5000000 + (int64_t)(fs_test_xorshift64(x) % 1000000);
+	lin->bytes_step = (int64_t)(fs_test_xorshift64(x) % 3000);
 	for (i = 0; i < k; i++) {
-		dur[i] = kind == 0 ? 25000000 + (fs_ns)(draw(x) % 50) :
-		         kind == 1 ? 20000000 + (fs_ns)(draw(x) % 4000000) :
-		         1 + (fs_ns)(draw(x) % 40000000);
-		if (kind == 2 && draw(x) % 50 == 0)
-			dur[i] = ((fs_ns)1 << 31) + (fs_ns)(draw(x) % 1000000000);
-		kv[i] = 100 + (int64_t)i / 16 + (int64_t)(draw(x) % 3);
+		dur[i] = kind == 0 ? 25000000 + (fs_ns)(fs_test_xorshift64(x) % 50) :
+		         kind == 1 ? 20000000 + (fs_ns)(fs_test_xorshift64(x) % 4000000) :
+		         1 + (fs_ns)(fs_test_xorshift64(x) % 40000000);
+		if (kind == 2 && fs_test_xorshift64(x) % 50 == 0)
+			dur[i] = ((fs_ns)1 << 31) + (fs_ns)(fs_test_xorshift64(x) % 1000000000);
+		kv[i] = 100 + (int64_t)i / 16 + (int64_t)(fs_test_xorshift64(x) % 3);
 		flops[i] = (double)(lin->flops0 + lin->flops_step * (int64_t)i);
 		bytes[i] = (double)(lin->bytes0 + lin->bytes_step * (int64_t)i);
 	}
@@ -172,8 +164,8 @@ static void test_run_recorded_at_once_as_step_by_step(void **state)
 	fs__recorder_init(&run, sc, 0, false, 0, 1);
 	fs__recorder_init(&one, sc, 0, false, 0, 1);
 	for (r = 0; r < 3000 && t < sc->sim.horizon_ns; r++) {
-		size_t k = 1 + (size_t)(draw(&x) % MAX_STEPS), i;
-		int64_t n_seqs = 1 + (int64_t)(draw(&x) % 64);
+		size_t k = 1 + (size_t)(fs_test_xorshift64(&x) % MAX_STEPS), i;
+		int64_t n_seqs = 1 + (int64_t)(fs_test_xorshift64(&x) % 64);
 		struct fs__rec_run_lin lin;
 		struct fs__rec_kv_area area;
 		fs_ns s = t;
@@ -189,7 +181,7 @@ static void test_run_recorded_at_once_as_step_by_step(void **state)
 			s += dur[i];
 		}
 		assert_int_equal(s, t);
-		t += (fs_ns)(draw(&x) % 2000000000);    /* idle between runs */
+		t += (fs_ns)(fs_test_xorshift64(&x) % 2000000000);    /* idle between runs */
 	}
 	assert_true(r > 100);
 	assert_same_recording(&run, &one);
