@@ -31,7 +31,11 @@ static double diurnal_factor(const struct fs_arrival_cfg *cfg, double start_hour
                              fs_ns t_ns)
 {
 	double a = diurnal_amplitude(cfg);
-	double h = fmod(start_hour + (double)t_ns / 3.6e12, 24.0);
+	double h = start_hour + (double)t_ns / 3.6e12;
+
+	/* fmod's value, without its call where it is h itself */
+	if (!(h >= 0.0 && h < 24.0))
+		h = fmod(h, 24.0);
 
 	return 1.0 + a * cos(TWO_PI * (h - cfg->diurnal_peak_hour) / 24.0);
 }
@@ -210,7 +214,7 @@ static fs_ns next_renewal(struct fs__arrivals *a)
 			a->done = true;
 			return FS_NS_MAX;
 		}
-		a->cand_ns += llround(gap_ns);
+		a->cand_ns += fs_round_half_away(gap_ns);   /* 0 <= gap < horizon */
 		if (a->cand_ns >= horizon_ns) {
 			a->done = true;
 			return FS_NS_MAX;

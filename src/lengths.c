@@ -43,7 +43,9 @@ static int64_t round_tokens(double x)
 {
 	if (!(x < 9.0e18))
 		return INT64_MAX;
-	return llround(x);
+	if (!(x > -9.0e18))
+		return INT64_MIN;
+	return fs_round_half_away(x);
 }
 
 /* Smallest k in 1..n with cdf[k-1] > u (u in [0,1)); O(log n). */

@@ -220,8 +220,29 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 	 * reference path popped before this one iff its rank is less (MODEL:
 	 * E2; steps take >= 1 ns: only one can end now) */
 	last = in->run_n - 1;
-	for (j = in->run_j, t_ns = in->step_begin_ns;
-	     j < last && t_ns + c->run_dur_ns[j] < w->now_ns; j++)
+	j = in->run_j;
+	t_ns = in->step_begin_ns;
+	/* eight steps at a time while all eight end before now (steps take
+	 * >= 1 ns: then so does each of them), then four, then one by one */
+	while (j + 8 <= last) {
+		const fs_ns *d = &c->run_dur_ns[j];
+		fs_ns eight_ns = ((d[0] + d[1]) + (d[2] + d[3])) + ((d[4] + d[5]) + (d[6] + d[7]));
+
+		if (!(t_ns + eight_ns < w->now_ns))
+			break;
+		t_ns += eight_ns;
+		j += 8;
+	}
+	if (j + 4 <= last) {
+		const fs_ns *d = &c->run_dur_ns[j];
+		fs_ns four_ns = (d[0] + d[1]) + (d[2] + d[3]);
+
+		if (t_ns + four_ns < w->now_ns) {
+			t_ns += four_ns;
+			j += 4;
+		}
+	}
+	for (; j < last && t_ns + c->run_dur_ns[j] < w->now_ns; j++)
 		t_ns += c->run_dur_ns[j];
 	if (j < last && t_ns + c->run_dur_ns[j] == w->now_ns && 1 + ii < w->tie_rank)
 		t_ns += c->run_dur_ns[j++];

@@ -15,6 +15,7 @@
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/workload.h"
 #include "util_test.h"
@@ -363,6 +364,38 @@ static void test_arrivals_stop_before_horizon(void **state)
 	free(t);
 }
 
+/* The gaps are rounded to whole ns by fs_round_half_away (common.h), which
+ * must give llround's value for every double below 2^63 in magnitude:
+ * halves either way, the doubles just beside them, whole numbers, values
+ * past 2^52 (all whole) and random bit patterns over every binade. */
+static void test_arrivals_round_half_away_is_llround(void **state)
+{
+	static const double fixed[] = {
+		0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+		-0.49999999999999994, 1.4999999999999998, 4503599627370495.5,
+		-4503599627370495.5, 4503599627370496.0, 9007199254740993.0, 0x1p62,
+		-0x1p62, 9.2e18, -9.2e18, 1e-300, -1e-300, 123456789.5, 123456790.5,
+	};
+	uint64_t seed = 0x9E3779B97F4A7C15u;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		assert_int_equal(fs_round_half_away(fixed[i]), llround(fixed[i]));
+	for (i = 0; i < 2000000; i++) {
+		uint64_t bits = fs_test_xorshift64(&seed);
+		double x;
+
+		memcpy(&x, &bits, sizeof x);
+		if (!(fabs(x) < 0x1p63))
+			continue;
+		if (i % 2 == 0)                  /* and the halves of whole numbers */
+			x = (double)(int64_t)fmod(x, 0x1p52) + 0.5;
+		assert_int_equal(fs_round_half_away(x), llround(x));
+		assert_int_equal(fs_round_half_away(nextafter(x, 0.0)), llround(nextafter(x, 0.0)));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_arrivals_rate_max_with_overlapping_spikes),
 		cmocka_unit_test(test_arrivals_zero_rate_has_none),
 		cmocka_unit_test(test_arrivals_stop_before_horizon),
+		cmocka_unit_test(test_arrivals_round_half_away_is_llround),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,18 @@ typedef int64_t fs_ns;                     /* simulated time or duration, ns */
  * FS_NS_PER_HOUR) and per-hour rates -> mean gaps in ns. */
 #define FS_NS_PER_HOUR 3600e9
 
+/* llround(x) for |x| < 2^63 (the caller checks the range), inline: the
+ * truncation, then one away from zero where the dropped fraction (exact:
+ * x - trunc(x) is a double) is at least a half.  The same value as llround
+ * without its call, which the arrival and length draws make per request. */
+static inline int64_t fs_round_half_away(double x)
+{
+	int64_t r = (int64_t)x;
+	double f = x - (double)r;
+
+	return r + (f >= 0.5) - (f <= -0.5);
+}
+
 /* The version: the top-level VERSION file, passed by the Makefile as
  * -DFS_VERSION; this fallback (kept equal to it, tests/test_schema.c checks)
  * serves a build without it, e.g. code including the installed headers. */
