@@ -1,10 +1,11 @@
 /*
  * test_arrivals.c — arrival processes through the workload API: Poisson rate
  * and CV, Gamma CV, Weibull mean gap, diurnal peak/trough counts, schedules,
- * spikes, zero rates and the horizon.  Fixed seeds; every tolerance is 5
- * standard errors of the statistic, derived at the check (arrival counts of a
- * thinned Poisson process are Poisson, so their SE is the square root of the
- * expected count).
+ * spikes, zero rates and the horizon, and the rounding of the draws to
+ * whole ns (fs_round_half_away against llround).  Fixed seeds; every
+ * tolerance is 5 standard errors of the statistic, derived at the check
+ * (arrival counts of a thinned Poisson process are Poisson, so their SE is
+ * the square root of the expected count).
  */
 #include <setjmp.h>
 #include <stdarg.h>
