@@ -368,7 +368,8 @@ static void test_arrivals_stop_before_horizon(void **state)
 /* The gaps are rounded to whole ns by fs_round_half_away (common.h), which
  * must give llround's value for every double below 2^63 in magnitude:
  * halves either way, the doubles just beside them, whole numbers, values
- * past 2^52 (all whole) and random bit patterns over every binade. */
+ * past 2^52 (all whole), and random doubles of either sign from 2^-4 to
+ * 2^63 with the halves of their whole parts. */
 static void test_arrivals_round_half_away_is_llround(void **state)
 {
 	static const double fixed[] = {
@@ -383,17 +384,23 @@ static void test_arrivals_round_half_away_is_llround(void **state)
 	(void)state;
 	for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		assert_int_equal(fs_round_half_away(fixed[i]), llround(fixed[i]));
-	for (i = 0; i < 2000000; i++) {
+	for (i = 0; i < 1000000; i++) {
 		uint64_t bits = fs_test_xorshift64(&seed);
-		double x;
+		double sign = bits & 1 ? -1.0 : 1.0;
+		int e = (int)((bits >> 1) % 67) - 4;                /* 2^-4 .. 2^62 */
+		double x = sign * ldexp(1.0 + (double)(fs_test_xorshift64(&seed) >> 11) * 0x1p-53, e);
+		double cases[4];
+		size_t c;
 
-		memcpy(&x, &bits, sizeof x);
-		if (!(fabs(x) < 0x1p63))
-			continue;
-		if (i % 2 == 0)                  /* and the halves of whole numbers */
-			x = (double)(int64_t)fmod(x, 0x1p52) + 0.5;
-		assert_int_equal(fs_round_half_away(x), llround(x));
-		assert_int_equal(fs_round_half_away(nextafter(x, 0.0)), llround(nextafter(x, 0.0)));
+		cases[0] = x;
+		cases[1] = nextafter(x, 0.0);
+		cases[2] = fabs(x) < 0x1p52 ? trunc(x) + sign * 0.5 : x;   /* a half */
+		cases[3] = nextafter(cases[2], 0.0);
+		for (c = 0; c < 4; c++) {
+			if (!(fabs(cases[c]) < 0x1p63))
+				continue;
+			assert_int_equal(fs_round_half_away(cases[c]), llround(cases[c]));
+		}
 	}
 }
 
