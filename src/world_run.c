@@ -223,7 +223,7 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 	j = in->run_j;
 	t_ns = in->step_begin_ns;
 	/* eight steps at a time while all eight end before now (steps take
-	 * >= 1 ns: then so does each of them), then four, then one by one */
+	 * >= 1 ns: then so does each of them), then one by one */
 	while (j + 8 <= last) {
 		const fs_ns *d = &c->run_dur_ns[j];
 		fs_ns eight_ns = ((d[0] + d[1]) + (d[2] + d[3])) + ((d[4] + d[5]) + (d[6] + d[7]));
@@ -232,15 +232,6 @@ void fs__world_run_sync(struct fs_world *w, uint32_t ii)
 			break;
 		t_ns += eight_ns;
 		j += 8;
-	}
-	if (j + 4 <= last) {
-		const fs_ns *d = &c->run_dur_ns[j];
-		fs_ns four_ns = (d[0] + d[1]) + (d[2] + d[3]);
-
-		if (t_ns + four_ns < w->now_ns) {
-			t_ns += four_ns;
-			j += 4;
-		}
 	}
 	for (; j < last && t_ns + c->run_dur_ns[j] < w->now_ns; j++)
 		t_ns += c->run_dur_ns[j];

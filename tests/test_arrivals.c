@@ -16,7 +16,6 @@
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fleetsim/workload.h"
 #include "util_test.h"
