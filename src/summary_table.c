@@ -297,6 +297,9 @@ static void cost_block(FILE *out, const struct fs_summary *s, const struct fs_sc
 		fprintf(out, "\ncost over the span simulated (%d replication%s stopped early, "
 		        "see verdict), %s\n", s->stopped_early, s->stopped_early == 1 ? "" : "s",
 		        cur);
+	else if (sc->sim.drain)                  /* MODEL: E5 — billed to its end */
+		fprintf(out, "\ncost over the simulated %s and the drain after it (warm-up "
+		        "included), %s\n", horizon, cur);
 	else
 		fprintf(out, "\ncost over the simulated %s (warm-up included), %s\n", horizon,
 		        cur);

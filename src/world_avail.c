@@ -1,9 +1,10 @@
 /*
  * world_avail.c — how much of the time each pool, and the fleet as a whole,
  * had the serving instances it wanted (MODEL: F15, F16).  The world calls
- * fs__world_avail_note whenever an instance starts or stops serving or a
- * wanted count changes; the time since the previous call is accounted with
- * the counts then in force.  Only time inside [warm-up, horizon) counts.
+ * fs__world_avail_note whenever an instance starts or stops serving, and
+ * fs__world_avail_want when a wanted count changes; the time since the
+ * previous call is accounted with the counts then in force (a wanted count
+ * changes only after the time before it is accounted).  Only time inside [warm-up, horizon) counts.
  */
 #include "world_state.h"
 
@@ -94,6 +95,13 @@ void fs__world_avail_note(struct fs_world *w)
 	advance(w, FS__REC_FLEET, w->now_ns);
 	w->fleet_avail.wanted = wanted;
 	take(w, FS__REC_FLEET, total);
+}
+
+void fs__world_avail_want(struct fs_world *w, uint32_t p, int wanted)
+{
+	fs__world_avail_note(w);             /* until now: the old wanted count */
+	w->pools[p].avail.wanted = wanted;
+	fs__world_avail_note(w);             /* no time passes: the new one taken */
 }
 
 void fs__world_avail_init(struct fs_world *w)

@@ -38,7 +38,7 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	const struct fs_pool_cfg *pc = pool_cfg(w, in->pool);
 	fs_ns until_ns = in->gone_ns >= 0 ? in->gone_ns : end_ns;
 	struct fs__rec_bill b = { 0 };
-	double cold_ns, lost_cold_ns;
+	double cold_ns, lost_cold_ns, billed_ns;
 
 	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
 		return;
@@ -52,16 +52,19 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	}
 	b.usd = fs_billing_usage_usd(pc, in->billed_from_ns, until_ns);
 	b.overflow = in->overflow;
+	/* the parts are shares of the billed span (B1, B2: the alive span
+	 * rounded up, at least the minimum), which is what the bill pays for */
+	billed_ns = (double)fs_billing_billed_ns(&pc->billing, in->billed_from_ns, until_ns);
 	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
 	                   in->billed_from_ns);
 	/* A replacement's cold start is lost to the reclaim, not idle: each
 	 * dollar in one part only, so that used + idle + lost is the bill. */
 	lost_cold_ns = in->replacement ? cold_ns : 0;
-	b.idle_usd = b.usd * fmax(0.0, 1.0 - (in->busy_ns + lost_cold_ns) / b.alive_ns);
+	b.idle_usd = b.usd * fmax(0.0, 1.0 - (in->busy_ns + lost_cold_ns) / billed_ns);
 	if (in->replacement)
-		b.lost_cold_usd = b.usd * cold_ns / b.alive_ns;
+		b.lost_cold_usd = b.usd * cold_ns / billed_ns;
 	if (in->tokens_lost > 0 && in->tokens_processed > 0)
-		b.lost_work_usd = b.usd * (in->busy_ns / b.alive_ns) *
+		b.lost_work_usd = b.usd * (in->busy_ns / billed_ns) *
 		                  fmin(1.0, in->tokens_lost / in->tokens_processed);
 	fs__rec_instance_bill(&w->rec, in->pool, &b);
 }

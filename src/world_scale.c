@@ -328,9 +328,8 @@ void fs__world_scale_event(struct fs_world *w)
 	                   desired != in.current);
 	w->pools[p].desired = desired;
 	w->pools[p].target = desired;
-	w->pools[p].avail.wanted = desired;          /* MODEL: F15 */
+	fs__world_avail_want(w, p, desired);         /* MODEL: F15 */
 	fs__recorder_pool_desired(&w->rec, p, w->now_ns, desired);
-	fs__world_avail_note(w);
 	if (desired > w->pools[p].alive) {
 		if (w->pools[p].last_release_ns >= 0 &&                  /* MODEL: A11 */
 		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)

@@ -387,9 +387,13 @@ void fs__world_llm_note_levels(struct fs_world *w);
 /* Availability (world_avail.c, MODEL: F15).  Start tracking with every
  * pool's wanted count set (after the t = 0 launches). */
 void fs__world_avail_init(struct fs_world *w);
-/* Serving or wanted counts may have changed now: account the time since the
- * last change with the old counts, then take the new ones. */
+/* Serving counts may have changed now: account the time since the last
+ * note with the counts then in force, then take the new ones. */
 void fs__world_avail_note(struct fs_world *w);
+/* Pool p now wants `wanted` serving instances: the time up to now is
+ * accounted with the count it wanted until now, then the new count holds
+ * (for the pool and for the fleet's sum). */
+void fs__world_avail_want(struct fs_world *w, uint32_t p, int wanted);
 /* Close the accounts at end_ns into the pool and fleet results. */
 void fs__world_avail_finish(struct fs_world *w, fs_ns end_ns);
 

@@ -127,6 +127,54 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 	}
 }
 
+/* MODEL: F13 — the idle part is a share of the billed span, not of the
+ * alive one: the same cold-started instance (alive 5340 s) billed 5340 s
+ * per second, 2 h per started hour and 3 h with a 3-hour minimum, so the
+ * rounded-up time it paid for and never used is idle too.  Per
+ * replication: idle = bill x (1 - iteration time / billed span). */
+static void test_billing_world_idle_is_a_share_of_the_billed_span(void **state)
+{
+	static const struct {
+		const char *billing;
+		double usd, billed_s;
+	} cases[] = {
+		{ "{\"granularity\": \"second\", \"minimum\": \"60s\"}", 5340 * 1.40 / 3600, 5340 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"0s\"}", 2 * 1.40, 7200 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"3h\"}", 3 * 1.40, 10800 },
+	};
+	char fleet[512];
+	size_t i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fs_scenario *sc;
+		struct fs_rep_result **res;
+		struct fs_run_opts opts = { REPS, 0, 1, 11, false };
+
+		snprintf(fleet, sizeof fleet,
+		         "{\"pools\": [{\"name\": \"od\", \"count\": 1, \"warm_start\": false, "
+		         "\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		         "\"price_per_h\": 1.40, \"billing\": %s}]}", cases[i].billing);
+		sc = scenario(0.5, "90m", "", fleet);
+		res = fs_replicate_run(sc, &opts);
+		for (r = 0; r < REPS; r++) {
+			const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
+			double busy_s = pr->busy_ns / 1e9;
+			double idle = cases[i].usd * (1 - busy_s / cases[i].billed_s);
+
+			print_message("%s: busy %.3f s, idle %.6f (expected %.6f)\n",
+			              cases[i].billing, busy_s, pr->idle_usd, idle);
+			assert_true(busy_s > 60 && busy_s < 5340);
+			assert_near(pr->usd, cases[i].usd, 1e-9, 0);
+			assert_near(pr->idle_usd, idle, 1e-9, 0);
+			assert_near(pr->lost_usd, 0, 0, 0);
+		}
+		fs_replicate_free(res, REPS);
+		fs_scenario_free(sc);
+	}
+}
+
 /* The only zone's spot capacity is removed at 10 min (a replayed trace);
  * with a 5-minute notice the instance is gone at 15 min and not replaced.
  * Billed to the second: 900 s x 0.90 / 3600 = 0.225. */
@@ -387,6 +435,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_billing_world_two_on_demand_for_an_hour),
 		cmocka_unit_test(test_billing_world_rounding_minimum_and_cold_start),
+		cmocka_unit_test(test_billing_world_idle_is_a_share_of_the_billed_span),
 		cmocka_unit_test(test_billing_world_spot_reclaim_billed_to_the_second),
 		cmocka_unit_test(test_billing_world_daily_weekly_and_yearly_commitments),
 		cmocka_unit_test(test_billing_world_monthly_pool_scaled_out_pays_overflow),

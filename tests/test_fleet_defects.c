@@ -56,16 +56,6 @@ static struct fs_scenario *scenario(const char *dir, const char *workload,
 	"  \"classes\": [{\"name\": \"chat\", \"share\": 1, " \
 	"\"prompt_tokens\": {\"dist\": \"trace\"}, \"output_tokens\": {\"dist\": \"trace\"}}]}"
 
-/* MODEL: F3 — the pool's cold start in seconds. */
-static double cold_start_s(const struct fs_scenario *sc)
-{
-	const struct fs_pool_cfg *pc = &sc->fleet.pools[0];
-	double w = pc->llm->mem.weights_bytes_per_gpu;
-
-	return w * pc->llm->perf.tp / pc->download_bytes_per_s + w / pc->load_bytes_per_s +
-	       (double)pc->engine_start_ns / 1e9;
-}
-
 static double usd(double seconds)
 {
 	return seconds * PRICE_PER_H / 3600;
@@ -118,8 +108,9 @@ static void test_fleet_defects_notice_while_draining_owes_no_replacement(void **
 	fs_world_run(w);
 	res = fs_world_take_result(w);
 	pr = &res->fleet.pools[0];
-	print_message("cold start %.1f s; bill %.6f, lost %.6f, idle %.6f\n", cold_start_s(sc),
-	              pr->usd, pr->lost_usd, pr->idle_usd);
+	print_message("cold start %.1f s; bill %.6f, lost %.6f, idle %.6f\n",
+	              fs_test_cold_start_s(&sc->fleet.pools[0]), pr->usd, pr->lost_usd,
+	              pr->idle_usd);
 	assert_int_equal(pr->reclaims, 1);
 	assert_int_equal(pr->reclaim_failed, 1);
 	assert_int_equal(pr->launches, 3);
@@ -176,8 +167,9 @@ static void test_fleet_defects_replacement_given_up_when_target_falls(void **sta
 	              "{\"at_hour\": 1, \"min\": 2}]}");
 	res = fs_replicate_run(sc, &opts);
 	pr = &res[0]->fleet.pools[0];
-	print_message("cold start %.1f s; bill %.6f, lost %.6f, idle %.6f\n", cold_start_s(sc),
-	              pr->usd, pr->lost_usd, pr->idle_usd);
+	print_message("cold start %.1f s; bill %.6f, lost %.6f, idle %.6f\n",
+	              fs_test_cold_start_s(&sc->fleet.pools[0]), pr->usd, pr->lost_usd,
+	              pr->idle_usd);
 	assert_int_equal(res[0]->cls[res[0]->n_classes].arrived, 0);
 	assert_int_equal(pr->reclaims, 1);
 	assert_int_equal(pr->launches, 3);

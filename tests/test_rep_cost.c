@@ -3,7 +3,8 @@
  * (fs_rep_cost_figures) and the summary and the objective read the same
  * numbers: on a drained run (MODEL: E5) the bill, the span it covers and
  * the monthly projection are checked against a hand computation, and the
- * objective's monthly_cost equals summary.json's monthly figure.
+ * objective's monthly_cost equals summary.json's monthly figure, and the
+ * console's cost header names the drain as part of the span.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/objective.h"
@@ -90,6 +92,18 @@ static void test_rep_cost_drained_run_matches_hand_computation(void **state)
 	}
 	/* summary.json's monthly figure is the mean of the same numbers. */
 	assert_near(s->cost.monthly_usd.value, monthly_sum / N_REPS, 0, 1e-12);
+	/* The console names the span those figures cover: the drain too. */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		fs_summary_print_table(s, sc, f);
+		fclose(f);
+		assert_non_null(strstr(buf, "cost over the simulated 30s and the drain after it"));
+		free(buf);
+	}
 	fs_summary_free(s);
 	fs_replicate_free(res, N_REPS);
 	fs_scenario_free(sc);

@@ -95,13 +95,11 @@ static void test_spot_reclaims_one_reclaim_counted_once_by_hand(void **state)
 		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}]}");
 	struct fs_rep_result **res = run(sc);
 	const struct fs_pool_cfg *pc = &sc->fleet.pools[0];
-	double w = pc->llm->mem.weights_bytes_per_gpu, cold_s, lost_usd;
+	double cold_s, lost_usd;
 	int r;
 
 	(void)state;
-	/* MODEL: F3 — download of all TP shards, load of one, engine start */
-	cold_s = w * pc->llm->perf.tp / pc->download_bytes_per_s + w / pc->load_bytes_per_s +
-	         (double)pc->engine_start_ns / 1e9;
+	cold_s = fs_test_cold_start_s(pc);
 	lost_usd = cold_s * 0.90 / 3600;
 	print_message("cold start %.3f s: lost %.6f USD of 0.81\n", cold_s, lost_usd);
 	assert_true(cold_s > 10 && cold_s < 600);

@@ -73,15 +73,6 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
 	return fs_test_load_text(text, "test.json", dir);
 }
 
-/* MODEL F3: download of all TP GPUs' weights, load of one GPU's, engine start. */
-static double cold_start_s(const struct fs_pool_cfg *pc)
-{
-	double w = pc->llm->mem.weights_bytes_per_gpu;
-
-	return w * pc->llm->perf.tp / pc->download_bytes_per_s + w / pc->load_bytes_per_s +
-	       (double)pc->engine_start_ns / 1e9;
-}
-
 static struct fs_rep_result **run(const struct fs_scenario *sc)
 {
 	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false };
@@ -130,7 +121,7 @@ static void test_spot_risk_availability_of_a_replayed_outage_is_the_hand_count(v
 {
 	char *dir = fs_test_tmpdir();
 	struct fs_scenario *sc = trace_scenario(dir, "0s", true, "relaunch", "");
-	double c = cold_start_s(&sc->fleet.pools[0]);
+	double c = fs_test_cold_start_s(&sc->fleet.pools[0]);
 
 	(void)state;
 	check_availability(sc, 7200, 1800 + c, 1800 + c);
@@ -144,7 +135,7 @@ static void test_spot_risk_availability_counts_after_the_warmup(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	struct fs_scenario *sc = trace_scenario(dir, "20m", true, "relaunch", "");
-	double c = cold_start_s(&sc->fleet.pools[0]);
+	double c = fs_test_cold_start_s(&sc->fleet.pools[0]);
 
 	(void)state;
 	check_availability(sc, 6000, 1800 + c, 1800 + c);
@@ -158,7 +149,7 @@ static void test_spot_risk_cold_start_at_zero_is_not_an_outage(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	struct fs_scenario *sc = trace_scenario(dir, "0s", false, "relaunch", "");
-	double c = cold_start_s(&sc->fleet.pools[0]);
+	double c = fs_test_cold_start_s(&sc->fleet.pools[0]);
 
 	(void)state;
 	check_availability(sc, 7200 - c, 1800 + c, 1800 + c);
@@ -177,7 +168,7 @@ static void test_spot_risk_fallback_standins_count_for_the_spot_pool(void **stat
 		", \"fallback_pool\": \"od\"}, {\"name\": \"od\", \"count\": 0, \"max\": 1, "
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"0s\"}");
 	struct fs_rep_result **res = run(sc);
-	double c = cold_start_s(&sc->fleet.pools[1]) * 1e9;
+	double c = fs_test_cold_start_s(&sc->fleet.pools[1]) * 1e9;
 	int r;
 
 	(void)state;

@@ -436,3 +436,11 @@ void fs_test_assert_csv_cell(const char *s, int flags, const char *want, const c
 	if (!same)
 		_fail(file, line);
 }
+
+double fs_test_cold_start_s(const struct fs_pool_cfg *pc)
+{
+	double w = pc->llm->mem.weights_bytes_per_gpu;
+
+	return w * pc->llm->perf.tp / pc->download_bytes_per_s + w / pc->load_bytes_per_s +
+	       (double)pc->engine_start_ns / FS_NS_PER_SECOND;
+}

@@ -158,6 +158,11 @@ double fs_test_json_num(const struct cJSON *j, const char *path);
 struct fs_scenario *fs_test_load_text(const char *text, const char *name,
                                       const char *base_dir);
 
+/* MODEL: F3 — a pool's cold start in seconds: the download of all TP
+ * GPUs' weights, the load of one GPU's, the engine start. */
+struct fs_pool_cfg;
+double fs_test_cold_start_s(const struct fs_pool_cfg *pc);
+
 /* An M/M/1 queue in sc (named "mm1"), its one class ("jobs", one token
  * in and out) in cls: Poisson arrivals at rate_per_s, exponential service
  * of mean service_ns on one server, the horizon and warm-up given, samples
