@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "budget_internal.h"
 #include "fleetsim/config.h"
@@ -235,11 +236,83 @@ static int check_currency(struct fs__sc *sc, const cJSON *node, const char *what
 	                          cur->valuestring : "none");
 }
 
+/* The sweep's command-line sets of point `point`, from its record
+ * DIR/points/N.json ("inputs.sets"), into sets[0 .. return) (heap strings;
+ * at most max), and the sha256 of the input file it ran into sha (""
+ * when the record has none); -1 with the failure reported at node's
+ * "from". */
+static int command_line_sets(struct fs__sc *sc, const cJSON *node, const char *dir,
+                             size_t point, char **sets, size_t max, char sha[65])
+{
+	char name[48];
+	cJSON *rec;
+	const cJSON *m;
+	const char *h;
+	int n = 0;
+
+	snprintf(name, sizeof name, "points/%zu.json", point);
+	rec = read_json(sc, node, dir, name);
+	if (rec == NULL)
+		return -1;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(
+	                   cJSON_GetObjectItemCaseSensitive(rec, "inputs"), "sets"))
+		if (cJSON_IsString(m) && (size_t)n < max)
+			sets[n++] = fs_xstrdup(m->valuestring);
+	h = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "scenario_sha256"));
+	snprintf(sha, 65, "%s", h != NULL ? h : "");
+	cJSON_Delete(rec);
+	return n;
+}
+
+/* Load point `pt` of the sweep in `dir` as the sweep loaded it: its input
+ * file as given (DIR/scenario_input.json) with the sweep's command-line
+ * sets, then the point's axis values, and check that the file is the one
+ * the sweep ran (its sha256).  A sweep of an older fleetsim has only the
+ * resolved DIR/scenario.json, used as it is (a point that sets a count its
+ * resolved min or max no longer allows does not load from it).  *base gets
+ * the base scenario (NULL when it does not load); NULL with e filled when
+ * the point does not load. */
+static struct fs_scenario *sweep_point(struct fs__sc *sc, const cJSON *node,
+                                       const char *dir, size_t pt,
+                                       struct fs_scenario **base, struct fs_error *e)
+{
+	size_t n = strlen(dir) + 32;
+	char *path = fs_xmalloc(n), *sets[64], sha[65] = "";
+	struct fs_scenario *s = NULL;
+	int n_sets = 0, i;
+
+	*base = NULL;
+	memset(e, 0, sizeof *e);
+	snprintf(path, n, "%s/scenario_input.json", dir);
+	if (access(path, R_OK) == 0)
+		n_sets = command_line_sets(sc, node, dir, pt, sets, 64, sha);
+	else
+		snprintf(path, n, "%s/scenario.json", dir);
+	if (n_sets < 0) {
+		free(path);
+		return NULL;
+	}
+	*base = fs_scenario_load_variant(path, NULL, (const char *const *)sets, (size_t)n_sets,
+	                                 e);
+	if (*base != NULL && sha[0] != '\0' && strcmp(sha, (*base)->sha256_hex) != 0)
+		fs__sc_fail_member(sc, node, "from", "expected the sweep's own input file, "
+		                   "found %s/scenario_input.json changed since the sweep ran "
+		                   "(its sha256 differs from points/%zu.json's)",
+		                   cJSON_GetStringValue(fs__sc_get(node, "from")), pt);
+	else if (*base != NULL && pt < fs_sweep_n_points(&(*base)->sweep))
+		s = fs_scenario_load_point(path, (const char *const *)sets, (size_t)n_sets,
+		                           &(*base)->sweep, pt, e);
+	for (i = 0; i < n_sets; i++)
+		free(sets[i]);
+	free(path);
+	return s;
+}
+
 /* MODEL: G5 — a serving task from a sweep directory: the point of
- * best.json's "best" (the cheapest proven-feasible one), rebuilt from the
- * sweep's scenario.json with that point's axis values; its pools' GPU, TP
- * and instances (the autoscaler's max_count where it scales: the most the
- * point may run), its projected monthly cost from the point's figures. */
+ * best.json's "best" (the cheapest proven-feasible one), loaded as the
+ * sweep loaded it (sweep_point); its pools' GPU, TP and instances (the
+ * autoscaler's max_count where it scales: the most the point may run), its
+ * projected monthly cost from the point's figures. */
 static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
                            const struct fs_budget_plan *plan, struct fs_budget_task *t,
                            cJSON *best_doc)
@@ -250,12 +323,11 @@ static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
 	const char *rel = cJSON_GetStringValue(fs__sc_get(node, "from"));
 	struct fs_scenario *base = NULL, *s = NULL;
 	struct fs_error e;
-	size_t n = strlen(t->serve.from_dir) + 16;
-	char *path = fs_xmalloc(n), buf[1400];
+	char buf[1400];
 	double inst = 0;
+	unsigned failures;
 	int rc = -1;
 
-	snprintf(path, n, "%s/scenario.json", t->serve.from_dir);
 	if (!cJSON_IsObject(best) || !cJSON_IsNumber(pt) || pt->valuedouble < 0) {
 		fs__sc_fail_member(sc, node, "from", "expected a sweep with a proven-feasible "
 		                   "point, found best.json's \"best\" null in \"%s\" (%s)", rel,
@@ -266,15 +338,14 @@ static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
 	}
 	if (check_currency(sc, node, "sweep", cur, plan->currency) != 0)
 		goto out;
-	memset(&e, 0, sizeof e);
-	base = fs_scenario_load(path, &e);
-	if (base != NULL && (size_t)pt->valuedouble < fs_sweep_n_points(&base->sweep))
-		s = fs_scenario_load_point(path, NULL, 0, &base->sweep, (size_t)pt->valuedouble,
-		                           &e);
+	failures = sc->n_failures;
+	s = sweep_point(sc, node, t->serve.from_dir, (size_t)pt->valuedouble, &base, &e);
 	if (s == NULL) {
+		if (sc->n_failures != failures)
+			goto out;                  /* reported where it failed */
 		fs_error_format(&e, buf, sizeof buf);
 		fs__sc_fail_member(sc, node, "from", "expected a sweep output directory whose "
-		                   "scenario.json loads with best point %.0f, found: %s",
+		                   "scenario loads with best point %.0f, found: %s",
 		                   pt->valuedouble, base == NULL || e.msg[0] != '\0' ? buf :
 		                   "a point outside the sweep");
 		goto out;
@@ -301,7 +372,6 @@ static int load_from_sweep(struct fs__sc *sc, const cJSON *node,
 out:
 	fs_scenario_free(s);
 	fs_scenario_free(base);
-	free(path);
 	return rc;
 }
 

@@ -230,6 +230,68 @@ static void test_budget_cli_serving_from_a_sweep_directory(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* The same from a sweep over a fleet pool's count, with a command-line set:
+ * the point is loaded as the sweep loaded it (its input file, the set, the
+ * point's count), not from the resolved scenario.json, whose min and max
+ * are pinned to the base count (3) and refused count 2.  A changed input
+ * file is refused by its sha256. */
+static void test_budget_cli_serving_from_a_fleet_count_sweep(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sw = fs_test_path(dir, "sw"), *sc, *in, *plan;
+	char *out = fs_test_path(dir, "o2");
+	const char *sweep_args[] = { "sweep", NULL, "-o", sw, "-q", "--set",
+	                             "simulation.seed=6", NULL };
+	const char *budget_args[] = { "budget", NULL, "-o", out, NULL };
+	const cJSON *t;
+	struct fs_test_run r;
+
+	(void)state;
+	sc = fs_test_write(dir, "s.json",
+	      "{\"name\": \"fleet-sweep\", \"simulation\": {\"horizon\": \"10m\","
+	      " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
+	      " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
+	      " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
+	      " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 500},"
+	      " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
+	      " \"slo\": {\"ttft\": \"5s\", \"tpot\": \"200ms\", \"attainment\": 0.5}}]},"
+	      " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\"},"
+	      " \"fleet\": {\"pools\": [{\"name\": \"p\", \"count\": 3}]},"
+	      " \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"fleet.pools[0].count\","
+	      " \"values\": [3, 2]}]}}");
+	sweep_args[1] = sc;
+	fs_test_fleetsim_ok(sweep_args);
+	cJSON_Delete(budget_serving_from(dir, "sw", &t));
+
+	/* the sweep's input file changed afterwards (one more line at its end:
+	 * the same scenario, another sha256): refused, nothing written */
+	in = fs_test_path(sw, "scenario_input.json");
+	{
+		char *text = fs_test_read_file(in, NULL), *more;
+		size_t len = strlen(text);
+
+		more = fs_xmalloc(len + 2);
+		memcpy(more, text, len);
+		memcpy(more + len, "\n", 2);
+		fs_test_write_file(in, more);
+		free(more);
+		free(text);
+	}
+	plan = fs_test_path(dir, "p.json");
+	budget_args[1] = plan;
+	r = fs_test_run_fleetsim(budget_args);
+	print_message("%s", r.err);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "tasks[0].from: expected the sweep's own input file"));
+	assert_false(fs_test_exists(dir, "o2"));
+	fs_test_run_free(&r);
+	free(in);
+	free(plan);
+	free(out);
+	free(sw);
+	free(sc);
+	fs_test_tmpdir_free(dir);
+}
+
 /* Write `plan` to DIR/plan.json; run budget; expect exit 2, stderr starting
  * with DIR/plan.json:LINE:COL: PATH and containing `msg`, nothing written. */
 static void expect_bad(const char *plan, int line, int col, const char *path,
@@ -317,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
 		cmocka_unit_test(test_budget_cli_serving_from_a_run_directory),
 		cmocka_unit_test(test_budget_cli_serving_from_a_sweep_directory),
+		cmocka_unit_test(test_budget_cli_serving_from_a_fleet_count_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
