@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_pos.h"
 #include "scenario_walk.h"
@@ -474,17 +475,43 @@ struct fs_scenario *fs_scenario_load_text(const char *text, size_t text_len,
 	                 err);
 }
 
+/* What a path that is not a regular file is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a pipe";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
 /* Read the file at path and load it as load_text does (the directory of
- * path resolves relative data paths). */
+ * path resolves relative data paths).  A command loads its scenario again
+ * for each variant and sweep point it checks or runs, so the path must be
+ * a regular file: a pipe would be empty (or block, a FIFO) the second
+ * time. */
 static struct fs_scenario *load_file(const char *path, const char *variant,
                                      const char *const *sets, size_t n_sets,
                                      const struct fs_sweep_cfg *sweep, size_t point,
                                      struct fs_error *err)
 {
 	struct fs_scenario *s;
+	struct stat st;
 	char *text, *dir;
 	size_t len = 0;
 
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fs_error_at(err, path, 0, 0, NULL, "expected a scenario file (a regular file: "
+		            "it is read again for each variant and sweep point), found %s",
+		            file_kind(st.st_mode));
+		return NULL;
+	}
 	text = fs__sc_read_file(path, "scenario", &len, err);
 	if (text == NULL)
 		return NULL;

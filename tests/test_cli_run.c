@@ -308,6 +308,30 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* A scenario is read once per variant and sweep point it loads: a path
+ * that is not a regular file is refused before it is opened (a FIFO read
+ * a second time blocked for ever, a pipe read empty). */
+static void test_cli_run_scenario_must_be_a_regular_file(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	char *fifo = fs_test_path(dir, "fifo.json"), *out = fs_test_path(dir, "never");
+	const char *a1[] = { "run", dir, "-o", out, NULL };
+	const char *a2[] = { "run", fifo, "-o", out, NULL };
+	const char *a3[] = { "validate", fifo, NULL };
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	expect_cli_error(a1, "expected a scenario file (a regular file: it is read again "
+	                 "for each variant and sweep point), found a directory");
+	expect_cli_error(a2, "found a pipe");
+	expect_cli_error(a3, "found a pipe");
+	assert_int_not_equal(stat(out, &st), 0);
+	free(fifo);
+	free(out);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_cli_help_lists_commands(void **state)
 {
 	const char *a1[] = { "--help", NULL };
@@ -336,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_cli_run_guard_stop_reports_over_the_span_simulated),
 		cmocka_unit_test(test_cli_run_requests_csv_has_a_row_per_request),
 		cmocka_unit_test(test_cli_run_bad_options_exit_2_and_write_nothing),
+		cmocka_unit_test(test_cli_run_scenario_must_be_a_regular_file),
 		cmocka_unit_test(test_cli_help_lists_commands),
 	};
 
