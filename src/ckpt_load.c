@@ -108,6 +108,7 @@ static int load_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 	struct fs_ckpt_cfg *c = &in->cfg;
 	const cJSON *iv = fs__sc_get(root, "interval");
 	const char *name = NULL, *cur = NULL;
+	char currency[FS_CURRENCY_MAX];
 	int64_t v;
 	int rc;
 
@@ -116,11 +117,10 @@ static int load_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 	if (fs__sc_string(sc, root, "name", false, &name) < 0 ||
 	    fs__sc_string(sc, root, "description", true, &cur) < 0)
 		return -1;
-	cur = NULL;
-	if (fs__sc_string(sc, root, "currency", false, &cur) < 0)
-		return -1;
+	if (fs__sc_load_currency(sc, root, currency, sizeof currency) < 0)
+		return -1;                   /* MODEL: B9, as a scenario's */
 	in->name = name != NULL ? fs_xstrdup(name) : NULL;
-	in->currency = fs_xstrdup(cur != NULL ? cur : "USD");
+	in->currency = fs_xstrdup(currency);
 	if (fs__sc_require(sc, root, "work") != 0 ||
 	    fs__ckpt_hours(sc, root, "work", 1, &c->work_h) < 0)
 		return -1;

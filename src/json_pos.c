@@ -123,6 +123,16 @@ static int fail(struct scan *sc, size_t off, const char *msg)
 	return -1;
 }
 
+/* fail() for a control character: code point u, written as `as`. */
+static int fail_control(struct scan *sc, size_t off, const char *as, unsigned u)
+{
+	char buf[sizeof sc->msg];
+
+	snprintf(buf, sizeof buf, "control character %s (U+%04X) is not allowed in a string "
+	         "(only \\t, \\n and \\r: a terminal printing it would act on it)", as, u);
+	return fail(sc, off, buf);
+}
+
 /* Fail at the current offset with "MSG, found 'WORD'", quoting the word (or
  * the single byte) that stands there. */
 static int fail_found(struct scan *sc, const char *msg)
@@ -226,7 +236,15 @@ static unsigned hex4(const char *s)
 	return v;
 }
 
-/* A \uXXXX escape at sc->off (hex digits checked): refuses \u0000 and
+/* A control character other than tab, newline and carriage return (C0,
+ * DEL and C1): names and labels reach terminals, which act on these. */
+static bool is_terminal_control(unsigned u)
+{
+	return (u < 0x20 && u != '\t' && u != '\n' && u != '\r') || (u >= 0x7F && u <= 0x9F);
+}
+
+/* A \uXXXX escape at sc->off (hex digits checked): refuses \u0000, the
+ * other control characters but tab, newline and carriage return, and
  * unpaired surrogates; advances past it (and its low half). */
 static int scan_u_escape(struct scan *sc)
 {
@@ -235,6 +253,8 @@ static int scan_u_escape(struct scan *sc)
 
 	if (u == 0)
 		return fail(sc, at_off, "\\u0000 is not allowed in a string");
+	if (is_terminal_control(u))
+		return fail_control(sc, at_off, "escape", u);
 	sc->off += 6;
 	if (u >= 0xDC00 && u <= 0xDFFF)
 		return fail(sc, at_off, "unpaired UTF-16 surrogate escape in string");
@@ -266,12 +286,15 @@ static int scan_string(struct scan *sc)
 			            "on its line; write a newline as \\n)");
 		if (c < 0x20)
 			return fail(sc, sc->off, "raw control character in string "
-			            "(escape it, e.g. \\t or \\u001f)");
+			            "(write a tab as \\t, a newline as \\n)");
 		if (c >= 0x80) {
 			n = utf8_len((const unsigned char *)sc->s + sc->off,
 			             sc->len - sc->off);
 			if (n == 0)
 				return fail(sc, sc->off, "invalid UTF-8 in string");
+			if (c == 0xC2 && is_terminal_control((unsigned char)sc->s[sc->off + 1]))
+				return fail_control(sc, sc->off, "in UTF-8",
+				                    (unsigned char)sc->s[sc->off + 1]);
 			sc->off += n;
 			continue;
 		}
@@ -282,10 +305,14 @@ static int scan_string(struct scan *sc)
 		if (sc->off + 1 >= sc->len)
 			break;
 		switch (sc->s[sc->off + 1]) {
-		case '"': case '\\': case '/': case 'b': case 'f':
+		case '"': case '\\': case '/':
 		case 'n': case 'r': case 't':
 			sc->off += 2;
 			break;
+		case 'b':
+			return fail_control(sc, sc->off, "escape \\b", 0x08);
+		case 'f':
+			return fail_control(sc, sc->off, "escape \\f", 0x0C);
 		case 'u':
 			if (sc->off + 6 > sc->len || !is_hex(sc->s[sc->off + 2]) ||
 			    !is_hex(sc->s[sc->off + 3]) || !is_hex(sc->s[sc->off + 4]) ||

@@ -357,6 +357,12 @@ static void test_ckpt_cli_bad_input_exits_2(void **state)
 	          " \"spot_price_per_h\": 1, \"on_demand_price_per_h\": 2,\n"
 	          " \"interruptions\": {\"rate_per_h\": 0.1}}\n",
 	          "dedline");
+	/* the currency label follows a scenario's rule (MODEL: B9) */
+	check_bad(d, "{\"work\": \"10h\", \"checkpoint_cost\": \"6m\", \"currency\": \"<b>\",\n"
+	          " \"spot_price_per_h\": 1, \"on_demand_price_per_h\": 2,\n"
+	          " \"interruptions\": {\"rate_per_h\": 0.1}}\n",
+	          "bad.json:1:54: currency: expected a currency label of 1 to 15 characters "
+	          "without spaces, quotes or < > & ` $");
 	fs_test_tmpdir_free(d);
 }
 
