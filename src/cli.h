@@ -51,6 +51,14 @@ int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text
  * directory and last extension. */
 char *fs__cli_default_out_dir(const char *scenario_path);
 
+/* Check, before any work, that dir holds no other command's output: a
+ * run's summary.json or comparison.json, a sweep's sweep.json, a budget's
+ * budget.json, a checkpoint study's checkpoint.json.  Writing into it
+ * would mix two outputs, and `fleetsim report` would read the other one.
+ * 0, or -1 with err naming the directory and what it holds. */
+struct fs_error;
+int fs__cli_check_own_dir(const char *cmd, const char *dir, struct fs_error *err);
+
 /* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
  * return FS_EXIT_INPUT. */
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -112,6 +112,7 @@ int fs__cli_budget(int argc, char **argv)
 	}
 	out_dir = out_opt != NULL ? fs_xstrdup(out_opt) : fs__cli_default_out_dir(argv[optind]);
 	rc = fs_outfile_check_dir(out_dir, &err) != 0 ||
+	     fs__cli_check_own_dir("budget", out_dir, &err) != 0 ||
 	     fs_outfile_check_file(out_dir, FILES[0], &err) != 0 ||
 	     fs_outfile_check_file(out_dir, FILES[1], &err) != 0 ? -1 : 0;
 	if (rc != 0) {

@@ -208,6 +208,7 @@ int fs__cli_ckpt(int argc, char **argv)
 	}
 	out_dir = fs__cli_out_dir(a.o.out_dir, a.path);
 	if (fs_outfile_check_dir(out_dir, &err) != 0 ||
+	    fs__cli_check_own_dir("checkpoint", out_dir, &err) != 0 ||
 	    fs_outfile_check_file(out_dir, "checkpoint.json", &err) != 0) {
 		fs_error_print(&err);
 		fs__ckpt_input_fini(&in);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "fleetsim/common.h"
@@ -129,4 +130,32 @@ int fs__cli_one_operand(const char *cmd, int argc, char **argv, const char *miss
 		return fs__cli_usage_error(cmd, "%s\"%s\"", second, argv[optind + 1]);
 	*path = argv[optind];
 	return 0;
+}
+
+int fs__cli_check_own_dir(const char *cmd, const char *dir, struct fs_error *err)
+{
+	static const struct {
+		const char *cmd, *file;
+	} marks[] = {
+		{ "run", "summary.json" }, { "run", "comparison.json" },
+		{ "sweep", "sweep.json" }, { "budget", "budget.json" },
+		{ "checkpoint", "checkpoint.json" },
+	};
+	size_t i, n = strlen(dir) + 24;
+	char *path = fs_xmalloc(n);
+	struct stat st;
+	int rc = 0;
+
+	for (i = 0; i < sizeof marks / sizeof marks[0] && rc == 0; i++) {
+		if (strcmp(marks[i].cmd, cmd) == 0)
+			continue;
+		snprintf(path, n, "%s/%s", dir, marks[i].file);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			rc = fs_error_set(err, dir, NULL, "expected a new directory or one that "
+			                  "fleetsim %s wrote, found the output of fleetsim %s "
+			                  "(%s): the two would mix; choose another -o", cmd,
+			                  marks[i].cmd, marks[i].file);
+	}
+	free(path);
+	return rc;
 }

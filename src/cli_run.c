@@ -188,6 +188,8 @@ static int write_outputs(const struct run_args *a, struct fs_outset *set,
 	    fs_requests_write_csv(results[0], sc, fs_outset_path(set, "requests.csv"),
 	                          &err) != 0)
 		rc = FS_EXIT_RUNTIME;
+	if (rc == 0 && !a->requests_csv)
+		fs_outset_drop(set, "requests.csv");   /* an earlier run's, now stale */
 	if (rc != 0) {
 		fputs("fleetsim run: ", stderr);
 		fs_error_print(&err);
@@ -277,7 +279,8 @@ static int check_outputs(const struct run_args *a, char **names, size_t n,
 	size_t i, f;
 	int rc = 0;
 
-	if (fs_outfile_check_dir(out_dir, &err) != 0)
+	if (fs_outfile_check_dir(out_dir, &err) != 0 ||
+	    fs__cli_check_own_dir("run", out_dir, &err) != 0)
 		rc = -1;
 	for (i = 0; i <= n && rc == 0; i++) {
 		char *dir = n == 0 ? fs_xstrdup(out_dir) :

@@ -88,6 +88,8 @@ static int check_outputs(const char *out_dir)
 	snprintf(points, n, "%s/points", out_dir);
 	rc = fs_outfile_check_dir(out_dir, &err);
 	if (rc == 0)
+		rc = fs__cli_check_own_dir("sweep", out_dir, &err);
+	if (rc == 0)
 		rc = fs_outfile_check_dir(points, &err);
 	for (i = 0; i < sizeof files / sizeof files[0] && rc == 0; i++)
 		rc = fs_outfile_check_file(out_dir, files[i], &err);

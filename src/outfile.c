@@ -63,20 +63,24 @@ static void untrack(const char *path)
 }
 
 /* SIGINT/SIGTERM: remove every registered file, then the registered
- * (staging) directories, and exit 128 + signal.  Only unlink, rmdir and
- * _exit: all async-signal-safe. */
+ * directories (staging directories, and output directories the command
+ * made: rmdir removes only empty ones), twice, since a directory made by
+ * the command holds a staging directory that may sit in a later slot; exit
+ * 128 + signal.  Only unlink, rmdir and _exit: all async-signal-safe. */
 static void on_signal(int sig)
 {
 	size_t i;
 	int pass;
 
-	for (pass = TRACK_FILE; pass <= TRACK_DIR; pass++) {
+	for (pass = 0; pass < 3; pass++) {
+		int kind = pass == 0 ? TRACK_FILE : TRACK_DIR;
+
 		for (i = 0; i < N_TRACKED; i++) {
 			char *p = atomic_load(&tracked_path[i]);
 
-			if (p == NULL || atomic_load(&tracked_kind[i]) != pass)
+			if (p == NULL || atomic_load(&tracked_kind[i]) != kind)
 				continue;
-			if (pass == TRACK_FILE)
+			if (kind == TRACK_FILE)
 				unlink(p);
 			else
 				rmdir(p);
@@ -372,6 +376,8 @@ int fs_outset_begin(struct fs_outset *s, const char *dir, struct fs_error *err)
 	s->stage = fs_xmalloc(n);
 	snprintf(s->stage, n, "%s/.fleetsim.tmp.XXXXXX", dir);
 	hold_signals(&old);
+	if (s->created_dir)
+		track(s->dir, TRACK_DIR);        /* a signal leaves no empty dir */
 	made = mkdtemp(s->stage);
 	if (made != NULL)
 		track(s->stage, TRACK_DIR);
@@ -417,12 +423,38 @@ static void outset_free(struct fs_outset *s)
 		free(s->staged[i]);
 		free(s->names[i]);
 	}
+	for (i = 0; i < s->n_drops; i++)
+		free(s->drops[i]);
 	untrack(s->stage);
+	untrack(s->dir);
+	free(s->drops);
 	free(s->staged);
 	free(s->names);
 	free(s->stage);
 	free(s->dir);
 	memset(s, 0, sizeof *s);
+}
+
+void fs_outset_drop(struct fs_outset *s, const char *name)
+{
+	fs_xgrow((void **)&s->drops, &s->cap_drops, s->n_drops + 1, sizeof *s->drops);
+	s->drops[s->n_drops++] = fs_xstrdup(name);
+}
+
+/* Remove the set's dropped names from its directory (a file that is not
+ * there is no error). */
+static void remove_drops(const struct fs_outset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_drops; i++) {
+		size_t n = strlen(s->dir) + strlen(s->drops[i]) + 2;
+		char *path = fs_xmalloc(n);
+
+		snprintf(path, n, "%s/%s", s->dir, s->drops[i]);
+		unlink(path);
+		free(path);
+	}
 }
 
 void fs_outset_abort(struct fs_outset *s)
@@ -470,6 +502,8 @@ int fs_outset_commit(struct fs_outset *sets, size_t n_sets, struct fs_error *err
 			free(to);
 		}
 		rmdir(s->stage);
+		if (saved == 0)
+			remove_drops(s);
 		outset_free(s);
 	}
 	release_signals(&old);

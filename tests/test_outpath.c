@@ -186,6 +186,57 @@ static void test_outpath_run_success_leaves_no_temporaries(void **state)
 	free(out);
 }
 
+/* A run without --requests-csv into the directory of one with it: the
+ * earlier requests.csv would sit beside a summary it does not belong to;
+ * the run removes it with its commit. */
+static void test_outpath_run_removes_an_earlier_requests_csv(void **state)
+{
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "d");
+	const char *with[] = { "run", MINIMAL, "-r", "2", "-o", out, "-q", "--requests-csv",
+	                       "--seed", "1", NULL };
+	const char *without[] = { "run", MINIMAL, "-r", "2", "-o", out, "-q", "--seed", "2",
+	                          NULL };
+
+	(void)state;
+	fs_test_fleetsim_ok(with);
+	assert_true(fs_test_exists(out, "requests.csv"));
+	fs_test_fleetsim_ok(without);
+	assert_false(fs_test_exists(out, "requests.csv"));
+	assert_int_equal(count_entries(out), 4);
+	assert_int_equal(count_temporaries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(out);
+}
+
+/* Each command refuses a directory that holds another command's output
+ * (exit 2 naming it, nothing written): a run into a sweep's directory
+ * would have replaced its scenario.json, and `fleetsim report` would have
+ * shown the sweep. */
+static void test_outpath_other_commands_output_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *run = fs_test_path(dir, "run");
+	char *sw = fs_test_path(dir, "sw"), *marker = fs_test_path(sw, "sweep.json");
+	const char *run_args[] = { "run", MINIMAL, "-r", "1", "-o", run, "-q", NULL };
+	const char *into_sweep[] = { "run", MINIMAL, "-r", "1", "-o", sw, "-q", NULL };
+	const char *sweep_into_run[] = { "sweep", SWEEP, "-r", "1", "-o", run, "-q", NULL };
+
+	(void)state;
+	fs_test_fleetsim_ok(run_args);
+	assert_int_equal(mkdir(sw, 0755), 0);
+	fs_test_write_file(marker, "{}\n");
+	expect_refused(into_sweep, "found the output of fleetsim sweep (sweep.json)",
+	               "choose another -o");
+	assert_int_equal(count_entries(sw), 1);
+	expect_refused(sweep_into_run, "found the output of fleetsim run (summary.json)",
+	               "choose another -o");
+	assert_int_equal(count_entries(run), 4);
+	fs_test_fleetsim_ok(run_args);                /* its own: fine */
+	fs_test_tmpdir_free(dir);
+	free(run);
+	free(sw);
+	free(marker);
+}
+
 static void test_outpath_failing_variants_run_leaves_nothing(void **state)
 {
 	/* scenario_fleet.json's third variant sets a count of -1: the base and
@@ -325,8 +376,15 @@ static void test_outpath_sigterm_removes_temporaries_and_exits_143(void **state)
 	(void)state;
 	signal_child(dir, SIGTERM);
 	assert_int_equal(count_temporaries(dir), 0);
-	assert_int_equal(count_entries(dir), 1);   /* "set" only: no a.json */
-	/* The staged set never reached its directory. */
+	/* Nothing: no a.json, and the set's directory, which the set made,
+	 * is gone with its staged files (an interrupted run leaves no empty
+	 * output directory). */
+	assert_int_equal(count_entries(dir), 0);
+	/* A directory that was there before the set stays, empty. */
+	assert_int_equal(mkdir(sub, 0755), 0);
+	signal_child(dir, SIGTERM);
+	assert_int_equal(count_temporaries(dir), 0);
+	assert_int_equal(count_entries(dir), 1);
 	assert_int_equal(count_entries(sub), 0);
 	fs_test_tmpdir_free(dir);
 	free(sub);
@@ -424,6 +482,8 @@ int main(void)
 		cmocka_unit_test(test_outpath_run_output_file_that_is_a_directory_is_refused),
 		cmocka_unit_test(test_outpath_requests_csv_that_is_a_directory_is_refused),
 		cmocka_unit_test(test_outpath_run_success_leaves_no_temporaries),
+		cmocka_unit_test(test_outpath_run_removes_an_earlier_requests_csv),
+		cmocka_unit_test(test_outpath_other_commands_output_is_refused),
 		cmocka_unit_test(test_outpath_failing_variants_run_leaves_nothing),
 		cmocka_unit_test(test_outpath_failing_variants_run_keeps_older_outputs),
 		cmocka_unit_test(test_outpath_sweep_output_that_is_a_file_is_refused),

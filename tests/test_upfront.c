@@ -353,7 +353,7 @@ static void test_upfront_set_value_text_is_strict(void **state)
 		  "--set engine.servers=\"??\": value byte 2: invalid JSON: invalid UTF-8 in string\n" },
 		{ "engine.servers=\"a\x01\"",
 		  "--set engine.servers=\"a?\": value byte 3: invalid JSON: raw control character "
-		  "in string (escape it, e.g. \\t or \\u001f)\n" },
+		  "in string (write a tab as \\t, a newline as \\n)\n" },
 		{ "engine.servers=\x01" "3",
 		  "--set engine.servers=?3: value byte 1: invalid JSON: control character 0x01 "
 		  "outside a string (whitespace is space, tab, newline or CR)\n" },
@@ -362,8 +362,8 @@ static void test_upfront_set_value_text_is_strict(void **state)
 		  "zeros are not allowed)\n" },
 		{ "engine\x02.servers=3",
 		  "--set engine?.servers=3: expected a path of valid UTF-8 text without control "
-		  "characters; invalid JSON: raw control character in string (escape it, e.g. "
-		  "\\t or \\u001f)\n" },
+		  "characters; invalid JSON: raw control character in string (write a tab as "
+		  "\\t, a newline as \\n)\n" },
 	};
 	struct fixture f = make("");
 	struct stat st;

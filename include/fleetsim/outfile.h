@@ -74,10 +74,18 @@ struct fs_outset {
 	char **names;                /* file names, n of them */
 	char **staged;               /* stage/name, registered for the handler */
 	size_t n, cap, cap_staged;
-	int created_dir;             /* dir did not exist before begin */
+	char **drops;                /* names removed from dir at commit, n_drops */
+	size_t n_drops, cap_drops;
+	int created_dir;             /* dir did not exist before begin (it is
+	                              * registered for the handler too, which
+	                              * removes it when still empty) */
 };
 int fs_outset_begin(struct fs_outset *s, const char *dir, struct fs_error *err);
 const char *fs_outset_path(struct fs_outset *s, const char *name);
+/* A file of an earlier output that this set's outputs make stale (a run
+ * without --requests-csv after one with it): commit removes dir/name, when
+ * present, once every staged file is in place. */
+void fs_outset_drop(struct fs_outset *s, const char *name);
 int fs_outset_commit(struct fs_outset *sets, size_t n_sets, struct fs_error *err);
 void fs_outset_abort(struct fs_outset *s);
 
