@@ -4,6 +4,7 @@
  * region; modules check GSL return codes themselves.  SIGINT and SIGTERM
  * remove the temporaries of unfinished outputs and exit 130 / 143.
  */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,19 +59,13 @@ static const char usage_text[] =
 	"file:line:col and the JSON path.\n"
 	"Scenario keys: docs/SCENARIO.md.  Model and assumptions: docs/MODEL.md.\n";
 
-int main(int argc, char **argv)
+/* The command's exit status (the MPI-spread sweep, a subcommand, help or
+ * version). */
+static int dispatch(int argc, char **argv)
 {
 	const struct fs__cli_cmd *c;
-	const char *cmd;
+	const char *cmd = argv[1];
 
-	gsl_set_error_handler_off();
-	/* Before any thread: an interrupted command leaves no temporaries. */
-	fs_outfile_install_signals();
-	if (argc < 2) {
-		fputs(usage_text, stderr);
-		return FS_EXIT_INPUT;
-	}
-	cmd = argv[1];
 	if (strcmp(cmd, "sweep") == 0) {
 		/* The sweep is the one command that spreads over MPI ranks. */
 		int rc;
@@ -87,6 +82,10 @@ int main(int argc, char **argv)
 		char help_opt[] = "--help";
 		char *sub[] = { argv[2], help_opt, NULL };
 
+		if (argc > 3) {
+			fprintf(stderr, "fleetsim help: unexpected argument \"%s\"\n", argv[3]);
+			return FS_EXIT_INPUT;
+		}
 		if ((c = fs__cli_find(argv[2])) != NULL)
 			return c->main(2, sub);
 		fprintf(stderr, "fleetsim help: unknown command \"%s\"\n", argv[2]);
@@ -94,15 +93,42 @@ int main(int argc, char **argv)
 		return FS_EXIT_INPUT;
 	}
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
-	    strcmp(cmd, "-h") == 0) {
-		fputs(usage_text, stdout);
-		return FS_EXIT_OK;
-	}
-	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("fleetsim %s\n", FS_VERSION);
+	    strcmp(cmd, "-h") == 0 || strcmp(cmd, "version") == 0 ||
+	    strcmp(cmd, "--version") == 0) {
+		if (argc > 2) {
+			fprintf(stderr, "fleetsim %s: unexpected argument \"%s\"\n", cmd, argv[2]);
+			return FS_EXIT_INPUT;
+		}
+		if (cmd[0] == 'v' || strcmp(cmd, "--version") == 0)
+			printf("fleetsim %s\n", FS_VERSION);
+		else
+			fputs(usage_text, stdout);
 		return FS_EXIT_OK;
 	}
 	fprintf(stderr, "fleetsim: unknown command \"%s\"\n", cmd);
 	fputs(usage_text, stderr);
 	return FS_EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	gsl_set_error_handler_off();
+	/* Before any thread: an interrupted command leaves no temporaries. */
+	fs_outfile_install_signals();
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return FS_EXIT_INPUT;
+	}
+	rc = dispatch(argc, argv);
+	/* What a command printed is part of its result: a table lost to a
+	 * full disk or a closed pipe is a failure, not a success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "fleetsim %s: cannot write the standard output: %s\n", argv[1],
+		        strerror(errno));
+		if (rc == FS_EXIT_OK)
+			rc = FS_EXIT_RUNTIME;
+	}
+	return rc;
 }

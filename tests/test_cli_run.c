@@ -332,6 +332,41 @@ static void test_cli_run_scenario_must_be_a_regular_file(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* Run fleetsim with args and its standard output on /dev/full. */
+static struct fs_test_run run_to_full(const char *arg1, const char *arg2)
+{
+	const char *bin = getenv("FLEETSIM_BIN");
+	const char *argv[] = { "sh", "-c", "exec \"$0\" \"$@\" > /dev/full", NULL, arg1, arg2,
+	                       NULL };
+
+	argv[3] = bin != NULL && bin[0] != '\0' ? bin : "./fleetsim";
+	return fs_test_run_cmd(argv);
+}
+
+/* What a command prints is part of its result: a table, schema or script
+ * lost to a full disk is exit 1 with a message, not a success.  Stray
+ * arguments to version and help are refused. */
+static void test_cli_lost_standard_output_is_a_failure(void **state)
+{
+	const char *cmds[][2] = { { "version", NULL }, { "schema", NULL },
+	                          { "completion", "bash" }, { "catalog", "gpus" } };
+	const char *a1[] = { "version", "extra", NULL };
+	const char *a2[] = { "help", "run", "extra", NULL };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		struct fs_test_run r = run_to_full(cmds[i][0], cmds[i][1]);
+
+		if (r.exit_code != 1)
+			print_error("%s: exit %d, stderr: %s\n", cmds[i][0], r.exit_code, r.err);
+		assert_int_equal(r.exit_code, 1);
+		assert_non_null(strstr(r.err, "cannot write the standard output"));
+		fs_test_run_free(&r);
+	}
+	expect_cli_error(a1, "fleetsim version: unexpected argument \"extra\"");
+	expect_cli_error(a2, "fleetsim help: unexpected argument \"extra\"");
+}
+
 static void test_cli_help_lists_commands(void **state)
 {
 	const char *a1[] = { "--help", NULL };
@@ -361,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_cli_run_requests_csv_has_a_row_per_request),
 		cmocka_unit_test(test_cli_run_bad_options_exit_2_and_write_nothing),
 		cmocka_unit_test(test_cli_run_scenario_must_be_a_regular_file),
+		cmocka_unit_test(test_cli_lost_standard_output_is_a_failure),
 		cmocka_unit_test(test_cli_help_lists_commands),
 	};
 
