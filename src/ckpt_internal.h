@@ -74,11 +74,21 @@ struct fs__ckpt_input {
 	char *currency;             /* "currency" (default "USD") */
 	char *trace_path;           /* resolved against the file's directory */
 	char *trace_display;        /* as written */
+	char *key_at[16];           /* "FILE:LINE:COL" of each root key's value
+	                             * present, by its index in the loader's list
+	                             * (heap; for errors found when the study
+	                             * runs: fs__ckpt_where) */
 };
 
 /* Read and check the JSON file at path.  0, or -1 with err at
  * FILE:LINE:COL and the JSON path (in is then zeroed). */
 int fs__ckpt_load(const char *path, struct fs__ckpt_input *in, struct fs_error *err);
+/* Where the study's error `err` (found when it ran, with a JSON path but
+ * no place) comes from: err->where set to the place of the path's root
+ * key's value in the input file.  No effect when err has a place already
+ * or its key is unknown. */
+void fs__ckpt_where(const struct fs__ckpt_input *in, struct fs_error *err);
+
 /* obj["interruptions"] (required): {rate_per_h, unavailable_mean} or
  * {trace, format, instances}, into *sp; a trace's resolved path and its
  * name as written go to *trace_path and *trace_display (heap, the caller

@@ -9,10 +9,12 @@
 #include "ckpt_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fleetsim/capacity.h"
+#include "json_pos.h"
 #include "scenario_walk.h"
 
 #define H_NS (INT64_C(3600) * FS_NS_PER_S)
@@ -31,6 +33,8 @@ static const char *const FORMAT_NAMES[] = { FS_CAPACITY_FORMAT_MAP(FS_ENUM_NAME)
 
 void fs__ckpt_input_fini(struct fs__ckpt_input *in)
 {
+	for (size_t k = 0; k < sizeof in->key_at / sizeof in->key_at[0]; k++)
+		free(in->key_at[k]);
 	free(in->name);
 	free(in->currency);
 	free(in->trace_path);
@@ -101,6 +105,39 @@ int fs__ckpt_load_interruptions(struct fs__sc *sc, const cJSON *obj,
 	return 0;
 }
 
+/* The place of each root key's value, for errors the study finds later. */
+static void note_places(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_input *in)
+{
+	_Static_assert(sizeof ROOT_KEYS / sizeof ROOT_KEYS[0] - 1 <=
+	               sizeof in->key_at / sizeof in->key_at[0], "a slot per root key");
+	for (size_t k = 0; ROOT_KEYS[k] != NULL; k++) {
+		const cJSON *node = fs__sc_get(root, ROOT_KEYS[k]);
+		size_t key_off, val_off, n;
+		int line, col;
+
+		if (node == NULL || fs__jpos_lookup(sc->pos, node, &key_off, &val_off) != 0)
+			continue;
+		fs__jpos_line_col(sc->text, sc->text_len, val_off, &line, &col);
+		n = strlen(sc->file) + 32;
+		in->key_at[k] = fs_xmalloc(n);
+		snprintf(in->key_at[k], n, "%s:%d:%d", sc->file, line, col);
+	}
+}
+
+void fs__ckpt_where(const struct fs__ckpt_input *in, struct fs_error *err)
+{
+	size_t len = strcspn(err->path, ".[");
+
+	if (err->where[0] != '\0')
+		return;
+	for (size_t k = 0; ROOT_KEYS[k] != NULL; k++)
+		if (strlen(ROOT_KEYS[k]) == len && strncmp(ROOT_KEYS[k], err->path, len) == 0 &&
+		    in->key_at[k] != NULL) {
+			snprintf(err->where, sizeof err->where, "%s", in->key_at[k]);
+			return;
+		}
+}
+
 /* fs__sc_load_file's walk of the input file into ctx (the input). */
 static int load_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 {
@@ -114,6 +151,7 @@ static int load_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 
 	if (fs__sc_check_object(sc, root, ROOT_KEYS) != 0)
 		return -1;
+	note_places(sc, root, in);
 	if (fs__sc_string(sc, root, "name", false, &name) < 0 ||
 	    fs__sc_string(sc, root, "description", true, &cur) < 0)
 		return -1;

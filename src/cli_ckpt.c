@@ -232,8 +232,11 @@ int fs__cli_ckpt(int argc, char **argv)
 		if (i > 0)
 			c.scan_points = 0;   /* the scan is of the spot-only policy */
 		if (fs_ckpt_run(&c, &res[i], &err) != 0) {
+			/* the study's checks are on the input's values: exit 2 at
+			 * the value's place in the file */
+			fs__ckpt_where(&in, &err);
 			fs_error_print(&err);
-			rc = FS_EXIT_RUNTIME;
+			rc = FS_EXIT_INPUT;
 		}
 	}
 	if (rc == FS_EXIT_OK) {

@@ -357,6 +357,21 @@ static void test_ckpt_cli_bad_input_exits_2(void **state)
 	          " \"spot_price_per_h\": 1, \"on_demand_price_per_h\": 2,\n"
 	          " \"interruptions\": {\"rate_per_h\": 0.1}}\n",
 	          "dedline");
+	/* a job the replayed trace never lets finish (a checkpoint takes 6 min,
+	 * the trace interrupts every 4): found when the study runs, reported
+	 * at the value that causes it, exit 2 */
+	{
+		char *trace = fs_test_path(d, "ok.json");
+
+		fs_test_write_file(trace, "{\"metadata\": {\"gap_seconds\": 60}, "
+		                   "\"data\": [1, 0, 1, 1]}\n");
+		check_bad(d, "{\"work\": \"10h\", \"checkpoint_cost\": \"6m\",\n"
+		          " \"spot_price_per_h\": 1, \"on_demand_price_per_h\": 2,\n"
+		          " \"interruptions\": {\"trace\": \"ok.json\", \"format\": \"skypilot\", "
+		          "\"instances\": 1}}\n",
+		          "bad.json:3:19: interruptions: expected a job that finishes");
+		free(trace);
+	}
 	/* the currency label follows a scenario's rule (MODEL: B9) */
 	check_bad(d, "{\"work\": \"10h\", \"checkpoint_cost\": \"6m\", \"currency\": \"<b>\",\n"
 	          " \"spot_price_per_h\": 1, \"on_demand_price_per_h\": 2,\n"
