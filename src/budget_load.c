@@ -304,6 +304,7 @@ void fs_budget_plan_free(struct fs_budget_plan *plan)
 		struct fs_budget_task *t = &plan->tasks[i];
 
 		free(t->name);
+		free(t->at);
 		free(t->model_label);
 		free(t->serve.from_dir);
 		fs__budget_spot_free(t->train.spot);

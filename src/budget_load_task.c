@@ -590,6 +590,7 @@ int fs__budget_load_task(struct fs__sc *sc, const cJSON *node, struct fs_budget_
 		return -1;
 	t->kind = (enum fs_budget_kind)kind;
 	t->name = fs_xstrdup(name);
+	t->at = fs__sc_place(sc, node);
 	for (size_t i = 0; i < plan->n_tasks; i++)
 		if (strcmp(plan->tasks[i].name, name) == 0)
 			return fs__sc_fail_member(sc, node, "name", "expected a name no other task "

@@ -362,6 +362,13 @@ double fs_budget_planned(double estimate, double risk_factor, double buffer,
 	return estimate + risk + buf;
 }
 
+/* Where task i's errors are reported: its object's place in the plan, or
+ * the plan's file for a task not loaded from one. */
+static const char *task_at(const struct fs_budget_plan *plan, size_t i)
+{
+	return plan->tasks[i].at != NULL ? plan->tasks[i].at : plan->path;
+}
+
 int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result *res,
                       struct fs_error *err)
 {
@@ -374,7 +381,7 @@ int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result
 
 		if (fs__budget_task_figures(plan, i, r, err) != 0) {
 			snprintf(path, sizeof path, "tasks[%zu]", i);
-			snprintf(err->where, sizeof err->where, "%s", plan->path);
+			snprintf(err->where, sizeof err->where, "%s", task_at(plan, i));
 			snprintf(err->path, sizeof err->path, "%s", path);
 			return -1;
 		}
@@ -382,7 +389,7 @@ int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result
 		if (plan->tasks[i].kind == FS_BUDGET_FINETUNE && plan->tasks[i].train.spot != NULL &&
 		    fs__budget_spot(plan, i, r, err) != 0) {
 			snprintf(path, sizeof path, "tasks[%zu].spot", i);
-			snprintf(err->where, sizeof err->where, "%s", plan->path);
+			snprintf(err->where, sizeof err->where, "%s", task_at(plan, i));
 			snprintf(err->path, sizeof err->path, "%s", path);
 			return -1;
 		}
@@ -393,7 +400,7 @@ int fs_budget_compute(const struct fs_budget_plan *plan, struct fs_budget_result
 		price_task(plan, res, i);
 		if (!isfinite(res->tasks[i].best_cost)) {
 			snprintf(path, sizeof path, "tasks[%zu].plans", i);
-			return fs_error_set(err, plan->path, path, "no allowed pricing plan has a "
+			return fs_error_set(err, task_at(plan, i), path, "no allowed pricing plan has a "
 			                    "price for GPU %s", plan->tasks[i].gpu->id);
 		}
 	}

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "fleetsim/capacity.h"
-#include "json_pos.h"
 #include "scenario_walk.h"
 
 #define H_NS (INT64_C(3600) * FS_NS_PER_S)
@@ -110,18 +109,9 @@ static void note_places(struct fs__sc *sc, const cJSON *root, struct fs__ckpt_in
 {
 	_Static_assert(sizeof ROOT_KEYS / sizeof ROOT_KEYS[0] - 1 <=
 	               sizeof in->key_at / sizeof in->key_at[0], "a slot per root key");
-	for (size_t k = 0; ROOT_KEYS[k] != NULL; k++) {
-		const cJSON *node = fs__sc_get(root, ROOT_KEYS[k]);
-		size_t key_off, val_off, n;
-		int line, col;
-
-		if (node == NULL || fs__jpos_lookup(sc->pos, node, &key_off, &val_off) != 0)
-			continue;
-		fs__jpos_line_col(sc->text, sc->text_len, val_off, &line, &col);
-		n = strlen(sc->file) + 32;
-		in->key_at[k] = fs_xmalloc(n);
-		snprintf(in->key_at[k], n, "%s:%d:%d", sc->file, line, col);
-	}
+	for (size_t k = 0; ROOT_KEYS[k] != NULL; k++)
+		if (fs__sc_get(root, ROOT_KEYS[k]) != NULL)
+			in->key_at[k] = fs__sc_place(sc, fs__sc_get(root, ROOT_KEYS[k]));
 }
 
 void fs__ckpt_where(const struct fs__ckpt_input *in, struct fs_error *err)

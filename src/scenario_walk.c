@@ -115,6 +115,17 @@ static size_t key_off_of(const struct fs__sc *sc, const cJSON *node)
 	return key_off != FS__JPOS_NONE ? key_off : val_off;
 }
 
+char *fs__sc_place(const struct fs__sc *sc, const cJSON *node)
+{
+	size_t n = strlen(sc->file) + 32;
+	char *at = fs_xmalloc(n);
+	int line, col;
+
+	fs__jpos_line_col(sc->text, sc->text_len, value_off(sc, node), &line, &col);
+	snprintf(at, n, "%s:%d:%d", sc->file, line, col);
+	return at;
+}
+
 int fs__sc_fail_at(struct fs__sc *sc, const cJSON *node, const char *fmt, ...)
 {
 	va_list ap;

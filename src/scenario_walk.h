@@ -132,6 +132,10 @@ void fs__sc_path_set(struct fs__sc *sc, const char *path);
 
 /* ---- errors (all return -1) ------------------------------------------------ */
 
+/* "FILE:LINE:COL" of node's value (heap), for an error found after the
+ * load (a study run on the loaded values) to be reported at its place. */
+char *fs__sc_place(const struct fs__sc *sc, const cJSON *node);
+
 /* At node's value (an object's '{'), with the current path. */
 int fs__sc_fail_at(struct fs__sc *sc, const cJSON *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

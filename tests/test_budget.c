@@ -157,7 +157,13 @@ static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
 	      " \"tokens\": 1e9, \"transfer_gb\": 0}]}");
 	r = fs_test_run_fleetsim(args);
 	assert_int_equal(r.exit_code, 2);
-	assert_non_null(strstr(r.err, "tasks[0]: does not fit"));
+	/* at the task's object in the plan: line 1, column 26 */
+	{
+		char want[600];
+
+		snprintf(want, sizeof want, "%s:1:26: tasks[0]: does not fit", path);
+		assert_non_null(strstr(r.err, want));
+	}
 	assert_non_null(strstr(r.err, "optimizer 80.88"));      /* 6.74e9 x 12 B */
 	fs_test_run_free(&r);
 	/* LoRA rank 16 on q,k,v,o of Llama-2-7B, 1 x 2048 tokens, fits: weights

@@ -102,6 +102,8 @@ struct fs_budget_fixed {
 
 struct fs_budget_task {
 	char *name;
+	char *at;                    /* "FILE:LINE:COL" of its object, for
+	                              * errors found when the plan is computed */
 	enum fs_budget_kind kind;
 	const struct fs_gpu_spec *gpu;         /* catalogue (borrowed) */
 	const struct fs_model_spec *model;     /* catalogue or own_model */
