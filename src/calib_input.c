@@ -1,9 +1,10 @@
 /*
- * calib_input.c — readers of the measurements `fleetsim calibrate` fits: a
- * CSV of measured step times, a CSV of whole `vllm bench latency` runs
- * (the header decides) and a `vllm bench serve` result JSON, each turned
- * into points with a measured time (MODEL: C5-C7).  Bad input is reported
- * at file:line:col; nothing is kept between calls.
+ * calib_input.c — readers of the CSV measurements `fleetsim calibrate` fits:
+ * measured step times, whole `vllm bench latency` runs or single requests
+ * (the header decides), each row checked against the ranges of
+ * docs/CALIBRATE.md and turned into points with a measured time (MODEL:
+ * C5, C7, C8); the file-type dispatch (JSON goes to calib_vllm.c).  Bad
+ * input is reported at file:line:col; nothing is kept between calls.
  */
 #include <ctype.h>
 #include <math.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 
 #include "calibrate.h"
-#include "json_pos.h"
+#include "fleetsim/catalog.h"
 #include "scenario_walk.h"
 
 enum { C_BATCH, C_PREFILL, C_DECODE, C_CTX, C_MS, N_COLS };
@@ -34,6 +35,18 @@ static const char *const REQ_COLS[N_REQ_COLS] = {
 	"prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms"
 };
 
+enum { MAX_FORM_COLS = 5, MAX_CELLS = 32 };
+
+/* One data row, its cells in the order of its form's column names. */
+struct csv_row {
+	const char *file;
+	int line;
+	const char *const *names;          /* the form's column names */
+	char *cell[MAX_FORM_COLS];         /* NULL: an optional column left out */
+	int col[MAX_FORM_COLS];            /* 1-based columns of the cells */
+	const struct fs_model_spec *model; /* its context bounds token counts */
+};
+
 static int fail(struct fs_error *err, const char *file, int line, int col,
                 const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
@@ -50,6 +63,90 @@ static int fail(struct fs_error *err, const char *file, int line, int col,
 	va_end(ap);
 	fs_error_set(err, where, path, "%s", msg);
 	return -1;
+}
+
+int fs__cal_range_ok(const struct fs_cal_range *r, double v)
+{
+	return isfinite(v) && (r->lo_open ? v > r->lo : v >= r->lo) && v <= r->hi &&
+	       (!r->whole || v == floor(v));
+}
+
+void fs__cal_range_text(const struct fs_cal_range *r, char *buf, size_t len)
+{
+	int n;
+
+	if (r->whole)
+		n = snprintf(buf, len, "a whole number from %.0f to %.0f", r->lo, r->hi);
+	else if (isinf(r->hi))
+		n = snprintf(buf, len, "a finite number %s %.15g", r->lo_open ? ">" : ">=",
+		             r->lo);
+	else if (r->lo_open)
+		n = snprintf(buf, len, "a number > %.15g and <= %.15g", r->lo, r->hi);
+	else
+		n = snprintf(buf, len, "a number from %.15g to %.15g", r->lo, r->hi);
+	if (r->why[0] != '\0' && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (%s)", r->why);
+}
+
+/* The whole numbers lo..hi; the caller sets why when the bound needs saying. */
+static struct fs_cal_range whole_range(double lo, double hi)
+{
+	struct fs_cal_range r = { .lo = lo, .hi = hi, .whole = 1 };
+
+	return r;
+}
+
+/* The numbers [lo, hi], or (lo, hi] with lo_open; why as whole_range's. */
+static struct fs_cal_range num_range(double lo, int lo_open, double hi)
+{
+	struct fs_cal_range r = { .lo = lo, .hi = hi, .lo_open = lo_open };
+
+	return r;
+}
+
+/* Cell i of row as a number in r; -1 with err at the cell otherwise. */
+static int read_cell(const struct csv_row *row, int i, const struct fs_cal_range *r,
+                     double *out, struct fs_error *err)
+{
+	char *end = NULL, path[64], want[300];
+
+	*out = strtod(row->cell[i], &end);
+	if (end != row->cell[i] && *end == '\0' && fs__cal_range_ok(r, *out))
+		return 0;
+	snprintf(path, sizeof path, "measurements.%s", row->names[i]);
+	fs__cal_range_text(r, want, sizeof want);
+	return fail(err, row->file, row->line, row->col[i], path,
+	            "expected %s, found \"%s\"", want, row->cell[i]);
+}
+
+/* A sequence's prompt and output tokens: the prompt 1 .. context - 1 (one
+ * output token must fit), the output 1 .. context - prompt. */
+static int read_prompt_output(const struct csv_row *row, int i_prompt, int i_output,
+                              double *prompt, double *output, struct fs_error *err)
+{
+	const struct fs_model_spec *m = row->model;
+	double ctx = (double)m->max_context_tokens;
+	struct fs_cal_range r = whole_range(1, ctx - 1);
+
+	snprintf(r.why, sizeof r.why, "a prompt and one output token within the "
+	         "%lld-token context of %s", (long long)m->max_context_tokens, m->id);
+	if (read_cell(row, i_prompt, &r, prompt, err) < 0)
+		return -1;
+	r = whole_range(1, ctx - *prompt);
+	snprintf(r.why, sizeof r.why, "%s + %s within the %lld-token context of %s",
+	         row->names[i_prompt], row->names[i_output],
+	         (long long)m->max_context_tokens, m->id);
+	return read_cell(row, i_output, &r, output, err);
+}
+
+/* A measured time in ms: > 0 (or >= 0 with zero_ok) and at most FS__CAL_MAX_MS. */
+static int read_ms(const struct csv_row *row, int i, int zero_ok, double *out,
+                   struct fs_error *err)
+{
+	struct fs_cal_range r = num_range(0, !zero_ok, FS__CAL_MAX_MS);
+
+	snprintf(r.why, sizeof r.why, "milliseconds");
+	return read_cell(row, i, &r, out, err);
 }
 
 /* Split line (modified in place) at commas; cells and their 1-based columns. */
@@ -86,12 +183,10 @@ static int split(char *line, char **cell, int *col, int max)
  * `decode_tokens` decode one token each with `context` tokens of context on
  * average and the other batch − decode_tokens share `prefill_tokens` new
  * prompt tokens equally, each from context 0. */
-static int row_shape(const double v[N_COLS], struct fs_step_shape *s)
+static void row_shape(const double v[N_COLS], struct fs_step_shape *s)
 {
 	int64_t b = (int64_t)v[C_BATCH], d = (int64_t)v[C_DECODE], np = b - d;
 
-	if (d > b || (v[C_PREFILL] > 0 && np < 1) || (v[C_PREFILL] == 0 && d == 0))
-		return -1;
 	memset(s, 0, sizeof *s);
 	s->n_seqs = b;
 	s->decode_seqs = d;
@@ -102,84 +197,94 @@ static int row_shape(const double v[N_COLS], struct fs_step_shape *s)
 
 		s->prefill_attn_tokens = (int64_t)llround((double)np * len * len / 2.0);
 	}
+}
+
+/* The step row's counts: batch, then decode_tokens <= batch, then
+ * prefill_tokens of at most the context per prefilling sequence, not 0
+ * when nothing decodes (a step does some work). */
+static int read_step_counts(const struct csv_row *row, double v[N_COLS],
+                            struct fs_error *err)
+{
+	const struct fs_model_spec *m = row->model;
+	struct fs_cal_range r = whole_range(1, FS__CAL_MAX_SEQS);
+	double np;
+
+	snprintf(r.why, sizeof r.why, "sequences in one step");
+	if (read_cell(row, C_BATCH, &r, &v[C_BATCH], err) < 0)
+		return -1;
+	r = whole_range(0, v[C_BATCH]);
+	snprintf(r.why, sizeof r.why, "decoding sequences, at most batch");
+	if (read_cell(row, C_DECODE, &r, &v[C_DECODE], err) < 0)
+		return -1;
+	np = v[C_BATCH] - v[C_DECODE];
+	r = whole_range(0, np * (double)m->max_context_tokens);
+	if (np == 0)
+		snprintf(r.why, sizeof r.why, "no sequence prefills: batch - decode_tokens "
+		         "= 0");
+	else
+		snprintf(r.why, sizeof r.why, "at most %lld, the context of %s, per "
+		         "prefilling sequence; batch - decode_tokens = %.0f of them",
+		         (long long)m->max_context_tokens, m->id, np);
+	if (read_cell(row, C_PREFILL, &r, &v[C_PREFILL], err) < 0)
+		return -1;
+	if (v[C_PREFILL] == 0 && v[C_DECODE] == 0)
+		return fail(err, row->file, row->line, row->col[C_PREFILL],
+		            "measurements.prefill_tokens", "expected a whole number >= 1 "
+		            "when decode_tokens is 0 (a step does some work), found \"%s\"",
+		            row->cell[C_PREFILL]);
 	return 0;
 }
 
-/* One whole-run row (values v[], columns col[] of the cells in order
- * RUN_COLS) as a point; -1 with err at the offending cell. */
-static int run_row(const char *path, int line_no, char *const cell[],
-                   const int col[], struct fs_cal_points *ps, struct fs_error *err)
+/* One step row (cells in order COLS) as a point. */
+static int step_row(const struct csv_row *row, struct fs_cal_points *ps,
+                    struct fs_error *err)
 {
-	double v[N_RUN_COLS];
+	const struct fs_model_spec *m = row->model;
+	struct fs_cal_range r = num_range(0, 0, (double)m->max_context_tokens);
 	struct fs_cal_point pt;
-	int i;
+	double v[N_COLS];
 
-	for (i = 0; i < N_RUN_COLS; i++) {
-		char *end = NULL, path_buf[64];
+	snprintf(r.why, sizeof r.why, "mean context tokens of a decoding sequence, at "
+	         "most the context of %s", m->id);
+	if (read_step_counts(row, v, err) < 0 ||
+	    read_cell(row, C_CTX, &r, &v[C_CTX], err) < 0 ||
+	    read_ms(row, C_MS, 0, &v[C_MS], err) < 0)
+		return -1;
+	memset(&pt, 0, sizeof pt);
+	row_shape(v, &pt.shape);
+	pt.measured_ns = v[C_MS] * 1e6;
+	snprintf(pt.where, sizeof pt.where, "%.140s:%d", row->file, row->line);
+	fs__cal_points_push(ps, &pt);
+	return 0;
+}
 
-		snprintf(path_buf, sizeof path_buf, "measurements.%s", RUN_COLS[i]);
-		v[i] = strtod(cell[i], &end);
-		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] > 1e9 ||
-		    (i == R_MS ? v[i] <= 0 : v[i] < 1 || v[i] != floor(v[i])) ||
-		    (i == R_BATCH && v[i] > 256))
-			return fail(err, path, line_no, col[i], path_buf,
-			            i == R_MS ? "expected a number > 0, found \"%s\""
-			            : i == R_BATCH ? "expected a whole number 1..256 (vLLM's "
-			              "default max_num_seqs), found \"%s\""
-			            : "expected a whole number >= 1, found \"%s\"", cell[i]);
-	}
+/* One whole-run row (cells in order RUN_COLS) as a point. */
+static int run_row(const struct csv_row *row, struct fs_cal_points *ps,
+                   struct fs_error *err)
+{
+	struct fs_cal_range r = whole_range(1, FS__CAL_MAX_RUN_BATCH);
+	struct fs_cal_point pt;
+	double v[N_RUN_COLS];
+
+	snprintf(r.why, sizeof r.why, "vLLM's default max_num_seqs");
+	if (read_cell(row, R_BATCH, &r, &v[R_BATCH], err) < 0 ||
+	    read_prompt_output(row, R_INPUT, R_OUTPUT, &v[R_INPUT], &v[R_OUTPUT], err) < 0 ||
+	    read_ms(row, R_MS, 0, &v[R_MS], err) < 0)
+		return -1;
 	memset(&pt, 0, sizeof pt);
 	pt.kind = FS_CAL_RUN;
 	pt.run.batch = (int64_t)v[R_BATCH];
 	pt.run.input_len = (int64_t)v[R_INPUT];
 	pt.run.output_len = (int64_t)v[R_OUTPUT];
-	pt.run.input_col = col[R_INPUT];
+	pt.run.input_col = row->col[R_INPUT];
 	pt.measured_ns = v[R_MS] * 1e6;
-	snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
+	snprintf(pt.where, sizeof pt.where, "%.140s:%d", row->file, row->line);
 	fs__cal_points_push(ps, &pt);
 	return 0;
 }
 
-/* One step row (cells and columns in order COLS) as a point. */
-static int step_row(const char *path, int line_no, char *const cell[],
-                    const int col[], struct fs_cal_points *ps, struct fs_error *err)
-{
-	double v[N_COLS];
-	struct fs_cal_point pt;
-	int i;
-
-	for (i = 0; i < N_COLS; i++) {
-		char *end = NULL, path_buf[64];
-
-		snprintf(path_buf, sizeof path_buf, "measurements.%s", COLS[i]);
-		v[i] = strtod(cell[i], &end);
-		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] < 0 ||
-		    v[i] > 1e9 || (i == C_MS && v[i] <= 0) ||
-		    (i != C_CTX && i != C_MS && v[i] != floor(v[i])) ||
-		    (i == C_BATCH && v[i] < 1))
-			return fail(err, path, line_no, col[i], path_buf,
-			            i == C_MS ? "expected a number > 0, found \"%s\""
-			            : i == C_CTX ? "expected a number >= 0, found \"%s\""
-			            : "expected a whole number >= 0 (batch >= 1), "
-			              "found \"%s\"", cell[i]);
-	}
-	memset(&pt, 0, sizeof pt);
-	if (row_shape(v, &pt.shape) < 0)
-		return fail(err, path, line_no, 1, "measurements",
-		            "expected decode_tokens <= batch, a prefilling sequence "
-		            "for prefill_tokens > 0 and some work, found %s",
-		            "a row that is none of these");
-	pt.measured_ns = v[C_MS] * 1e6;
-	snprintf(pt.where, sizeof pt.where, "%.140s:%d", path, line_no);
-	fs__cal_points_push(ps, &pt);
-	return 0;
-}
-
-/* MODEL: C8 — one request measured alone (concurrency 1): its TTFT is a
- * batch-1 prefill of its prompt, its mean inter-token time a batch-1 decode
- * step at its mid-life context, prompt + output / 2. */
-static void push_request(struct fs_cal_points *ps, double prompt, double output,
-                         double ttft_ms, double tpot_ms, const char *where)
+void fs__cal_push_request(struct fs_cal_points *ps, double prompt, double output,
+                          double ttft_ms, double tpot_ms, const char *where)
 {
 	struct fs_cal_point pt;
 
@@ -202,108 +307,137 @@ static void push_request(struct fs_cal_points *ps, double prompt, double output,
 }
 
 /* One per-request row (cells in order REQ_COLS; tpot may be NULL). */
-static int request_row(const char *path, int line_no, char *const cell[],
-                       const int col[], struct fs_cal_points *ps, struct fs_error *err)
+static int request_row(const struct csv_row *row, struct fs_cal_points *ps,
+                       struct fs_error *err)
 {
 	double v[N_REQ_COLS] = { 0 };
 	char where[160];
+
+	if (read_prompt_output(row, Q_PROMPT, Q_OUTPUT, &v[Q_PROMPT], &v[Q_OUTPUT], err) < 0 ||
+	    read_ms(row, Q_TTFT, 0, &v[Q_TTFT], err) < 0 ||
+	    (row->cell[Q_TPOT] != NULL && read_ms(row, Q_TPOT, 1, &v[Q_TPOT], err) < 0))
+		return -1;
+	snprintf(where, sizeof where, "%.140s:%d", row->file, row->line);
+	fs__cal_push_request(ps, v[Q_PROMPT], v[Q_OUTPUT], v[Q_TTFT], v[Q_TPOT], where);
+	return 0;
+}
+
+/* A CSV form: its columns, which of them may be left out (-1: none) and
+ * its row reader. */
+struct csv_form {
+	const char *const *names;
+	int n;
+	int optional;
+	int (*row)(const struct csv_row *row, struct fs_cal_points *ps,
+	           struct fs_error *err);
+};
+
+static const struct csv_form STEP_FORM = { COLS, N_COLS, -1, step_row };
+static const struct csv_form RUN_FORM = { RUN_COLS, N_RUN_COLS, -1, run_row };
+static const struct csv_form REQ_FORM = { REQ_COLS, N_REQ_COLS, Q_TPOT, request_row };
+
+/* The header (n cells): its form (a latency_ms column selects whole runs, a
+ * ttft_ms column single requests, else steps), each name once, and where
+ * each of the form's columns is (cell_of[i], -1 for an optional one left
+ * out). */
+static int read_header(const char *file, int line, char *const cell[], const int col[],
+                       int n, const struct csv_form **form, int cell_of[],
+                       struct fs_error *err)
+{
+	int i, k;
+
+	*form = &STEP_FORM;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i; k++)
+			if (strcmp(cell[k], cell[i]) == 0)
+				return fail(err, file, line, col[i], "header", "expected each "
+				            "column name once, found \"%s\" again (first at "
+				            "column %d)", cell[i], col[k]);
+		if (strcmp(cell[i], "latency_ms") == 0)
+			*form = &RUN_FORM;
+		if (strcmp(cell[i], "ttft_ms") == 0)
+			*form = &REQ_FORM;
+	}
+	for (i = 0; i < (*form)->n; i++) {
+		cell_of[i] = -1;
+		for (k = 0; k < n; k++)
+			if (strcmp(cell[k], (*form)->names[i]) == 0)
+				cell_of[i] = k;
+		if (cell_of[i] < 0 && i != (*form)->optional)
+			return fail(err, file, line, 1, "header", "expected a column \"%s\", "
+			            "found none", (*form)->names[i]);
+	}
+	return 0;
+}
+
+/* A data row of n cells (line length len) under a header of n_header
+ * columns: as many fields as the header, each of the form's present. */
+static int take_row(struct csv_row *row, const struct csv_form *form, const int cell_of[],
+                    char *const cell[], const int col[], int n, int n_header,
+                    size_t len, struct fs_error *err)
+{
 	int i;
 
-	for (i = 0; i < N_REQ_COLS; i++) {
-		char *end = NULL, path_buf[64];
+	if (n > n_header)
+		return fail(err, row->file, row->line, col[n_header], "measurements",
+		            "expected %d fields, as the header has, found %d", n_header, n);
+	for (i = 0; i < form->n; i++) {
+		int k = cell_of[i];
+		char path[64];
 
-		if (cell[i] == NULL)
-			continue;
-		snprintf(path_buf, sizeof path_buf, "measurements.%s", REQ_COLS[i]);
-		v[i] = strtod(cell[i], &end);
-		if (end == cell[i] || *end != '\0' || !isfinite(v[i]) || v[i] > 1e9 ||
-		    (i == Q_TTFT ? v[i] <= 0 : v[i] < 0) ||
-		    (i <= Q_OUTPUT && (v[i] != floor(v[i]) || v[i] < 1)))
-			return fail(err, path, line_no, col[i], path_buf,
-			            i == Q_TTFT ? "expected a number > 0, found \"%s\""
-			            : i == Q_TPOT ? "expected a number >= 0, found \"%s\""
-			            : "expected a whole number >= 1, found \"%s\"", cell[i]);
+		row->cell[i] = k < 0 ? NULL : cell[k];  /* an optional column left out */
+		row->col[i] = k < 0 ? 0 : col[k];
+		snprintf(path, sizeof path, "measurements.%s", form->names[i]);
+		if (k >= n)
+			return fail(err, row->file, row->line, (int)len + 1, path,
+			            "expected a number, found %s", "end of line");
 	}
-	snprintf(where, sizeof where, "%.140s:%d", path, line_no);
-	push_request(ps, v[Q_PROMPT], v[Q_OUTPUT], v[Q_TTFT], v[Q_TPOT], where);
+	if (n < n_header)
+		return fail(err, row->file, row->line, (int)len + 1, "measurements",
+		            "expected %d fields, as the header has, found %d", n_header, n);
 	return 0;
 }
 
 /* A CSV of steps, of whole runs when the header names latency_ms, or of
  * single requests when it names ttft_ms. */
-static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
-                    struct fs_error *err)
+static int read_csv(const char *path, char *text, const struct fs_model_spec *model,
+                    struct fs_cal_points *ps, struct fs_error *err)
 {
-	int where_col[N_REQ_COLS + N_COLS], line_no = 0, have_header = 0, n_need = N_COLS, i;
-	const char *const *need = COLS;
+	const struct csv_form *form = NULL;
+	int cell_of[MAX_FORM_COLS], n_header = 0;
+	struct csv_row row = { .file = path, .model = model };
 	char *line, *next;
 
 	for (line = text; line != NULL; line = next) {
-		char *cell[32], *row_cell[N_COLS];
-		int col[32], row_col[N_COLS], n;
-		int optional;
+		char *cell[MAX_CELLS];
+		int col[MAX_CELLS], n;
 		size_t l;
 
 		next = strchr(line, '\n');
 		if (next != NULL)
 			*next++ = '\0';
 		l = strlen(line);
-		line_no++;
+		row.line++;
 		if (l > 0 && line[l - 1] == '\r')
 			line[--l] = '\0';
 		if (l == 0 || line[0] == '#')
 			continue;
-		n = split(line, cell, col, 32);
-		if (n > 32)
-			return fail(err, path, line_no, 1, "measurements",
-			            "expected at most 32 columns, found %s", "more");
-		if (!have_header) {
-			for (i = 0; i < n; i++) {
-				if (strcmp(cell[i], "latency_ms") == 0) {
-					need = RUN_COLS;
-					n_need = N_RUN_COLS;
-				}
-				if (strcmp(cell[i], "ttft_ms") == 0) {
-					need = REQ_COLS;
-					n_need = N_REQ_COLS;
-				}
-			}
-			for (i = 0; i < n_need; i++) {
-				int k;
-
-				where_col[i] = -1;
-				for (k = 0; k < n; k++)
-					if (strcmp(cell[k], need[i]) == 0)
-						where_col[i] = k;
-				optional = need == REQ_COLS && i == Q_TPOT;
-				if (where_col[i] < 0 && !optional)
-					return fail(err, path, line_no, 1, "header",
-					            "expected a column \"%s\", found none", need[i]);
-			}
-			have_header = 1;
+		n = split(line, cell, col, MAX_CELLS);
+		if (n > MAX_CELLS)
+			return fail(err, path, row.line, 1, "measurements",
+			            "expected at most %d columns, found %d", MAX_CELLS, n);
+		if (form == NULL) {
+			if (read_header(path, row.line, cell, col, n, &form, cell_of, err) < 0)
+				return -1;
+			row.names = form->names;
+			n_header = n;
 			continue;
 		}
-		for (i = 0; i < n_need; i++) {
-			int k = where_col[i];
-			char path_buf[64];
-
-			if (k < 0) {                   /* an optional column left out */
-				row_cell[i] = NULL;
-				row_col[i] = 0;
-				continue;
-			}
-			snprintf(path_buf, sizeof path_buf, "measurements.%s", need[i]);
-			if (k >= n)
-				return fail(err, path, line_no, (int)l + 1, path_buf,
-				            "expected a number, found %s", "end of line");
-			row_cell[i] = cell[k];
-			row_col[i] = col[k];
-		}
-		if ((need == RUN_COLS ? run_row : need == REQ_COLS ? request_row : step_row)(
-		            path, line_no, row_cell, row_col, ps, err) < 0)
+		if (take_row(&row, form, cell_of, cell, col, n, n_header, l, err) < 0 ||
+		    form->row(&row, ps, err) < 0)
 			return -1;
 	}
-	if (!have_header)
+	if (form == NULL)
 		return fail(err, path, 1, 1, "header",
 		            "expected a header naming batch, prefill_tokens, decode_tokens, "
 		            "context, ms (steps), batch, input_len, output_len, latency_ms "
@@ -312,209 +446,10 @@ static int read_csv(const char *path, char *text, struct fs_cal_points *ps,
 	return 0;
 }
 
-/* A number member of root, or NaN when absent or null; -1 when not a number. */
-static int num(const cJSON *root, const char *key, double *out, const cJSON **node)
+int fs__cal_read_file(const char *path, const struct fs_model_spec *model,
+                      struct fs_cal_points *ps, struct fs_error *err)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
-
-	*node = j;
-	*out = NAN;
-	if (j == NULL || cJSON_IsNull(j))
-		return 0;
-	if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble) || j->valuedouble < 0)
-		return -1;
-	*out = j->valuedouble;
-	return 1;
-}
-
-/* Fail at node (or line 1 col 1 when NULL) with the JSON path prefix.key. */
-static int fail_key(struct fs_error *err, const char *path, const char *buf, size_t len,
-                    const struct fs__jpos *pos, const cJSON *node, const char *prefix,
-                    const char *key, const char *msg)
-{
-	size_t k_off, v_off;
-	int line = 1, col = 1;
-	char p[80];
-
-	snprintf(p, sizeof p, "%s%s", prefix, key);
-	if (node != NULL && fs__jpos_lookup(pos, node, &k_off, &v_off) == 0)
-		fs__jpos_line_col(buf, len, v_off, &line, &col);
-	return fail(err, path, line, col, p, "%s", msg);
-}
-
-/* The per-request arrays `vllm bench serve --save-detailed` writes
- * (input_lens, output_lens, ttfts and itls, times in seconds): points
- * pushed per successful request; returns how many requests, 0 when the
- * arrays are absent or malformed (then the medians are used). */
-static int read_detail(const char *path, const cJSON *root, const char *prefix,
-                       struct fs_cal_points *ps)
-{
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "input_lens");
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(root, "output_lens");
-	const cJSON *ttft = cJSON_GetObjectItemCaseSensitive(root, "ttfts");
-	const cJSON *itls = cJSON_GetObjectItemCaseSensitive(root, "itls");
-	int n, used = 0;
-
-	if (!cJSON_IsArray(in) || !cJSON_IsArray(out) || !cJSON_IsArray(ttft))
-		return 0;
-	n = cJSON_GetArraySize(in);
-	if (n == 0 || cJSON_GetArraySize(out) != n || cJSON_GetArraySize(ttft) != n ||
-	    (cJSON_IsArray(itls) && cJSON_GetArraySize(itls) != n))
-		return 0;
-	for (int i = 0; i < n; i++) {
-		const cJSON *pi = cJSON_GetArrayItem(in, i), *oi = cJSON_GetArrayItem(out, i);
-		const cJSON *ti = cJSON_GetArrayItem(ttft, i);
-		const cJSON *li = cJSON_IsArray(itls) ? cJSON_GetArrayItem(itls, i) : NULL;
-		double sum_s = 0, tpot_ms = 0;
-		char where[160];
-		int k = 0;
-
-		if (!cJSON_IsNumber(pi) || !cJSON_IsNumber(oi) || !cJSON_IsNumber(ti) ||
-		    !(pi->valuedouble >= 1) || !(ti->valuedouble > 0))
-			continue;                      /* a failed request: no timing */
-		if (cJSON_IsArray(li)) {
-			const cJSON *gap;
-
-			cJSON_ArrayForEach(gap, li)
-				if (cJSON_IsNumber(gap) && gap->valuedouble >= 0) {
-					sum_s += gap->valuedouble;
-					k++;
-				}
-			tpot_ms = k > 0 ? sum_s / k * 1e3 : 0;
-		}
-		snprintf(where, sizeof where, "%.120s:%.16s[%d]", path, prefix, i);
-		push_request(ps, pi->valuedouble, oi->valuedouble, ti->valuedouble * 1e3,
-		             tpot_ms, where);
-		used++;
-	}
-	return used;
-}
-
-/* One run's result object.  Mean tokens per request come from the totals
- * (total_input_tokens / completed, as `vllm bench serve` writes them) or,
- * where a publisher kept only rates, from the throughputs (input_throughput
- * / request_throughput: both are over the same duration). */
-static int read_run(const char *path, const char *buf, size_t len,
-                    const struct fs__jpos *pos, const cJSON *root, const char *prefix,
-                    struct fs_cal_points *ps, struct fs_error *err)
-{
-	static const char *const need[] = {
-		"median_tpot_ms", "median_ttft_ms", "mean_ttft_ms", "mean_tpot_ms",
-		"request_throughput"
-	};
-	static const char *const totals[] = {
-		"completed", "total_input_tokens", "total_output_tokens"
-	};
-	static const char *const rates[] = {
-		"request_throughput", "input_throughput", "output_throughput"
-	};
-	const char *const *mean_keys;
-	double v[5], m[3], conc, in_tokens, out_tokens;
-	const cJSON *node;
-	size_t i;
-
-	if (!cJSON_IsObject(root))
-		return fail_key(err, path, buf, len, pos, root, prefix, "", "expected an "
-		                "object (a result), found another value");
-	for (i = 0; i < 5; i++) {
-		int r = num(root, need[i], &v[i], &node);
-
-		if (r == 1)
-			continue;
-		return fail_key(err, path, buf, len, pos, node, prefix, need[i], r == 0 ?
-		                "expected a number, found none" :
-		                "expected a number >= 0, found another value");
-	}
-	mean_keys = cJSON_GetObjectItemCaseSensitive(root, "total_input_tokens") != NULL ||
-	            cJSON_GetObjectItemCaseSensitive(root, "input_throughput") == NULL ?
-	            totals : rates;
-	for (i = 0; i < 3; i++) {
-		int r = num(root, mean_keys[i], &m[i], &node);
-
-		if (r == 1 && (i != 0 || m[i] > 0))
-			continue;
-		return fail_key(err, path, buf, len, pos, node, prefix, mean_keys[i], r == 0 ?
-		                "expected a number, found none" : "expected a number >= 0 "
-		                "(completed, request_throughput > 0), found another value");
-	}
-	in_tokens = m[1] / m[0];
-	out_tokens = m[2] / m[0];
-	/* MODEL: C6 — the run's decode batch is its max_concurrency, or else
-	 * (Little's law) request_throughput × mean end-to-end latency, with
-	 * end-to-end = TTFT + TPOT × (output − 1). */
-	if (num(root, "max_concurrency", &conc, &node) != 1 || conc < 1)
-		conc = v[4] * (v[2] + v[3] * fmax(out_tokens - 1, 0)) / 1000.0;
-	/* MODEL: C8 — a run saved with its per-request detail at concurrency
-	 * below 1.5 gives one prefill and one decode point per request. */
-	if (conc < 1.5 && read_detail(path, root, prefix, ps) > 0)
-		return 0;
-	{
-		struct fs_cal_point pt;
-		int64_t b = (int64_t)fmax(1, llround(conc));
-
-		/* MODEL: C6 — median TPOT is a decode step of that batch at the mean
-		 * mid-life context: input + output / 2 tokens. */
-		memset(&pt, 0, sizeof pt);
-		pt.shape.decode_seqs = b;
-		pt.shape.n_seqs = b;
-		pt.shape.decode_context_tokens =
-			(int64_t)llround((double)b * (in_tokens + out_tokens / 2));
-		pt.measured_ns = v[0] * 1e6;
-		snprintf(pt.where, sizeof pt.where, "%.120s:%.16smedian_tpot_ms", path, prefix);
-		if (pt.measured_ns > 0)
-			fs__cal_points_push(ps, &pt);
-		/* MODEL: C6 — at concurrency below 1.5, median TTFT is the prefill
-		 * of one mean-length prompt (no queueing, no batching); above it,
-		 * TTFT includes waiting and is not used. */
-		if (conc < 1.5 && v[1] > 0) {
-			memset(&pt, 0, sizeof pt);
-			pt.shape.prefill_tokens = (int64_t)llround(in_tokens);
-			pt.shape.prefill_attn_tokens =
-				pt.shape.prefill_tokens * pt.shape.prefill_tokens / 2;
-			pt.shape.n_seqs = 1;
-			pt.measured_ns = v[1] * 1e6;
-			snprintf(pt.where, sizeof pt.where, "%.120s:%.16smedian_ttft_ms", path,
-			         prefix);
-			fs__cal_points_push(ps, &pt);
-		}
-	}
-	return 0;
-}
-
-/* A result object, or an array of them (one per run: a published series). */
-static int read_vllm(const char *path, const char *text, size_t len,
-                     struct fs_cal_points *ps, struct fs_error *err)
-{
-	struct fs__jpos *pos = NULL;
-	char *buf = NULL, prefix[32];
-	cJSON *root = fs__sc_parse(text, len, path, &buf, &pos, err), *run;
-	int rc = 0;
-	size_t i = 0;
-
-	if (root == NULL)
-		return -1;
-	if (!cJSON_IsArray(root)) {
-		rc = read_run(path, buf, len, pos, root, "", ps, err);
-	} else if (cJSON_GetArraySize(root) == 0) {
-		rc = fail_key(err, path, buf, len, pos, root, "", "", "expected a result "
-		              "object or a non-empty array of them, found an empty array");
-	} else {
-		cJSON_ArrayForEach(run, root) {
-			snprintf(prefix, sizeof prefix, "[%zu].", i++);
-			rc = read_run(path, buf, len, pos, run, prefix, ps, err);
-			if (rc != 0)
-				break;
-		}
-	}
-	cJSON_Delete(root);
-	free(buf);
-	fs__jpos_free(pos);
-	return rc;
-}
-
-int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_error *err)
-{
-	size_t len = 0, pl = strlen(path);
+	size_t len = 0, pl = strlen(path), n_before = ps->n;
 	char *text = fs__sc_read_file(path, "measurements", &len, err);
 	int rc;
 
@@ -530,9 +465,11 @@ int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_erro
 		return rc;
 	}
 	if (pl > 5 && strcmp(path + pl - 5, ".json") == 0)
-		rc = read_vllm(path, text, len, ps, err);
+		rc = fs__cal_read_vllm(path, text, len, model, ps, err);
 	else
-		rc = read_csv(path, text, ps, err);
+		rc = read_csv(path, text, model, ps, err);
 	free(text);
+	if (rc < 0)
+		ps->n = n_before;               /* a failed read adds nothing */
 	return rc;
 }

@@ -2,7 +2,8 @@
  * calibrate.h — internal: fit the step-time model's efficiency and overhead
  * terms of one GPU to measured step times (fleetsim calibrate).  The fit is
  * pure: points in, parameters and errors out; the readers of measurement
- * files (CSV of step times, vLLM bench serve JSON) live in calib_input.c.
+ * files live in calib_input.c (CSV of step times, whole runs or single
+ * requests) and calib_vllm.c (vLLM bench serve JSON).
  * Points arrays are heap-owned by the caller (free()).  A point is one
  * step or one whole `benchmark_latency` run (calib_run.c).  MODEL: C1-C4, C7.
  */
@@ -65,16 +66,62 @@ struct fs_cal_result {
 	int iterations;
 };
 
+/* The accepted ranges of measurement values (docs/CALIBRATE.md, "Ranges"):
+ * token counts per sequence are bounded by the model's context; these
+ * bound the rest.  A larger value is a wrong number, not a measurement. */
+#define FS__CAL_MAX_SEQS 65536       /* sequences in one step, a run's concurrency */
+#define FS__CAL_MAX_RUN_BATCH 256    /* a whole run's batch: vLLM V0's max_num_seqs */
+#define FS__CAL_MAX_MS 1e9           /* any measured time in ms (11.6 days) */
+#define FS__CAL_MAX_REQ_PER_S 1e9    /* a serving run's request_throughput */
+
+/* An accepted range of one measured value: [lo, hi], or (lo, hi] with
+ * lo_open; whole numbers only with whole; hi may be INFINITY (then any
+ * finite value above lo).  why says where the bound comes from ("" for
+ * nothing), for the message. */
+struct fs_cal_range {
+	double lo, hi;
+	int lo_open;
+	int whole;
+	char why[160];
+};
+
+/* Whether v is finite and inside r. */
+int fs__cal_range_ok(const struct fs_cal_range *r, double v);
+
+/* r as the "expected" part of a message: "a whole number from 1 to 256
+ * (why)", "a number > 0 and <= 1000000000 (why)". */
+void fs__cal_range_text(const struct fs_cal_range *r, char *buf, size_t len);
+
+/*
+ * MODEL: C8 — push the points of one request measured alone: a batch-1
+ * prefill of prompt tokens taking ttft_ms, and, with tpot_ms > 0 and two or
+ * more output tokens, a batch-1 decode step at context prompt + output / 2
+ * taking tpot_ms.  where labels the points (" ttft" / " tpot" appended).
+ * prompt and output must be within the model's context (the readers check).
+ */
+void fs__cal_push_request(struct fs_cal_points *ps, double prompt, double output,
+                          double ttft_ms, double tpot_ms, const char *where);
+
 /* Name of parameter i ("mfu", "mbu", "iteration_overhead", "per_seq_overhead"). */
 const char *fs__cal_param_name(int i);
 
 /* Append a point (grows pts). */
 void fs__cal_points_push(struct fs_cal_points *ps, const struct fs_cal_point *p);
 
-/* Read a CSV of measured steps or a vLLM bench serve result JSON (by the
- * extension .json) and append its points.  Returns 0, or -1 with err set
- * (where = "display:line:col"). */
-int fs__cal_read_file(const char *path, struct fs_cal_points *ps, struct fs_error *err);
+/* Read a CSV of measured steps, whole runs or single requests, or a vLLM
+ * bench serve result JSON (by the extension .json), measured serving model
+ * (its context bounds the token counts), and append its points.  Returns
+ * 0, or -1 with err set (where = "file:line:col", path = the column or the
+ * JSON path) and ps as it was. */
+int fs__cal_read_file(const char *path, const struct fs_model_spec *model,
+                      struct fs_cal_points *ps, struct fs_error *err);
+
+/* The vLLM bench serve reader (calib_vllm.c): text[0..len) of file path,
+ * one result object or an array of them.  Returns 0, or -1 with err set
+ * (some points may have been appended: fs__cal_read_file drops them). */
+int fs__cal_read_vllm(const char *path, const char *text, size_t len,
+                      const struct fs_model_spec *model, struct fs_cal_points *ps,
+                      struct fs_error *err);
 
 /* Model step time in ns (unrounded) of shape under cfg with parameters p. */
 double fs__cal_model_ns(const struct fs_perf_cfg *cfg, const struct fs_cal_params *p,

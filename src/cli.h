@@ -130,8 +130,12 @@ int fs__cli_estimate_load_model(const char *catalog_path, const char *model_conf
                                 const struct fs_model_spec **model);
 
 /* An argument of `fleetsim estimate` that must be a "--name" option with
- * a value: 0, or FS_EXIT_INPUT after the usage error. */
-int fs__cli_estimate_valued(const char *option, const char *value);
+ * a value: one of the name options (fs__cli_estimate_name_option) or of
+ * `known` (NULL-terminated), value not NULL.  0, or FS_EXIT_INPUT after the
+ * usage error: "unknown option" (then `mode`, "" or " with --train"),
+ * whether or not a value follows, else "needs a value". */
+int fs__cli_estimate_valued(const char *option, const char *value,
+                            const char *const *known, const char *mode);
 
 /* The options of `fleetsim estimate` with or without --train that name
  * things: --model, --model-config, --gpu and --catalog, stored into the

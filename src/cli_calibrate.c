@@ -5,6 +5,7 @@
  * with cross-validation, and write a catalogue override a scenario includes.
  */
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,11 @@ static const char help_text[] =
 	"                     chunked prefill)\n"
 	"  -o FILE            write the catalogue override (a `catalog` object:\n"
 	"                     {\"gpus\": [{\"id\": G, \"base\": G, ...}]}) for\n"
-	"                     `fleetsim estimate --catalog FILE` or a scenario\n"
+	"                     `fleetsim estimate --catalog FILE` or a scenario;\n"
+	"                     checked before any work\n"
 	"\n"
+	"A value outside its range (token counts within the model's context; the\n"
+	"table in docs/CALIBRATE.md, Ranges) exits 2 at its file:line:col.\n"
 	"Details: docs/CALIBRATE.md.\n";
 
 struct opts {
@@ -64,43 +68,74 @@ struct opts {
 	int n_files;
 };
 
+enum { OPT_MODEL = 256, OPT_GPU, OPT_TP, OPT_BUDGET };
+
+/* A measurements file, after those before it. */
+static int add_file(struct opts *o, const char *path)
+{
+	if (o->n_files == 256)
+		return fs__cli_usage_error("calibrate", "at most 256 files");
+	o->files[o->n_files++] = path;
+	return 0;
+}
+
+/* One option getopt_long returned (c, with optarg); 0, 1 after --help, or
+ * FS_EXIT_INPUT after the message. */
+static int take_option(int c, char **argv, struct opts *o)
+{
+	switch (c) {
+	case 'h':
+		fputs(help_text, stdout);
+		return 1;
+	case 1:                                /* an operand, in order */
+		return add_file(o, optarg);
+	case 'o':
+		o->out = optarg;
+		return 0;
+	case OPT_MODEL:
+		o->model = optarg;
+		return 0;
+	case OPT_GPU:
+		o->gpu = optarg;
+		return 0;
+	case OPT_TP:
+		return fs__cli_parse_int("calibrate", "--tp", optarg, 1, 64, &o->tp) < 0 ?
+		       FS_EXIT_INPUT : 0;
+	case OPT_BUDGET:
+		return fs__cli_parse_int("calibrate", "--max-num-batched-tokens", optarg, 1,
+		                         100000000, &o->budget_tokens) < 0 ? FS_EXIT_INPUT : 0;
+	case ':':
+		return fs__cli_usage_error("calibrate", "option \"%s\" needs a value",
+		                           argv[optind - 1]);
+	default:
+		return fs__cli_usage_error("calibrate", "unknown option \"%s\"",
+		                           argv[optind - 1]);
+	}
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int i;
+	static const struct option longopts[] = {
+		{ "model", required_argument, NULL, OPT_MODEL },
+		{ "gpu", required_argument, NULL, OPT_GPU },
+		{ "tp", required_argument, NULL, OPT_TP },
+		{ "max-num-batched-tokens", required_argument, NULL, OPT_BUDGET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, rc;
 
 	memset(o, 0, sizeof *o);
 	o->tp = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(help_text, stdout);
-			return 1;
-		}
-		if (a[0] != '-') {
-			if (o->n_files == 256)
-				return fs__cli_usage_error("calibrate", "at most 256 files");
-			o->files[o->n_files++] = a;
-			continue;
-		}
-		if (i + 1 >= argc)
-			return fs__cli_usage_error("calibrate", "%s: expected a value", a);
-		if (strcmp(a, "--model") == 0)
-			o->model = argv[++i];
-		else if (strcmp(a, "--gpu") == 0)
-			o->gpu = argv[++i];
-		else if (strcmp(a, "-o") == 0)
-			o->out = argv[++i];
-		else if (strcmp(a, "--tp") == 0) {
-			if (fs__cli_parse_int("calibrate", "--tp", argv[++i], 1, 64, &o->tp) < 0)
-				return FS_EXIT_INPUT;
-		} else if (strcmp(a, "--max-num-batched-tokens") == 0) {
-			if (fs__cli_parse_int("calibrate", a, argv[++i], 1, 100000000,
-			                      &o->budget_tokens) < 0)
-				return FS_EXIT_INPUT;
-		} else
-			return fs__cli_usage_error("calibrate", "unknown option \"%s\"", a);
-	}
+	optind = 1;
+	opterr = 0;
+	/* '-' first: files come back in order (case 1) wherever they stand */
+	while ((c = getopt_long(argc, argv, "-:o:h", longopts, NULL)) != -1)
+		if ((rc = take_option(c, argv, o)) != 0)
+			return rc;
+	for (; optind < argc; optind++)        /* the files after "--" */
+		if ((rc = add_file(o, argv[optind])) != 0)
+			return rc;
 	if (o->model == NULL || o->gpu == NULL)
 		return fs__cli_usage_error("calibrate", "--model and --gpu are required");
 	if (o->n_files == 0)
@@ -248,6 +283,20 @@ static int write_override(const struct opts *o, const struct fs_gpu_spec *g,
 	return FS_EXIT_OK;
 }
 
+/* The override file -o names, checked before any work: exit 2 with the
+ * path when it cannot be written (a directory, a missing or read-only
+ * directory). */
+static int check_output(const char *path)
+{
+	struct fs_error err;
+
+	if (fs_outfile_check_path(path, &err) == 0)
+		return 0;
+	fputs("fleetsim calibrate: output: ", stderr);
+	fs_error_print(&err);
+	return FS_EXIT_INPUT;
+}
+
 int fs__cli_calibrate(int argc, char **argv)
 {
 	struct opts o;
@@ -274,8 +323,10 @@ int fs__cli_calibrate(int argc, char **argv)
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
+	if (o.out != NULL && check_output(o.out) != 0)
+		return FS_EXIT_INPUT;
 	for (i = 0; i < o.n_files; i++)
-		if (fs__cal_read_file(o.files[i], &ps, &err) < 0) {
+		if (fs__cal_read_file(o.files[i], m, &ps, &err) < 0) {
 			fs_error_print(&err);
 			free(ps.pts);
 			return FS_EXIT_INPUT;

@@ -88,6 +88,13 @@ static int parse_dtype(const char *option, const char *text, enum fs_dtype *out)
 	return -1;
 }
 
+/* The options below that take a value, besides the name options: an
+ * option missing here is refused as unknown. */
+static const char *const VALUED[] = {
+	"--step-table", "--tp", "--prompt", "--batch", "--context", "--kv-blocks",
+	"--weights-dtype", "--kv-dtype", "--gpu-mem-util", NULL
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -110,7 +117,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = 1;
 			continue;
 		}
-		if (fs__cli_estimate_valued(a, v) != 0)
+		if (fs__cli_estimate_valued(a, v, VALUED, "") != 0)
 			return FS_EXIT_INPUT;
 		i++;
 		if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
@@ -342,12 +349,29 @@ const struct fs_model_spec *fs__cli_estimate_find_model(const struct fs_catalog_
 	return m;
 }
 
-int fs__cli_estimate_valued(const char *option, const char *value)
+/* The options that name things, shared with --train. */
+static const char *const NAME_OPTIONS[] = { "--model", "--model-config", "--gpu",
+                                            "--catalog", NULL };
+
+/* Whether option is one of names (NULL-terminated). */
+static int is_one_of(const char *option, const char *const *names)
+{
+	for (size_t i = 0; names[i] != NULL; i++)
+		if (strcmp(option, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int fs__cli_estimate_valued(const char *option, const char *value,
+                            const char *const *known, const char *mode)
 {
 	if (option[0] != '-' || option[1] != '-')
 		return fs__cli_usage_error("estimate", "unexpected argument \"%s\"", option);
+	/* unknown first: a misspelt last option is not "missing its value" */
+	if (!is_one_of(option, NAME_OPTIONS) && !is_one_of(option, known))
+		return fs__cli_usage_error("estimate", "unknown option \"%s\"%s", option, mode);
 	if (value == NULL)
-		return fs__cli_usage_error("estimate", "%s needs a value", option);
+		return fs__cli_usage_error("estimate", "option \"%s\" needs a value", option);
 	return 0;
 }
 
@@ -355,11 +379,10 @@ int fs__cli_estimate_name_option(const char *option, const char *value, const ch
                                  const char **model_config, const char **gpu,
                                  const char **catalog_path)
 {
-	static const char *const NAMES[] = { "--model", "--model-config", "--gpu", "--catalog" };
 	const char **slot[] = { model, model_config, gpu, catalog_path };
 
-	for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-		if (strcmp(option, NAMES[i]) == 0) {
+	for (size_t i = 0; NAME_OPTIONS[i] != NULL; i++)
+		if (strcmp(option, NAME_OPTIONS[i]) == 0) {
 			*slot[i] = value;
 			return 1;
 		}

@@ -167,6 +167,15 @@ static int parse_option(const char *a, const char *v, struct topts *o)
 	return 0;
 }
 
+/* The options parse_option takes besides the name options: an option
+ * missing here is refused as unknown. */
+static const char *const VALUED[] = {
+	"--train", "--gpus", "--micro-batch", "--seq", "--grad-accum", "--lora-rank",
+	"--shard", "--recompute", "--flash-attn", "--nf4-double-quant",
+	"--kbit-fp32-cast", "--lora-modules", "--weights-dtype", "--logit-bytes",
+	"--reserve-gb", NULL
+};
+
 static int parse_args(int argc, char **argv, struct topts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -184,7 +193,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			*(a[2] == 'j' ? &o->json : &o->table) = 1;
 			continue;
 		}
-		if (fs__cli_estimate_valued(a, v) != 0)
+		if (fs__cli_estimate_valued(a, v, VALUED, " with --train") != 0)
 			return FS_EXIT_INPUT;
 		i++;
 		rc = parse_option(a, v, o);

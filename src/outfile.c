@@ -359,6 +359,52 @@ int fs_outfile_check_file(const char *dir, const char *name, struct fs_error *er
 	return rc;
 }
 
+/* The directory part of path ("." when it has none, "/" for the root). */
+static char *dir_part(const char *path)
+{
+	char *dir = fs_xstrdup(path), *slash = strrchr(dir, '/');
+
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return dir;
+}
+
+int fs_outfile_check_path(const char *path, struct fs_error *err)
+{
+	size_t len = strlen(path);
+	struct stat st;
+	char *dir;
+	int rc;
+
+	if (len == 0)
+		return fs_error_set(err, "\"\"", NULL, "expected an output file name, "
+		                    "found an empty name");
+	if (path[len - 1] == '/')
+		return fs_error_set(err, path, NULL, "expected an output file name, found "
+		                    "a directory name (ending in '/')");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fs_error_set(err, path, NULL, "expected an output file, found a "
+		                    "directory of that name");
+	/* The file is written beside itself and renamed (fs_outfile_write),
+	 * so its directory must exist and take new files. */
+	dir = dir_part(path);
+	if (stat(dir, &st) != 0)
+		rc = fs_error_set(err, path, NULL, "expected an output file in an existing "
+		                  "directory, found no directory \"%s\" (%s)", dir,
+		                  strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rc = fs_error_set(err, path, NULL, "expected an output file in a directory, "
+		                  "found a file at \"%s\"", dir);
+	else
+		rc = probe_writable(dir, path, err);
+	free(dir);
+	return rc;
+}
+
 /* ---- sets of files committed together ---- */
 
 int fs_outset_begin(struct fs_outset *s, const char *dir, struct fs_error *err)

@@ -2,9 +2,11 @@
  * test_calibrate.c — fleetsim calibrate: parameters recovered from step
  * times the model itself generates with 3% noise, the override loading back
  * into `fleetsim estimate --catalog`, bad measurement files (exit 2 at
- * file:line:col), the example vllm bench serve results of tests/data, and
- * whole `vllm bench latency` runs (a hand-summed run, the published PR 3240
- * series of docs/data).
+ * file:line:col, every value outside its documented range, duplicate
+ * columns, rows longer than the header), the example vllm bench serve
+ * results of tests/data, whole `vllm bench latency` runs (a hand-summed run,
+ * the published PR 3240 series of docs/data), and -o and unknown options
+ * refused before any work.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +30,12 @@
 #define TRUE_ITER_NS 2500000
 #define TRUE_SEQ_NS 60000
 #define NOISE 0.03
+
+/* The model every measurement here is of (its context: 131072 tokens). */
+static const struct fs_model_spec *llama_8b(void)
+{
+	return fs_catalog_find_model("llama-3.1-8b");
+}
 
 static void setup_cfg(struct fs_perf_cfg *cfg)
 {
@@ -90,7 +98,7 @@ static void recovers_known_parameters_within_the_noise(void **state)
 	(void)state;
 	snprintf(path, sizeof path, "%s/steps.csv", dir);
 	n = write_synthetic(path);
-	assert_int_equal(fs__cal_read_file(path, &ps, &err), 0);
+	assert_int_equal(fs__cal_read_file(path, llama_8b(), &ps, &err), 0);
 	assert_int_equal((int)ps.n, n);
 	setup_cfg(&cfg);
 	assert_int_equal(fs__cal_fit(&cfg, &ps, &res, &err), 0);
@@ -131,7 +139,7 @@ static void override_loads_back_into_estimate(void **state)
 		fs_test_run_free(&r);
 	}
 	/* The fitted model's decode step, computed here from the same fit. */
-	if (fs__cal_read_file(csv, &ps, &err) < 0)
+	if (fs__cal_read_file(csv, llama_8b(), &ps, &err) < 0)
 		fs_error_print(&err);
 	assert_int_equal((int)ps.n, 17);
 	setup_cfg(&cfg);
@@ -156,24 +164,36 @@ static void override_loads_back_into_estimate(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
-static void expect_bad(const char *text, const char *where_suffix)
+/* Calibrate with the file `name` holding text, and -o: exit 2 with
+ * file + where_suffix on stderr, nothing on stdout (no fit) and no
+ * override written. */
+static void expect_bad_file(const char *name, const char *text, const char *where_suffix)
 {
-	char *dir = fs_test_tmpdir(), path[512], where[600];
+	char *dir = fs_test_tmpdir(), path[512], out[512], where[1200];
 	struct fs_test_run r;
 
-	snprintf(path, sizeof path, "%s/m.csv", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(out, sizeof out, "%s/fit.json", dir);
 	fs_test_write_file(path, text);
 	{
 		const char *args[] = { "calibrate", path, "--model", "llama-3.1-8b", "--gpu",
-		                       "h100", NULL };
+		                       "h100", "-o", out, NULL };
 
-		r = fs_test_run_fleetsim(args);
+		r = fs_test_fleetsim_expect(args, 2);
 	}
-	assert_int_equal(r.exit_code, 2);
 	snprintf(where, sizeof where, "%s%s", path, where_suffix);
+	if (strstr(r.err, where) == NULL)
+		print_error("expected \"%s\" in stderr: %s\n", where, r.err);
 	assert_non_null(strstr(r.err, where));
+	assert_string_equal(r.out, "");
+	assert_false(fs_test_exists(dir, "fit.json"));
 	fs_test_run_free(&r);
 	fs_test_tmpdir_free(dir);
+}
+
+static void expect_bad(const char *text, const char *where_suffix)
+{
+	expect_bad_file("m.csv", text, where_suffix);
 }
 
 static void bad_measurements_exit_2_at_their_place(void **state)
@@ -268,7 +288,7 @@ static void whole_run_is_the_sum_of_its_steps(void **state)
 	(void)state;
 	snprintf(path, sizeof path, "%s/runs.csv", dir);
 	fs_test_write_file(path, "# tiny\nlatency_ms,output_len,input_len,batch\n12.5,4,100,3\n");
-	assert_int_equal(fs__cal_read_file(path, &ps, &err), 0);
+	assert_int_equal(fs__cal_read_file(path, llama_8b(), &ps, &err), 0);
 	assert_int_equal((int)ps.n, 1);
 	assert_int_equal(ps.pts[0].kind, FS_CAL_RUN);
 	assert_int_equal((int)ps.pts[0].run.batch, 3);
@@ -346,7 +366,7 @@ static void bad_whole_run_rows_exit_2_at_their_place(void **state)
 {
 	(void)state;
 	expect_bad("batch,input_len,output_len,latency_ms\n1,1000,50,845\n1,1000,0,900\n",
-	           ":3:8: measurements.output_len: expected a whole number >= 1");
+	           ":3:8: measurements.output_len: expected a whole number from 1 to ");
 	expect_bad("# runs\nbatch,input_len,output_len,latency_ms\n0,1000,50,845\n",
 	           ":3:1: measurements.batch");
 	expect_bad("batch,input_len,output_len,latency_ms\n2,1000,50,-3\n",
@@ -415,9 +435,9 @@ static void single_requests_give_back_the_terms(void **state)
 	}
 	fclose(f);
 	fclose(g);
-	assert_int_equal(fs__cal_read_file(csv, &a, &err), 0);
+	assert_int_equal(fs__cal_read_file(csv, llama_8b(), &a, &err), 0);
 	assert_int_equal((int)a.n, 12);
-	assert_int_equal(fs__cal_read_file(json, &b, &err), 0);
+	assert_int_equal(fs__cal_read_file(json, llama_8b(), &b, &err), 0);
 	assert_int_equal((int)b.n, 12);
 	for (i = 0; i < a.n; i++)          /* the same points either way */
 		assert_true(fabs(a.pts[i].measured_ns / b.pts[i].measured_ns - 1) < 1e-6);
@@ -440,6 +460,250 @@ static void single_requests_give_back_the_terms(void **state)
 	           ":2:8: measurements.ttft_ms");
 }
 
+/* Token counts are bounded by the model's context (llama-3.1-8b: 131072)
+ * and every message states the whole range, not only its lower end. */
+static void csv_values_outside_their_range_state_it(void **state)
+{
+	(void)state;
+	/* 2^31 output tokens: above the context, not "below 1" */
+	expect_bad("batch,input_len,output_len,latency_ms\n1,1000,50,845\n"
+	           "1,1000,2147483648,900\n", ":3:8: measurements.output_len: expected a "
+	           "whole number from 1 to 130072 (input_len + output_len within the "
+	           "131072-token context of llama-3.1-8b), found \"2147483648\"");
+	expect_bad("batch,input_len,output_len,latency_ms\n1,131072,1,900\n",
+	           ":2:3: measurements.input_len: expected a whole number from 1 to 131071");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,30\n"
+	           "8,0,8,99999999999,9\n", ":3:7: measurements.context: expected a "
+	           "number from 0 to 131072");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,30\n"
+	           "0,0,8,999,9\n", ":3:1: measurements.batch: expected a whole number "
+	           "from 1 to 65536 (sequences in one step), found \"0\"");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n8,0,9,999,9\n",
+	           ":2:5: measurements.decode_tokens: expected a whole number from 0 to 8");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n2,262145,0,0,9\n",
+	           ":2:3: measurements.prefill_tokens: expected a whole number from 0 to "
+	           "262144");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,0,0,0,9\n",
+	           ":2:3: measurements.prefill_tokens: expected a whole number >= 1 when "
+	           "decode_tokens is 0");
+	expect_bad("prompt_tokens,output_tokens,ttft_ms\n128,131000,10\n",
+	           ":2:5: measurements.output_tokens: expected a whole number from 1 to "
+	           "130944");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,1e10\n",
+	           ":2:11: measurements.ms: expected a number > 0 and <= 1000000000");
+}
+
+/* A column named twice, or a row longer or shorter than the header, is
+ * refused at its place instead of the last copy winning. */
+static void csv_duplicate_columns_and_extra_fields_are_refused(void **state)
+{
+	(void)state;
+	expect_bad("batch,batch,prefill_tokens,decode_tokens,context,ms\n1,5,128,0,0,30\n",
+	           ":1:7: header: expected each column name once, found \"batch\" again "
+	           "(first at column 1)");
+	expect_bad("batch,prefill_tokens,decode_tokens,context,ms\n1,128,0,0,30,7,7\n",
+	           ":2:14: measurements: expected 5 fields, as the header has, found 7");
+	expect_bad("batch,input_len,output_len,latency_ms,note\n1,1000,50,845\n",
+	           ":2:14: measurements: expected 5 fields, as the header has, found 4");
+}
+
+/* The keys of a vllm bench serve result, one a line from line 2 (so key i's
+ * value is at line i + 2, column strlen(key) + 7), with their values. */
+static const char *const SERVE_KEYS[][2] = {
+	{ "completed", "200" }, { "total_input_tokens", "204800" },
+	{ "total_output_tokens", "25600" }, { "request_throughput", "0.11" },
+	{ "median_ttft_ms", "52.3" }, { "mean_ttft_ms", "52.3" },
+	{ "median_tpot_ms", "8.1" }, { "mean_tpot_ms", "8.1" },
+	{ "max_concurrency", "1" },
+};
+#define N_SERVE_KEYS (sizeof SERVE_KEYS / sizeof SERVE_KEYS[0])
+
+/* The result with key's value replaced by value (NULL: key left out). */
+static void serve_text(const char *key, const char *value, char *buf, size_t len)
+{
+	size_t i, used = (size_t)snprintf(buf, len, "{\n");
+
+	for (i = 0; i < N_SERVE_KEYS; i++) {
+		int mine = strcmp(SERVE_KEYS[i][0], key) == 0;
+
+		if (mine && value == NULL)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s  \"%s\": %s",
+		                         used > 2 ? ",\n" : "", SERVE_KEYS[i][0],
+		                         mine ? value : SERVE_KEYS[i][1]);
+	}
+	snprintf(buf + used, len - used, "\n}\n");
+}
+
+/* The result with key = value exits 2 at the value, the key's path and msg. */
+static void expect_bad_serve(const char *key, const char *value, const char *msg)
+{
+	char text[1024], where[600];
+	size_t i;
+
+	for (i = 0; i < N_SERVE_KEYS && strcmp(SERVE_KEYS[i][0], key) != 0; i++)
+		;
+	assert_true(i < N_SERVE_KEYS);
+	serve_text(key, value, text, sizeof text);
+	if (value == NULL)                     /* a missing key: at the object */
+		snprintf(where, sizeof where, ":1:1: %s: %s", key, msg);
+	else
+		snprintf(where, sizeof where, ":%zu:%zu: %s: %s", i + 2, strlen(key) + 7,
+		         key, msg);
+	expect_bad_file("serve.json", text, where);
+}
+
+/* Every key of a vllm bench serve result is checked against its range:
+ * whole counts, finite times, mean lengths within the model's context, a
+ * max_concurrency that is a whole number of sequences; the error names the
+ * key at its line and column, and nothing is written. */
+static void serve_values_outside_their_range_exit_2_at_their_key(void **state)
+{
+	static const char *const bad_conc[] = { "-1", "0", "\"abc\"", "1e308", "100000",
+	                                        "1.5", "true" };
+	char msg[200];
+	size_t i;
+
+	(void)state;
+	expect_bad_serve("total_input_tokens", "1e308", "expected a whole number from 0 "
+	                 "to 9007199254740992 (tokens of all successful requests), found "
+	                 "1e308");
+	expect_bad_serve("median_tpot_ms", "1e308", "expected a number from 0 to "
+	                 "1000000000 (ms; 0 when no request had two tokens), found 1e308");
+	expect_bad_serve("completed", "0.5", "expected a whole number from 1 to "
+	                 "9007199254740992 (successful requests), found 0.5");
+	expect_bad_serve("total_input_tokens", "0", "expected total_input_tokens / "
+	                 "completed, the mean per request, to be a number from 1 to 131072 "
+	                 "(prompt tokens, at most the context of llama-3.1-8b), found 0 / "
+	                 "200 = 0");
+	/* 200 prompts of 1024 as one of 204800: longer than the context */
+	expect_bad_file("serve.json", "{\"completed\": 1, \"total_input_tokens\": 204800, "
+	                "\"total_output_tokens\": 128, \"request_throughput\": 0.11, "
+	                "\"median_ttft_ms\": 52.3, \"mean_ttft_ms\": 52.3, "
+	                "\"median_tpot_ms\": 8.1, \"mean_tpot_ms\": 8.1}",
+	                ":1:40: total_input_tokens: expected total_input_tokens / completed, "
+	                "the mean per request, to be a number from 1 to 131072");
+	expect_bad_serve("total_output_tokens", "26214400", "expected total_output_tokens "
+	                 "/ completed, the mean per request, to be a number from 0 to "
+	                 "130048");
+	expect_bad_serve("request_throughput", "0", "expected a number > 0 and <= "
+	                 "1000000000 (requests per second), found 0");
+	expect_bad_serve("median_ttft_ms", NULL, "expected a number > 0 and <= "
+	                 "1000000000 (ms), found none");
+	for (i = 0; i < sizeof bad_conc / sizeof bad_conc[0]; i++) {
+		snprintf(msg, sizeof msg, "expected a whole number from 1 to 65536 (sequences "
+		         "decoding together; null or absent: estimated by Little's law), "
+		         "found %s", bad_conc[i]);
+		expect_bad_serve("max_concurrency", bad_conc[i], msg);
+	}
+}
+
+/* What vllm bench serve writes when a run set no --max-concurrency, null,
+ * is read as an absent key: the concurrency from Little's law (here 0.12,
+ * so the same two points as max_concurrency 1). */
+static void serve_max_concurrency_null_is_estimated(void **state)
+{
+	char *dir = fs_test_tmpdir(), text[1024], *path;
+	struct fs_cal_points ps = { 0 };
+	struct fs_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		serve_text("max_concurrency", i == 0 ? "null" : NULL, text, sizeof text);
+		path = fs_test_write(dir, "serve.json", text);
+		assert_int_equal(fs__cal_read_file(path, llama_8b(), &ps, &err), 0);
+		free(path);
+	}
+	assert_int_equal((int)ps.n, 4);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal((int)ps.pts[i].shape.n_seqs, 1);
+		assert_int_equal((int)ps.pts[i + 2].shape.n_seqs, 1);
+		assert_near(ps.pts[i].measured_ns, ps.pts[i + 2].measured_ns, 0, 0);
+	}
+	free(ps.pts);
+	fs_test_tmpdir_free(dir);
+}
+
+/* In an array of results the path names the element; a bad per-request
+ * entry of --save-detailed's arrays is refused at its index; a failed read
+ * leaves the points read before it as they were. */
+static void serve_array_and_detail_errors_name_their_element(void **state)
+{
+	static const char *const good =
+		"\"median_tpot_ms\": 9, \"median_ttft_ms\": 30, \"mean_ttft_ms\": 30, "
+		"\"mean_tpot_ms\": 9, \"request_throughput\": 1, \"completed\": 2, "
+		"\"total_input_tokens\": 200, \"total_output_tokens\": 20";
+	char *dir = fs_test_tmpdir(), text[2048], *path;
+	struct fs_cal_points ps = { 0 };
+	struct fs_error err;
+
+	(void)state;
+	snprintf(text, sizeof text, "[{%s, \"max_concurrency\": 4},\n {%s, "
+	         "\"max_concurrency\": 0}]\n", good, good);
+	path = fs_test_write(dir, "series.json", text);
+	assert_int_equal(fs__cal_read_file(path, llama_8b(), &ps, &err), -1);
+	assert_string_equal(err.path, "[1].max_concurrency");
+	assert_non_null(strstr(err.where, "series.json:2:"));
+	assert_int_equal((int)ps.n, 0);        /* [0]'s point dropped again */
+	free(path);
+	snprintf(text, sizeof text, "{%s, \"max_concurrency\": 1, \"input_lens\": [100, "
+	         "1e308], \"output_lens\": [10, 10], \"ttfts\": [0.03, 0.03], "
+	         "\"itls\": [[0.009], [0.009]]}\n", good);
+	path = fs_test_write(dir, "detail.json", text);
+	assert_int_equal(fs__cal_read_file(path, llama_8b(), &ps, &err), -1);
+	assert_string_equal(err.path, "input_lens[1]");
+	assert_non_null(strstr(err.msg, "expected a whole number from 1 to 131072"));
+	assert_int_equal((int)ps.n, 0);
+	free(path);
+	free(ps.pts);
+	fs_test_tmpdir_free(dir);
+}
+
+/* -o is checked before any work (nothing printed, exit 2): a missing
+ * directory, a directory given as the file; an unknown option says so
+ * wherever it stands, in calibrate and in estimate alike. */
+static void output_and_options_checked_before_any_work(void **state)
+{
+	char *dir = fs_test_tmpdir(), missing[512];
+	const char *data = "tests/data/calibrate/synthetic_vllm_bench_c1.json";
+	const char *const *cases[4];
+	const char *const want[4] = {
+		"fleetsim calibrate: output: ",
+		"expected an output file, found a directory of that name",
+		"fleetsim calibrate: unknown option \"--bogus\"",
+		"fleetsim estimate: unknown option \"--bogus\"",
+	};
+	size_t i;
+
+	(void)state;
+	snprintf(missing, sizeof missing, "%s/no/fit.json", dir);
+	{
+		const char *a0[] = { "calibrate", data, "--model", "llama-3.1-8b", "--gpu",
+		                     "h100", "-o", missing, NULL };
+		const char *a1[] = { "calibrate", data, "--model", "llama-3.1-8b", "--gpu",
+		                     "h100", "-o", dir, NULL };
+		const char *a2[] = { "calibrate", data, "--model", "llama-3.1-8b", "--gpu",
+		                     "h100", "--bogus", NULL };
+		const char *a3[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "h100",
+		                     "--bogus", NULL };
+
+		cases[0] = a0;
+		cases[1] = a1;
+		cases[2] = a2;
+		cases[3] = a3;
+		for (i = 0; i < 4; i++) {
+			struct fs_test_run r = fs_test_fleetsim_expect(cases[i], 2);
+
+			assert_non_null(strstr(r.err, want[i]));
+			assert_string_equal(r.out, "");
+			fs_test_run_free(&r);
+		}
+	}
+	assert_false(fs_test_exists(dir, "no"));
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +716,12 @@ int main(void)
 		cmocka_unit_test(whole_run_is_the_sum_of_its_steps),
 		cmocka_unit_test(published_latency_runs_fit_beats_the_catalogue),
 		cmocka_unit_test(bad_whole_run_rows_exit_2_at_their_place),
+		cmocka_unit_test(csv_values_outside_their_range_state_it),
+		cmocka_unit_test(csv_duplicate_columns_and_extra_fields_are_refused),
+		cmocka_unit_test(serve_values_outside_their_range_exit_2_at_their_key),
+		cmocka_unit_test(serve_max_concurrency_null_is_estimated),
+		cmocka_unit_test(serve_array_and_detail_errors_name_their_element),
+		cmocka_unit_test(output_and_options_checked_before_any_work),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

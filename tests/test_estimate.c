@@ -1,8 +1,9 @@
 /*
  * test_estimate.c — `fleetsim estimate` end to end: the JSON keys and the
  * values pinned by the brief (Llama-2-7B KV bytes and weights), the
- * does-not-fit and unknown-name errors (exit 2), TP, pinned blocks and a
- * measured step table, a --catalog file's GPUs and models.  Runs ./fleetsim.
+ * does-not-fit and unknown-name errors (exit 2), an unknown last option
+ * called unknown, TP, pinned blocks and a measured step table, a --catalog
+ * file's GPUs and models.  Runs ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +153,36 @@ static void test_estimate_bad_options_exit_2(void **state)
 	}
 }
 
+/* An unknown option is unknown wherever it stands, the last argument
+ * included (it is not "missing its value"), with and without --train; a
+ * known option at the end does need a value. */
+static void test_estimate_unknown_last_option_is_unknown(void **state)
+{
+	const char *a0[] = { "estimate", "--model", "llama-2-7b", "--gpu", "h100", "--bogus",
+	                     NULL };
+	const char *a1[] = { "estimate", "--train", "full", "--model", "llama-2-7b", "--gpu",
+	                     "h100", "--bogus", NULL };
+	const char *a2[] = { "estimate", "--model", "llama-2-7b", "--gpu", "h100", "--tp",
+	                     NULL };
+	const char *a3[] = { "estimate", "--train", "full", "--model", "llama-2-7b", "--gpu",
+	                     "h100", "--seq", NULL };
+	const char *const *cases[] = { a0, a1, a2, a3 };
+	const char *const want[] = {
+		"fleetsim estimate: unknown option \"--bogus\"\n",
+		"fleetsim estimate: unknown option \"--bogus\" with --train\n",
+		"fleetsim estimate: option \"--tp\" needs a value\n",
+		"fleetsim estimate: option \"--seq\" needs a value\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < 4; i++) {
+		struct fs_test_run r = fs_test_fleetsim_expect(cases[i], 2);
+
+		assert_non_null(strstr(r.err, want[i]));
+		fs_test_run_free(&r);
+	}
+}
+
 static void test_estimate_pinned_blocks_and_step_table(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-80g",
@@ -232,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_70b_json_does_not_fit_prints_fits_false),
 		cmocka_unit_test(test_estimate_70b_on_four_a100_fits),
 		cmocka_unit_test(test_estimate_unknown_gpu_suggests_a_name),
+		cmocka_unit_test(test_estimate_unknown_last_option_is_unknown),
 		cmocka_unit_test(test_estimate_bad_options_exit_2),
 		cmocka_unit_test(test_estimate_pinned_blocks_and_step_table),
 		cmocka_unit_test(test_estimate_text_output_shows_the_breakdown),

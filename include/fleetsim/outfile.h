@@ -54,6 +54,13 @@ int fs_outfile_check_dir(const char *dir, struct fs_error *err);
  * 0, or -1 with err naming the path. */
 int fs_outfile_check_file(const char *dir, const char *name, struct fs_error *err);
 
+/* Check, before any work, that the single file path can be written by
+ * fs_outfile_write: a non-empty name that is not a directory (nor ends in
+ * '/'), in an existing directory in which a file can be created (a probe
+ * file is made and removed).  Creates nothing.  0, or -1 with err (where =
+ * path, msg = expected/found). */
+int fs_outfile_check_path(const char *path, struct fs_error *err);
+
 /* Install the SIGINT/SIGTERM handler (once, in main, before any thread):
  * it removes every temporary still open (fs_outfile_open's *.tmp.* files,
  * fs_outset staging directories and their files) with unlink/rmdir only,
