@@ -6,6 +6,8 @@
 #ifndef FLEETSIM_CLI_H
 #define FLEETSIM_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 int fs__cli_run(int argc, char **argv);
@@ -41,6 +43,12 @@ const struct fs__cli_cmd *fs__cli_find(const char *name);
  * "fleetsim CMD: OPTION: expected ..., found "TEXT"" and returns -1. */
 int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
                       int64_t lo, int64_t hi, int64_t *out);
+
+/* Whether text[0 .. len) is a number as JSON writes one (RFC 8259: an
+ * optional '-', no leading zero, no '+', no leading space, no hex, no
+ * "inf"), a whole one when `integer`: command-line numbers follow the
+ * grammar of scenario files. */
+bool fs__cli_number_syntax(const char *text, size_t len, bool integer);
 
 /* Parse a relative target such as "2%" or "0.02" into (0, 1); on failure
  * prints the error and returns -1. */

@@ -293,6 +293,12 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	const char *a5[] = { "run", "tests/no-such-file.json", "-o", out, NULL };
 	const char *a6[] = { "run", SCENARIO, "--seed", "-3", "-o", out, NULL };
 	const char *a7[] = { "frobnicate", NULL };
+	/* numbers follow the JSON grammar of scenario files: no '+', no
+	 * leading space or zero, no hex */
+	const char *a8[] = { "run", SCENARIO, "-r", "+3", "-o", out, NULL };
+	const char *a9[] = { "run", SCENARIO, "-r", " 3", "-o", out, NULL };
+	const char *a10[] = { "run", SCENARIO, "--seed", "07", "-o", out, NULL };
+	const char *a11[] = { "run", SCENARIO, "--ci-target", "0x1p-3", "-o", out, NULL };
 	struct stat st;
 
 	(void)state;
@@ -303,6 +309,10 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	expect_cli_error(a5, "tests/no-such-file.json");
 	expect_cli_error(a6, "fleetsim run: --seed: expected an integer");
 	expect_cli_error(a7, "fleetsim: unknown command \"frobnicate\"");
+	expect_cli_error(a8, "-r: expected an integer from 1 to 100000, found \"+3\"");
+	expect_cli_error(a9, "-r: expected an integer from 1 to 100000, found \" 3\"");
+	expect_cli_error(a10, "--seed: expected an integer");
+	expect_cli_error(a11, "--ci-target: expected a fraction such as \"2%\" or \"0.02\"");
 	assert_int_not_equal(stat(out, &st), 0);
 	free(out);
 	fs_test_tmpdir_free(dir);
