@@ -230,6 +230,18 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 	max_reps = a->max_replications > 0 ? (int)a->max_replications :
 	           sc->objective.present && sc->objective.max_replications > 0 ?
 	           sc->objective.max_replications : 10 * opts.replications;
+	if (a->max_replications > 0 && !(ci_target > 0)) {
+		fs_scenario_free(sc);
+		return fs__cli_usage_error("run", "--max-replications caps the stopping rule, "
+		                           "found no --ci-target (nor objective.ci_target in "
+		                           "the scenario)");
+	}
+	if (ci_target > 0 && max_reps < opts.replications) {
+		fs_scenario_free(sc);
+		return fs__cli_usage_error("run", "--max-replications: expected at least the "
+		                           "first batch's %d replications, found %d",
+		                           opts.replications, max_reps);
+	}
 	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target,
 	                           max_reps, &n_reps);
 	opts.replications = n_reps;

@@ -299,6 +299,10 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	const char *a9[] = { "run", SCENARIO, "-r", " 3", "-o", out, NULL };
 	const char *a10[] = { "run", SCENARIO, "--seed", "07", "-o", out, NULL };
 	const char *a11[] = { "run", SCENARIO, "--ci-target", "0x1p-3", "-o", out, NULL };
+	/* a cap below the first batch, or a cap with no stopping rule */
+	const char *a12[] = { "run", SCENARIO, "-r", "4", "--max-replications", "2",
+	                      "--ci-target", "2%", "-o", out, NULL };
+	const char *a13[] = { "run", SCENARIO, "--max-replications", "5", "-o", out, NULL };
 	struct stat st;
 
 	(void)state;
@@ -313,6 +317,10 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	expect_cli_error(a9, "-r: expected an integer from 1 to 100000, found \" 3\"");
 	expect_cli_error(a10, "--seed: expected an integer");
 	expect_cli_error(a11, "--ci-target: expected a fraction such as \"2%\" or \"0.02\"");
+	expect_cli_error(a12, "--max-replications: expected at least the first batch's 4 "
+	                 "replications, found 2");
+	expect_cli_error(a13, "--max-replications caps the stopping rule, found no "
+	                 "--ci-target");
 	assert_int_not_equal(stat(out, &st), 0);
 	free(out);
 	fs_test_tmpdir_free(dir);
