@@ -44,12 +44,6 @@ const struct fs__cli_cmd *fs__cli_find(const char *name);
 int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
                       int64_t lo, int64_t hi, int64_t *out);
 
-/* Whether text[0 .. len) is a number as JSON writes one (RFC 8259: an
- * optional '-', no leading zero, no '+', no leading space, no hex, no
- * "inf"), a whole one when `integer`: command-line numbers follow the
- * grammar of scenario files. */
-bool fs__cli_number_syntax(const char *text, size_t len, bool integer);
-
 /* Parse a relative target such as "2%" or "0.02" into (0, 1); on failure
  * prints the error and returns -1. */
 int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text,

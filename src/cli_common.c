@@ -15,36 +15,6 @@
 #include "cli.h"
 #include "fleetsim/common.h"
 
-bool fs__cli_number_syntax(const char *text, size_t len, bool integer)
-{
-	size_t i = 0, digits;
-
-	if (i < len && text[i] == '-')
-		i++;
-	for (digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-		digits++;
-	if (digits == 0 || (digits > 1 && text[i - digits] == '0'))
-		return false;                  /* no digit, or a leading zero */
-	if (integer)
-		return i == len;
-	if (i < len && text[i] == '.') {
-		for (i++, digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-			digits++;
-		if (digits == 0)
-			return false;
-	}
-	if (i < len && (text[i] == 'e' || text[i] == 'E')) {
-		i++;
-		if (i < len && (text[i] == '+' || text[i] == '-'))
-			i++;
-		for (digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-			digits++;
-		if (digits == 0)
-			return false;
-	}
-	return i == len;
-}
-
 int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
                       int64_t lo, int64_t hi, int64_t *out)
 {
@@ -53,7 +23,7 @@ int fs__cli_parse_int(const char *cmd, const char *option, const char *text,
 
 	errno = 0;
 	v = strtoll(text, &end, 10);
-	if (!fs__cli_number_syntax(text, strlen(text), true) || *end != '\0' ||
+	if (!fs_number_syntax(text, strlen(text), true) || *end != '\0' ||
 	    errno == ERANGE || v < lo || v > hi) {
 		fprintf(stderr, "fleetsim %s: %s: expected an integer from %" PRId64
 		        " to %" PRId64 ", found \"%s\"\n", cmd, option, lo, hi, text);
@@ -71,7 +41,7 @@ int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text
 
 	errno = 0;
 	v = strtod(text, &end);
-	if (!fs__cli_number_syntax(text, (size_t)(end - text), false))
+	if (!fs_number_syntax(text, (size_t)(end - text), false))
 		end = fs_unconst(text);        /* as if nothing were read */
 	if (end != text && *end == '%' && end[1] == '\0') {
 		v /= 100.0;

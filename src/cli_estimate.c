@@ -70,7 +70,7 @@ static int parse_util(const char *text, double *out)
 
 	errno = 0;
 	v = strtod(text, &end);
-	if (!fs__cli_number_syntax(text, strlen(text), false) || *end != '\0' || errno != 0 ||
+	if (!fs_number_syntax(text, strlen(text), false) || *end != '\0' || errno != 0 ||
 	    !(v > 0 && v <= 1)) {
 		fprintf(stderr, "fleetsim estimate: --gpu-mem-util: expected a number in "
 		        "(0, 1], found \"%s\"\n", text);

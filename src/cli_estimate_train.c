@@ -97,7 +97,7 @@ static int parse_nonneg(const char *option, const char *text, double hi, double 
 
 	errno = 0;
 	v = strtod(text, &end);
-	if (!fs__cli_number_syntax(text, strlen(text), false) || *end != '\0' || errno != 0 ||
+	if (!fs_number_syntax(text, strlen(text), false) || *end != '\0' || errno != 0 ||
 	    !(v >= 0 && v <= hi)) {
 		fprintf(stderr, "fleetsim estimate: %s: expected a number in [0, %g], found "
 		        "\"%s\"\n", option, hi, text);

@@ -203,3 +203,33 @@ char *fs_read_text(const char *path, size_t *len)
 		*len = used;
 	return buf;
 }
+
+bool fs_number_syntax(const char *text, size_t len, bool integer)
+{
+	size_t i = 0, digits;
+
+	if (i < len && text[i] == '-')
+		i++;
+	for (digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+		digits++;
+	if (digits == 0 || (digits > 1 && text[i - digits] == '0'))
+		return false;                  /* no digit, or a leading zero */
+	if (integer)
+		return i == len;
+	if (i < len && text[i] == '.') {
+		for (i++, digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+			digits++;
+		if (digits == 0)
+			return false;
+	}
+	if (i < len && (text[i] == 'e' || text[i] == 'E')) {
+		i++;
+		if (i < len && (text[i] == '+' || text[i] == '-'))
+			i++;
+		for (digits = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+			digits++;
+		if (digits == 0)
+			return false;
+	}
+	return i == len;
+}

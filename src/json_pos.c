@@ -141,7 +141,7 @@ static int fail_found(struct scan *sc, const char *msg)
 	size_t n = 0;
 	unsigned char c;
 
-	while (sc->off + n < sc->len && n < 12) {
+	while (sc->off + n < sc->len && n < 40) {
 		c = (unsigned char)sc->s[sc->off + n];
 		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
 		    !(c >= '0' && c <= '9') && c != '_')

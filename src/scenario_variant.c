@@ -30,8 +30,8 @@
 static const char *const VARIANT_KEYS[] = { "name", "set", NULL };
 
 struct step {
-	char key[128];               /* "" for an index */
-	long index;                  /* -1 for a key */
+	char key[128];               /* for an index: its digits as written */
+	long index;                  /* -1 for a key; LONG_MAX past it */
 };
 
 /* Split "a.b[2].c" into steps; -1 on a syntax error. */
@@ -48,10 +48,13 @@ static int parse_path(const char *path, struct step *steps, size_t *n)
 		if (*p == '[') {
 			if (!isdigit((unsigned char)p[1]))
 				return -1;
-			steps[*n].key[0] = '\0';
 			steps[*n].index = strtol(p + 1, &end, 10);
-			if (*end != ']')
+			if (*end != ']' || (size_t)(end - p - 1) >= sizeof steps[*n].key)
 				return -1;
+			/* the digits as written: an index past LONG_MAX shows as
+			 * given, not as the value strtol saturates to */
+			memcpy(steps[*n].key, p + 1, (size_t)(end - p - 1));
+			steps[*n].key[end - p - 1] = '\0';
 			p = end + 1;
 		} else {
 			if (*p == '.') {
@@ -121,7 +124,7 @@ static void prefix(const struct step *steps, size_t n, char *buf, size_t len)
 	}
 	for (i = 0; i < n && used < len; i++) {
 		if (steps[i].index >= 0)
-			used += (size_t)snprintf(buf + used, len - used, "[%ld]", steps[i].index);
+			used += (size_t)snprintf(buf + used, len - used, "[%s]", steps[i].key);
 		else
 			used += (size_t)snprintf(buf + used, len - used, "%s%s",
 			                         i == 0 ? "" : ".", steps[i].key);
@@ -166,8 +169,8 @@ static int set_path(cJSON *root, struct fs__jpos *pos, const char *path, cJSON *
 			}
 			size = cJSON_GetArraySize(cur);
 			if (steps[i].index >= size) {
-				snprintf(msg, msg_len, "index %ld is out of range: %s has %d "
-				         "element%s", steps[i].index, where, size,
+				snprintf(msg, msg_len, "index %s is out of range: %s has %d "
+				         "element%s", steps[i].key, where, size,
 				         size == 1 ? "" : "s");
 				goto fail;
 			}
@@ -447,6 +450,13 @@ static void set_where(const char *text, char *where, size_t where_len)
 	}
 }
 
+/* Is the error at byte `off` of a set's value a bare word at its start
+ * (prefill_first for "prefill_first")? */
+static bool bare_word(const char *value, size_t off)
+{
+	return off == 0 && isalpha((unsigned char)value[0]);
+}
+
 /* The strict text rules of files (fs__jpos_check_text) on a set: its path,
  * checked as the JSON string it names, and its value.  0 or -1 with err. */
 static int check_set_text(struct fs__sc *sc, const char *text, const char *eq,
@@ -470,8 +480,11 @@ static int check_set_text(struct fs__sc *sc, const char *text, const char *eq,
 		return fs_error_set(sc->err, where, NULL, "expected a path of valid "
 		                    "UTF-8 text without control characters; %s", msg);
 	if (fs__jpos_check_text(eq + 1, vlen, &off, msg, sizeof msg) != 0)
-		return fs_error_set(sc->err, where, NULL, "value byte %zu: %s", off + 1,
-		                    msg);
+		return fs_error_set(sc->err, where, NULL, "value byte %zu: %s%s%.*s%s", off + 1,
+		                    msg, bare_word(eq + 1, off) ? " (a string is written in "
+		                    "quotes: --set '" : "", bare_word(eq + 1, off) ?
+		                    (int)path_len : 0, text, bare_word(eq + 1, off) ?
+		                    "=\"...\"')" : "");
 	return 0;
 }
 

@@ -196,6 +196,20 @@ const char *fs__sc_type_name(const cJSON *node)
 	return "null";
 }
 
+/* The text of command-line set i's value when it is the number `node` as
+ * written ("1e400", "9007199254740993": what a double cannot show), else
+ * NULL. */
+static const char *set_number_text(const struct fs__sc *sc, size_t off, const cJSON *node)
+{
+	const char *eq;
+
+	if (!cJSON_IsNumber(node) || off == FS__JPOS_NONE || off < FS__JPOS_SET_BASE ||
+	    off - FS__JPOS_SET_BASE >= sc->n_set_texts)
+		return NULL;
+	eq = strchr(sc->set_texts[off - FS__JPOS_SET_BASE], '=');
+	return eq != NULL && fs_number_syntax(eq + 1, strlen(eq + 1), false) ? eq + 1 : NULL;
+}
+
 void fs__sc_found(const struct fs__sc *sc, const cJSON *node, char *buf, size_t buf_len)
 {
 	size_t off = value_off(sc, node), n = 0, max = 40;
@@ -206,7 +220,9 @@ void fs__sc_found(const struct fs__sc *sc, const cJSON *node, char *buf, size_t 
 		return;
 	}
 	if (off == FS__JPOS_NONE || off >= sc->text_len) {
-		if (cJSON_IsNumber(node))
+		if (set_number_text(sc, off, node) != NULL)
+			snprintf(buf, buf_len, "%.40s", set_number_text(sc, off, node));
+		else if (cJSON_IsNumber(node))
 			snprintf(buf, buf_len, "%.17g", node->valuedouble);
 		else if (cJSON_IsString(node))
 			snprintf(buf, buf_len, "\"%.40s\"", node->valuestring);

@@ -340,6 +340,39 @@ static void test_upfront_sweep_set_with_a_bad_value_writes_nothing(void **state)
 	fixture_free(&f);
 }
 
+/* A --set's error shows what was written: a number a double cannot hold
+ * (1e400, 2^53 + 1) and an index past LONG_MAX as given, not as inf, 2^53
+ * or LONG_MAX; a bare word whole, with how to quote a string. */
+static void test_upfront_set_errors_show_the_value_as_written(void **state)
+{
+	static const struct {
+		const char *set, *want;
+	} cases[] = {
+		{ "simulation.replications=1e400",
+		  "simulation.replications: expected an integer, found 1e400" },
+		{ "engine.replicas=9007199254740993",
+		  "engine.replicas: expected a value <= 10000, found 9007199254740993" },
+		{ "workload.classes[99999999999999999999].share=1",
+		  "index 99999999999999999999 is out of range: workload.classes has 2 elements" },
+		{ "engine.scheduler=prefill_first",
+		  "found 'prefill_first' (a string is written in quotes: "
+		  "--set 'engine.scheduler=\"...\"')" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = { "validate", "scenarios/quickstart.json", "--set",
+		                       cases[i].set, NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+
+		if (strstr(r.err, cases[i].want) == NULL)
+			print_error("want \"%s\", got: %s\n", cases[i].want, r.err);
+		assert_int_equal(r.exit_code, 2);
+		assert_non_null(strstr(r.err, cases[i].want));
+		fs_test_run_free(&r);
+	}
+}
+
 /* A --set value obeys the strict text rules of files: invalid UTF-8, a raw
  * control character in a string or outside one, \u0000 and a leading zero
  * are refused with exit 2, naming the --set (bad bytes shown as '?'), and
@@ -458,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_upfront_validate_set_checks_the_axis_values_too),
 		cmocka_unit_test(test_upfront_sweep_set_works),
 		cmocka_unit_test(test_upfront_set_value_text_is_strict),
+		cmocka_unit_test(test_upfront_set_errors_show_the_value_as_written),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

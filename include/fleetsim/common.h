@@ -7,6 +7,7 @@
 #ifndef FLEETSIM_COMMON_H
 #define FLEETSIM_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,12 @@ struct fs_error {
 	char path[256];
 	char msg[1024];
 };
+
+/* Whether text[0 .. len) is a number as JSON writes one (RFC 8259: an
+ * optional '-', no leading zero, no '+', no leading space, no hex, no
+ * "inf"), a whole one when `integer`: command-line numbers follow the
+ * grammar of scenario files. */
+bool fs_number_syntax(const char *text, size_t len, bool integer);
 
 /* Fill `err` (may be NULL: then nothing happens).  `where` or `path` may be
  * NULL or "".  Always returns -1 so callers can `return fs_error_set(...)`. */
