@@ -371,6 +371,19 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 		return FS_EXIT_INPUT;
 	}
 	snprintf(dir, sizeof dir, "%s/points", o->out_dir);
+	/* a point's record is written over points/N.json: nothing there may
+	 * be a directory, found now rather than after the point has run */
+	for (i = 0; i < fs_sweep_n_points(&base->sweep); i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "%zu.json", i);
+		if (fs_outfile_check_file(dir, name, &err) != 0) {
+			fputs("fleetsim sweep: output: ", stderr);
+			fs_error_print(&err);
+			fs_scenario_free(base);
+			return FS_EXIT_INPUT;
+		}
+	}
 	if (fs_outfile_mkdirs(dir, &err) != 0) {
 		fs_error_print(&err);
 		fs_scenario_free(base);

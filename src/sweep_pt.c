@@ -9,6 +9,7 @@
  * its record and arrays (the caller frees them).
  */
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,6 +121,23 @@ static bool num_array(const cJSON *a, int n, bool allow_null)
 	return k == n;
 }
 
+/* Every number of array a (nulls aside) finite, in [0, hi], and 0 or 1
+ * when `flag`: what a replication's objective (a cost), latency or
+ * met flag can be. */
+static bool values_ok(const cJSON *a, double hi, bool flag)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, a) {
+		if (!cJSON_IsNumber(v))
+			continue;
+		if (flag ? v->valuedouble != 0 && v->valuedouble != 1 :
+		           !(v->valuedouble >= 0 && v->valuedouble <= hi))
+			return false;
+	}
+	return true;
+}
+
 /* See sweep_internal.h: the members fs__sweep_pt_parse, the CSV and JSON
  * writers and the CDF read, each checked before anything dereferences it. */
 int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t why_len)
@@ -151,6 +169,13 @@ int fs__sweep_record_complete(const cJSON *rec, size_t point, char *why, size_t 
 		if (!num_array(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), (int)reps,
 		               k != 1 && k != 3))
 			MISSING(PER_REP[k], "an array of one number per replication");
+	/* a record edited by hand must not pass for a simulated one: costs and
+	 * latencies are >= 0, the met flags 0 or 1 */
+	for (k = 0; PER_REP[k] != NULL; k++)
+		if (!values_ok(cJSON_GetObjectItemCaseSensitive(rec, PER_REP[k]), DBL_MAX,
+		               k == 1 || k == 3))
+			MISSING(PER_REP[k], k == 1 || k == 3 ? "0 or 1 per replication" :
+			        "a number >= 0 (or null) per replication");
 	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "feasible")))
 		MISSING("feasible", "true or false");
 	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(rec, "stable")))

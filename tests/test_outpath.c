@@ -310,6 +310,25 @@ static void test_outpath_sweep_points_that_is_a_file_is_refused(void **state)
 	free(points);
 }
 
+/* A point's record is written over points/N.json: a directory there is
+ * refused before any point runs (it failed with exit 1 after the run). */
+static void test_outpath_sweep_record_that_is_a_directory_is_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), *points = fs_test_path(dir, "points");
+	char *rec = fs_test_path(points, "1.json");
+	const char *args[] = { "sweep", SWEEP, "-o", dir, "-q", "--resume", NULL };
+
+	(void)state;
+	assert_int_equal(mkdir(points, 0755), 0);
+	assert_int_equal(mkdir(rec, 0755), 0);
+	expect_refused(args, rec, "found a directory");
+	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(count_entries(points), 1);
+	fs_test_tmpdir_free(dir);
+	free(rec);
+	free(points);
+}
+
 static void test_outpath_sweep_empty_output_is_refused(void **state)
 {
 	const char *args[] = { "sweep", SWEEP, "-o", "", "-q", NULL };
@@ -488,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_outpath_failing_variants_run_keeps_older_outputs),
 		cmocka_unit_test(test_outpath_sweep_output_that_is_a_file_is_refused),
 		cmocka_unit_test(test_outpath_sweep_points_that_is_a_file_is_refused),
+		cmocka_unit_test(test_outpath_sweep_record_that_is_a_directory_is_refused),
 		cmocka_unit_test(test_outpath_sweep_empty_output_is_refused),
 		cmocka_unit_test(test_outpath_report_plots_that_is_a_file_is_refused),
 		cmocka_unit_test(test_outpath_sigterm_removes_temporaries_and_exits_143),

@@ -314,10 +314,47 @@ static void test_resume_recomputes_a_record_without_a_decision(void **state)
 	check_partial("decision", NULL, NULL, "it is partial: \"decision\"");
 }
 
+/* Record 3 edited by hand, its shape intact: the first replication's
+ * value of `key` set to v.  A cost below 0 or a met flag of 7 cannot come
+ * from a simulation: the resumed sweep computes the point again and ends
+ * with a fresh sweep's bytes. */
+static void check_tampered(const char *key, double v, const char *why)
+{
+	char *fresh = fs_test_tmpdir(), *dir = fs_test_tmpdir();
+	cJSON *rec;
+
+	sweep_ok(fresh, NULL, NULL, NULL, NULL);
+	sweep_ok(dir, NULL, NULL, NULL, NULL);
+	rec = read_record(dir, 3);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, key)) >= 1);
+	cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(rec, key), 0,
+	                         cJSON_CreateNumber(v));
+	write_record(dir, 3, rec);
+	sweep_ok(dir, "--resume", NULL, NULL, why);
+	assert_same_outputs(fresh, dir);
+	fs_test_tmpdir_free(fresh);
+	fs_test_tmpdir_free(dir);
+}
+
+static void test_resume_recomputes_a_record_with_a_negative_cost(void **state)
+{
+	(void)state;
+	check_tampered("objective_per_rep", -5, "\"objective_per_rep\" is missing or not "
+	               "a number >= 0");
+}
+
+static void test_resume_recomputes_a_record_with_a_met_flag_of_7(void **state)
+{
+	(void)state;
+	check_tampered("met_per_rep", 7, "\"met_per_rep\" is missing or not 0 or 1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resume_recomputes_records_of_another_seed),
+		cmocka_unit_test(test_resume_recomputes_a_record_with_a_negative_cost),
+		cmocka_unit_test(test_resume_recomputes_a_record_with_a_met_flag_of_7),
 		cmocka_unit_test(test_resume_recomputes_records_of_another_seed_than_the_scenarios),
 		cmocka_unit_test(test_resume_recomputes_records_of_another_replication_count),
 		cmocka_unit_test(test_resume_recomputes_records_of_another_ci_target),
