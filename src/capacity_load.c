@@ -1,7 +1,8 @@
 /*
  * capacity_load.c — the spot-capacity trace readers (see capacity.h):
  * SkyPilot spot-traces JSON through cJSON, with syntax and value errors
- * placed at file:line:col by the JSON position index of json_pos.c, and
+ * (a key given twice among them) placed at file:line:col by the JSON
+ * position index of json_pos.c, and
  * SpotServe add/remove CSV through the trace line reader.  Both build
  * compressed steps (no two neighbours equal) after scaling.  On any error
  * everything read so far is freed and nothing is returned.
@@ -17,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_dup.h"
 #include "json_pos.h"
 #include "text_lines.h"
 
@@ -149,6 +151,26 @@ static char *read_all(const char *path, const char *display, size_t *len,
 	return buf;
 }
 
+/* A key given twice in obj (at `path`, "" for the root) is an error at its
+ * second place: cJSON keeps both members, and a lookup would take the first
+ * without a word. */
+static int no_dup_keys(const struct jctx *c, const cJSON *obj, const char *path)
+{
+	const cJSON *first = NULL, *dup = fs__json_dup_key(obj, &first);
+	size_t key_off, val_off;
+	char dup_path[128];
+	int line = 1, col = 1;
+
+	if (dup == NULL)
+		return 0;
+	if (fs__jpos_lookup(c->pos, first, &key_off, &val_off) == 0)
+		fs__jpos_line_col(c->text, c->len, key_off, &line, &col);
+	snprintf(dup_path, sizeof dup_path, "%s%s%.60s", path, *path != '\0' ? "." : "",
+	         dup->string);
+	return jfail(c, dup, 1, dup_path, "duplicate key \"%.60s\" (first given at line %d, "
+	             "column %d)", dup->string, line, col);
+}
+
 /* gap_seconds from metadata: a positive number of seconds.  MODEL: C1 */
 static int read_gap(const struct jctx *c, const cJSON *root, fs_ns *gap_ns)
 {
@@ -164,6 +186,8 @@ static int read_gap(const struct jctx *c, const cJSON *root, fs_ns *gap_ns)
 		return jfail(c, meta, 0, "metadata",
 		             "expected an object {\"gap_seconds\": G}, found %s", found);
 	}
+	if (no_dup_keys(c, meta, "metadata"))
+		return -1;
 	gap = cJSON_GetObjectItemCaseSensitive(meta, "gap_seconds");
 	if (gap == NULL)
 		return jfail(c, meta, 0, "metadata.gap_seconds",
@@ -271,7 +295,7 @@ static int read_skypilot(const char *path, const char *display, struct steps *s,
 		describe(root, found, sizeof found);
 		jfail(&c, root, 0, "", "expected an object {\"metadata\": {\"gap_seconds\": G}, "
 		      "\"data\": [...]}, found %s", found);
-	} else if (read_gap(&c, root, &gap_ns) == 0 &&
+	} else if (no_dup_keys(&c, root, "") == 0 && read_gap(&c, root, &gap_ns) == 0 &&
 	           read_data(&c, root, gap_ns, s, span_ns) == 0) {
 		rc = 0;
 	}

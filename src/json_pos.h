@@ -3,9 +3,10 @@
  * syntax-error messages, and a position index mapping every cJSON node to the
  * byte offsets of its key and value in the source text.  Offsets are the same
  * in the original and the stripped text (comments become spaces).  Private to
- * the scenario loader, the capacity-trace reader (src/capacity_load.c) and
- * the calibration input reader (src/calib_input.c); the index is owned by
- * the caller (fs__jpos_free).
+ * the scenario loader, the capacity-trace reader (src/capacity_load.c), the
+ * Mooncake trace reader (src/trace_mooncake.c) and the calibration input
+ * reader (src/calib_input.c); the index is owned by the caller
+ * (fs__jpos_free).
  */
 #ifndef FLEETSIM_JSON_POS_H
 #define FLEETSIM_JSON_POS_H

@@ -1,9 +1,10 @@
 /*
- * trace.c — request-trace readers: Azure LLM 2023 CSV, Vidur/Splitwise CSV
- * and Mooncake JSONL, into an immutable struct fs_trace (see trace.h).  Times
- * are parsed to integer nanoseconds exactly (no floating point for decimal
- * timestamps), rows are sorted stably by time and shifted so the first is at
- * t = 0.  On any error everything read so far is freed.  MODEL: W14-W16.
+ * trace.c — request-trace readers: Azure LLM 2023 CSV and Vidur/Splitwise
+ * CSV here, Mooncake JSONL in trace_mooncake.c, into an immutable struct
+ * fs_trace (see trace.h).  Times are parsed to integer nanoseconds exactly
+ * (no floating point for decimal timestamps), rows are sorted stably by time
+ * and shifted so the first is at t = 0.  On any error everything read so far
+ * is freed.  MODEL: W14-W16.
  */
 #include "fleetsim/trace.h"
 
@@ -13,23 +14,12 @@
 
 #include "civil_date.h"
 #include "text_lines.h"
+#include "trace_internal.h"
 
 /* Column names of the CSV formats, in the order timestamp, prompt, output. */
 static const char *const azure_cols[3] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
 static const char *const vidur_cols[3] = {
 	"arrived_at", "num_prefill_tokens", "num_decode_tokens"};
-
-/* Growable rows plus what is needed to report errors. */
-struct loader {
-	struct fs__lines in;
-	struct fs_error *err;
-	struct fs_trace_row *rows;
-	size_t n_rows;
-	size_t cap;
-	uint64_t *hash_ids;          /* Mooncake hash_ids of all rows */
-	size_t n_hash_ids, cap_hash_ids;
-};
-
 
 FS_ENUM_FUNCS(enum fs_trace_format, FS_TRACE_FORMAT_MAP, FS_ENUM_ID, FS_ENUM_NAME,
               fs_trace_format_name, fs_trace_format_from_name, "?")
@@ -103,10 +93,7 @@ static int parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *ns)
 	return 0;
 }
 
-/* A decimal number of `unit_ns` units ("12", "-0.25", "1.5e-3") to ns, for
- * units of whole milliseconds or seconds.  Plain decimals are converted
- * exactly (to the nanosecond); exponent notation goes through strtod. */
-static int parse_time_units(const char *s, size_t len, int64_t unit_ns, int64_t *out)
+int fs__trace_parse_time_units(const char *s, size_t len, int64_t unit_ns, int64_t *out)
 {
 	const char *p = s, *end = s + len;
 	int neg = 0, any = 0;
@@ -152,7 +139,7 @@ static int parse_time_units(const char *s, size_t len, int64_t unit_ns, int64_t 
 
 /* ---- rows -------------------------------------------------------------- */
 
-static int bad_count(struct loader *ld, const struct fs__csv_field *f,
+static int bad_count(struct fs__trace_loader *ld, const struct fs__csv_field *f,
                      const char *column)
 {
 	char found[64];
@@ -163,9 +150,64 @@ static int bad_count(struct loader *ld, const struct fs__csv_field *f,
 	                   column, found);
 }
 
-/* Append a row after checking its token counts.  MODEL: W15 */
-static int add_row(struct loader *ld, int64_t t_ns, int64_t prompt, int64_t output,
-                   int col_prompt, int col_output, const char *const names[3])
+/* A token count field: digits, as fs__parse_count takes them ("12",
+ * "12.0"), but without its '+': a count has no sign.  -1 with the error. */
+static int take_count(struct fs__trace_loader *ld, const struct fs__csv_field *f,
+                      const char *column, int64_t *out)
+{
+	if (f->len > 0 && f->s[0] >= '0' && f->s[0] <= '9' &&
+	    fs__parse_count(f->s, f->len, out) == 0)
+		return 0;
+	return bad_count(ld, f, column);
+}
+
+/* Whether field f had spaces around its value, which fs__csv_split trims
+ * along with one pair of quotes: the raw field, from the comma before f to
+ * the comma after it (in *raw, *raw_len), is neither f nor f in quotes.  A
+ * trace writer puts nothing around a value, so spaces there mean a hand
+ * edit or another format, refused rather than guessed at. */
+static int is_padded(const char *line, const struct fs__csv_field *f, const char **raw,
+                     size_t *raw_len)
+{
+	const char *a = f->s, *b = f->s + f->len;
+
+	while (a > line && a[-1] != ',')
+		a--;
+	while (*b != '\0' && *b != ',')
+		b++;
+	*raw = a;
+	*raw_len = (size_t)(b - a);
+	if (a == f->s && b == f->s + f->len)
+		return 0;
+	return !(a + 1 == f->s && b == f->s + f->len + 1 && *a == '"' && b[-1] == '"');
+}
+
+/* The field at idx of a row (column `column`): present, and without spaces
+ * around it.  -1 with the error. */
+static int take_field(struct fs__trace_loader *ld, const struct fs__csv *csv, int idx,
+                      const char *column, const struct fs__csv_field **f)
+{
+	const char *raw;
+	size_t raw_len;
+	char found[64];
+
+	if ((size_t)idx >= csv->n)
+		return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+		                   (int)ld->in.len + 1, "",
+		                   "expected a value in column %s, found the end of the line",
+		                   column);
+	*f = &csv->fields[idx];
+	if (!is_padded(ld->in.line, *f, &raw, &raw_len))
+		return 0;
+	fs__quote(raw, raw_len, found, sizeof found);
+	return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+	                   (int)(raw - ld->in.line) + 1, "", "expected a value without "
+	                   "spaces around it in column %s, found %s", column, found);
+}
+
+int fs__trace_add_row(struct fs__trace_loader *ld, int64_t t_ns, int64_t prompt,
+                      int64_t output, int col_prompt, int col_output,
+                      const char *const names[3])
 {
 	struct fs_trace_row *r;
 
@@ -188,10 +230,11 @@ static int add_row(struct loader *ld, int64_t t_ns, int64_t prompt, int64_t outp
 }
 
 /* Azure and Vidur: header row, then one request per line. */
-static int read_csv(struct loader *ld, enum fs_trace_format format)
+static int read_csv(struct fs__trace_loader *ld, enum fs_trace_format format)
 {
 	const char *const *names = format == FS_TRACE_AZURE ? azure_cols : vidur_cols;
 	struct fs__csv csv = {0};
+	size_t n_header;
 	int idx[3], got, rc = -1;
 	int64_t base_sec = 0, base_ns = 0, lo_sec = 0, hi_sec = 0;
 	int have_base = 0;
@@ -205,6 +248,7 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 		                   "empty file: expected a header with columns %s,%s,%s",
 		                   names[0], names[1], names[2]);
 	fs__csv_split(&csv, ld->in.line);
+	n_header = csv.n;
 	for (int k = 0; k < 3; k++) {
 		idx[k] = fs__csv_find(&csv, names[k]);
 		if (idx[k] < 0) {
@@ -222,16 +266,17 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 		if (fs__is_blank(ld->in.line))
 			continue;
 		fs__csv_split(&csv, ld->in.line);
-		for (int k = 0; k < 3; k++) {
-			if ((size_t)idx[k] >= csv.n) {
-				fs_error_at(ld->err, ld->in.display, ld->in.line_no,
-				            (int)ld->in.len + 1, "",
-				            "expected a value in column %s, found the end of the line",
-				            names[k]);
-				goto out;
-			}
-			f[k] = &csv.fields[idx[k]];
+		/* A field past the header's would be read as nothing, though it
+		 * may be the rest of a value split at a stray comma. */
+		if (csv.n > n_header) {
+			fs_error_at(ld->err, ld->in.display, ld->in.line_no,
+			            csv.fields[n_header].col, "", "expected %zu fields as in "
+			            "the header, found %zu", n_header, csv.n);
+			goto out;
 		}
+		for (int k = 0; k < 3; k++)
+			if (take_field(ld, &csv, idx[k], names[k], &f[k]))
+				goto out;
 		if (format == FS_TRACE_AZURE) {
 			int64_t sec, ns;
 
@@ -262,7 +307,7 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 				goto out;
 			}
 			t_ns = (sec - base_sec) * FS_NS_PER_S + (ns - base_ns);
-		} else if (parse_time_units(f[0]->s, f[0]->len, FS_NS_PER_S, &t_ns) ||
+		} else if (fs__trace_parse_time_units(f[0]->s, f[0]->len, FS_NS_PER_S, &t_ns) ||
 		           t_ns < 0 || t_ns >= FS_TRACE_MAX_SPAN_NS) {
 			char found[64];
 
@@ -277,171 +322,15 @@ static int read_csv(struct loader *ld, enum fs_trace_format format)
 			goto out;
 		}
 		for (int k = 1; k < 3; k++)
-			if (fs__parse_count(f[k]->s, f[k]->len, &tok[k - 1])) {
-				bad_count(ld, f[k], names[k]);
+			if (take_count(ld, f[k], names[k], &tok[k - 1]))
 				goto out;
-			}
-		if (add_row(ld, t_ns, tok[0], tok[1], f[1]->col, f[2]->col, names))
+		if (fs__trace_add_row(ld, t_ns, tok[0], tok[1], f[1]->col, f[2]->col, names))
 			goto out;
 	}
 	rc = got < 0 ? -1 : 0;
 out:
 	fs__csv_fini(&csv);
 	return rc;
-}
-
-/* Find `"key"` then ':' in a JSON line and return the start of its value
- * (whitespace skipped), or NULL.  A key is only recognised when a colon
- * follows it, so the same text inside a string value is not taken. */
-static const char *json_value(const char *line, const char *key)
-{
-	size_t key_len = strlen(key);
-	const char *p = line;
-
-	while ((p = strchr(p, '"')) != NULL) {
-		const char *q = p + 1;
-
-		if (strncmp(q, key, key_len) == 0 && q[key_len] == '"') {
-			q += key_len + 1;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (*q == ':') {
-				q++;
-				while (*q == ' ' || *q == '\t')
-					q++;
-				return q;
-			}
-		}
-		p = q;
-	}
-	return NULL;
-}
-
-/* Length of a JSON number token at s. */
-static size_t number_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] != '\0' && strchr("+-0123456789.eE", s[n]) != NULL)
-		n++;
-	return n;
-}
-
-/* Parse `"hash_ids": [id, ...]` at v (the value's start) into ld->hash_ids
- * for the row just added.  MODEL: V23 */
-static int read_hash_ids(struct loader *ld, const char *v)
-{
-	const char *p = v;
-	struct fs_trace_row *r = &ld->rows[ld->n_rows - 1];
-
-	if (*p != '[')
-		return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
-		                   (int)(p - ld->in.line) + 1, "",
-		                   "expected a list of block ids for \"hash_ids\", found '%c'",
-		                   *p != '\0' ? *p : ' ');
-	r->hash_off = ld->n_hash_ids;
-	p++;
-	for (;;) {
-		size_t len;
-		int64_t id;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == ']' && ld->n_hash_ids == r->hash_off)
-			break;
-		len = number_len(p);
-		if (fs__parse_count(p, len, &id)) {
-			char found[64];
-
-			fs__quote(p, len > 0 ? len : strcspn(p, ",]}"), found, sizeof found);
-			return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
-			                   (int)(p - ld->in.line) + 1, "", "expected a block id "
-			                   "(integer >= 0) in \"hash_ids\", found %s", found);
-		}
-		fs_xgrow((void **)&ld->hash_ids, &ld->cap_hash_ids, ld->n_hash_ids + 1,
-		         sizeof *ld->hash_ids);
-		ld->hash_ids[ld->n_hash_ids++] = (uint64_t)id;
-		p += len;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		if (*p == ']')
-			break;
-		return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
-		                   (int)(p - ld->in.line) + 1, "",
-		                   "expected ',' or ']' in \"hash_ids\", found %s",
-		                   *p != '\0' ? "another character" : "the end of the line");
-	}
-	if (ld->n_hash_ids - r->hash_off > UINT32_MAX)
-		return fs_error_at(ld->err, ld->in.display, ld->in.line_no, 1, "",
-		                   "too many hash_ids in one request");
-	r->hashes.n_units = (uint32_t)(ld->n_hash_ids - r->hash_off);
-	r->hashes.unit_tokens = FS_MOONCAKE_HASH_BLOCK_TOKENS;
-	return 0;
-}
-
-/* Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n,
- * "hash_ids": [...] (optional)} */
-static int read_mooncake(struct loader *ld)
-{
-	static const char *const names[3] = {"timestamp", "input_length", "output_length"};
-	int got;
-
-	while ((got = fs__lines_next(&ld->in, ld->err)) == 1) {
-		const char *v[3];
-		size_t len[3];
-		int col[3];
-		int64_t t_ns, tok[2];
-		const char *first = ld->in.line, *hv;
-
-		while (*first == ' ' || *first == '\t')
-			first++;
-		if (*first == '\0')
-			continue;
-		if (*first != '{')
-			return fs_error_at(ld->err, ld->in.display, ld->in.line_no,
-			                   (int)(first - ld->in.line) + 1, "",
-			                   "expected a JSON object per line, found '%c'", *first);
-		for (int k = 0; k < 3; k++) {
-			v[k] = json_value(ld->in.line, names[k]);
-			if (v[k] == NULL)
-				return fs_error_at(ld->err, ld->in.display, ld->in.line_no, 1, "",
-				                   "missing key \"%s\" (a mooncake trace needs "
-				                   "timestamp, input_length, output_length)", names[k]);
-			len[k] = number_len(v[k]);
-			col[k] = (int)(v[k] - ld->in.line) + 1;
-		}
-		if (parse_time_units(v[0], len[0], FS_NS_PER_MS, &t_ns) || t_ns < 0 ||
-		    t_ns >= FS_TRACE_MAX_SPAN_NS) {
-			char found[64];
-
-			fs__quote(v[0], len[0] > 0 ? len[0] : strcspn(v[0], ",}"), found,
-			          sizeof found);
-			return fs_error_at(ld->err, ld->in.display, ld->in.line_no, col[0], "",
-			                   "expected a time in milliseconds >= 0 and below 100 "
-			                   "years (%lld ms) for \"timestamp\", found %s",
-			                   (long long)(FS_TRACE_MAX_SPAN_S * 1000), found);
-		}
-		for (int k = 1; k < 3; k++)
-			if (fs__parse_count(v[k], len[k], &tok[k - 1])) {
-				char found[64];
-
-				fs__quote(v[k], len[k] > 0 ? len[k] : strcspn(v[k], ",}"), found,
-				          sizeof found);
-				return fs_error_at(ld->err, ld->in.display, ld->in.line_no, col[k],
-				                   "", "expected an integer token count for \"%s\", "
-				                   "found %s", names[k], found);
-			}
-		if (add_row(ld, t_ns, tok[0], tok[1], col[1], col[2], names))
-			return -1;
-		hv = json_value(ld->in.line, "hash_ids");
-		if (hv != NULL && read_hash_ids(ld, hv))
-			return -1;
-	}
-	return got < 0 ? -1 : 0;
 }
 
 /* ---- sorting and finishing ------------------------------------------------ */
@@ -483,7 +372,7 @@ static void sort_rows(struct fs_trace_row *rows, size_t n)
 struct fs_trace *fs_trace_load(const char *path, const char *display_path,
                                enum fs_trace_format format, struct fs_error *err)
 {
-	struct loader ld = {.err = err};
+	struct fs__trace_loader ld = {.err = err};
 	struct fs_trace *t;
 	int rc;
 
@@ -497,7 +386,7 @@ struct fs_trace *fs_trace_load(const char *path, const char *display_path,
 		rc = read_csv(&ld, format);
 		break;
 	case FS_TRACE_MOONCAKE:
-		rc = read_mooncake(&ld);
+		rc = fs__trace_read_mooncake(&ld);
 		break;
 	default:
 		rc = fs_error_at(err, display_path, 0, 0, "", "unknown trace format %d",

@@ -202,6 +202,19 @@ static void test_capacity_skypilot_errors(void **state)
 	             DATA "missing.json: cannot open: No such file or directory");
 }
 
+/* A key given twice is refused at its second place (cJSON keeps both and a
+ * lookup takes the first, so [0, 0] would have been replayed silently). */
+static void test_capacity_skypilot_duplicate_keys(void **state)
+{
+	(void)state;
+	expect_error(DATA "sky_dup_data.json", FS_CAPACITY_SKYPILOT,
+	             DATA "sky_dup_data.json:3:2: data: duplicate key \"data\" (first given "
+	             "at line 2, column 2)");
+	expect_error(DATA "sky_dup_gap.json", FS_CAPACITY_SKYPILOT,
+	             DATA "sky_dup_gap.json:1:34: metadata.gap_seconds: duplicate key "
+	             "\"gap_seconds\" (first given at line 1, column 15)");
+}
+
 static void test_capacity_spotserve_errors(void **state)
 {
 	struct fs_error err = {0};
@@ -342,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_loop_first_value_differs),
 		cmocka_unit_test(test_capacity_spotserve_small),
 		cmocka_unit_test(test_capacity_skypilot_errors),
+		cmocka_unit_test(test_capacity_skypilot_duplicate_keys),
 		cmocka_unit_test(test_capacity_spotserve_errors),
 		cmocka_unit_test(test_capacity_format_names),
 		cmocka_unit_test(test_capacity_band_rates),

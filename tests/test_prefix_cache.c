@@ -378,10 +378,10 @@ static void test_prefix_cache_mooncake_hash_ids_parsed(void **state)
 
 	snprintf(path, sizeof path, "%s/bad.jsonl", dir);
 	fs_test_write_file(path, "{\"timestamp\": 0, \"input_length\": 9, \"output_length\": 1, "
-	      "\"hash_ids\": [1, x]}\n");
+	      "\"hash_ids\": [1, \"x\"]}\n");
 	assert_null(fs_trace_load(path, "bad.jsonl", FS_TRACE_MOONCAKE, &err));
 	assert_string_equal(err.msg, "expected a block id (integer >= 0) in \"hash_ids\", "
-	                    "found \"x\"");
+	                    "found a string");
 	assert_string_equal(err.where, "bad.jsonl:1:73");
 	fs_test_tmpdir_free(dir);
 }

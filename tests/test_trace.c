@@ -185,9 +185,216 @@ static void test_trace_error_messages(void **state)
 	expect_error(DATA "bad_mooncake_time.jsonl", FS_TRACE_MOONCAKE,
 	             DATA "bad_mooncake_time.jsonl:2:15: expected a time in milliseconds "
 	             ">= 0 and below 100 years (3155760000000 ms) for \"timestamp\", found "
-	             "\"\"x\"\"");
+	             "a string");
 	expect_error(DATA "vidur_small.csv", FS_TRACE_MOONCAKE,
 	             DATA "vidur_small.csv:1:1: expected a JSON object per line, found 'r'");
+}
+
+/* Write `text` as dir/name and expect loading it in `format` to fail with
+ * "name:" followed by `where_msg` (the display name is the bare file name). */
+static void expect_text_error(const char *dir, const char *name, const char *text,
+                              enum fs_trace_format format, const char *where_msg)
+{
+	char *path = fs_test_write(dir, name, text), want[1024], got[2048];
+	struct fs_error err = {0};
+
+	assert_null(fs_trace_load(path, name, format, &err));
+	fs_error_format(&err, got, sizeof got);
+	snprintf(want, sizeof want, "%s:%s", name, where_msg);
+	assert_string_equal(got, want);
+	free(path);
+}
+
+/* Write `text` as dir/name and load it (failing the test if it does not). */
+static struct fs_trace *load_text(const char *dir, const char *name, const char *text,
+                                  enum fs_trace_format format)
+{
+	char *path = fs_test_write(dir, name, text);
+	struct fs_trace *t = load_ok(path, format);
+
+	free(path);
+	return t;
+}
+
+#define MC_ROW "\"timestamp\": 0, \"input_length\": 600, \"output_length\": 50"
+
+/* A Mooncake line is one JSON object: only its own keys count (a nested
+ * "input_length" is not the request's), and a second object, trailing text,
+ * a missing or trailing comma are errors at their column, not read past.
+ * Other top-level keys (hash_ids, or anything else) are still accepted. */
+static void test_trace_mooncake_line_is_one_json_object(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	struct fs_trace *t;
+
+	(void)state;
+	t = load_text(dir, "nested.jsonl", "{\"timestamp\": 0, \"meta\": {\"input_length\": 7}, "
+	              "\"input_length\": 600, \"output_length\": 50}\n", FS_TRACE_MOONCAKE);
+	assert_int_equal(t->n_rows, 1);
+	assert_int_equal(t->rows[0].prompt_tokens, 600);
+	assert_int_equal(t->rows[0].output_tokens, 50);
+	fs_trace_free(t);
+	t = load_text(dir, "extra.jsonl", "{\"session\": {\"turn\": [1, {\"x\": \"}\"}]}, "
+	              "\"note\": \"a,b}\", " MC_ROW ", \"hash_ids\": [4, 5]}\n"
+	              "{\"timestamp\": 1200.123456, \"input_length\": 7, "
+	              "\"output_length\": 0}\n",
+	              FS_TRACE_MOONCAKE);
+	assert_int_equal(t->n_rows, 2);
+	assert_int_equal(t->rows[0].hashes.n_units, 2);
+	assert_int_equal(t->rows[0].hashes.ids[1], 5);
+	assert_int_equal(t->rows[1].t_ns, INT64_C(1200123456));  /* exact to the ns */
+	assert_int_equal(t->rows[1].output_tokens, 1);
+	fs_trace_free(t);
+	expect_text_error(dir, "only_nested.jsonl", "{\"timestamp\": 0, \"meta\": "
+	                  "{\"input_length\": 7}, \"output_length\": 50}\n", FS_TRACE_MOONCAKE,
+	                  "1:1: missing key \"input_length\" (a mooncake trace needs "
+	                  "timestamp, input_length, output_length)");
+	expect_text_error(dir, "two.jsonl", "{" MC_ROW "}\n{" MC_ROW "}{" MC_ROW "}\n",
+	                  FS_TRACE_MOONCAKE, "2:59: invalid JSON: unexpected text after the "
+	                  "end of the JSON value");
+	expect_text_error(dir, "garbage.jsonl", "{" MC_ROW "}garbage\n", FS_TRACE_MOONCAKE,
+	                  "1:59: invalid JSON: unexpected text after the end of the JSON "
+	                  "value");
+	expect_text_error(dir, "comma.jsonl", "{\"timestamp\": 0 \"input_length\": 600, "
+	                  "\"output_length\": 50}\n", FS_TRACE_MOONCAKE,
+	                  "1:17: invalid JSON: expected ',' or '}' after object member");
+	expect_text_error(dir, "trailing.jsonl", "{" MC_ROW ",}\n", FS_TRACE_MOONCAKE,
+	                  "1:59: invalid JSON: expected a key after ',' (trailing commas are "
+	                  "not allowed)");
+	expect_text_error(dir, "zeros.jsonl", "{\"timestamp\": 0, \"input_length\": 0600, "
+	                  "\"output_length\": 50}\n", FS_TRACE_MOONCAKE, "1:34: invalid JSON: "
+	                  "invalid number (leading zeros are not allowed)");
+	fs_test_tmpdir_free(dir);
+}
+
+/* A key given twice is refused at its second place, whichever key it is
+ * (cJSON keeps both; a lookup would take the first).  Past 16 keys the
+ * finder sorts instead of comparing pairs: the same answer, the earliest
+ * repeat. */
+static void test_trace_mooncake_duplicate_keys_refused(void **state)
+{
+	char *dir = fs_test_tmpdir(), line[1024];
+	size_t n = 0;
+
+	(void)state;
+	expect_text_error(dir, "dup.jsonl", "{" MC_ROW "}\n{\"timestamp\": 0, \"input_length\": "
+	                  "600, \"input_length\": 5000, \"output_length\": 50}\n",
+	                  FS_TRACE_MOONCAKE, "2:39: duplicate key \"input_length\" (first "
+	                  "given at column 18)");
+	expect_text_error(dir, "dup_other.jsonl", "{\"hash_ids\": [1], " MC_ROW ", "
+	                  "\"hash_ids\": [2]}\n", FS_TRACE_MOONCAKE, "1:77: duplicate key "
+	                  "\"hash_ids\" (first given at column 2)");
+	/* 20 keys k0..k19, then k17 again and k3 again: k17 repeats first. */
+	n += (size_t)snprintf(line + n, sizeof line - n, "{" MC_ROW);
+	for (int k = 0; k < 20; k++)
+		n += (size_t)snprintf(line + n, sizeof line - n, ", \"k%d\": %d", k, k);
+	snprintf(line + n, sizeof line - n, ", \"k17\": 1, \"k3\": 2}\n");
+	expect_text_error(dir, "dup_many.jsonl", line, FS_TRACE_MOONCAKE,
+	                  "1:260: duplicate key \"k17\" (first given at column 227)");
+	fs_test_tmpdir_free(dir);
+}
+
+/* Each value is checked for its type and range at its own column. */
+static void test_trace_mooncake_value_types(void **state)
+{
+	char *dir = fs_test_tmpdir();
+
+	(void)state;
+	expect_text_error(dir, "str.jsonl", "{\"timestamp\": 0, \"input_length\": \"600\", "
+	                  "\"output_length\": 50}\n", FS_TRACE_MOONCAKE, "1:34: expected an "
+	                  "integer token count for \"input_length\", found a string");
+	expect_text_error(dir, "frac.jsonl", "{\"timestamp\": 0, \"input_length\": 600, "
+	                  "\"output_length\": 2.5}\n", FS_TRACE_MOONCAKE, "1:56: expected an "
+	                  "integer token count for \"output_length\", found \"2.5\"");
+	expect_text_error(dir, "neg.jsonl", "{\"timestamp\": 0, \"input_length\": 600, "
+	                  "\"output_length\": -3}\n", FS_TRACE_MOONCAKE, "1:56: expected an "
+	                  "integer token count for \"output_length\", found \"-3\"");
+	expect_text_error(dir, "zero.jsonl", "{\"timestamp\": 0, \"input_length\": 0, "
+	                  "\"output_length\": 3}\n", FS_TRACE_MOONCAKE, "1:34: expected a "
+	                  "prompt length >= 1 token in input_length, found 0");
+	expect_text_error(dir, "null_time.jsonl", "{\"timestamp\": null, \"input_length\": 6, "
+	                  "\"output_length\": 3}\n", FS_TRACE_MOONCAKE, "1:15: expected a "
+	                  "time in milliseconds >= 0 and below 100 years (3155760000000 ms) "
+	                  "for \"timestamp\", found null");
+	expect_text_error(dir, "ids_obj.jsonl", "{" MC_ROW ", \"hash_ids\": {}}\n",
+	                  FS_TRACE_MOONCAKE, "1:72: expected a list of block ids for "
+	                  "\"hash_ids\", found an object");
+	expect_text_error(dir, "ids_neg.jsonl", "{" MC_ROW ", \"hash_ids\": [1, -1]}\n",
+	                  FS_TRACE_MOONCAKE, "1:76: expected a block id (integer >= 0) in "
+	                  "\"hash_ids\", found \"-1\"");
+	fs_test_tmpdir_free(dir);
+}
+
+/* Through the binary: a bad line is exit status 2 with its file:line:col,
+ * and the run writes nothing. */
+static void test_trace_mooncake_bad_line_exits_2(void **state)
+{
+	char *dir = fs_test_tmpdir(), *trace, *scenario, *out = fs_test_path(dir, "out");
+	const char *args[] = {"run", NULL, "-o", out, "-q", "--requests-csv", NULL};
+	struct fs_test_run r;
+
+	(void)state;
+	trace = fs_test_write(dir, "t.jsonl", "{" MC_ROW "}\n{\"timestamp\": 5, "
+	                      "\"input_length\": 600, \"input_length\": 5000, "
+	                      "\"output_length\": 50}\n");
+	scenario = fs_test_write(dir, "s.json", "{\n"
+	        " \"simulation\": {\"horizon\": \"10s\", \"replications\": 1},\n"
+	        " \"workload\": {\"classes\": [{\"name\": \"c\", \"arrivals\": {\"process\": "
+	        "\"trace\", \"trace\": {\"path\": \"t.jsonl\", \"format\": \"mooncake\", "
+	        "\"loop\": false}}}]},\n"
+	        " \"engine\": {\"type\": \"queue\", \"service\": {\"dist\": \"exponential\", "
+	        "\"mean\": \"200ms\"}}\n}\n");
+	args[1] = scenario;
+	r = fs_test_fleetsim_expect(args, 2);
+	assert_has(r.err, "t.jsonl:2:39: ", "duplicate key \"input_length\" (first given at "
+	           "column 18)");
+	assert_false(fs_test_exists(NULL, out));
+	fs_test_run_free(&r);
+	free(trace);
+	free(scenario);
+	free(out);
+	fs_test_tmpdir_free(dir);
+}
+
+#define AZ_HEAD "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+
+/* CSV rows: a field past the header's, a sign on a token count and spaces
+ * around a value are refused at their column; a quoted value is still CSV. */
+static void test_trace_csv_fields_strict(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	struct fs_trace *t;
+
+	(void)state;
+	t = load_text(dir, "quoted.csv", AZ_HEAD "2023-11-16 18:17:04.0,\"10\",8\n",
+	              FS_TRACE_AZURE);
+	assert_int_equal(t->rows[0].prompt_tokens, 10);
+	fs_trace_free(t);
+	expect_text_error(dir, "extra.csv", AZ_HEAD "2023-11-16 18:17:03.0,4,5\n"
+	                  "2023-11-16 18:17:04.0,10,8,9\n", FS_TRACE_AZURE,
+	                  "3:28: expected 3 fields as in the header, found 4");
+	expect_text_error(dir, "trailing.csv", AZ_HEAD "2023-11-16 18:17:04.0,10,8,\n",
+	                  FS_TRACE_AZURE, "2:28: expected 3 fields as in the header, found 4");
+	expect_text_error(dir, "plus.csv", AZ_HEAD "2023-11-16 18:17:04.0,+10,8\n",
+	                  FS_TRACE_AZURE, "2:23: expected an integer token count in column "
+	                  "ContextTokens, found \"+10\"");
+	expect_text_error(dir, "space.csv", AZ_HEAD "2023-11-16 18:17:04.0, 10,8\n",
+	                  FS_TRACE_AZURE, "2:23: expected a value without spaces around it "
+	                  "in column ContextTokens, found \" 10\"");
+	expect_text_error(dir, "space_after.csv", AZ_HEAD "2023-11-16 18:17:04.0,10,8 \n",
+	                  FS_TRACE_AZURE, "2:26: expected a value without spaces around it "
+	                  "in column GeneratedTokens, found \"8 \"");
+	expect_text_error(dir, "space_time.csv", AZ_HEAD " 2023-11-16 18:17:04.0,10,8\n",
+	                  FS_TRACE_AZURE, "2:1: expected a value without spaces around it "
+	                  "in column TIMESTAMP, found \" 2023-11-16 18:17:04.0\"");
+	expect_text_error(dir, "vidur_extra.csv", "arrived_at,num_prefill_tokens,"
+	                  "num_decode_tokens\n0.5,10,8,9\n", FS_TRACE_VIDUR,
+	                  "2:10: expected 3 fields as in the header, found 4");
+	expect_text_error(dir, "vidur_plus.csv", "arrived_at,num_prefill_tokens,"
+	                  "num_decode_tokens\n0.5,10,+8\n", FS_TRACE_VIDUR,
+	                  "2:8: expected an integer token count in column num_decode_tokens, "
+	                  "found \"+8\"");
+	fs_test_tmpdir_free(dir);
 }
 
 /* Azure dates far apart: every row within 100 years of every other loads,
@@ -328,6 +535,11 @@ int main(void)
 		cmocka_unit_test(test_trace_shipped_azure_code_and_conv),
 		cmocka_unit_test(test_trace_real_mooncake_if_present),
 		cmocka_unit_test(test_trace_error_messages),
+		cmocka_unit_test(test_trace_mooncake_line_is_one_json_object),
+		cmocka_unit_test(test_trace_mooncake_duplicate_keys_refused),
+		cmocka_unit_test(test_trace_mooncake_value_types),
+		cmocka_unit_test(test_trace_mooncake_bad_line_exits_2),
+		cmocka_unit_test(test_trace_csv_fields_strict),
 		cmocka_unit_test(test_trace_azure_dates_within_200_years),
 		cmocka_unit_test(test_trace_negative_times_refused_in_every_format),
 		cmocka_unit_test(test_trace_directory_is_refused),
