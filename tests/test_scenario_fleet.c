@@ -337,7 +337,8 @@ static void test_scenario_variants_list_load_and_command_line_sets(void **state)
 	                     "variant \"more-spots\"; did you mean \"more-spot\"?");
 	expect_variant_error(NULL, bad_json, 1, "--set fleet.pools[0].count=abc: "
 	                     "value byte 1: invalid JSON: expected a value (object, array, "
-	                     "string, number, true, false or null), found 'abc'");
+	                     "string, number, true, false or null), found 'abc' (a string "
+	                     "is written in quotes: --set 'fleet.pools[0].count=\"...\"')");
 	expect_variant_error(NULL, bad_path, 1, "--set fleet.pols[0].count=4: no key "
 	                     "\"pols\" at fleet; did you mean \"pools\"?");
 	expect_variant_error(NULL, bad_value, 1, "--set fleet.pools[0].count=-2: "
