@@ -160,11 +160,15 @@ static void print_serving(const struct fs_budget_plan *plan,
 		if (t->kind != FS_BUDGET_SERVING)
 			continue;
 		if (s->from_dir != NULL) {
-			fprintf(out, "  %s: from %s: %d instance%s of %d x %s; simulated %s %s/month\n",
+			/* MODEL: G5 — the simulated figure is at the run's own prices;
+			 * the plans below price the cards at the plan's (or the
+			 * catalogue's), which may differ: say so */
+			fprintf(out, "  %s: from %s: %d instance%s of %d x %s; simulated %s %s/month "
+			        "at the run's prices (the plans below use the plan's \"prices\" "
+			        "where given, else the catalogue's)\n",
 			        t->name, s->from_dir, r->instances, r->instances == 1 ? "" : "s",
 			        s->tp, t->gpu->id,
-			        fs_out_money(b, sizeof b, s->sim_monthly_cost),
-			        plan->currency);
+			        fs_out_money(b, sizeof b, s->sim_monthly_cost), plan->currency);
 			continue;
 		}
 		fprintf(out, "  %s: %s on %d x %s: prefill %.1f ms (%.0f tokens), decode batch "

@@ -195,6 +195,20 @@ static void test_budget_cli_serving_from_a_run_directory(void **state)
 	assert_near(fs_test_json_num(t, "plan_cost.monthly"),
 	            2 * fs_billing_catalog_fee(g, FS_PRICING_MONTHLY), 1e-9, 0);
 	cJSON_Delete(j);
+	/* the table says the simulated figure is at the run's prices, the
+	 * plans at the plan's or the catalogue's */
+	{
+		char *plan = fs_test_path(dir, "p.json"), *out = fs_test_path(dir, "o2");
+		const char *args[] = { "budget", plan, "-o", out, NULL };
+		struct fs_test_run r = fs_test_run_fleetsim(args);
+
+		assert_int_equal(r.exit_code, 0);
+		assert_non_null(strstr(r.out, "/month at the run's prices (the plans below use "
+		                       "the plan's \"prices\" where given, else the catalogue's)"));
+		fs_test_run_free(&r);
+		free(plan);
+		free(out);
+	}
 	free(run);
 	fs_test_tmpdir_free(dir);
 }
