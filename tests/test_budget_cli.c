@@ -213,6 +213,26 @@ static void test_budget_cli_serving_from_a_run_directory(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* DIR/s.json (returned, heap): 10 minutes of 1 req/s of fixed 500/100-token
+ * chat on Llama-3.1-8B under a lax SLO, with `serving` (the engine, and a
+ * fleet if any: JSON members) and a grid sweep of `axis` over 3 and 2. */
+static char *write_sweep(const char *dir, const char *serving, const char *axis)
+{
+	char text[2048];
+
+	snprintf(text, sizeof text,
+	         "{\"name\": \"tiny-sweep\", \"simulation\": {\"horizon\": \"10m\","
+	         " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
+	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
+	         " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
+	         " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 500},"
+	         " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
+	         " \"slo\": {\"ttft\": \"5s\", \"tpot\": \"200ms\", \"attainment\": 0.5}}]},"
+	         " %s, \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"%s\","
+	         " \"values\": [3, 2]}]}}", serving, axis);
+	return fs_test_write(dir, "s.json", text);
+}
+
 /* A serving task `from` a sweep directory takes best.json's point: a grid
  * of 3 and 2 replicas of Llama-3.1-8B on one L40S each, both meeting a lax
  * SLO, so the cheaper (2 replicas, point 1) is best: 2 cards for 30 days,
@@ -224,18 +244,8 @@ static void test_budget_cli_serving_from_a_sweep_directory(void **state)
 	const cJSON *t;
 
 	(void)state;
-	sc = fs_test_write(dir, "s.json",
-	      "{\"name\": \"tiny-sweep\", \"simulation\": {\"horizon\": \"10m\","
-	      " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
-	      " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
-	      " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
-	      " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 500},"
-	      " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
-	      " \"slo\": {\"ttft\": \"5s\", \"tpot\": \"200ms\", \"attainment\": 0.5}}]},"
-	      " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\","
-	      " \"tp\": 1, \"replicas\": 1},"
-	      " \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"engine.replicas\","
-	      " \"values\": [3, 2]}]}}");
+	sc = write_sweep(dir, "\"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	                 "\"gpu\": \"l40s\", \"tp\": 1, \"replicas\": 1}", "engine.replicas");
 	sweep_args[1] = sc;
 	fs_test_fleetsim_ok(sweep_args);
 	cJSON_Delete(budget_serving_from(dir, "sw", &t));
@@ -260,18 +270,9 @@ static void test_budget_cli_serving_from_a_fleet_count_sweep(void **state)
 	struct fs_test_run r;
 
 	(void)state;
-	sc = fs_test_write(dir, "s.json",
-	      "{\"name\": \"fleet-sweep\", \"simulation\": {\"horizon\": \"10m\","
-	      " \"warmup\": \"1m\", \"replications\": 3, \"seed\": 5},"
-	      " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
-	      " \"classes\": [{\"name\": \"chat\", \"share\": 1,"
-	      " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 500},"
-	      " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
-	      " \"slo\": {\"ttft\": \"5s\", \"tpot\": \"200ms\", \"attainment\": 0.5}}]},"
-	      " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\"},"
-	      " \"fleet\": {\"pools\": [{\"name\": \"p\", \"count\": 3}]},"
-	      " \"sweep\": {\"mode\": \"grid\", \"axes\": [{\"path\": \"fleet.pools[0].count\","
-	      " \"values\": [3, 2]}]}}");
+	sc = write_sweep(dir, "\"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	                 "\"gpu\": \"l40s\"}, \"fleet\": {\"pools\": [{\"name\": \"p\", "
+	                 "\"count\": 3}]}", "fleet.pools[0].count");
 	sweep_args[1] = sc;
 	fs_test_fleetsim_ok(sweep_args);
 	cJSON_Delete(budget_serving_from(dir, "sw", &t));
