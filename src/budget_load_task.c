@@ -5,6 +5,7 @@
  * read from a `fleetsim run` or `fleetsim sweep` output directory.  Checks only; the figures
  * are budget_task.c's.  Strings of the task are heap (fs_budget_plan_free).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,12 +80,14 @@ static int load_model(struct fs__sc *sc, const cJSON *node, struct fs_budget_tas
 	                          "path", name);
 }
 
-/* An array of names from `names` into a bit set (bit i for names[i]). */
+/* An array of names from `names` into a bit set (bit i for names[i]).  A
+ * name given twice is refused at its second place: a set cannot hold it
+ * twice, so the list would not say what was meant. */
 static int load_name_set(struct fs__sc *sc, const cJSON *node, const char *key,
                          const char *what, const char *const *names, unsigned *out)
 {
 	const cJSON *arr = fs__sc_get(node, key), *e;
-	size_t saved, i = 0;
+	size_t saved, i = 0, first[32] = { 0 };
 	unsigned bits = 0;
 	int k;
 
@@ -96,7 +99,7 @@ static int load_name_set(struct fs__sc *sc, const cJSON *node, const char *key,
 		                          fs__sc_type_name(arr));
 	saved = fs__sc_push_key(sc, key);
 	cJSON_ArrayForEach(e, arr) {
-		size_t s2 = fs__sc_push_index(sc, i++);
+		size_t at = i++, s2 = fs__sc_push_index(sc, at);
 		size_t n_names = 0;
 
 		while (names[n_names] != NULL)
@@ -105,12 +108,39 @@ static int load_name_set(struct fs__sc *sc, const cJSON *node, const char *key,
 			fs__sc_pop(sc, saved);
 			return -1;
 		}
+		assert(k >= 0 && k < 32);
+		if (bits & (1u << k)) {
+			fs__sc_fail_at(sc, e, "expected each %s once, found \"%s\" again (also "
+			               "%s[%zu])", what, e->valuestring, key, first[k]);
+			fs__sc_pop(sc, saved);
+			return -1;
+		}
 		bits |= 1u << k;
+		first[k] = at;
 		fs__sc_pop(sc, s2);
 	}
 	fs__sc_pop(sc, saved);
 	*out = bits;
 	return 1;
+}
+
+/* "deadline": after the task's own start (loaded first), else the task
+ * could never meet it and the report would only say MISSED. */
+static int load_deadline(struct fs__sc *sc, const cJSON *node,
+                         const struct fs_budget_plan *plan, struct fs_budget_task *t)
+{
+	char found[64], start[64];
+	int rc = fs__budget_when(sc, node, "deadline", plan, &t->train.deadline_ns);
+
+	if (rc != 1 || t->train.deadline_ns > t->start_ns)
+		return rc;
+	fs__sc_found(sc, fs__sc_get(node, "deadline"), found, sizeof found);
+	if (fs__sc_get(node, "start") != NULL)
+		fs__sc_found(sc, fs__sc_get(node, "start"), start, sizeof start);
+	else
+		snprintf(start, sizeof start, "the plan's start");
+	return fs__sc_fail_member(sc, node, "deadline", "expected a deadline after the "
+	                          "task's start (%s), found %s", start, found);
 }
 
 static int load_finetune(struct fs__sc *sc, const cJSON *node,
@@ -156,7 +186,7 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_int(sc, node, "micro_batch", 1, 1000000, &tr->micro_batch) < 0 ||
 	    fs__sc_int(sc, node, "grad_accum", 1, 1000000, &tr->grad_accum) < 0 ||
 	    fs__sc_number(sc, node, "dp_efficiency", 0, true, 1, false, &tr->dp_efficiency) < 0 ||
-	    fs__budget_when(sc, node, "deadline", plan, &tr->deadline_ns) < 0)
+	    load_deadline(sc, node, plan, t) < 0)
 		return -1;
 	tr->logit_bytes = FS_TRAIN_LOGIT_BYTES_DEFAULT;
 	tr->kbit_fp32_cast = 1;
@@ -174,7 +204,9 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_number(sc, node, "qlora_factor", 1, false, 10, false, &tr->qlora_factor) < 0)
 		return -1;
 	if (tr->method != FS_TRAIN_QLORA &&
-	    fs__sc_forbid(sc, node, "qlora_factor", "unless \"method\" is \"qlora\"") != 0)
+	    (fs__sc_forbid(sc, node, "qlora_factor", "unless \"method\" is \"qlora\"") != 0 ||
+	     fs__sc_forbid(sc, node, "kbit_fp32_cast", "unless \"method\" is \"qlora\" "
+	                   "(only a 4-bit base is cast, T10)") != 0))
 		return -1;
 	if (tr->method == FS_TRAIN_FULL) {
 		if (fs__sc_forbid(sc, node, "lora_rank", "with \"method\": \"full\"") != 0 ||

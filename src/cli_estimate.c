@@ -2,7 +2,8 @@
  * cli_estimate.c — `fleetsim estimate`: the memory plan and step times of one
  * replica (model × GPU × TP) from the perf model, as a table or as JSON.
  * No simulation: a pure function of the options.  Exit 2 for unknown names,
- * bad options, or a model that does not fit (the numbers on stderr).
+ * bad options (a context or prompt beyond the model's context included), or
+ * a model that does not fit (the numbers on stderr).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include "fleetsim/scenario_hf_config.h"
 #include "fleetsim/perf.h"
 #include "fleetsim/scenario.h"
+#include "suggest.h"
 
 #define GB 1e9
 
@@ -34,11 +36,13 @@ static const char estimate_help[] =
 	"                     --model (layers, widths, heads, vocabulary, experts;\n"
 	"                     docs/CATALOG.md)\n"
 	"  --tp N             tensor-parallel degree (default 1)\n"
-	"  --prompt P         prompt tokens for the prefill time at batch 1 (default 512)\n"
+	"  --prompt P         prompt tokens for the prefill time at batch 1, below the\n"
+	"                     model's context (default 512)\n"
 	"  --batch B          decode batch (default 32)\n"
-	"  --context C        context tokens per sequence (default 2048)\n"
+	"  --context C        context tokens per sequence, at most the model's\n"
+	"                     context (default 2048, or the context when shorter)\n"
 	"  --weights-dtype D  fp16, bf16 (default), fp8, int8, int4\n"
-	"  --kv-dtype D       same choices (default bf16)\n"
+	"  --kv-dtype D       fp16, bf16 (default), fp8, int8 (no int4 KV cache)\n"
 	"  --gpu-mem-util U   fraction of GPU memory to use (default 0.90)\n"
 	"  --kv-blocks N      pin the KV block count instead of deriving it\n"
 	"  --step-table CSV   use a measured step table for the step times\n"
@@ -89,6 +93,32 @@ static int parse_dtype(const char *option, const char *text, enum fs_dtype *out)
 	return -1;
 }
 
+/* A KV-cache dtype: the weights-only int4 is refused as a scenario's
+ * engine.kv_dtype is, in the same words (vLLM has no 4-bit KV cache). */
+static int parse_kv_dtype(const char *option, const char *text, enum fs_dtype *out)
+{
+	static const char *const NAMES[] = { FS_KV_DTYPE_MAP(FS_ENUM_NAME) NULL };
+	static const enum fs_dtype KV[] = { FS_KV_DTYPE_MAP(FS_ENUM_ID) };
+	enum fs_dtype d;
+	const char *near;
+	char list[64];
+
+	if (fs_dtype_parse(text, &d) == 0)
+		for (size_t i = 0; i < sizeof KV / sizeof KV[0]; i++)
+			if (d == KV[i]) {
+				*out = d;
+				return 0;
+			}
+	fs__suggest_join(NAMES, ", ", list, sizeof list);
+	near = fs__suggest_nearest(text, NAMES);
+	fprintf(stderr, "fleetsim estimate: %s: unknown KV-cache dtype \"%s\"; expected one "
+	        "of %s", option, text, list);
+	if (near != NULL)
+		fprintf(stderr, " (did you mean \"%s\"?)", near);
+	fputc('\n', stderr);
+	return -1;
+}
+
 /* The options below that take a value, besides the name options: an
  * option missing here is refused as unknown. */
 static const char *const VALUED[] = {
@@ -100,9 +130,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->tp = 1;
-	o->prompt_tokens = 512;
-	o->batch = 32;
-	o->context_tokens = 2048;
+	o->batch = 32;                       /* prompt and context: resolve_lengths */
 	o->weight_dtype = FS_DTYPE_BF16;
 	o->kv_dtype = FS_DTYPE_BF16;
 	o->gpu_mem_util = 0.90;
@@ -139,7 +167,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		else if (strcmp(a, "--weights-dtype") == 0)
 			rc = parse_dtype(a, v, &o->weight_dtype);
 		else if (strcmp(a, "--kv-dtype") == 0)
-			rc = parse_dtype(a, v, &o->kv_dtype);
+			rc = parse_kv_dtype(a, v, &o->kv_dtype);
 		else if (strcmp(a, "--gpu-mem-util") == 0)
 			rc = parse_util(v, &o->gpu_mem_util);
 		else
@@ -152,6 +180,37 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		                           "--model-config");
 	if (o->gpu == NULL)
 		return fs__cli_usage_error("estimate", "--gpu is required");
+	return 0;
+}
+
+#define PROMPT_TOKENS_DEFAULT 512
+#define CONTEXT_TOKENS_DEFAULT 2048
+
+/* MODEL: V10 — the model's context bounds one sequence: a context beyond
+ * it is refused, and a prompt must leave one output token (vLLM refuses a
+ * longer request); the defaults are cut to a shorter context.  0, or
+ * FS_EXIT_INPUT after the message. */
+static int resolve_lengths(struct opts *o, const struct fs_model_spec *m)
+{
+	int64_t ctx = m->max_context_tokens > 1 ? m->max_context_tokens : INT64_MAX;
+
+	if (o->context_tokens == 0)
+		o->context_tokens = ctx < CONTEXT_TOKENS_DEFAULT ? ctx : CONTEXT_TOKENS_DEFAULT;
+	if (o->prompt_tokens == 0)
+		o->prompt_tokens = ctx - 1 < PROMPT_TOKENS_DEFAULT ? ctx - 1 : PROMPT_TOKENS_DEFAULT;
+	if (o->context_tokens > ctx) {
+		fprintf(stderr, "fleetsim estimate: --context: expected at most %" PRId64
+		        " tokens (the context of %s), found %" PRId64 "\n", ctx, m->id,
+		        o->context_tokens);
+		return FS_EXIT_INPUT;
+	}
+	if (o->prompt_tokens > ctx - 1) {
+		fprintf(stderr, "fleetsim estimate: --prompt: expected at most %" PRId64
+		        " tokens (a prompt and one output token within the %" PRId64
+		        "-token context of %s), found %" PRId64 "\n", ctx - 1, ctx, m->id,
+		        o->prompt_tokens);
+		return FS_EXIT_INPUT;
+	}
 	return 0;
 }
 
@@ -455,7 +514,7 @@ int fs__cli_estimate(int argc, char **argv)
 	                                &own_model, &model) != 0)
 		return FS_EXIT_INPUT;
 	gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
-	if (model == NULL || gpu == NULL) {
+	if (model == NULL || gpu == NULL || resolve_lengths(&o, model) != 0) {
 		fs_catalog_file_free(cf);
 		fs_model_config_fini(&own_model);
 		return FS_EXIT_INPUT;

@@ -2,12 +2,15 @@
  * cli_estimate_train.c — `fleetsim estimate --train METHOD`: the memory one
  * GPU needs to fine-tune a model (src/train_mem.c, docs/MODEL.md T1-T9),
  * for one GPU type and card count, or with --table for every catalogue GPU
- * on 1, 2, 4 and 8 cards.  No simulation.  Exit 2 for bad options or, for a
+ * on 1, 2, 4 and 8 cards.  No simulation.  Exit 2 for bad options (one that
+ * does not apply to the method or to --table included) or, for a
  * single estimate, a plan that does not fit (its numbers still printed).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,22 +44,25 @@ static const char train_help[] =
 	"                     qlora: the base in 4-bit NF4 with its block constants\n"
 	"  --gpu G            the GPU type; --gpus N data-parallel cards (default 1)\n"
 	"  --table            every catalogue GPU on 1, 2, 4 and 8 cards instead\n"
-	"                     (--gpu and --gpus are then not used)\n"
+	"                     (not with --gpu or --gpus)\n"
 	"  --shard S          none (default; plain data parallel, more cards add\n"
 	"                     speed, not memory), zero1 (optimizer states / N),\n"
 	"                     zero2 (+ gradients / N), zero3 or fsdp (+ weights / N)\n"
 	"  --micro-batch B    sequences per GPU per step (default 1)\n"
-	"  --seq S            tokens per sequence (default 2048)\n"
+	"  --seq S            tokens per sequence, at most the model's context\n"
+	"                     (default 2048, or the context when shorter)\n"
 	"  --grad-accum K     micro-batches per optimizer step (default 1; changes\n"
 	"                     tokens per step, not memory)\n"
 	"  --recompute R      activation checkpointing: none (default) or full (each\n"
 	"                     layer keeps its input only)\n"
 	"  --flash-attn yes|no  yes (default): no sequence x sequence matrix is kept\n"
-	"  --lora-rank R      adapter rank (default 16)\n"
-	"  --lora-modules L   comma-separated q,k,v,o,gate,up,down or all (default)\n"
+	"  --lora-rank R      lora, qlora: adapter rank (default 16)\n"
+	"  --lora-modules L   lora, qlora: comma-separated q,k,v,o,gate,up,down,\n"
+	"                     each once, or all (default)\n"
 	"  --weights-dtype D  full: fp16 or bf16 (default); lora: the frozen base's\n"
-	"                     dtype (bf16, fp16, fp8, int8, int4); qlora: NF4 always\n"
-	"  --nf4-double-quant yes|no  qlora block constants in 8 bits (default yes)\n"
+	"                     dtype (bf16, fp16, fp8, int8, int4); not with qlora\n"
+	"                     (NF4 always)\n"
+	"  --nf4-double-quant yes|no  qlora: block constants in 8 bits (default yes)\n"
 	"  --kbit-fp32-cast yes|no  qlora: embeddings, LM head and norms cast to\n"
 	"                     fp32 as PEFT's prepare_model_for_kbit_training does\n"
 	"                     (default yes; no for LitGPT, GPTQ bases, Unsloth;\n"
@@ -66,12 +72,15 @@ static const char train_help[] =
 	"                     holds more, docs/MODEL.md T7)\n"
 	"  --reserve-gb X     CUDA context and workspaces per GPU (default 1.0)\n"
 	"  --catalog FILE     GPUs and models of FILE first, then the built-ins\n"
-	"  --json             one JSON object on stdout\n";
+	"  --json             one JSON object on stdout\n"
+	"An option that does not apply to the method (or to --table) is refused,\n"
+	"not ignored.\n";
 
 struct topts {
 	const char *model, *model_config, *gpu, *catalog_path;
 	int64_t gpus;
 	int table, json;
+	unsigned given;                          /* bit i: VALUED[i] on the line */
 	struct fs_train_cfg cfg;                 /* model filled after lookup */
 };
 
@@ -114,6 +123,16 @@ static int bad_choice(const char *option, const char *choices, const char *text)
 	return -1;
 }
 
+static int parse_modules(const char *option, const char *text, unsigned *out)
+{
+	struct fs_error err;
+
+	if (fs_train_lora_modules_parse(text, out, &err) == 0)
+		return 0;
+	fprintf(stderr, "fleetsim estimate: %s: %s\n", option, err.msg);
+	return -1;
+}
+
 /* One option with its value; 0, -1 after printing, or 2 when unknown. */
 static int parse_option(const char *a, const char *v, struct topts *o)
 {
@@ -151,9 +170,7 @@ static int parse_option(const char *a, const char *v, struct topts *o)
 	else if (strcmp(a, "--kbit-fp32-cast") == 0)
 		return parse_yes_no(a, v, &c->kbit_fp32_cast);
 	else if (strcmp(a, "--lora-modules") == 0)
-		return fs_train_lora_modules_parse(v, &c->lora_modules) == 0 ? 0 :
-		       bad_choice(a, "a comma-separated list of q,k,v,o,gate,up,down or "
-		                  "all", v);
+		return parse_modules(a, v, &c->lora_modules);
 	else if (strcmp(a, "--weights-dtype") == 0)
 		return fs_dtype_parse(v, &c->weight_dtype) == 0 ? 0 :
 		       bad_choice(a, "fp16, bf16, fp8, int8 or int4", v);
@@ -177,6 +194,67 @@ static const char *const VALUED[] = {
 	"--reserve-gb", NULL
 };
 
+/* The index of option in VALUED, or -1. */
+static int valued_index(const char *option)
+{
+	for (int i = 0; VALUED[i] != NULL; i++)
+		if (strcmp(option, VALUED[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Whether the command line gave option (one of VALUED). */
+static bool given(const struct topts *o, const char *option)
+{
+	int i = valued_index(option);
+
+	assert(i >= 0);
+	return (o->given & (1u << i)) != 0;
+}
+
+#define METHOD_BIT(m) (1u << (m))
+
+/* The options that apply to some methods only (MODEL: T1-T3, T10): given
+ * with another method they would be ignored, and the numbers would not be
+ * those of the command line. */
+static const struct {
+	const char *option;
+	unsigned methods;            /* METHOD_BIT of each method it applies to */
+	const char *why;
+} METHOD_ONLY[] = {
+	{ "--weights-dtype", METHOD_BIT(FS_TRAIN_FULL) | METHOD_BIT(FS_TRAIN_LORA),
+	  "its base is 4-bit NF4 whatever the dtype; --nf4-double-quant sets its "
+	  "constants" },
+	{ "--lora-rank", METHOD_BIT(FS_TRAIN_LORA) | METHOD_BIT(FS_TRAIN_QLORA),
+	  "it trains every parameter, no adapters" },
+	{ "--lora-modules", METHOD_BIT(FS_TRAIN_LORA) | METHOD_BIT(FS_TRAIN_QLORA),
+	  "it trains every parameter, no adapters" },
+	{ "--nf4-double-quant", METHOD_BIT(FS_TRAIN_QLORA),
+	  "only qlora quantises the base to NF4" },
+	{ "--kbit-fp32-cast", METHOD_BIT(FS_TRAIN_QLORA),
+	  "only qlora casts a 4-bit base's other parameters to fp32" },
+};
+
+/* Refuse an option the chosen mode does not use: a method-only option
+ * with another method, --gpu or --gpus with --table.  0 or FS_EXIT_INPUT
+ * after the usage error naming both. */
+static int check_applies(const struct topts *o)
+{
+	enum fs_train_method m = o->cfg.method;
+
+	for (size_t i = 0; i < sizeof METHOD_ONLY / sizeof METHOD_ONLY[0]; i++)
+		if (given(o, METHOD_ONLY[i].option) && !(METHOD_ONLY[i].methods & METHOD_BIT(m)))
+			return fs__cli_usage_error("estimate", "%s does not apply to --train %s "
+			                           "(%s); leave it out", METHOD_ONLY[i].option,
+			                           fs_train_method_name(m), METHOD_ONLY[i].why);
+	if (o->table && (o->gpu != NULL || given(o, "--gpus")))
+		return fs__cli_usage_error("estimate", "%s does not apply with --table (it "
+		                           "covers every catalogue GPU on 1, 2, 4 and 8 "
+		                           "cards); give one of them", o->gpu != NULL ? "--gpu" :
+		                           "--gpus");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct topts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -184,7 +262,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 	o->gpus = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc;
+		int rc, k = valued_index(a);
 
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(train_help, stdout);
@@ -203,14 +281,38 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			                           "--train", a);
 		if (rc != 0)
 			return FS_EXIT_INPUT;
+		if (k >= 0)
+			o->given |= 1u << k;
 	}
 	if ((o->model == NULL) == (o->model_config == NULL))
 		return fs__cli_usage_error("estimate", "give one of --model and "
 		                           "--model-config");
 	if (o->gpu == NULL && !o->table)
 		return fs__cli_usage_error("estimate", "--train needs --gpu G or --table");
+	if (check_applies(o) != 0)
+		return FS_EXIT_INPUT;
 	o->cfg.n_gpus = (int)o->gpus;
 	return 0;
+}
+
+/* MODEL: T5 — a training sequence is one context of the model: --seq
+ * beyond its position range is refused, as serving refuses a longer
+ * context; the default is cut to a shorter context.  0, or FS_EXIT_INPUT
+ * after the message. */
+static int resolve_seq(struct topts *o)
+{
+	const struct fs_model_spec *m = o->cfg.model;
+
+	if (m->max_context_tokens <= 0 || o->cfg.seq_tokens <= m->max_context_tokens)
+		return 0;
+	if (!given(o, "--seq")) {
+		o->cfg.seq_tokens = m->max_context_tokens;
+		return 0;
+	}
+	fprintf(stderr, "fleetsim estimate: --seq: expected at most %" PRId64 " tokens (the "
+	        "context of %s), found %" PRId64 "\n", m->max_context_tokens, m->id,
+	        o->cfg.seq_tokens);
+	return FS_EXIT_INPUT;
 }
 
 /* A JSON string: the model id may be a config.json path with any bytes. */
@@ -412,6 +514,8 @@ int fs__cli_estimate_train(int argc, char **argv)
 	if (o.gpu != NULL)
 		gpu = fs__cli_estimate_find_gpu(cf, o.gpu);
 	if (o.cfg.model == NULL || (o.gpu != NULL && gpu == NULL)) {
+		rc = FS_EXIT_INPUT;
+	} else if (resolve_seq(&o) != 0) {
 		rc = FS_EXIT_INPUT;
 	} else if (o.table) {
 		rc = print_table(&o.cfg, cf, o.json);

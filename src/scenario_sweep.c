@@ -67,8 +67,35 @@ static int check_search_values(struct fs__sc *sc, const cJSON *values)
 	return 0;
 }
 
-/* "values": an array of 1..MAX_VALUES JSON values. */
-static int load_values(struct fs__sc *sc, const cJSON *axis, bool search,
+/* Each value of a grid or search axis once (node: "values"): a repeated
+ * value would run the same points twice and count them twice in every
+ * comparison.  Values compare as JSON (cJSON_Compare): numbers by value,
+ * strings exactly, objects and arrays member by member.  Quadratic in the
+ * axis's values, at most MAX_VALUES of them. */
+static int check_distinct_values(struct fs__sc *sc, const cJSON *values)
+{
+	const cJSON *v, *w;
+	char found[64];
+	size_t j = 0, k, saved;
+
+	cJSON_ArrayForEach(v, values) {
+		saved = fs__sc_push_index(sc, j);
+		for (w = values->child, k = 0; w != v; w = w->next, k++)
+			if (cJSON_Compare(v, w, true)) {
+				fs__sc_found(sc, v, found, sizeof found);
+				return fs__sc_fail_at(sc, v, "expected each value of the axis "
+				                      "once, found %s again (also values[%zu])",
+				                      found, k);
+			}
+		fs__sc_pop(sc, saved);
+		j++;
+	}
+	return 0;
+}
+
+/* "values": an array of 1..MAX_VALUES JSON values, distinct when
+ * `distinct` (not in mode "zip", where a value may recur with others). */
+static int load_values(struct fs__sc *sc, const cJSON *axis, bool search, bool distinct,
                        struct fs_sweep_axis *ax)
 {
 	const cJSON *values = fs__sc_get(axis, "values"), *v;
@@ -82,12 +109,11 @@ static int load_values(struct fs__sc *sc, const cJSON *axis, bool search,
 	if (n < 1 || n > MAX_VALUES)
 		return fs__sc_fail_member(sc, axis, "values", "expected 1 to %d values, "
 		                          "found %d", MAX_VALUES, n);
-	if (search) {
-		saved = fs__sc_push_key(sc, "values");
-		if (check_search_values(sc, values) != 0)
-			return -1;
-		fs__sc_pop(sc, saved);
-	}
+	saved = fs__sc_push_key(sc, "values");
+	if ((search && check_search_values(sc, values) != 0) ||
+	    (distinct && check_distinct_values(sc, values) != 0))
+		return -1;
+	fs__sc_pop(sc, saved);
 	ax->values = fs_xcalloc((size_t)n, sizeof *ax->values);
 	cJSON_ArrayForEach(v, values)
 		ax->values[ax->n_values++] = json_text(v);
@@ -172,7 +198,7 @@ static int load_axis(struct fs__sc *sc, const cJSON *axis, enum fs_sweep_mode mo
 	    fs__sc_forbid(sc, axis, "range", "with \"values\" (give one of them)") != 0)
 		return -1;
 	if (fs__sc_get(axis, "values") != NULL) {
-		if (load_values(sc, axis, ax->search, ax) != 0)
+		if (load_values(sc, axis, ax->search, mode != FS_SWEEP_ZIP, ax) != 0)
 			return -1;
 	} else if (fs__sc_get(axis, "range") != NULL) {
 		if (load_range(sc, axis, ax) != 0)
@@ -184,7 +210,50 @@ static int load_axis(struct fs__sc *sc, const cJSON *axis, enum fs_sweep_mode mo
 	return try_path(sc, axis, doc, ax);
 }
 
-/* The checks across axes: unique paths, one search axis, zip lengths. */
+/* Mode "zip": each point once.  Point i takes the i-th value of every
+ * axis, so it repeats point j only when every axis repeats its j-th value
+ * there (never on a range axis, whose values differ); reported at
+ * axes[0].values[i].  Quadratic in the points, at most MAX_VALUES. */
+static int check_zip_points(struct fs__sc *sc, const cJSON *axes,
+                            const struct fs_sweep_cfg *cfg)
+{
+	size_t n = cfg->axes[0].n_values, i, j, a, saved;
+	const cJSON **at = fs_xcalloc(cfg->n_axes * n, sizeof *at), *axis, *v;
+	int rc = 0;
+
+	a = 0;
+	cJSON_ArrayForEach(axis, axes) {
+		const cJSON *values = fs__sc_get(axis, "values");
+
+		if (values == NULL)
+			goto out;
+		i = 0;
+		cJSON_ArrayForEach(v, values)
+			at[a * n + i++] = v;
+		a++;
+	}
+	for (i = 1; i < n && rc == 0; i++)
+		for (j = 0; j < i && rc == 0; j++) {
+			for (a = 0; a < cfg->n_axes; a++)
+				if (!cJSON_Compare(at[a * n + i], at[a * n + j], true))
+					break;
+			if (a < cfg->n_axes)
+				continue;
+			saved = fs__sc_push_index(sc, 0);
+			fs__sc_push_key(sc, "values");
+			fs__sc_push_index(sc, i);
+			rc = fs__sc_fail_at(sc, at[i], "expected each point once (mode \"zip\"), "
+			                    "found point %zu the same as point %zu on every axis",
+			                    i, j);
+			fs__sc_pop(sc, saved);
+		}
+out:
+	free(at);
+	return rc;
+}
+
+/* The checks across axes: unique paths, one search axis, zip lengths and
+ * points. */
 static int check_axes(struct fs__sc *sc, const cJSON *axes, const struct fs_sweep_cfg *cfg)
 {
 	const cJSON *axis = axes->child;
@@ -218,6 +287,8 @@ static int check_axes(struct fs__sc *sc, const cJSON *axes, const struct fs_swee
 	if (cfg->mode == FS_SWEEP_SEARCH && search_at == cfg->n_axes)
 		return fs__sc_fail_at(sc, axes, "mode \"search\" needs exactly one axis "
 		                      "with \"search\": true, found none");
+	if (cfg->mode == FS_SWEEP_ZIP)
+		return check_zip_points(sc, axes, cfg);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * case-insensitive Levenshtein distance and the nearest candidate within a
  * threshold.  Pure functions; candidate lists are NULL-terminated arrays of
  * borrowed strings.  Private to the scenario loader, the catalogue
- * (catalog.c) and `fleetsim catalog` (cli_catalog.c).
+ * (catalog.c), `fleetsim catalog` (cli_catalog.c) and `fleetsim estimate`'s
+ * --kv-dtype (cli_estimate.c).
  */
 #ifndef FLEETSIM_SUGGEST_H
 #define FLEETSIM_SUGGEST_H

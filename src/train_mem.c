@@ -305,34 +305,54 @@ int fs_train_recompute_parse(const char *text, enum fs_train_recompute *out)
 	return 0;
 }
 
-int fs_train_lora_modules_parse(const char *text, unsigned *out)
+/* The index of the module text[0 .. len) names ("q" or "q_proj", any
+ * case), or N_MODULES when none. */
+static size_t module_index(const char *text, size_t len)
+{
+	size_t i;
+
+	/* "q_proj" names the same map as "q" (the Llama module names). */
+	if (len > 5 && strncasecmp(text + len - 5, "_proj", 5) == 0)
+		len -= 5;
+	for (i = 0; i < N_MODULES; i++)
+		if (len == strlen(MODULE_NAMES[i]) && strncasecmp(text, MODULE_NAMES[i], len) == 0)
+			break;
+	return i;
+}
+
+int fs_train_lora_modules_parse(const char *text, unsigned *out, struct fs_error *err)
 {
 	unsigned bits = 0;
 	const char *p = text;
+	size_t n = 0, first[N_MODULES] = { 0 };
 
 	if (strcasecmp(text, "all") == 0 || strcasecmp(text, "all-linear") == 0) {
 		*out = FS_LORA_ALL;
 		return 0;
 	}
 	while (*p != '\0') {
-		size_t len = strcspn(p, ","), name_len = len, i;
+		size_t len = strcspn(p, ","), i = module_index(p, len);
 
-		/* "q_proj" names the same map as "q" (the Llama module names). */
-		if (name_len > 5 && strncasecmp(p + name_len - 5, "_proj", 5) == 0)
-			name_len -= 5;
-		for (i = 0; i < N_MODULES; i++)
-			if (name_len == strlen(MODULE_NAMES[i]) &&
-			    strncasecmp(p, MODULE_NAMES[i], name_len) == 0)
-				break;
+		n++;
 		if (i == N_MODULES)
-			return -1;
+			return fs_error_set(err, NULL, NULL, "expected a comma-separated list of "
+			                    "q,k,v,o,gate,up,down or all, found \"%.*s\" (name %zu "
+			                    "of \"%s\")", (int)len, p, n, text);
+		/* A repeated map would be adapted once: the list is not what
+		 * was meant. */
+		if (bits & (1u << i))
+			return fs_error_set(err, NULL, NULL, "expected each module once, found "
+			                    "\"%.*s\" again (name %zu of \"%s\"; the same map as "
+			                    "name %zu)", (int)len, p, n, text, first[i]);
 		bits |= 1u << i;
+		first[i] = n;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
 	if (bits == 0)
-		return -1;
+		return fs_error_set(err, NULL, NULL, "expected a comma-separated list of "
+		                    "q,k,v,o,gate,up,down or all, found an empty one");
 	*out = bits;
 	return 0;
 }

@@ -384,6 +384,47 @@ static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 		expect_bad(cases[i].text, cases[i].line, cases[i].col, cases[i].path, cases[i].msg);
 }
 
+/* A name given twice in "lora_modules" or "plans" is refused at its second
+ * place (a set would fold it away), a deadline not after the task's own
+ * start at the deadline (it could only be missed; "0h" is no longer read
+ * as no deadline), and a QLoRA-only key with another method at the key. */
+static void test_budget_cli_repeats_and_early_deadlines_exit_2_at_their_place(void **state)
+{
+#define FT_TASK " {\"name\": \"a\", \"type\": \"finetune\", \"gpu\": \"a100-80g\"," \
+	" \"model\": \"llama-2-7b\", \"method\": \"lora\", \"tokens\": 1e8,\n"
+	static const struct {
+		const char *text;
+		int line, col;
+		const char *path, *msg;
+	} cases[] = {
+		{ "{\"name\": \"x\", \"tasks\": [\n" FT_TASK
+		  "  \"lora_modules\": [\"q_proj\", \"v_proj\", \"q_proj\"]}]}",
+		  3, 40, "tasks[0].lora_modules[2]",
+		  "expected each module once, found \"q_proj\" again (also lora_modules[0])" },
+		{ "{\"name\": \"x\", \"tasks\": [\n {\"name\": \"a\", \"type\": \"data\","
+		  " \"gpu\": \"l40s\", \"card_hours\": 1,\n"
+		  "  \"plans\": [\"on_demand\", \"spot\", \"on_demand\"]}]}",
+		  3, 34, "tasks[0].plans[2]",
+		  "expected each pricing plan once, found \"on_demand\" again (also plans[0])" },
+		{ "{\"name\": \"x\", \"start\": \"2026-01-01\", \"tasks\": [\n" FT_TASK
+		  "  \"start\": \"2026-01-10\", \"deadline\": \"2026-01-05\"}]}",
+		  3, 38, "tasks[0].deadline",
+		  "expected a deadline after the task's start (\"2026-01-10\"), found "
+		  "\"2026-01-05\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n" FT_TASK "  \"deadline\": \"0h\"}]}",
+		  3, 15, "tasks[0].deadline",
+		  "expected a deadline after the task's start (the plan's start), found \"0h\"" },
+		{ "{\"name\": \"x\", \"tasks\": [\n" FT_TASK "  \"kbit_fp32_cast\": false}]}",
+		  3, 3, "tasks[0].kbit_fp32_cast",
+		  "key \"kbit_fp32_cast\" is not allowed unless \"method\" is \"qlora\"" },
+	};
+#undef FT_TASK
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_bad(cases[i].text, cases[i].line, cases[i].col, cases[i].path, cases[i].msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_budget_cli_quarter_figures),
 		cmocka_unit_test(test_budget_cli_report_writes_the_one_page_budget),
 		cmocka_unit_test(test_budget_cli_bad_plans_exit_2_at_their_place),
+		cmocka_unit_test(test_budget_cli_repeats_and_early_deadlines_exit_2_at_their_place),
 		cmocka_unit_test(test_budget_cli_minimal_plan_prints_its_table),
 		cmocka_unit_test(test_budget_cli_serving_from_a_run_directory),
 		cmocka_unit_test(test_budget_cli_serving_from_a_sweep_directory),

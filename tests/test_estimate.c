@@ -3,7 +3,8 @@
  * values pinned by the brief (Llama-2-7B KV bytes and weights), the
  * does-not-fit and unknown-name errors (exit 2), an unknown last option
  * called unknown, TP, pinned blocks and a measured step table, a --catalog
- * file's GPUs and models.  Runs ./fleetsim.
+ * file's GPUs and models, no int4 KV cache, a context and a prompt within
+ * the model's context.  Runs ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util_test.h"
@@ -254,6 +256,82 @@ static void test_estimate_catalog_file_model_and_built_ins_still_found(void **st
 	fs_test_run_free(&r);
 }
 
+/* The KV cache has no int4 (vLLM has no 4-bit KV cache): refused in the
+ * words the scenario loader uses for engine.kv_dtype (tests/bad/
+ * vllm_kv_dtype_int4.json), while int4 weights stay accepted. */
+static void test_estimate_kv_dtype_int4_is_refused_as_a_scenario_refuses_it(void **state)
+{
+	const char *kv[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s",
+	                     "--kv-dtype", "int4", NULL };
+	const char *weights[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s",
+	                          "--weights-dtype", "int4", "--kv-dtype", "FP8", NULL };
+	char *bad = fs_test_read_file("tests/bad/vllm_kv_dtype_int4.json", NULL), *nl;
+	const char *scenario_msg;
+	struct fs_test_run r;
+
+	(void)state;
+	assert_non_null(bad);
+	nl = strchr(bad, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	scenario_msg = strstr(bad, "engine.kv_dtype: ");
+	assert_non_null(scenario_msg);
+	scenario_msg += strlen("engine.kv_dtype: ");
+	r = fs_test_fleetsim_expect(kv, 2);
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "fleetsim estimate: --kv-dtype: ", scenario_msg);
+	fs_test_run_free(&r);
+	free(bad);
+	fs_test_fleetsim_ok(weights);
+}
+
+/* MODEL: V10 — one sequence lives within the model's context: Llama-3.1-8B
+ * has 131,072 tokens, so a context above it is refused, and a prompt must
+ * leave one output token; both at the limit are accepted.  A model with a
+ * shorter context than the defaults gets them cut to it. */
+static void test_estimate_context_and_prompt_within_the_model_context(void **state)
+{
+	const char *ctx[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "h200",
+	                      "--context", "200000", NULL };
+	const char *prompt[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "h200",
+	                         "--prompt", "131072", "--json", NULL };
+	const char *at_limit[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "h200",
+	                           "--prompt", "131071", "--context", "131072", "--json",
+	                           NULL };
+	char *dir = fs_test_tmpdir(), *cat;
+	const char *short_ctx[] = { "estimate", "--catalog", NULL, "--model", "tiny",
+	                            "--gpu", "l4", "--json", NULL };
+	struct fs_test_run r;
+	cJSON *j;
+
+	(void)state;
+	r = fs_test_fleetsim_expect(ctx, 2);
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "fleetsim estimate: --context: expected at most 131072 tokens (the "
+	           "context of llama-3.1-8b), found 200000\n");
+	fs_test_run_free(&r);
+	r = fs_test_fleetsim_expect(prompt, 2);
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "fleetsim estimate: --prompt: expected at most 131071 tokens (a "
+	           "prompt and one output token within the 131072-token context of "
+	           "llama-3.1-8b), found 131072\n");
+	fs_test_run_free(&r);
+	j = fs_test_fleetsim_json(at_limit, 0);
+	assert_near(fs_test_json_num(j, "context_tokens"), 131072, 0, 0);
+	assert_near(fs_test_json_num(j, "prompt_tokens"), 131071, 0, 0);
+	cJSON_Delete(j);
+	cat = fs_test_write(dir, "cat.json", "{\"models\": [{\"id\": \"tiny\", \"layers\": 2, "
+	                    "\"hidden\": 256, \"heads\": 4, \"kv_heads\": 4, \"ffn\": 512, "
+	                    "\"vocab\": 1000, \"params_b\": 0.002, \"max_context\": 300}]}");
+	short_ctx[2] = cat;
+	j = fs_test_fleetsim_json(short_ctx, 0);
+	assert_near(fs_test_json_num(j, "context_tokens"), 300, 0, 0);
+	assert_near(fs_test_json_num(j, "prompt_tokens"), 299, 0, 0);
+	cJSON_Delete(j);
+	free(cat);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_estimate_text_output_shows_the_breakdown),
 		cmocka_unit_test(test_estimate_catalog_file_gpu_is_used),
 		cmocka_unit_test(test_estimate_catalog_file_model_and_built_ins_still_found),
+		cmocka_unit_test(test_estimate_kv_dtype_int4_is_refused_as_a_scenario_refuses_it),
+		cmocka_unit_test(test_estimate_context_and_prompt_within_the_model_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

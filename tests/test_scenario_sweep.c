@@ -1,8 +1,9 @@
 /*
  * test_scenario_sweep.c — the "sweep" and "objective" sections
  * (src/scenario_sweep.c, scenario_grid.c, scenario_objective.c): grid order,
- * zip and search points, values and ranges, objective defaults and
- * constraints, and that both belong to the base document only.
+ * zip and search points, values and ranges, each value (zip: each point)
+ * once, objective defaults and constraints, and that both belong to the
+ * base document only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,6 +172,57 @@ static void test_scenario_sweep_values_keep_their_json_and_ranges_expand(void **
 	fs_scenario_free(sc);
 }
 
+/* A grid axis names each value once, compared as JSON: 2 and 2e0 are one
+ * number, objects are equal whatever their key order; strings compare
+ * exactly.  In mode "zip" an axis may repeat a value, a whole point not. */
+static void test_scenario_sweep_values_each_once_compared_as_json(void **state)
+{
+	static const struct {
+		const char *study, *want;
+	} bad[] = {
+		{ "\"sweep\": {\"axes\": [{\"path\": \"fleet.pools[0].count\", \"values\": "
+		  "[1, 2, 2e0, 4]}]}",
+		  "sweep.axes[0].values[2]: expected each value of the axis once, found 2e0 "
+		  "again (also values[1])" },
+		{ "\"sweep\": {\"axes\": [{\"path\": \"fleet.pools[0].name\", \"values\": "
+		  "[\"a\"]}, {\"path\": \"workload.classes[0].arrivals\", \"values\": "
+		  "[{\"process\": \"poisson\", \"rate_per_s\": 1}, {\"rate_per_s\": 1.0, "
+		  "\"process\": \"poisson\"}]}]}",
+		  "sweep.axes[1].values[1]: expected each value of the axis once, found an "
+		  "object again (also values[0])" },
+		{ "\"sweep\": {\"mode\": \"zip\", \"axes\": [{\"path\": \"fleet.pools[0].count\", "
+		  "\"values\": [1, 2, 1]}, {\"path\": \"fleet.pools[0].gpu\", \"values\": "
+		  "[\"l40s\", \"l40s\", \"l40s\"]}]}",
+		  "sweep.axes[0].values[2]: expected each point once (mode \"zip\"), found "
+		  "point 2 the same as point 0 on every axis" },
+	};
+	char doc[1024], got[2048];
+	struct fs_scenario *sc;
+	struct fs_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(doc, sizeof doc, STUDY_DOC("%s"), bad[i].study);
+		sc = load_str(doc, &err);
+		if (sc != NULL) {
+			fs_scenario_free(sc);
+			fail_msg("case %zu loaded", i);
+		}
+		fs_error_format(&err, got, sizeof got);
+		if (strstr(got, bad[i].want) == NULL)
+			fail_msg("case %zu: want \"%s\", got \"%s\"", i, bad[i].want, got);
+	}
+	sc = load_ok(STUDY_DOC("\"sweep\": {\"axes\": [{\"path\": \"fleet.pools[0].name\", "
+	                       "\"values\": [\"a\", \"A\"]}]}"));
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 2);
+	fs_scenario_free(sc);
+	sc = load_ok(STUDY_DOC("\"sweep\": {\"mode\": \"zip\", \"axes\": [{\"path\": "
+	                       "\"fleet.pools[0].count\", \"values\": [1, 1]}, {\"path\": "
+	                       "\"fleet.pools[0].gpu\", \"values\": [\"l40s\", \"h100\"]}]}"));
+	assert_int_equal(fs_sweep_n_points(&sc->sweep), 2);
+	fs_scenario_free(sc);
+}
+
 static void test_scenario_objective_defaults_and_constraints(void **state)
 {
 	struct fs_scenario *sc = load_ok(STUDY_DOC("\"objective\": {}"));
@@ -274,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_sweep_grid_turns_the_last_axis_fastest),
 		cmocka_unit_test(test_scenario_sweep_zip_and_search_points),
 		cmocka_unit_test(test_scenario_sweep_values_keep_their_json_and_ranges_expand),
+		cmocka_unit_test(test_scenario_sweep_values_each_once_compared_as_json),
 		cmocka_unit_test(test_scenario_objective_defaults_and_constraints),
 		cmocka_unit_test(test_scenario_sweep_and_objective_belong_to_the_base_only),
 	};

@@ -3,7 +3,9 @@
  * T1-T9) against hand computations: 7B 16-bit weights, 16 bytes per
  * parameter for mixed-precision AdamW, the LoRA closed form, ZeRO sharding
  * (and the ZeRO paper's Figure 1), NF4 constants, activations with and
- * without recomputation; then `fleetsim estimate --train` end to end.
+ * without recomputation; then `fleetsim estimate --train` end to end, with
+ * the options that do not apply to the method, repeated LoRA modules and a
+ * sequence beyond the model's context refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,17 +95,17 @@ static void test_train_mem_lora_count_is_the_closed_form(void **state)
 	assert_near(fs_train_lora_params(l2, FS_LORA_Q | FS_LORA_V, 8), 4194304, 0, 0);
 	/* Llama-3.1-8B, all seven maps, r 16: 32 x 16 x (8192 + 5120 + 5120 +
 	 * 8192 + 3 x (4096 + 14336)) = 41,943,040 (GQA: k and v are 1024 wide). */
-	assert_int_equal(fs_train_lora_modules_parse("all", &mods), 0);
+	assert_int_equal(fs_train_lora_modules_parse("all", &mods, NULL), 0);
 	assert_near(fs_train_lora_params(model("llama-3.1-8b"), mods, 16), 41943040, 0, 0);
 	/* MoE: the gate map of each of 32 experts, 24 layers, r 1, 2880 + 2880. */
 	assert_near(fs_train_lora_params(model("gpt-oss-20b"), FS_LORA_GATE, 1),
 	            24.0 * 32 * 5760, 0, 0);
 	/* Parsing: HF names, case, and refusals. */
-	assert_int_equal(fs_train_lora_modules_parse("q_proj,V", &mods), 0);
+	assert_int_equal(fs_train_lora_modules_parse("q_proj,V", &mods, NULL), 0);
 	assert_int_equal(mods, FS_LORA_Q | FS_LORA_V);
-	assert_int_equal(fs_train_lora_modules_parse("q,,v", &mods), -1);
-	assert_int_equal(fs_train_lora_modules_parse("qq", &mods), -1);
-	assert_int_equal(fs_train_lora_modules_parse("", &mods), -1);
+	assert_int_equal(fs_train_lora_modules_parse("q,,v", &mods, NULL), -1);
+	assert_int_equal(fs_train_lora_modules_parse("qq", &mods, NULL), -1);
+	assert_int_equal(fs_train_lora_modules_parse("", &mods, NULL), -1);
 }
 
 static void test_train_mem_lora_state_is_16_bytes_per_adapter(void **state)
@@ -442,6 +444,96 @@ static void test_train_cli_bad_options_exit_2(void **state)
 	}
 }
 
+/* An option the method (or --table) does not use is refused, naming the
+ * option and the method, with nothing on stdout: each command here exits
+ * 0 once the option is left out. */
+static void test_train_cli_an_option_that_does_not_apply_exits_2(void **state)
+{
+#define TRAIN(method) "estimate", "--train", method, "--model", "llama-2-7b"
+	static const struct {
+		const char *args[14];
+		const char *want;
+	} cases[] = {
+		{ { TRAIN("qlora"), "--gpu", "a100-80g", "--weights-dtype", "fp16", NULL },
+		  "--weights-dtype does not apply to --train qlora (its base is 4-bit NF4" },
+		{ { TRAIN("full"), "--gpu", "h200", "--lora-rank", "8", NULL },
+		  "--lora-rank does not apply to --train full (it trains every parameter, "
+		  "no adapters); leave it out\n" },
+		{ { TRAIN("full"), "--lora-modules", "q,v", "--gpu", "h200", NULL },
+		  "--lora-modules does not apply to --train full" },
+		{ { TRAIN("lora"), "--gpu", "a100-80g", "--nf4-double-quant", "no", NULL },
+		  "--nf4-double-quant does not apply to --train lora" },
+		{ { TRAIN("full"), "--gpu", "h200", "--kbit-fp32-cast", "no", NULL },
+		  "--kbit-fp32-cast does not apply to --train full" },
+		{ { TRAIN("lora"), "--table", "--gpu", "a100-80g", NULL },
+		  "--gpu does not apply with --table" },
+		{ { TRAIN("lora"), "--gpus", "2", "--table", NULL },
+		  "--gpus does not apply with --table" },
+	};
+#undef TRAIN
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fs_test_run r = fs_test_fleetsim_expect(cases[i].args, 2);
+
+		if (strstr(r.err, cases[i].want) == NULL)
+			fail_msg("case %zu: want \"%s\", got \"%s\"", i, cases[i].want, r.err);
+		assert_has(r.err, "fleetsim estimate: ", "Try 'fleetsim estimate --help'.");
+		assert_string_equal(r.out, "");
+		fs_test_run_free(&r);
+	}
+}
+
+/* --lora-modules names each map once: "q" and "q_proj" are one map, and a
+ * repeat is refused at its place in the list, not folded away. */
+static void test_train_cli_lora_modules_name_each_map_once(void **state)
+{
+	static const char *const args[] = {
+		"estimate", "--train", "lora", "--model", "llama-2-7b", "--gpu", "a100-80g",
+		"--lora-modules", "q,v,Q_proj", NULL
+	};
+	struct fs_test_run r = fs_test_fleetsim_expect(args, 2);
+	struct fs_error err;
+	unsigned mods = 0;
+
+	(void)state;
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "fleetsim estimate: --lora-modules: expected each module once, "
+	           "found \"Q_proj\" again (name 3 of \"q,v,Q_proj\"; the same map as name "
+	           "1)\n");
+	fs_test_run_free(&r);
+	assert_int_equal(fs_train_lora_modules_parse("v,up,v", &mods, &err), -1);
+	assert_int_equal(mods, 0);
+	assert_has(err.msg, "\"v\" again (name 3 of \"v,up,v\"; the same map as name 1)");
+	assert_int_equal(fs_train_lora_modules_parse("up,q,qq", &mods, &err), -1);
+	assert_has(err.msg, "found \"qq\" (name 3 of \"up,q,qq\")");
+}
+
+/* MODEL: T5 — a training sequence within the model's context: Llama-2-7B
+ * has 4,096 tokens; --seq above is refused, at the limit accepted. */
+static void test_train_cli_seq_beyond_the_model_context_exits_2(void **state)
+{
+	static const char *const over[] = {
+		"estimate", "--train", "lora", "--model", "llama-2-7b", "--table", "--seq",
+		"4097", NULL
+	};
+	static const char *const at[] = {
+		"estimate", "--train", "lora", "--model", "llama-2-7b", "--table", "--seq",
+		"4096", "--json", NULL
+	};
+	struct fs_test_run r = fs_test_fleetsim_expect(over, 2);
+	cJSON *j;
+
+	(void)state;
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "fleetsim estimate: --seq: expected at most 4096 tokens (the "
+	           "context of llama-2-7b), found 4097\n");
+	fs_test_run_free(&r);
+	j = fs_test_fleetsim_json(at, 0);
+	assert_near(fs_test_json_num(j, "seq_tokens"), 4096, 0, 0);
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +553,9 @@ int main(void)
 		cmocka_unit_test(test_train_cli_table_covers_every_gpu),
 		cmocka_unit_test(test_train_cli_model_config_with_an_odd_path_is_valid_json),
 		cmocka_unit_test(test_train_cli_bad_options_exit_2),
+		cmocka_unit_test(test_train_cli_an_option_that_does_not_apply_exits_2),
+		cmocka_unit_test(test_train_cli_lora_modules_name_each_map_once),
+		cmocka_unit_test(test_train_cli_seq_beyond_the_model_context_exits_2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

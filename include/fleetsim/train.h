@@ -136,9 +136,11 @@ int fs_train_shard_from_name(const char *name, enum fs_train_shard *out);
 int fs_train_recompute_from_name(const char *name, enum fs_train_recompute *out);
 int fs_train_recompute_parse(const char *text, enum fs_train_recompute *out);
 
-/* Parse "q,v" / "all" (comma-separated q k v o gate up down) into FS_LORA_*
- * bits.  Returns 0, or -1 for an unknown or empty name. */
-int fs_train_lora_modules_parse(const char *text, unsigned *out);
+/* Parse "q,v" / "all" (comma-separated q k v o gate up down, each also as
+ * "q_proj" etc., any case) into FS_LORA_* bits.  Returns 0, or -1 with err
+ * (may be NULL) naming the name at fault: an unknown or empty one, or a
+ * map named twice ("q,v,q_proj"); *out is untouched on failure. */
+int fs_train_lora_modules_parse(const char *text, unsigned *out, struct fs_error *err);
 
 /* Write the module list ("q,k,v,o,gate,up,down") into buf. */
 void fs_train_lora_modules_format(unsigned modules, char *buf, size_t buf_len);
