@@ -525,9 +525,11 @@ int fs__cli_estimate(int argc, char **argv)
 	cfg.kv_dtype = o.kv_dtype;
 	cfg.gpu_mem_util = o.gpu_mem_util;
 	cfg.kv_blocks_pinned = o.kv_blocks;
-	/* MODEL: V17, P20 — the engine's own default, so the activation reserve
-	 * and the peak-decode cap match what `fleetsim run` would use. */
-	cfg.max_seqs = fs_llm_default_max_num_seqs(gpu, fs_llm_default_max_num_batched_tokens(gpu));
+	/* MODEL: V17, P6, P20 — the engine's own defaults (the token budget and
+	 * the sequence cap), so the activation reserve, the KV blocks and the
+	 * peak-decode cap are what `fleetsim run` would use. */
+	cfg.max_batched_tokens = fs_llm_default_max_num_batched_tokens(gpu);
+	cfg.max_seqs = fs_llm_default_max_num_seqs(gpu, cfg.max_batched_tokens);
 	if (o.table_path != NULL) {
 		table = fs_step_table_load(o.table_path, o.table_path, &err);
 		if (table == NULL) {

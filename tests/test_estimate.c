@@ -13,9 +13,11 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/scenario.h"
 #include "util_test.h"
 
 static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state)
@@ -44,6 +46,47 @@ static void test_estimate_llama2_7b_a100_json_has_the_pinned_values(void **state
 /* MODEL: B7, B8 — every plan's fee for the instance (tp 2: two GPUs), and
  * the break-even of each commitment against on demand: a monthly fee of
  * 2 x 613.20 against 2 x 1.40/h pays off above 438 h per month. */
+/* estimate plans memory with the engine's own scheduler defaults (MODEL
+ * V17, P6): the activation reserve and the KV blocks it prints are those a
+ * scenario on the same model and GPU loads with, on a big GPU (token
+ * budget 8192, 1024 sequences) as on the others (2048, 256).  It used the
+ * small-GPU budget on an H100 (0.90 GB of activations against 2.04 GB,
+ * 26,243 blocks against 25,703). */
+static void test_estimate_memory_matches_a_scenarios(void **state)
+{
+	static const char *const gpus[] = { "h100", "h200", "l40s", "a100-80g" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		const char *args[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", gpus[i],
+		                       "--json", NULL };
+		char text[1024];
+		struct fs_scenario *sc;
+		const struct fs_mem_plan *m;
+		cJSON *j = fs_test_fleetsim_json(args, 0);
+
+		snprintf(text, sizeof text,
+		         "{\"simulation\": {\"horizon\": \"1m\"},"
+		         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1},"
+		         " \"classes\": [{\"name\": \"c\", \"share\": 1,"
+		         " \"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 100},"
+		         " \"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 10}}]},"
+		         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+		         "\"gpu\": \"%s\"}}", gpus[i]);
+		sc = fs_test_load_text(text, "t.json", "tests/data");
+		m = &sc->fleet.pools[0].llm->mem;
+		print_message("%s: activations %.0f / %.0f, blocks %.0f / %lld\n", gpus[i],
+		              fs_test_json_num(j, "activation_bytes_per_gpu"),
+		              m->activation_bytes_per_gpu, fs_test_json_num(j, "kv_blocks"),
+		              (long long)m->kv_blocks);
+		assert_true(fs_test_json_num(j, "activation_bytes_per_gpu") ==
+		            m->activation_bytes_per_gpu);
+		assert_true(fs_test_json_num(j, "kv_blocks") == (double)m->kv_blocks);
+		fs_scenario_free(sc);
+		cJSON_Delete(j);
+	}
+}
+
 static void test_estimate_plans_and_break_even(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s",
@@ -338,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_llama2_7b_a100_json_has_the_pinned_values),
 		cmocka_unit_test(test_estimate_70b_on_rtx4090_does_not_fit),
 		cmocka_unit_test(test_estimate_plans_and_break_even),
+		cmocka_unit_test(test_estimate_memory_matches_a_scenarios),
 		cmocka_unit_test(test_estimate_70b_json_does_not_fit_prints_fits_false),
 		cmocka_unit_test(test_estimate_70b_on_four_a100_fits),
 		cmocka_unit_test(test_estimate_unknown_gpu_suggests_a_name),
