@@ -9,6 +9,23 @@
 #include "fleetsim/catalog.h"
 
 #define GB 1e9                        /* bytes; GB = 1e9 as in the sources */
+/*
+ * Memory (mem_bytes) is what the framework sees, not the marketing size:
+ * torch.cuda.get_device_properties(0).total_memory (cudaDeviceProp
+ * totalGlobalMem), the figure vLLM multiplies by gpu_memory_utilization
+ * (docs/MODEL.md P0, P4).  Where only nvidia-smi's
+ * "Total ... MiB" was found, that figure is used (it is slightly larger than
+ * torch's, by the driver's reservation).  Published OOM messages give torch's
+ * value to two decimals of a GiB; each source is cited beside its number.
+ */
+#define GIB 1073741824.0              /* bytes in a GiB (torch's unit) */
+#define MIB 1048576.0                 /* bytes in a MiB (nvidia-smi's unit) */
+#define MEM_TORCH "memory: torch total_memory, what vLLM sees (source beside " \
+	"mem_bytes); "
+#define MEM_SMI "memory: nvidia-smi total, a little above what vLLM sees (no " \
+	"published torch total_memory found); "
+#define MEM_KEPT "memory: marketing GB kept, no published torch total_memory or " \
+	"nvidia-smi total found (vLLM sees a few percent less); "
 #define TFLOPS 1e12
 #define US FS_NS_PER_US
 
@@ -78,7 +95,10 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "rtx4090",
 	.aliases = "rtx-4090,4090,rtx 4090,geforce-rtx-4090,nvidia-rtx-4090",
 	.display_name = "NVIDIA GeForce RTX 4090",
-	.mem_bytes = 24 * GB,                    /* S3: 24 GB GDDR6X */
+	/* torch total_memory: "GPU 0 has a total capacity of 23.64 GiB", RTX 4090
+	 * 24GB, ali-vilab/VGen issue #104 (2024-04-02); nvidia-smi shows
+	 * 24564 MiB (RLinf/RLinf issue #255, 2025-11).  Marketing: 24 GB (S3). */
+	.mem_bytes = 23.64 * GIB,
 	.mem_bw_bytes_per_s = 1008 * GB,         /* S1, S3: 1008 GB/s */
 	.fp16_flops_per_s = 165.2 * TFLOPS,      /* S2: FP16 with FP32 accumulate, half rate */
 	.fp8_flops_per_s = 330.3 * TFLOPS,       /* Ada whitepaper, recalled (gpu_facts †) */
@@ -96,7 +116,8 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S2 LLM-Viewer fork (Ada "
 		"whitepaper sparse/2); S3 techgoing/grafikkarten RTX 4090 articles",
-	.notes = "FP16 tensor math with FP32 accumulate (BF16) runs at half rate: "
+	.notes = MEM_TORCH
+		"FP16 tensor math with FP32 accumulate (BF16) runs at half rate: "
 		"165.2 TFLOPS used, 330.3 with FP16 accumulate; FP8 figure recalled "
 		"from the Ada whitepaper, not found verbatim; " UNCAL,
 },
@@ -104,7 +125,10 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "rtx6000-ada",
 	.aliases = "rtx-6000-ada,rtx6000ada,rtx-6000,rtx6000,6000-ada,rtx 6000 ada",
 	.display_name = "NVIDIA RTX 6000 Ada Generation",
-	.mem_bytes = 48 * GB,                    /* S1: 48 GB GDDR6 ECC */
+	/* torch total_memory: "total capacity of 44.43 GiB", RTX 6000 Ada
+	 * (nvidia-smi 46068 MiB, ECC on), DINGYANB/MTVCrafter issue #21
+	 * (2025-07-18).  Marketing: 48 GB GDDR6 ECC (S1). */
+	.mem_bytes = 44.43 * GIB,
 	.mem_bw_bytes_per_s = 960 * GB,          /* S4 */
 	.fp16_flops_per_s = 364.2 * TFLOPS,      /* S1: full-rate professional AD102 */
 	.fp8_flops_per_s = 728 * TFLOPS,         /* recalled, ~728 (gpu_facts †) */
@@ -123,14 +147,18 @@ static const struct fs_gpu_spec gpus[] = {
 		"the Ampere RTX A6000, not this card)",
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S4 grafikkarten.com / "
 		"cputronic.com RTX 6000 Ada pages",
-	.notes = "no price anchor: prices are 0; FP8 recalled from the Ada whitepaper; "
+	.notes = MEM_TORCH
+		"no price anchor: prices are 0; FP8 recalled from the Ada whitepaper; "
 		UNCAL,
 },
 {
 	.id = "l4",
 	.aliases = "nvidia-l4,l4-24g,l4-24gb",
 	.display_name = "NVIDIA L4",
-	.mem_bytes = 24 * GB,                    /* S5 */
+	/* nvidia-smi Total 23034 MiB (no torch figure found): modal-labs/
+	 * modal-client PR #2797 (2025-01-23) and lmstudio-ai/lmstudio-bug-
+	 * tracker issue #1638.  Marketing: 24 GB (S5). */
+	.mem_bytes = 23034 * MIB,
 	.mem_bw_bytes_per_s = 300 * GB,          /* S5 */
 	.fp16_flops_per_s = 121 * TFLOPS,        /* S1, S5: 242 sparse / 2 */
 	.fp8_flops_per_s = 242 * TFLOPS,         /* S1, S5: 485 sparse / 2 */
@@ -148,14 +176,18 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S5 grokipedia L4 vs L40S, "
 		"sourcecode.com L4/L40S compare",
-	.notes = "AWS g6.2xlarge (1x L4) lists 0.9776 on-demand, 0.37-0.45 spot "
+	.notes = MEM_SMI
+		"AWS g6.2xlarge (1x L4) lists 0.9776 on-demand, 0.37-0.45 spot "
 		"(SkyPilot catalogue v7, SC§4); " UNCAL,
 },
 {
 	.id = "l40s",
 	.aliases = "l40-s,nvidia-l40s,l40s-48g,l40s-48gb",
 	.display_name = "NVIDIA L40S",
-	.mem_bytes = 48 * GB,                    /* S1 */
+	/* torch total_memory: "total capacity of 44.42 GiB", 8x L40S,
+	 * stepfun-ai/Step-Video-T2V issue #8 (2025-02-17); nvidia-smi 46068 MiB
+	 * (modal-labs/modal-client PR #2797, 2025-01-23).  Marketing: 48 GB (S1). */
+	.mem_bytes = 44.42 * GIB,
 	.mem_bw_bytes_per_s = 864 * GB,          /* S1 */
 	.fp16_flops_per_s = 362 * TFLOPS,        /* S6: 362.05 BF16 dense */
 	.fp8_flops_per_s = 733 * TFLOPS,         /* S6 */
@@ -173,13 +205,13 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S6 mullet.se L40/L40S "
 		"datasheet table, itcreations.com L40S",
-	.notes = UNCAL,
+	.notes = MEM_TORCH UNCAL,
 },
 {
 	.id = "a10g",
 	.aliases = "nvidia-a10g,a10g-24g,a10g-24gb",
 	.display_name = "NVIDIA A10G (AWS g5)",
-	.mem_bytes = 24 * GB,                    /* S8 */
+	.mem_bytes = 24 * GB,                    /* S8; marketing GB (MEM_KEPT) */
 	.mem_bw_bytes_per_s = 600 * GB,          /* S8 */
 	.fp16_flops_per_s = 70 * TFLOPS,         /* S8, UNCERTAIN: recollection of its table */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
@@ -198,7 +230,8 @@ static const struct fs_gpu_spec gpus[] = {
 		"us-east-1); spot: SkyPilot catalogue v7 AWS us-east-1 g5.12xlarge "
 		"(undated, spot_and_cost.md §4) per GPU; " MONTHLY_NOTE,
 	.spec_source = "S8 baseten.co A10 vs A10G blog",
-	.notes = "FP16 TFLOPS UNCERTAIN (~70, below the A10's 125; S8's table not "
+	.notes = MEM_KEPT
+		"FP16 TFLOPS UNCERTAIN (~70, below the A10's 125; S8's table not "
 		"visible in the excerpt); INT8 and TDP not verified (0); spot price "
 		"undated; on-demand matches Melange's 1.01 (SC§1); " UNCAL,
 },
@@ -206,7 +239,9 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "a10",
 	.aliases = "nvidia-a10,a10-24g,a10-24gb",
 	.display_name = "NVIDIA A10",
-	.mem_bytes = 24 * GB,                    /* S7 */
+	/* torch total_memory: "total capacty of 21.99 GiB", Lambda A10 instance,
+	 * zai-org/CogVLM issue #236 (2023-12-22).  Marketing: 24 GB (S7). */
+	.mem_bytes = 21.99 * GIB,
 	.mem_bw_bytes_per_s = 600 * GB,          /* S7, S8 */
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S7 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
@@ -222,14 +257,18 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_monthly_usd = 0,
 	.price_date = "", .price_source = "none found (AWS rents the A10G, see a10g)",
 	.spec_source = "S7 astroC86/gpu-datasheet README; S8 baseten.co A10 vs A10G",
-	.notes = "no price anchor: prices are 0; TDP 150 W is the datasheet value, "
+	.notes = MEM_TORCH
+		"no price anchor: prices are 0; TDP 150 W is the datasheet value, "
 		"not found verbatim; " UNCAL,
 },
 {
 	.id = "t4",
 	.aliases = "tesla-t4,nvidia-t4,t4-16g,t4-16gb",
 	.display_name = "NVIDIA T4",
-	.mem_bytes = 16 * GB,                    /* S9 */
+	/* torch total_memory: "total capacity of 14.74 GiB", Colab T4,
+	 * zai-org/CogVideo issue #741 (2025-03-19); nvidia-smi 15360 MiB
+	 * (modal-labs/modal-client PR #2797).  Marketing: 16 GB (S9). */
+	.mem_bytes = 14.74 * GIB,
 	.mem_bw_bytes_per_s = 320 * GB,          /* S9: sysrqmts.com */
 	.fp16_flops_per_s = 65 * TFLOPS,         /* S9: mixed FP16 */
 	.fp8_flops_per_s = 0,                    /* Turing: no FP8 */
@@ -247,13 +286,16 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_source = "SkyPilot catalogue v7 AWS us-east-1 g4dn.xlarge (snapshot "
 		"date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
 	.spec_source = "S9 networkoutlet.com / sysrqmts.com T4 specs; S10 geektopia.es",
-	.notes = "price snapshot undated (catalogue refreshes every 7 h); " UNCAL,
+	.notes = MEM_TORCH
+		"price snapshot undated (catalogue refreshes every 7 h); " UNCAL,
 },
 {
 	.id = "v100",
 	.aliases = "v100-32g,v100-32gb,v100-sxm2,v100-sxm2-32g,v100-sxm2-32gb,tesla-v100",
 	.display_name = "NVIDIA V100 SXM2 32GB",
-	.mem_bytes = 32 * GB,                    /* S1: 16 or 32 GB HBM2 */
+	/* torch total_memory: "31.74 GiB total capacity", 8x V100,
+	 * haotian-liu/LLaVA issue #812 (2023-11).  Marketing: 32 GB HBM2 (S1). */
+	.mem_bytes = 31.74 * GIB,
 	.mem_bw_bytes_per_s = 900 * GB,          /* S1 */
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S11: SXM2 tensor */
 	.fp8_flops_per_s = 0,                    /* Volta: no FP8 */
@@ -272,13 +314,16 @@ static const struct fs_gpu_spec gpus[] = {
 		"V100-32GB; snapshot date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S11 winston-zhang-orz/"
 		"gpu-specs; S12 leadtek.com GS4830NT",
-	.notes = "TDP is the datasheet value, not re-verified; price undated; " UNCAL,
+	.notes = MEM_TORCH
+		"TDP is the datasheet value, not re-verified; price undated; " UNCAL,
 },
 {
 	.id = "v100-16g",
 	.aliases = "v100-16gb,v100-sxm2-16g,v100-sxm2-16gb",
 	.display_name = "NVIDIA V100 SXM2 16GB",
-	.mem_bytes = 16 * GB,                    /* S1 */
+	/* torch total_memory: "15.78 GiB total capacity", 16G V100,
+	 * kchengiva/Shift-GCN issue #34 (2021-09-15).  Marketing: 16 GB (S1). */
+	.mem_bytes = 15.78 * GIB,
 	.mem_bw_bytes_per_s = 900 * GB,          /* S1 */
 	.fp16_flops_per_s = 125 * TFLOPS,        /* S11 */
 	.fp8_flops_per_s = 0,
@@ -296,14 +341,19 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_source = "SkyPilot catalogue v7 AWS us-east-1 p3.8xlarge (4x V100 "
 		"16GB; snapshot date unknown; spot_and_cost.md §4); " MONTHLY_NOTE,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S11; S12",
-	.notes = "Can't-Be-Late uses p3.2xlarge 3.06 on-demand / 0.9731 spot (SC§1); "
+	.notes = MEM_TORCH
+		"Can't-Be-Late uses p3.2xlarge 3.06 on-demand / 0.9731 spot (SC§1); "
 		"price undated; " UNCAL,
 },
 {
 	.id = "a100-40g",
 	.aliases = "a100-40gb,a100-40g-sxm,a100-sxm4-40gb,a100-40gb-sxm",
 	.display_name = "NVIDIA A100 40GB SXM",
-	.mem_bytes = 40 * GB,                    /* S1, S13 */
+	/* torch total_memory: "total capacty of 39.56 GiB", NVIDIA
+	 * A100-SXM4-40GB in nvidia-smi, threestudio-project/threestudio issue #402
+	 * (2024-01-06); nvidia-smi 40960 MiB (modal-labs/modal-client PR #2797).
+	 * Marketing: 40 GB (S1, S13). */
+	.mem_bytes = 39.56 * GIB,
 	.mem_bw_bytes_per_s = 1555 * GB,         /* S1, S7: 1.555 TB/s */
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13: 624 sparse / 2 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
@@ -323,7 +373,8 @@ static const struct fs_gpu_spec gpus[] = {
 		MONTHLY_NOTE,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S7 astroC86/gpu-datasheet; "
 		"S13 NVIDIA A100 datasheet",
-	.notes = "efficiencies from the A100-80G SXM measurements (S56), not measured "
+	.notes = MEM_TORCH
+		"efficiencies from the A100-80G SXM measurements (S56), not measured "
 		"on this SKU; AWS on-demand is pre-June-2025-cut list price; Lambda "
 		"quotes 1.29/GPU-h (SC§4); overheads are estimates",
 },
@@ -331,7 +382,10 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "a100-80g",
 	.aliases = "a100-80g-sxm,a100-80gb,a100-80gb-sxm,a100-sxm4-80gb,a100-sxm,a100",
 	.display_name = "NVIDIA A100 80GB SXM",
-	.mem_bytes = 80 * GB,                    /* S1, S13 */
+	/* torch total_memory: "total capacity of 79.25 GiB", A100 (80 GB),
+	 * HiDream-ai/VAREdit issue #6 (2025-12-18); nvidia-smi 81920 MiB
+	 * (modal-labs/modal-client PR #2797).  Marketing: 80 GB (S1, S13). */
+	.mem_bytes = 79.25 * GIB,
 	.mem_bw_bytes_per_s = 2039 * GB,         /* S14 */
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S1, S13 */
 	.fp8_flops_per_s = 0,                    /* Ampere: no FP8 */
@@ -348,7 +402,8 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S13 NVIDIA A100 datasheet; "
 		"S14 LLM-Prof hardware_spec.md",
-	.notes = "MFU/MBU calibrated on Vidur A100 profiles (S56); all-reduce floor "
+	.notes = MEM_TORCH
+		"MFU/MBU calibrated on Vidur A100 profiles (S56); all-reduce floor "
 		"is TP4/8 (~10 us at TP2, S29); iteration/per-sequence overheads are "
 		"estimates",
 },
@@ -356,7 +411,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "a100-80g-pcie",
 	.aliases = "a100-80gb-pcie,a100-pcie,a100-pcie-80gb,a100-pcie-80g",
 	.display_name = "NVIDIA A100 80GB PCIe",
-	.mem_bytes = 80 * GB,                    /* S13 */
+	.mem_bytes = 80 * GB,                    /* S13; marketing GB (MEM_KEPT) */
 	.mem_bw_bytes_per_s = 1935 * GB,         /* S7: 1.94 TB/s */
 	.fp16_flops_per_s = 312 * TFLOPS,        /* S13 */
 	.fp8_flops_per_s = 0,
@@ -372,7 +427,8 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_monthly_usd = MONTHLY_USD(2.10),
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S7 astroC86/gpu-datasheet; S13 NVIDIA A100 datasheet",
-	.notes = "an optional NVLink bridge (600 GB/s) joins pairs only, so the link "
+	.notes = MEM_KEPT
+		"an optional NVLink bridge (600 GB/s) joins pairs only, so the link "
 		"is PCIe; efficiencies from the A100-80G SXM measurements, not measured "
 		"on this SKU; all-reduce floor uncalibrated for PCIe",
 },
@@ -380,7 +436,10 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "h100",
 	.aliases = "h100-sxm,h100-sxm5,h100-80g,h100-80gb,h100-sxm5-80gb,h100-sxm-80gb",
 	.display_name = "NVIDIA H100 SXM5 80GB",
-	.mem_bytes = 80 * GB,                    /* S15 */
+	/* torch total_memory: "total capacity of 79.11 GiB", NVIDIA H100 80GB
+	 * HBM3 (nvidia-smi 81559 MiB), vllm-project/vllm issue #27508
+	 * (2025-10-25).  Marketing: 80 GB (S15). */
+	.mem_bytes = 79.11 * GIB,
 	.mem_bw_bytes_per_s = 3350 * GB,         /* S15, S16 */
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S15 */
 	.fp8_flops_per_s = 1979 * TFLOPS,        /* S17 */
@@ -399,7 +458,8 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S15 glennklockwood.com H100; S16 gpu.blog / awesomeagents.ai; "
 		"S17 pricegpu.pages.dev H100 vs A100",
-	.notes = "MFU/MBU calibrated on Vidur H100 profiles (S56); some tools use "
+	.notes = MEM_TORCH
+		"MFU/MBU calibrated on Vidur H100 profiles (S56); some tools use "
 		"3.0-3.07 TB/s; all-reduce floor is TP4/8 (~7 us at TP2, S29); other "
 		"on-demand anchors: tier-2 clouds 2.49-2.85 (S43), AWS ~3.90 after the "
 		"June-2025 cut (S33), 12.29 before (S31); overheads are estimates",
@@ -408,7 +468,7 @@ static const struct fs_gpu_spec gpus[] = {
 	.id = "h100-pcie",
 	.aliases = "h100-pcie-80g,h100-pcie-80gb",
 	.display_name = "NVIDIA H100 PCIe 80GB",
-	.mem_bytes = 80 * GB,                    /* S1 */
+	.mem_bytes = 80 * GB,                    /* S1; marketing GB (MEM_KEPT) */
 	.mem_bw_bytes_per_s = 2000 * GB,         /* S18: >2,000 GB/s (LLM-Viewer 2048) */
 	.fp16_flops_per_s = 756 * TFLOPS,        /* S1: 1513 sparse / 2 */
 	.fp8_flops_per_s = 1513 * TFLOPS,        /* S1 */
@@ -426,14 +486,15 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S18 H100 PCIe product "
 		"brief PB-11133-001",
-	.notes = "memory bandwidth ~2000 GB/s (LLM-Viewer uses 2048); optional NVLink "
+	.notes = MEM_KEPT
+		"memory bandwidth ~2000 GB/s (LLM-Viewer uses 2048); optional NVLink "
 		"bridge (600 GB/s) joins pairs only; " UNCAL,
 },
 {
 	.id = "h200",
 	.aliases = "h200-sxm,h200-141g,h200-141gb,h200-sxm-141gb",
 	.display_name = "NVIDIA H200 SXM 141GB",
-	.mem_bytes = 141 * GB,                   /* S19 */
+	.mem_bytes = 141 * GB,                   /* S19; marketing GB (MEM_KEPT) */
 	.mem_bw_bytes_per_s = 4800 * GB,         /* S20 */
 	.fp16_flops_per_s = 989.4 * TFLOPS,      /* S1, S24 */
 	.fp8_flops_per_s = 1978.9 * TFLOPS,      /* S24 */
@@ -452,14 +513,19 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S19 MLCommons inference "
 		"v4.1 H200 system JSON; S20 LLM-Viewer H200 entry; S24 MI300X-vs-H200 report",
-	.notes = "uncalibrated: H100-derived efficiencies (same GH100 silicon, S56); "
+	.notes = MEM_KEPT
+		"uncalibrated: H100-derived efficiencies (same GH100 silicon, S56); "
 		"AWS Capacity Blocks p5e 5.408/GPU-h (S35); overheads are estimates",
 },
 {
 	.id = "b200",
 	.aliases = "b200-sxm,hgx-b200,b200-180g,b200-180gb",
 	.display_name = "NVIDIA B200 (HGX)",
-	.mem_bytes = 180 * GB,                   /* S21, S22: 180 usable (192 marketing) */
+	/* cudaDeviceProp totalGlobalMem (= torch total_memory) "178.35 GB" in
+	 * units of 2^30 (the same listing prints 48 KiB of shared memory as
+	 * "48.00 KB"), NVIDIA B200, pytorch/ao PR #4002 (2026-03-05).  Was 180 GB
+	 * usable (S21, S22; 192 marketing). */
+	.mem_bytes = 178.35 * GIB,
 	.mem_bw_bytes_per_s = 8000 * GB,         /* S21, S23 */
 	.fp16_flops_per_s = 2250 * TFLOPS,       /* S21: 4500 sparse */
 	.fp8_flops_per_s = 4500 * TFLOPS,        /* S21 */
@@ -476,13 +542,14 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "2026-03", .price_source = RUNPOD,
 	.spec_source = "S1 LLM-Viewer; S21 glennklockwood.com B200; S22 MLCommons v6.0 "
 		"Nebius B200 JSON; S23 docs.vultr.com HGX B200 overview",
-	.notes = "per-layer and all-reduce floors borrowed from H100; " UNCAL,
+	.notes = MEM_TORCH
+		"per-layer and all-reduce floors borrowed from H100; " UNCAL,
 },
 {
 	.id = "mi300x",
 	.aliases = "mi300,amd-mi300x,instinct-mi300x,mi300x-192g,mi300x-192gb",
 	.display_name = "AMD Instinct MI300X",
-	.mem_bytes = 192 * GB,                   /* S25 */
+	.mem_bytes = 192 * GB,                   /* S25; marketing GB (MEM_KEPT) */
 	.mem_bw_bytes_per_s = 5300 * GB,         /* S25 */
 	.fp16_flops_per_s = 1307.4 * TFLOPS,     /* S24: BF16 dense */
 	.fp8_flops_per_s = 2614.9 * TFLOPS,      /* S24 */
@@ -499,14 +566,18 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "", .price_source = "none found",
 	.spec_source = "S1 LLM-Viewer hardware_params.py; S24 alpharomercoma/"
 		"MI300X-vs-H200 REPORT.md; S25 gpu.blog / jaredwatkins.com MI300X",
-	.notes = "no price anchor: prices are 0; xGMI bandwidth is the 8-GPU mesh "
+	.notes = MEM_KEPT
+		"no price anchor: prices are 0; xGMI bandwidth is the 8-GPU mesh "
 		"aggregate; " UNCAL,
 },
 {
 	.id = "ascend-910b",
 	.aliases = "910b,ascend910b,ascend-910b2,ascend910b2,huawei-ascend-910b",
 	.display_name = "Huawei Ascend 910B (910B2)",
-	.mem_bytes = 64 * GB,                    /* S26, S27: 64 GB HBM2e */
+	/* torch_npu total capacity: "NPU 3; 60.96 GiB total capacity", 910B2
+	 * (64GB), vllm-project/vllm-ascend issue #1127 (2025-06-09).
+	 * Marketing: 64 GB HBM2e (S26, S27). */
+	.mem_bytes = 60.96 * GIB,
 	.mem_bw_bytes_per_s = 1600 * GB,         /* S26: LOW CONFIDENCE (0.4-1.6 TB/s quoted) */
 	.fp16_flops_per_s = 353.8 * TFLOPS,      /* S26: 910B2 cube FP16 */
 	.fp8_flops_per_s = 0,                    /* S26: no FP8 */
@@ -523,7 +594,8 @@ static const struct fs_gpu_spec gpus[] = {
 	.price_date = "", .price_source = "none found (Chinese cloud prices not found)",
 	.spec_source = "S26 public perf-model HWConf (ASCEND910B2); S27 boardor.com, "
 		"vengineer.hatenablog.com; S28 gameofdimension/limulidae benchmarks",
-	.notes = "LOW CONFIDENCE: public figures disagree (HBM 0.4-1.6 TB/s; FP16 "
+	.notes = MEM_TORCH
+		"LOW CONFIDENCE: public figures disagree (HBM 0.4-1.6 TB/s; FP16 "
 		"245.7-353.8 by variant, ~320 often quoted; measured BF16 GEMM 328 "
 		"TFLOPS, S28; intra-node all_reduce measured only 18-72 GB/s, S28); "
 		"TDP ~310-400 W third-party; no price anchor: prices are 0; " UNCAL,

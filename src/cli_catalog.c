@@ -84,8 +84,8 @@ static void print_gpus(const struct fs_catalog_file *cf, FILE *f)
 	const struct fs_gpu_spec **list = gpu_list(cf, &n), *g;
 	char fp8[16], tdp[16], od[16], spot[16], month[16];
 
-	fprintf(f, "%-14s %6s %7s %7s %7s  %-24s %5s %6s %6s %7s  %s\n",
-	        "gpu", "mem GB", "BW GB/s", "FP16 TF", "FP8 TF", "interconnect",
+	fprintf(f, "%-14s %6s %7s %7s %7s %7s  %-24s %5s %6s %6s %7s  %s\n",
+	        "gpu", "mem GB", "mem GiB", "BW GB/s", "FP16 TF", "FP8 TF", "interconnect",
 	        "TDP W", "OD $/h", "spot", "$/month", "price date");
 	for (i = 0; i < n; i++) {
 		g = list[i];
@@ -94,13 +94,16 @@ static void print_gpus(const struct fs_catalog_file *cf, FILE *f)
 		put_num(od, sizeof od, g->price_on_demand_usd_per_h, 2);
 		put_num(spot, sizeof spot, g->price_spot_usd_per_h, 2);
 		put_num(month, sizeof month, g->price_monthly_usd, 0);
-		fprintf(f, "%-14s %6.0f %7.0f %7.1f %7s  %-24s %5s %6s %6s %7s  %s\n",
-		        g->id, g->mem_bytes / 1e9, g->mem_bw_bytes_per_s / 1e9,
+		fprintf(f, "%-14s %6.1f %7.2f %7.0f %7.1f %7s  %-24s %5s %6s %6s %7s  %s\n",
+		        g->id, g->mem_bytes / 1e9, g->mem_bytes / 1073741824.0,
+		        g->mem_bw_bytes_per_s / 1e9,
 		        g->fp16_flops_per_s / 1e12, fp8, g->interconnect, tdp, od, spot,
 		        month, g->price_date[0] != '\0' ? g->price_date : "-");
 	}
 	free(list);
-	fputs("TFLOPS dense.  Prices: dated examples, USD per GPU (\"-\": no anchor);\n"
+	fputs("mem: what vLLM sees (torch total_memory; marketing GB where no\n"
+	      "measurement was found, docs/MODEL.md P0), in GB (1e9) and GiB (2^30).\n"
+	      "TFLOPS dense.  Prices: dated examples, USD per GPU (\"-\": no anchor);\n"
 	      "$/month derived from on-demand; daily, weekly and yearly plans too\n"
 	      "(--json \"price_plans_usd\"; docs/MODEL.md B7).  Sources and caveats:\n"
 	      "--json or docs/CATALOG.md.\n", f);

@@ -353,8 +353,10 @@ static void print_text(const struct fs_perf_cfg *cfg, const struct opts *o,
 	printf("%s on %s, tp %d (weights %s, KV %s)\n", cfg->model->id, cfg->gpu->id,
 	       cfg->tp, fs_dtype_name(cfg->weight_dtype), fs_dtype_name(cfg->kv_dtype));
 	printf("memory per GPU\n");
-	printf("  usable              %8.2f GB  (%.1f GB x gpu_mem_util %.2f)\n",
-	       p->usable_bytes_per_gpu / GB, cfg->gpu->mem_bytes / GB, cfg->gpu_mem_util);
+	printf("  usable              %8.2f GB  (total_memory %.2f GB = %.2f GiB x "
+	       "gpu_mem_util %.2f)\n", p->usable_bytes_per_gpu / GB,
+	       cfg->gpu->mem_bytes / GB, cfg->gpu->mem_bytes / 1073741824.0,
+	       cfg->gpu_mem_util);
 	printf("  weights             %8.2f GB  (%.2f GB whole model)\n",
 	       p->weights_bytes_per_gpu / GB, p->weights_bytes_per_gpu * cfg->tp / GB);
 	printf("  activation reserve  %8.2f GB\n", p->activation_bytes_per_gpu / GB);

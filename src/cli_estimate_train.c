@@ -37,7 +37,8 @@ static const char train_help[] =
 	"Print the memory one GPU needs to fine-tune the model (docs/MODEL.md T1-T9,\n"
 	"docs/BUDGET.md): weights, gradients, fp32 master weights, AdamW moments,\n"
 	"what sharding gathers back, activations, a fixed reserve; the total per\n"
-	"GPU against the catalogue memory (GB = 1e9 bytes), fits or not.\n"
+	"GPU against the catalogue memory (torch total_memory; GB = 1e9 bytes),\n"
+	"fits or not.\n"
 	"  --train METHOD     full: every parameter, mixed-precision AdamW (16 bytes\n"
 	"                     per parameter before activations); lora: frozen base +\n"
 	"                     rank-r adapters (16 bytes per adapter parameter);\n"
@@ -403,7 +404,8 @@ static void print_one_text(const struct fs_train_cfg *c, const struct fs_gpu_spe
 	printf("  gathered       %10.2f\n", p->gathered_bytes / GB);
 	printf("  activations    %10.2f\n", p->activation_bytes / GB);
 	printf("  reserve        %10.2f\n", p->reserve_bytes / GB);
-	printf("  total          %10.2f of %.2f\n", p->total_bytes / GB, g->mem_bytes / GB);
+	printf("  total          %10.2f of %.2f (total_memory, %.2f GiB)\n",
+	       p->total_bytes / GB, g->mem_bytes / GB, g->mem_bytes / 1073741824.0);
 	printf("fits: %s\n", fits ? "yes" : "no");
 }
 
@@ -530,8 +532,9 @@ int fs__cli_estimate_train(int argc, char **argv)
 		rc = FS_EXIT_OK;
 		if (plan.total_bytes > gpu->mem_bytes) {
 			fprintf(stderr, "fleetsim estimate: does not fit: %.2f GB per GPU "
-			        "needed, %s has %.2f GB\n", plan.total_bytes / GB, gpu->id,
-			        gpu->mem_bytes / GB);
+			        "needed, %s has %.2f GB (%.2f GiB total_memory)\n",
+			        plan.total_bytes / GB, gpu->id, gpu->mem_bytes / GB,
+			        gpu->mem_bytes / 1073741824.0);
 			rc = FS_EXIT_INPUT;
 		}
 	}

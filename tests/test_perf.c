@@ -134,7 +134,8 @@ static void test_perf_too_big_model_reports_the_numbers(void **state)
 	assert_int_equal(fs_perf_plan_memory(&cfg, &p, &err), -1);
 	assert_false(p.fits);
 	assert_int_equal(p.kv_blocks, 0);
-	assert_has(err.msg, "does not fit", "141.2 GB", "21.6 GB are usable");
+	/* usable = 0.9 x 23.64 GiB (the RTX 4090's total_memory) = 22.85e9 B */
+	assert_has(err.msg, "does not fit", "141.2 GB", "22.8 GB are usable");
 	assert_true(p.needed_bytes_per_gpu > p.available_bytes_per_gpu);
 }
 
@@ -164,7 +165,8 @@ static void test_perf_blocks_and_max_seqs_follow_the_formula(void **state)
 	cfg_for(&cfg, "llama-2-7b", "a100-80g", 1);
 	cfg.activation_reserve_bytes = 1e9;
 	p = plan_ok(&cfg);
-	expect = floor((80e9 * 0.9 - 13.48e9 - 1e9) / (16 * 524288.0));
+	/* A100-80G total_memory 79.25 GiB (= 85.09e9 B), 90% of it usable */
+	expect = floor((79.25 * 1073741824.0 * 0.9 - 13.48e9 - 1e9) / (16 * 524288.0));
 	assert_int_equal(p.kv_blocks, (int64_t)expect);
 	assert_int_equal(fs_perf_max_seqs_at_context(&p, 16, 2048), p.kv_blocks / 128);
 	assert_int_equal(fs_perf_max_seqs_at_context(&p, 16, 2049), p.kv_blocks / 129);

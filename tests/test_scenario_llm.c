@@ -100,7 +100,8 @@ static void test_scenario_vllm_defaults_follow_vllm_serve(void **state)
 	/* the plan: 8.03e9 bf16 weights; sched gets all blocks but vLLM's null one */
 	assert_true(llm->mem.fits);
 	assert_near(llm->mem.weights_bytes_per_gpu, 16.06e9, 0, 1e-12);
-	assert_near(llm->mem.usable_bytes_per_gpu, 43.2e9, 0, 1e-12);
+	/* usable = 0.9 x the L40S's total_memory, 44.42 GiB (docs/CATALOG.md) */
+	assert_near(llm->mem.usable_bytes_per_gpu, 0.9 * 44.42 * 1073741824.0, 0, 1e-12);
 	assert_true(llm->mem.kv_blocks > 10000);
 	assert_int_equal(llm->sched.kv_blocks, llm->mem.kv_blocks - 1);
 	fs_scenario_free(sc);
