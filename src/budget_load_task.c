@@ -143,6 +143,23 @@ static int load_deadline(struct fs__sc *sc, const cJSON *node,
 	                          "task's start (%s), found %s", start, found);
 }
 
+/* A training sequence fits the model's context (what `estimate --train
+ * --seq` checks): "seq_len" when given, else the samples' length, which is
+ * then the sequence. */
+static int check_context(struct fs__sc *sc, const cJSON *node, const struct fs_budget_task *t)
+{
+	int64_t ctx = t->model->max_context_tokens;
+	const char *key = fs__sc_get(node, "seq_len") != NULL ? "seq_len" : "tokens_per_sample";
+
+	if (ctx <= 0 || t->train.seq_tokens <= ctx)
+		return 0;
+	return fs__sc_fail_member(sc, node, key, "expected a sequence of at most %lld tokens "
+	                          "(the context of %s)%s, found %lld", (long long)ctx,
+	                          t->model->id, strcmp(key, "seq_len") != 0 ? "; give "
+	                          "\"seq_len\" to pack longer samples into sequences" : "",
+	                          (long long)t->train.seq_tokens);
+}
+
 static int load_finetune(struct fs__sc *sc, const cJSON *node,
                          const struct fs_budget_plan *plan, struct fs_budget_task *t)
 {
@@ -186,7 +203,7 @@ static int load_finetune(struct fs__sc *sc, const cJSON *node,
 	    fs__sc_int(sc, node, "micro_batch", 1, 1000000, &tr->micro_batch) < 0 ||
 	    fs__sc_int(sc, node, "grad_accum", 1, 1000000, &tr->grad_accum) < 0 ||
 	    fs__sc_number(sc, node, "dp_efficiency", 0, true, 1, false, &tr->dp_efficiency) < 0 ||
-	    load_deadline(sc, node, plan, t) < 0)
+	    load_deadline(sc, node, plan, t) < 0 || check_context(sc, node, t) < 0)
 		return -1;
 	tr->logit_bytes = FS_TRAIN_LOGIT_BYTES_DEFAULT;
 	tr->kbit_fp32_cast = 1;

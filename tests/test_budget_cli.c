@@ -387,7 +387,8 @@ static void test_budget_cli_bad_plans_exit_2_at_their_place(void **state)
 /* A name given twice in "lora_modules" or "plans" is refused at its second
  * place (a set would fold it away), a deadline not after the task's own
  * start at the deadline (it could only be missed; "0h" is no longer read
- * as no deadline), and a QLoRA-only key with another method at the key. */
+ * as no deadline), a QLoRA-only key with another method at the key, and a
+ * training sequence longer than the model's context. */
 static void test_budget_cli_repeats_and_early_deadlines_exit_2_at_their_place(void **state)
 {
 #define FT_TASK " {\"name\": \"a\", \"type\": \"finetune\", \"gpu\": \"a100-80g\"," \
@@ -417,6 +418,11 @@ static void test_budget_cli_repeats_and_early_deadlines_exit_2_at_their_place(vo
 		{ "{\"name\": \"x\", \"tasks\": [\n" FT_TASK "  \"kbit_fp32_cast\": false}]}",
 		  3, 3, "tasks[0].kbit_fp32_cast",
 		  "key \"kbit_fp32_cast\" is not allowed unless \"method\" is \"qlora\"" },
+		/* a sequence beyond Llama-2-7B's 4096-token context */
+		{ "{\"name\": \"x\", \"tasks\": [\n" FT_TASK "  \"seq_len\": 4097}]}",
+		  3, 14, "tasks[0].seq_len",
+		  "expected a sequence of at most 4096 tokens (the context of llama-2-7b), "
+		  "found 4097" },
 	};
 #undef FT_TASK
 
