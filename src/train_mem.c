@@ -347,8 +347,10 @@ int fs_train_lora_modules_parse(const char *text, unsigned *out, struct fs_error
 		bits |= 1u << i;
 		first[i] = n;
 		p += len;
-		if (*p == ',')
-			p++;
+		if (*p == ',' && *++p == '\0')        /* "q," names nothing last */
+			return fs_error_set(err, NULL, NULL, "expected a comma-separated list of "
+			                    "q,k,v,o,gate,up,down or all, found an empty name "
+			                    "after the last comma of \"%s\"", text);
 	}
 	if (bits == 0)
 		return fs_error_set(err, NULL, NULL, "expected a comma-separated list of "

@@ -104,6 +104,8 @@ static void test_train_mem_lora_count_is_the_closed_form(void **state)
 	assert_int_equal(fs_train_lora_modules_parse("q_proj,V", &mods, NULL), 0);
 	assert_int_equal(mods, FS_LORA_Q | FS_LORA_V);
 	assert_int_equal(fs_train_lora_modules_parse("q,,v", &mods, NULL), -1);
+	assert_int_equal(fs_train_lora_modules_parse("q,", &mods, NULL), -1);   /* names nothing */
+	assert_int_equal(fs_train_lora_modules_parse(",q", &mods, NULL), -1);
 	assert_int_equal(fs_train_lora_modules_parse("qq", &mods, NULL), -1);
 	assert_int_equal(fs_train_lora_modules_parse("", &mods, NULL), -1);
 }
