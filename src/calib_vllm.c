@@ -341,8 +341,10 @@ static int read_run(struct fs__sc *sc, const cJSON *obj, const struct serve_ctx 
 }
 
 /* A result object, or a non-empty array of them (one per run). */
-static int read_root(struct fs__sc *sc, const cJSON *root, const struct serve_ctx *c)
+/* fs__sc_load_text's walk: ctx is the serve_ctx. */
+static int read_root(struct fs__sc *sc, const cJSON *root, void *ctx)
 {
+	const struct serve_ctx *c = ctx;
 	const cJSON *run;
 	size_t i = 0;
 
@@ -367,23 +369,6 @@ int fs__cal_read_vllm(const char *path, const char *text, size_t len,
                       struct fs_error *err)
 {
 	struct serve_ctx c = { .model = model, .ps = ps };
-	struct fs__jpos *pos = NULL;
-	struct fs__sc sc;
-	char *buf = NULL;
-	cJSON *root = fs__sc_parse(text, len, path, &buf, &pos, err);
-	int rc;
 
-	if (root == NULL)
-		return -1;
-	memset(&sc, 0, sizeof sc);
-	sc.file = path;
-	sc.text = buf;
-	sc.text_len = len;
-	sc.pos = pos;
-	sc.err = err;
-	rc = read_root(&sc, root, &c);
-	cJSON_Delete(root);
-	free(buf);
-	fs__jpos_free(pos);
-	return rc;
+	return fs__sc_load_text(text, len, path, read_root, &c, err);
 }

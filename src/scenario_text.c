@@ -116,20 +116,16 @@ char *fs__sc_dir_of(const char *path)
 	return dir;
 }
 
-int fs__sc_load_file(const char *path, const char *what,
+int fs__sc_load_text(const char *text, size_t len, const char *path,
                      int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
                      void *ctx, struct fs_error *err)
 {
 	struct fs__jpos *pos = NULL;
 	struct fs__sc sc;
-	char *text, *buf = NULL, *dir;
-	size_t len = 0;
+	char *buf = NULL, *dir;
 	cJSON *root;
 	int rc = -1;
 
-	text = fs__sc_read_file(path, what, &len, err);
-	if (text == NULL)
-		return -1;
 	root = fs__sc_parse(text, len, path, &buf, &pos, err);
 	if (root != NULL) {
 		dir = fs__sc_dir_of(path);
@@ -146,6 +142,20 @@ int fs__sc_load_file(const char *path, const char *what,
 	cJSON_Delete(root);
 	fs__jpos_free(pos);
 	free(buf);
+	return rc;
+}
+
+int fs__sc_load_file(const char *path, const char *what,
+                     int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
+                     void *ctx, struct fs_error *err)
+{
+	size_t len = 0;
+	char *text = fs__sc_read_file(path, what, &len, err);
+	int rc;
+
+	if (text == NULL)
+		return -1;
+	rc = fs__sc_load_text(text, len, path, load, ctx, err);
 	free(text);
 	return rc;
 }

@@ -103,7 +103,11 @@ char *fs__sc_dir_of(const char *path);
  * base_dir the file's directory, errors into err.  Nothing load keeps may
  * point into the tree or the text, which are freed on return.  Returns 0,
  * or -1 when the file cannot be read or parsed, load fails or reported an
- * error. */
+ * error.  fs__sc_load_text does the same for the file's text already read
+ * (len bytes; path names it in messages and gives base_dir). */
+int fs__sc_load_text(const char *text, size_t len, const char *path,
+                     int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
+                     void *ctx, struct fs_error *err);
 int fs__sc_load_file(const char *path, const char *what,
                      int (*load)(struct fs__sc *sc, const cJSON *root, void *ctx),
                      void *ctx, struct fs_error *err);
