@@ -343,6 +343,8 @@ static double fleet_sum(const struct fs_scenario *sc, const struct fs_fleet_resu
 		case 4: sum += pr->bytes; break;
 		case 5: sum += pr->busy_ns * 1e-9 * peak.bytes_per_s; break;
 		case 6: sum += pr->idle_usd; break;
+		case 7: sum += pr->kv_block_ns; break;
+		case 8: sum += pr->serving_ns * (double)pr->kv_blocks_per_instance; break;
 		default: sum += pr->lost_usd; break;
 		}
 	}
@@ -374,6 +376,11 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	s->busy_fraction = fs_stats_ci_clip(s->busy_fraction, 0.0, 1.0);
 	PER_REP(s->mfu, ratio(fleet_sum(sc, f, 2), fleet_sum(sc, f, 3)));
 	PER_REP(s->mbu, ratio(fleet_sum(sc, f, 4), fleet_sum(sc, f, 5)));
+	/* MODEL: S17 — the pools' KV use pooled over their serving time, the
+	 * span of the pools' figures (the engine's kv_use is after the warm-up,
+	 * S7): with one pool it is that pool's figure. */
+	PER_REP(s->fleet_kv_use, ratio(fleet_sum(sc, f, 7), fleet_sum(sc, f, 8)));
+	s->fleet_kv_use = fs_stats_ci_clip(s->fleet_kv_use, 0.0, 1.0);
 	/* MODEL: F14 — the cost figures of each replication, computed once
 	 * (fs_rep_cost_figures) for the summary and the objective alike. */
 	rc = fs_xmalloc((size_t)(n_reps > 0 ? n_reps : 1) * sizeof *rc);
@@ -388,8 +395,8 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 	PER_REP(c->usd_per_1m_output_tokens, rc[r].usd_per_1m_output_tokens);
 	PER_REP(c->usd_per_1k_requests, rc[r].usd_per_1k_requests);
 	PER_REP(c->idle_usd, fleet_sum(sc, f, 6));
-	PER_REP(c->lost_usd, fleet_sum(sc, f, 7));
-	PER_REP(c->lost_usd_monthly, ratio(fleet_sum(sc, f, 7), rc[r].span_h) *
+	PER_REP(c->lost_usd, fleet_sum(sc, f, 9));
+	PER_REP(c->lost_usd_monthly, ratio(fleet_sum(sc, f, 9), rc[r].span_h) *
 	                             FS_HOURS_PER_MONTH);
 	for (k = 0; k < FS_PRICING__COUNT; k++)
 		PER_REP(c->by_pricing_usd[k], usd_by_pricing(sc, f, (enum fs_pricing)k));

@@ -232,7 +232,7 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 	cJSON_AddItemToObject(o, "busy_fraction", ci_json(&s->busy_fraction));
 	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
 	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
-	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->kv_use));
+	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->fleet_kv_use));
 	cJSON_AddItemToObject(o, "capacity_utilization", ci_json(&s->capacity_util));
 	pools = cJSON_AddObjectToObject(o, "pools");
 	for (p = 0; p < s->n_pools; p++) {

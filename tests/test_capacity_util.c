@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "fleetsim/world_capacity_util.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
@@ -277,6 +279,83 @@ static void test_capacity_util_fleet_shares_a_loop_only_between_equal_pools(void
 	fs_scenario_free(sc);
 }
 
+/* utilization.kv_use and utilization.pools.NAME.kv_use of the summary.json
+ * written for s, read back. */
+static void written_kv_use(const struct fs_summary *s, const struct fs_scenario *sc,
+                           double *fleet, double *pool_a)
+{
+	char *dir = fs_test_tmpdir();
+	char *path = fs_test_path(dir, "summary.json");
+	struct fs_error err;
+	cJSON *doc, *u;
+
+	assert_int_equal(fs_summary_write_json(s, sc, path, &err), 0);
+	doc = fs_test_read_json(NULL, path);
+	u = cJSON_GetObjectItem(doc, "utilization");
+	*fleet = cJSON_GetObjectItem(cJSON_GetObjectItem(u, "kv_use"), "value")->valuedouble;
+	u = cJSON_GetObjectItem(cJSON_GetObjectItem(u, "pools"), "a");
+	*pool_a = cJSON_GetObjectItem(cJSON_GetObjectItem(u, "kv_use"), "value")->valuedouble;
+	cJSON_Delete(doc);
+	free(path);
+	fs_test_tmpdir_free(dir);
+}
+
+/* summary.json's utilization block: the fleet's KV use is its pools' KV use
+ * pooled over the same span (MODEL: S7, S17), Σ KV block-time in use / Σ KV
+ * block-time of the serving instances, warm-up included like the busy
+ * fraction, MFU and capacity utilisation beside it.  It was the engine's
+ * figure after the warm-up, so a one-pool fleet whose warm-up was busier
+ * than the rest printed 0.45 for the fleet beside 0.71 for its only pool.
+ * One pool, then two of different KV sizes (L40S, H100); a busy first half
+ * hour that is also the warm-up. */
+static void test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span(void **state)
+{
+	static const char *fleets[] = {
+		"{\"pools\": [{\"name\": \"a\", \"count\": 1}]}",
+		"{\"router\": \"round_robin\", \"pools\": [{\"name\": \"a\", \"count\": 1},"
+		" {\"name\": \"b\", \"gpu\": \"h100\", \"count\": 1}]}",
+	};
+	const char *arrivals = "{\"process\": \"poisson\", \"schedule\": {\"steps\": ["
+	                       "{\"at\": \"0h\", \"rate_per_s\": 6}, "
+	                       "{\"at\": \"30m\", \"rate_per_s\": 0.2}]}}";
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct fs_scenario *sc = chat_scenario(arrivals, "1h", "30m", 3, fleets[k]);
+		struct fs_rep_result **res = run(sc, false);
+		struct fs_summary *s = fs_summary_build(sc, res, 3, sc->sim.seed);
+		double by_hand = 0, fleet, pool_a;
+		int r;
+		size_t p;
+
+		for (r = 0; r < 3; r++) {
+			double used = 0, held = 0;
+
+			for (p = 0; p < res[r]->fleet.n_pools; p++) {
+				const struct fs_pool_result *pr = &res[r]->fleet.pools[p];
+
+				used += pr->kv_block_ns;
+				held += pr->serving_ns * (double)pr->kv_blocks_per_instance;
+			}
+			by_hand += used / held / 3;
+		}
+		written_kv_use(s, sc, &fleet, &pool_a);
+		printf("%zu pool(s): fleet KV use %.4f (by hand %.4f), pool a %.4f, "
+		       "engine after warm-up %.4f\n", k + 1, fleet, by_hand, pool_a,
+		       s->kv_use.value);
+		assert_near(fleet, by_hand, 1e-8, 1e-8);
+		if (k == 0)
+			assert_near(fleet, pool_a, 1e-8, 1e-8);
+		/* The warm-up was the busy part: the engine's figure after it
+		 * (engine.kv_use, S7) is another quantity, and smaller. */
+		assert_true(s->kv_use.value < 0.9 * fleet);
+		fs_replicate_free(res, 3);
+		fs_summary_free(s);
+		fs_scenario_free(sc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_util_hour_without_traffic_is_one_idle_episode),
 		cmocka_unit_test(test_capacity_util_saturation_is_deterministic_and_seed_free),
 		cmocka_unit_test(test_capacity_util_fleet_shares_a_loop_only_between_equal_pools),
+		cmocka_unit_test(test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,6 +151,9 @@ struct fs_summary {
 	struct fs_ci mfu;                    /* modelled FLOPs / (busy time x TP x peak) */
 	struct fs_ci mbu;                    /* modelled bytes / (busy time x TP x bandwidth) */
 	struct fs_ci capacity_util;          /* fleet: saturated work / serving time (S17) */
+	struct fs_ci fleet_kv_use;           /* fleet: Σ pools' KV block-time in use / their
+	                                      * serving KV block-time, whole span like
+	                                      * capacity_util (kv_use: after the warm-up) */
 	size_t n_pools;
 	struct fs_pool_summary *pools;       /* n_pools */
 	struct fs_cost_summary cost;
