@@ -325,6 +325,7 @@ void fs__rec_billed_level(struct fs_recorder *rec, size_t pool, size_t billed,
 struct fs__rec_bill {
 	double alive_ns;             /* billed life */
 	double serving_ns;           /* of it, able to serve */
+	double serving_measured_ns;  /* of that, after the warm-up */
 	double usd;                  /* usage charge (0: paid by the commitment) */
 	bool overflow;               /* committed pool, above the commitment (B6) */
 	double idle_usd;             /* of usd, paid with no iteration in flight */

@@ -83,6 +83,7 @@ void fs__rec_instance_bill(struct fs_recorder *rec, size_t pool,
 
 	pr->alive_ns += b->alive_ns;
 	pr->serving_ns += b->serving_ns;
+	pr->serving_measured_ns += b->serving_measured_ns;
 	pr->usd += b->usd;
 	if (b->overflow) {
 		pr->overflow_usd += b->usd;

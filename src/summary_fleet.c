@@ -345,6 +345,7 @@ static double fleet_sum(const struct fs_scenario *sc, const struct fs_fleet_resu
 		case 6: sum += pr->idle_usd; break;
 		case 7: sum += pr->kv_block_ns; break;
 		case 8: sum += pr->serving_ns * (double)pr->kv_blocks_per_instance; break;
+		case 10: sum += pr->serving_measured_ns; break;
 		default: sum += pr->lost_usd; break;
 		}
 	}
@@ -372,8 +373,15 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
 
 	build_pools(s, sc, results, n_reps, buf);
 	build_avail(&s->avail, results, n_reps, buf, s->n_pools);
-	PER_REP(s->busy_fraction, ratio(fleet_sum(sc, f, 0), fleet_sum(sc, f, 1)));
+	/* MODEL: S1, S7 — the run's busy fraction: iterations that began after
+	 * the warm-up over the serving time after it (to the end of a drain, E5,
+	 * like the step totals); the
+	 * utilization block's is the pools' over their whole serving time
+	 * (S17). */
+	PER_REP(s->busy_fraction, ratio(results[r]->engine.busy_ns, fleet_sum(sc, f, 10)));
 	s->busy_fraction = fs_stats_ci_clip(s->busy_fraction, 0.0, 1.0);
+	PER_REP(s->fleet_busy_fraction, ratio(fleet_sum(sc, f, 0), fleet_sum(sc, f, 1)));
+	s->fleet_busy_fraction = fs_stats_ci_clip(s->fleet_busy_fraction, 0.0, 1.0);
 	PER_REP(s->mfu, ratio(fleet_sum(sc, f, 2), fleet_sum(sc, f, 3)));
 	PER_REP(s->mbu, ratio(fleet_sum(sc, f, 4), fleet_sum(sc, f, 5)));
 	/* MODEL: S17 — the pools' KV use pooled over their serving time, the

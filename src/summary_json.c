@@ -229,7 +229,7 @@ static cJSON *utilization_json(const struct fs_summary *s, const struct fs_scena
 	cJSON *o = cJSON_CreateObject(), *pools;
 	size_t p;
 
-	cJSON_AddItemToObject(o, "busy_fraction", ci_json(&s->busy_fraction));
+	cJSON_AddItemToObject(o, "busy_fraction", ci_json(&s->fleet_busy_fraction));
 	cJSON_AddItemToObject(o, "mfu", ci_json(&s->mfu));
 	cJSON_AddItemToObject(o, "mbu", ci_json(&s->mbu));
 	cJSON_AddItemToObject(o, "kv_use", ci_json(&s->fleet_kv_use));

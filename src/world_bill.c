@@ -28,6 +28,16 @@ void fs__world_note_billed(struct fs_world *w, uint32_t p, int delta, fs_ns t_ns
 	pool->billed_since_ns = t_ns;
 }
 
+/* MODEL: S1, S7 — the part of [from_ns, to_ns) after the warm-up, the span
+ * of the engine's step totals (a drain's tail included, E5, as it is in
+ * theirs). */
+static double measured_ns(const struct fs_scenario *sc, fs_ns from_ns, fs_ns to_ns)
+{
+	fs_ns lo = from_ns > sc->sim.warmup_ns ? from_ns : sc->sim.warmup_ns;
+
+	return to_ns > lo ? (double)(to_ns - lo) : 0.0;
+}
+
 /* MODEL: F13 — the bill of one instance, and which part of it was idle or
  * lost to spot reclaims.  A committed pool's committed instances are paid by
  * the pool's commitment (below); only its overflow instances are billed
@@ -43,8 +53,10 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
 		return;
 	b.alive_ns = (double)(until_ns - in->billed_from_ns);
-	if (in->serving_from_ns >= 0)
+	if (in->serving_from_ns >= 0) {
 		b.serving_ns = (double)(until_ns - in->serving_from_ns);
+		b.serving_measured_ns = measured_ns(w->sc, in->serving_from_ns, until_ns);
+	}
 	if (fs_pricing_committed(pc->pricing) && !in->overflow) {
 		commit_busy_ns[in->pool] += in->busy_ns;
 		fs__rec_instance_bill(&w->rec, in->pool, &b);   /* billed per pool below */

@@ -356,6 +356,108 @@ static void test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span(void
 	}
 }
 
+/* Seconds in [from_ns, to_ns) during which some request of r's rows was in
+ * service (started, not yet ended or still in flight at to_ns): on one
+ * replica, the time an iteration was in flight (continuous batching runs
+ * iterations back to back while a request is running). */
+static double service_union_s(const struct fs_rep_result *r, fs_ns from_ns, fs_ns to_ns)
+{
+	fs_ns *lo = calloc(r->n_rows + 1, sizeof *lo), *hi = calloc(r->n_rows + 1, sizeof *hi);
+	size_t i, j, n = 0;
+	double sum_ns = 0;
+	fs_ns cur_lo = 0, cur_hi = -1;
+
+	assert_non_null(lo);
+	assert_non_null(hi);
+	for (i = 0; i < r->n_rows; i++) {
+		const struct fs_request_row *row = &r->rows[i];
+		fs_ns a = row->start_ns, b = row->end_ns >= 0 ? row->end_ns : to_ns;
+
+		if (a < 0)
+			continue;
+		a = a > from_ns ? a : from_ns;
+		b = b < to_ns ? b : to_ns;
+		if (b <= a)
+			continue;
+		/* insertion by start time (a few hundred spans) */
+		for (j = n; j > 0 && lo[j - 1] > a; j--) {
+			lo[j] = lo[j - 1];
+			hi[j] = hi[j - 1];
+		}
+		lo[j] = a;
+		hi[j] = b;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		if (lo[i] > cur_hi) {
+			if (cur_hi > cur_lo)
+				sum_ns += (double)(cur_hi - cur_lo);
+			cur_lo = lo[i];
+			cur_hi = hi[i];
+		} else if (hi[i] > cur_hi) {
+			cur_hi = hi[i];
+		}
+	}
+	if (cur_hi > cur_lo)
+		sum_ns += (double)(cur_hi - cur_lo);
+	free(lo);
+	free(hi);
+	return sum_ns / 1e9;
+}
+
+/* system.busy_fraction of an LLM run covers [warm-up, end) (MODEL: S1, S7),
+ * as the queue engine's does; the utilization block's busy fraction is the
+ * pools' over their whole serving time (S17).  One L40S, a busy warm-up
+ * (3 req/s for 30 min) and a quiet measured half hour (0.02 req/s): the
+ * system figure is the share of that half hour with a request in service,
+ * counted by hand from the per-request rows (0.20); it was the whole hour's
+ * 0.60. */
+static void test_capacity_util_system_busy_fraction_is_after_the_warm_up(void **state)
+{
+	const char *arrivals = "{\"process\": \"poisson\", \"schedule\": {\"steps\": ["
+	                       "{\"at\": \"0h\", \"rate_per_s\": 3}, "
+	                       "{\"at\": \"30m\", \"rate_per_s\": 0.02}]}}";
+	struct fs_scenario *sc = chat_scenario(arrivals, "1h", "30m", 1,
+	                                       "{\"pools\": [{\"name\": \"a\", \"count\": 1}]}");
+	struct fs_rep_result **res = run(sc, true);
+	struct fs_summary *s = fs_summary_build(sc, res, 1, sc->sim.seed);
+	const struct fs_pool_result *pr = &res[0]->fleet.pools[0];
+	double measured_s = (double)(sc->sim.horizon_ns - sc->sim.warmup_ns) / 1e9;
+	double by_hand = service_union_s(res[0], sc->sim.warmup_ns, sc->sim.horizon_ns) /
+	                 measured_s;
+
+	(void)state;
+	assert_non_null(res[0]->rows);
+	printf("system busy %.4f (by hand %.4f); pool over the whole span %.4f\n",
+	       s->busy_fraction.value, by_hand, s->pools[0].busy_fraction.value);
+	assert_near(s->busy_fraction.value, by_hand, 1e-3, 0);
+	assert_near(s->pools[0].busy_fraction.value, pr->busy_ns / pr->serving_ns, 1e-9, 1e-9);
+	assert_near(s->fleet_busy_fraction.value, s->pools[0].busy_fraction.value, 1e-9, 1e-9);
+	assert_true(s->pools[0].busy_fraction.value > 2 * s->busy_fraction.value);
+	fs_replicate_free(res, 1);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
+
+	/* With a drain (MODEL: E5) the step totals run to its end, and so does
+	 * the serving time they are divided by: an overloaded replica that
+	 * drains a backlog for minutes after the horizon is busy all along,
+	 * never twice over. */
+	sc = chat_scenario("{\"process\": \"poisson\", \"rate_per_s\": 20}", "2m", "30s", 1,
+	                   "{\"pools\": [{\"name\": \"a\", \"count\": 1}]}");
+	sc->sim.drain = true;
+	res = run(sc, true);
+	s = fs_summary_build(sc, res, 1, sc->sim.seed);
+	by_hand = service_union_s(res[0], sc->sim.warmup_ns, res[0]->end_ns) /
+	          ((double)(res[0]->end_ns - sc->sim.warmup_ns) / 1e9);
+	printf("drained: system busy %.4f (by hand %.4f), run ended at %.0f s\n",
+	       s->busy_fraction.value, by_hand, (double)res[0]->end_ns / 1e9);
+	assert_true(res[0]->end_ns > 2 * sc->sim.horizon_ns * 3 / 4);
+	assert_near(s->busy_fraction.value, by_hand, 1e-3, 0);
+	fs_replicate_free(res, 1);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_util_saturation_is_deterministic_and_seed_free),
 		cmocka_unit_test(test_capacity_util_fleet_shares_a_loop_only_between_equal_pools),
 		cmocka_unit_test(test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span),
+		cmocka_unit_test(test_capacity_util_system_busy_fraction_is_after_the_warm_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

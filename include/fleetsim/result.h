@@ -122,6 +122,8 @@ struct fs_pool_result {
 	                                     * work lost to reclaims */
 	double alive_ns;                    /* Σ billed life of instances */
 	double serving_ns;                  /* Σ time instances could serve */
+	double serving_measured_ns;         /* of it, after the warm-up
+	                                     * (MODEL: S1, S7) */
 	double busy_ns;                     /* Σ iteration time */
 	double flops, bytes;                /* modelled work of those iterations */
 	double kv_block_ns;                 /* Σ KV blocks in use x time */

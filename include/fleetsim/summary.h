@@ -139,7 +139,8 @@ struct fs_summary {
 	size_t n_classes;
 	const char **class_names;            /* n_classes names (borrowed; the array owned) */
 	struct fs_group_summary *groups;     /* n_classes + 1, "all" last */
-	struct fs_ci busy_fraction;          /* busy servers (or replicas) / servers */
+	struct fs_ci busy_fraction;          /* busy servers (or replicas) / servers,
+	                                      * over [warm-up, end) (MODEL: S1, S7) */
 	struct fs_ci queue_len;              /* time-average requests waiting */
 	bool llm;                            /* LLM engine: token and engine figures */
 	int replicas;
@@ -151,6 +152,8 @@ struct fs_summary {
 	struct fs_ci mfu;                    /* modelled FLOPs / (busy time x TP x peak) */
 	struct fs_ci mbu;                    /* modelled bytes / (busy time x TP x bandwidth) */
 	struct fs_ci capacity_util;          /* fleet: saturated work / serving time (S17) */
+	struct fs_ci fleet_busy_fraction;    /* fleet: Σ pools' iteration time / their
+	                                      * serving time, whole span (S17) */
 	struct fs_ci fleet_kv_use;           /* fleet: Σ pools' KV block-time in use / their
 	                                      * serving KV block-time, whole span like
 	                                      * capacity_util (kv_use: after the warm-up) */
