@@ -234,6 +234,10 @@ void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *r
 		return;
 	cr->completed++;
 	cr->output_tokens += output_tokens;
+	if (end_ns < rec->sc->sim.horizon_ns) {           /* MODEL: E5, S6 */
+		cr->completed_in_window++;
+		cr->output_tokens_in_window += output_tokens;
+	}
 	add_latency(rec, cr, FS_LAT_QUEUE, (double)(start_ns - req->arrival_ns));
 	add_latency(rec, cr, FS_LAT_TTFT, (double)ttft_ns);
 	if (output_tokens > 1)            /* MODEL: S2 — TPOT as vLLM's benchmark defines it */
@@ -341,6 +345,8 @@ struct fs_rep_result *fs__recorder_finish(struct fs_recorder *rec, fs_ns end_ns)
 		all->failed += cr->failed;
 		all->slo_met += cr->slo_met;
 		all->output_tokens += cr->output_tokens;
+		all->completed_in_window += cr->completed_in_window;
+		all->output_tokens_in_window += cr->output_tokens_in_window;
 	}
 	fs__recorder_rows_finish(rec);
 	rec->result = NULL;

@@ -94,11 +94,14 @@ static void build_group(struct fs_group_summary *g, struct fs_rep_result *const 
 	PER_REP(completed, (double)cr->completed);
 	PER_REP(in_flight, (double)cr->in_flight);
 	PER_REP(failed, (double)cr->failed);
-	/* MODEL: S6 — over the measured span, cut short by a stop (S3). */
+	/* MODEL: S6, E5 — the completions of the measured span over it (cut
+	 * short by a stop, S3; a drain's completions are after it). */
 	PER_REP(output_tokens_per_s, rr->measured_ns <= 0 ? NAN :
-	        (double)cr->output_tokens * (double)FS_NS_PER_S / (double)rr->measured_ns);
+	        (double)cr->output_tokens_in_window * (double)FS_NS_PER_S /
+	        (double)rr->measured_ns);
 	PER_REP(throughput_rps, rr->measured_ns <= 0 ? NAN :
-	        (double)cr->completed * (double)FS_NS_PER_S / (double)rr->measured_ns);
+	        (double)cr->completed_in_window * (double)FS_NS_PER_S /
+	        (double)rr->measured_ns);
 	/* MODEL: S2 — in flight and failed requests count as misses. */
 	PER_REP(slo_attainment, cr->completed + cr->in_flight + cr->failed == 0 ? NAN :
 	        (double)cr->slo_met /

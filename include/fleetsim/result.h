@@ -55,11 +55,16 @@ struct fs_class_result {
 	struct fs_hist lat_hist[FS_LAT__COUNT];      /* completed requests, ns */
 	struct fs_moments lat_moments[FS_LAT__COUNT];/* same requests, ns */
 	uint64_t arrived;            /* after warm-up */
-	uint64_t completed;          /* of those, completed before the horizon */
+	uint64_t completed;          /* of those, completed (with a drain, E5,
+	                              * after the horizon too) */
 	uint64_t in_flight;          /* of those, still in the system at the end */
 	uint64_t failed;             /* of those, refused or dropped by the engine */
 	uint64_t slo_met;            /* completed and within every SLO target */
 	int64_t output_tokens;       /* output tokens of completed requests */
+	uint64_t completed_in_window;        /* of completed, those that ended before
+	                                      * the horizon: the measured window's
+	                                      * (MODEL: E5, S6) */
+	int64_t output_tokens_in_window;     /* their output tokens */
 };
 
 /* One row of the per-request log (replication 0 only). */
