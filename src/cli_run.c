@@ -223,6 +223,11 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 	opts.threads = a->o.threads > 0 ? (int)a->o.threads : omp_get_num_procs();
 	if (opts.threads > opts.replications)
 		opts.threads = opts.replications;
+	/* DIR/scenario.json is the scenario as run: -r and --seed go into it,
+	 * so it runs again to the same summary and the report's headroom
+	 * search (which loads it) runs on the run's seed. */
+	sc->sim.seed = opts.seed;
+	sc->sim.replications = opts.replications;
 	opts.record_first = a->requests_csv != 0;
 	opts.first_replication = 0;
 	ci_target = a->ci_target > 0 ? a->ci_target :

@@ -422,6 +422,12 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 		char path[4096];
 
 		snprintf(path, sizeof path, "%s/scenario.json", o->out_dir);
+		/* The scenario as swept: -r and --seed go into DIR/scenario.json,
+		 * which the report loads for its headroom search and provenance. */
+		if (o->seed >= 0)
+			base->sim.seed = (uint64_t)o->seed;
+		if (o->replications > 0)
+			base->sim.replications = (int)o->replications;
 		rc = s.failed;
 		if (rc == 0 && fs_scenario_write(base, path, &err) != 0) {
 			fs_error_print(&err);

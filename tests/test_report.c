@@ -240,6 +240,51 @@ static void test_report_sweep_dir(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* The headroom key's seed in DIR/headroom.json (fails when absent). */
+static double headroom_seed(const char *dir)
+{
+	char *text = fs_test_read_out(dir, "headroom.json");
+	cJSON *root = cJSON_Parse(text);
+	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(
+	        cJSON_GetObjectItemCaseSensitive(root, "key"), "seed");
+	double v;
+
+	assert_true(cJSON_IsNumber(seed));
+	v = seed->valuedouble;
+	cJSON_Delete(root);
+	free(text);
+	return v;
+}
+
+/* The headroom search runs on the seed the run or sweep was given with
+ * --seed, not on the scenario file's (MODEL: H4). */
+static void test_report_headroom_runs_on_the_seed_given(void **state)
+{
+	char *dir, *html;
+
+	(void)state;
+	{
+		const char *args[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q",
+		                       "--seed", "777", "--set", "simulation.horizon=\"10m\"",
+		                       "--set", "simulation.warmup=\"1m\"", "-o", "DIR", NULL };
+
+		html = run_then_report(args, NO_PLOTS, &dir);
+	}
+	assert_has(html, "Seed 777, 2 replications");
+	assert_true(headroom_seed(dir) == 777);
+	free(html);
+	fs_test_tmpdir_free(dir);
+	{
+		const char *args[] = { "sweep", "tests/data/sweep_small.json", "-q", "--seed", "5",
+		                       "-o", "DIR", NULL };
+
+		html = run_then_report(args, NO_PLOTS, &dir);
+	}
+	assert_true(headroom_seed(dir) == 5);
+	free(html);
+	fs_test_tmpdir_free(dir);
+}
+
 /* A class name full of markup reaches neither HTML nor gnuplot raw. */
 static void test_report_escapes_hostile_names(void **state)
 {
@@ -472,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_report_run_dir),
 		cmocka_unit_test(test_report_variants_dir),
 		cmocka_unit_test(test_report_sweep_dir),
+		cmocka_unit_test(test_report_headroom_runs_on_the_seed_given),
 		cmocka_unit_test(test_report_escapes_hostile_names),
 		cmocka_unit_test(test_report_bad_dir_is_exit_2),
 		cmocka_unit_test(test_report_sweep_runs_the_recommended_point_again),

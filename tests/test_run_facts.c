@@ -219,11 +219,14 @@ static char *summary_without_sha(const char *dir)
 	return text;
 }
 
-/* Run `scenario` (with the sets, NULL-terminated, may be empty) into
- * base/a, then base/a/scenario.json into base/b and base/b/scenario.json
- * into base/c: the three record the same scenario, b and c give the same
- * summary.json byte for byte and a the same apart from the input's hash. */
-static void rerun_matches(const char *base, const char *scenario, const char *const *sets)
+/* Run `scenario` (with the sets, NULL-terminated, may be empty, then the
+ * options opts, NULL-terminated, may be empty) into base/a, then
+ * base/a/scenario.json into base/b and base/b/scenario.json into base/c,
+ * without options: the three record the same scenario, b and c give the
+ * same summary.json byte for byte and a the same apart from the input's
+ * hash. */
+static void rerun_matches(const char *base, const char *scenario, const char *const *sets,
+                          const char *const *opts)
 {
 	char a[512], b[512], c[512], in_b[600], in_c[600], *sa, *sb;
 	const char *args[16] = { "run", scenario, "-q", "-o", a };
@@ -240,6 +243,8 @@ static void rerun_matches(const char *base, const char *scenario, const char *co
 		args[n++] = "--set";
 		args[n++] = *sets;
 	}
+	for (; *opts != NULL && n < 15; opts++)
+		args[n++] = *opts;
 	args[n] = NULL;
 	snprintf(in_b, sizeof in_b, "%s/scenario.json", a);
 	snprintf(in_c, sizeof in_c, "%s/scenario.json", b);
@@ -270,9 +275,27 @@ static void test_run_facts_rerun_of_scenario_json_gives_the_same_summary(void **
 
 	(void)state;
 	snprintf(base, sizeof base, "%s/shipped", dir);
-	rerun_matches(base, QUICKSTART, none);
+	rerun_matches(base, QUICKSTART, none, none);
 	snprintf(base, sizeof base, "%s/override", dir);
-	rerun_matches(base, QUICKSTART, override);
+	rerun_matches(base, QUICKSTART, override, none);
+	fs_test_tmpdir_free(dir);
+}
+
+/* -r and --seed are part of the scenario as run: DIR/scenario.json holds
+ * them, so running it again gives the same summary (and the report's
+ * headroom search, which loads it, runs on the run's seed). */
+static void test_run_facts_rerun_of_scenario_json_keeps_seed_and_replications(void **state)
+{
+	char *dir = fs_test_tmpdir(), *sc;
+	const char *short_run[] = { "simulation.horizon=\"10m\"", "simulation.warmup=\"1m\"",
+	                            NULL };
+	const char *opts[] = { "-r", "3", "--seed", "777", NULL };
+
+	(void)state;
+	rerun_matches(dir, QUICKSTART, short_run, opts);
+	sc = fs_test_read_at(dir, "a/scenario.json");
+	assert_has(sc, "\"seed\":\t777,", "\"replications\":\t3,");
+	free(sc);
 	fs_test_tmpdir_free(dir);
 }
 
@@ -396,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_run_facts_base_override_reads_back_without_its_base),
 		cmocka_unit_test(test_run_facts_other_currency_records_no_usd_prices),
 		cmocka_unit_test(test_run_facts_rerun_of_scenario_json_gives_the_same_summary),
+		cmocka_unit_test(test_run_facts_rerun_of_scenario_json_keeps_seed_and_replications),
 		cmocka_unit_test(test_run_facts_the_run_follows_its_scenario_json),
 		cmocka_unit_test(test_run_facts_report_states_the_runs_gpu_facts),
 	};
