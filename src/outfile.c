@@ -64,28 +64,33 @@ static void untrack(const char *path)
 
 /* SIGINT/SIGTERM: remove every registered file, then the registered
  * directories (staging directories, and output directories the command
- * made: rmdir removes only empty ones), twice, since a directory made by
- * the command holds a staging directory that may sit in a later slot; exit
- * 128 + signal.  Only unlink, rmdir and _exit: all async-signal-safe. */
+ * made: rmdir removes only empty ones), pass after pass while a pass
+ * removes one, since they nest in any slot order (a variants run: DIR,
+ * DIR/base, DIR/base's staging directory); exit 128 + signal.  Only
+ * unlink, rmdir and _exit: all async-signal-safe. */
 static void on_signal(int sig)
 {
 	size_t i;
-	int pass;
+	int removed;
 
-	for (pass = 0; pass < 3; pass++) {
-		int kind = pass == 0 ? TRACK_FILE : TRACK_DIR;
+	for (i = 0; i < N_TRACKED; i++) {
+		char *p = atomic_load(&tracked_path[i]);
 
+		if (p != NULL && atomic_load(&tracked_kind[i]) == TRACK_FILE)
+			unlink(p);
+	}
+	do {
+		removed = 0;
 		for (i = 0; i < N_TRACKED; i++) {
 			char *p = atomic_load(&tracked_path[i]);
 
-			if (p == NULL || atomic_load(&tracked_kind[i]) != kind)
-				continue;
-			if (kind == TRACK_FILE)
-				unlink(p);
-			else
-				rmdir(p);
+			if (p != NULL && atomic_load(&tracked_kind[i]) == TRACK_DIR &&
+			    rmdir(p) == 0) {
+				atomic_store(&tracked_path[i], NULL);
+				removed = 1;
+			}
 		}
-	}
+	} while (removed);
 	_exit(128 + sig);
 }
 
@@ -403,6 +408,36 @@ int fs_outfile_check_path(const char *path, struct fs_error *err)
 		rc = probe_writable(dir, path, err);
 	free(dir);
 	return rc;
+}
+
+/* ---- directories filled over a run ---- */
+
+int fs_outdir_make(struct fs_outdir *d, const char *path, struct fs_error *err)
+{
+	struct stat st;
+	sigset_t old;
+	int rc;
+
+	memset(d, 0, sizeof *d);
+	d->path = fs_xstrdup(path);
+	/* Made and registered with signals held: a signal between the two
+	 * would leave the directory behind. */
+	hold_signals(&old);
+	d->created = stat(path, &st) != 0;
+	rc = fs_outfile_mkdirs(path, err);
+	if (rc == 0 && d->created)
+		track(d->path, TRACK_DIR);
+	release_signals(&old);
+	if (rc != 0)
+		fs_outdir_release(d);
+	return rc;
+}
+
+void fs_outdir_release(struct fs_outdir *d)
+{
+	untrack(d->path);
+	free(d->path);
+	memset(d, 0, sizeof *d);
 }
 
 /* ---- sets of files committed together ---- */

@@ -347,6 +347,7 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 	struct sweep_run s;
 	struct fs_error err;
 	struct fs_scenario *base;
+	struct fs_outdir top, points;
 	char dir[4096];
 	char **texts = NULL, **all_data = NULL;
 	size_t *lens = NULL, *all_len = NULL, n_all = 0, n_mine = 0, i;
@@ -384,8 +385,12 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 			return FS_EXIT_INPUT;
 		}
 	}
-	if (fs_outfile_mkdirs(dir, &err) != 0) {
+	/* DIR and DIR/points, when this sweep makes them, go with a signal
+	 * that comes before any point is stored. */
+	if (fs_outdir_make(&top, o->out_dir, &err) != 0 ||
+	    fs_outdir_make(&points, dir, &err) != 0) {
 		fs_error_print(&err);
+		fs_outdir_release(&top);
 		fs_scenario_free(base);
 		return FS_EXIT_RUNTIME;
 	}
@@ -450,6 +455,8 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 	for (i = 0; i < s.n_points; i++)
 		free(s.records[i]);
 	free(s.records);
+	fs_outdir_release(&points);
+	fs_outdir_release(&top);
 	fs_scenario_free(base);
 	return rc;
 }

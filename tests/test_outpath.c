@@ -421,6 +421,50 @@ static void test_outpath_sigint_removes_temporaries_and_exits_130(void **state)
 	free(a);
 }
 
+/* In a child: the sets of a variants run, out/ and out/base/, out/v/ inside
+ * it, all made by the command, each with a staged file, when the signal
+ * comes.  The child must exit 128 + sig. */
+static void signal_nested_child(const char *out, int sig)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct fs_outset sets[3];
+		struct fs_error err;
+		char *base = fs_test_path(out, "base"), *v = fs_test_path(out, "v");
+
+		fs_outfile_install_signals();
+		if (fs_outset_begin(&sets[0], out, &err) != 0 ||
+		    fs_outset_begin(&sets[1], base, &err) != 0 ||
+		    fs_outset_begin(&sets[2], v, &err) != 0)
+			_exit(3);
+		for (int k = 0; k < 3; k++)
+			if (fs_outfile_write(fs_outset_path(&sets[k], "a.csv"), "x\n", 2, &err))
+				_exit(4);
+		raise(sig);
+		_exit(6);                        /* not reached */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 128 + sig);
+}
+
+/* An interrupted variants run leaves no empty output directory: the
+ * directories it made nest three deep (DIR, DIR/base, its staging
+ * directory), and each goes once what it held is gone. */
+static void test_outpath_signal_removes_nested_directories_it_made(void **state)
+{
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "out");
+
+	(void)state;
+	signal_nested_child(out, SIGINT);
+	assert_int_equal(count_entries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(out);
+}
+
 static pid_t spawn_fleetsim(const char *const *args)
 {
 	const char *bin = getenv("FLEETSIM_BIN");
@@ -438,6 +482,35 @@ static pid_t spawn_fleetsim(const char *const *args)
 		_exit(127);
 	}
 	return pid;
+}
+
+/* SIGINT into a sweep whose first point is still running (100,000
+ * replications: it never ends first): exit 130, and the directories it
+ * made, DIR and DIR/points, hold nothing, so they are gone. */
+static void test_outpath_sweep_sigint_before_a_point_leaves_no_directory(void **state)
+{
+	char *dir = fs_test_tmpdir(), *out = fs_test_path(dir, "out");
+	char *points = fs_test_path(out, "points");
+	const char *args[] = { "sweep", SWEEP, "-j", "1", "-r", "100000", "-o", out, "-q",
+	                       NULL };
+	struct timespec delay = { 0, 20 * 1000 * 1000 };
+	pid_t pid;
+	int status = 0, i;
+
+	(void)state;
+	pid = spawn_fleetsim(args);
+	assert_true(pid > 0);
+	for (i = 0; i < 3000 && !fs_test_exists(NULL, points); i++)
+		nanosleep(&delay, NULL);
+	assert_true(fs_test_exists(NULL, points));
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 130);
+	assert_int_equal(count_entries(dir), 0);
+	fs_test_tmpdir_free(dir);
+	free(points);
+	free(out);
 }
 
 /* SIGTERM into a running sweep: exit 143, no *.tmp.* left, finished
@@ -512,7 +585,9 @@ int main(void)
 		cmocka_unit_test(test_outpath_report_plots_that_is_a_file_is_refused),
 		cmocka_unit_test(test_outpath_sigterm_removes_temporaries_and_exits_143),
 		cmocka_unit_test(test_outpath_sigint_removes_temporaries_and_exits_130),
+		cmocka_unit_test(test_outpath_signal_removes_nested_directories_it_made),
 		cmocka_unit_test(test_outpath_sweep_sigterm_then_resume_gives_same_bytes),
+		cmocka_unit_test(test_outpath_sweep_sigint_before_a_point_leaves_no_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

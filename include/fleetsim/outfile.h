@@ -67,6 +67,18 @@ int fs_outfile_check_path(const char *path, struct fs_error *err);
  * and exits with 128 + the signal (130, 143). */
 void fs_outfile_install_signals(void);
 
+/* A directory a command fills over its run (a sweep's DIR and DIR/points):
+ * fs_outdir_make creates it (mkdir -p) and, when it was not there, registers
+ * it with the SIGINT/SIGTERM handler, which removes it while it is still
+ * empty; fs_outdir_release forgets it (it stays) and frees the path.  0, or
+ * -1 with err. */
+struct fs_outdir {
+	char *path;                  /* owned; registered when created */
+	int created;                 /* it did not exist before make */
+};
+int fs_outdir_make(struct fs_outdir *d, const char *path, struct fs_error *err);
+void fs_outdir_release(struct fs_outdir *d);
+
 /* A set of output files committed together: begin creates dir (mkdir -p)
  * and a staging directory dir/.fleetsim.tmp.XXXXXX; fs_outset_path gives
  * the staging path for a file name (owned by the set; write it with any
