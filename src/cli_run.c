@@ -73,6 +73,8 @@ static const char run_help[] =
 
 struct run_args {
 	const char *scenario_path;
+	/* its bytes, read once: the base and every variant load from them */
+	struct fs_scenario_file file;
 	const char *variant;         /* NULL: all (or the base when none) */
 	const char *sets[MAX_SETS];
 	size_t n_sets;
@@ -212,7 +214,7 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 	double ci_target;
 	int rc, max_reps, n_reps;
 
-	sc = fs_scenario_load_variant(a->scenario_path, variant, a->sets, a->n_sets, &err);
+	sc = fs_scenario_file_load(&a->file, variant, a->sets, a->n_sets, NULL, 0, &err);
 	if (sc == NULL) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
@@ -422,16 +424,24 @@ int fs__cli_run(int argc, char **argv)
 
 	if (rc != 0)
 		return rc < 0 ? FS_EXIT_OK : rc;
-	if (a.variant == NULL &&
-	    fs_scenario_list_variants(a.scenario_path, &names, &n_names, &err) != 0) {
+	/* Read once: an edit of the file while the variants run changes none
+	 * of them. */
+	if (fs_scenario_file_read(&a.file, a.scenario_path, &err) != 0) {
 		fs_error_print(&err);
+		return FS_EXIT_INPUT;
+	}
+	if (a.variant == NULL &&
+	    fs_scenario_file_variants(&a.file, &names, &n_names, &err) != 0) {
+		fs_error_print(&err);
+		fs_scenario_file_fini(&a.file);
 		return FS_EXIT_INPUT;
 	}
 	/* Every variant loads before anything runs or is written. */
 	if (a.variant == NULL &&
-	    fs_scenario_check_all(a.scenario_path, a.sets, a.n_sets, true, false, &err) != 0) {
+	    fs_scenario_file_check_all(&a.file, a.sets, a.n_sets, true, false, &err) != 0) {
 		fs_error_print(&err);
 		fs_scenario_variants_free(names, n_names);
+		fs_scenario_file_fini(&a.file);
 		return FS_EXIT_INPUT;
 	}
 	out_dir = fs__cli_out_dir(a.o.out_dir, a.scenario_path);
@@ -442,6 +452,7 @@ int fs__cli_run(int argc, char **argv)
 		rc = run_single(&a, a.variant != NULL && strcmp(a.variant, "base") != 0 ?
 		                a.variant : NULL, out_dir);
 	fs_scenario_variants_free(names, n_names);
+	fs_scenario_file_fini(&a.file);
 	free(out_dir);
 	return rc;
 }

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "fleetsim/common.h"
 #include "fleetsim/outfile.h"
-#include "fleetsim/par.h"
+#include "fleetsim/scenario.h"
 #include "fleetsim/sweep.h"
 
 #define MAX_SETS 64
@@ -102,33 +102,6 @@ static int check_outputs(const char *out_dir)
 	return 0;
 }
 
-/* DIR/scenario_input.json: the scenario file's bytes as given (its sha256
- * is sweep.json's scenario_sha256), so `fleetsim report DIR` can run the
- * recommended point again (DIR/scenario.json is resolved: its derived
- * prices and bounds would not follow a point's values). */
-static int keep_input(const char *scenario_path, const char *out_dir)
-{
-	struct fs_error err;
-	size_t used = 0, n = strlen(out_dir) + 24;
-	char *text = fs_read_text(scenario_path, &used), *path;
-	int rc;
-
-	if (text == NULL) {
-		fprintf(stderr, "fleetsim sweep: cannot read %s again\n", scenario_path);
-		return FS_EXIT_RUNTIME;
-	}
-	path = fs_xmalloc(n);
-	snprintf(path, n, "%s/scenario_input.json", out_dir);
-	rc = fs_outfile_write(path, text, used, &err);
-	if (rc != 0) {
-		fputs("fleetsim sweep: ", stderr);
-		fs_error_print(&err);
-	}
-	free(path);
-	free(text);
-	return rc != 0 ? FS_EXIT_RUNTIME : 0;
-}
-
 enum { OPT_SET = FS__CLI_OPT_SEED + 1, OPT_RESUME, OPT_CI_TARGET, OPT_NO_SHARE };
 
 int fs__cli_sweep(int argc, char **argv)
@@ -144,6 +117,8 @@ int fs__cli_sweep(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fs_sweep_opts o;
+	struct fs_scenario_file file;
+	struct fs_error err;
 	struct fs__cli_run_opts ro;  /* -o, -r, -j, --seed */
 	const char *sets[MAX_SETS];
 	char *out_dir;
@@ -192,10 +167,17 @@ int fs__cli_sweep(int argc, char **argv)
 	o.seed = ro.seed;
 	o.out_dir = out_dir = fs__cli_out_dir(ro.out_dir, o.scenario_path);
 	rc = check_outputs(o.out_dir);
-	if (rc == 0)
+	/* Read once: every point runs on these bytes, whatever happens to the
+	 * file while the sweep runs, and DIR/scenario_input.json keeps them
+	 * (fleetsim report runs the recommended point again from it). */
+	if (rc == 0 && fs_scenario_file_read(&file, o.scenario_path, &err) != 0) {
+		fs_error_print(&err);
+		rc = FS_EXIT_INPUT;
+	} else if (rc == 0) {
+		o.file = &file;
 		rc = fs_sweep_run(&o);
-	if (rc == 0 && fs_par_rank() == 0)
-		rc = keep_input(o.scenario_path, o.out_dir);
+		fs_scenario_file_fini(&file);
+	}
 	free(out_dir);
 	return rc;
 }

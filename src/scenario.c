@@ -491,34 +491,63 @@ static const char *file_kind(mode_t mode)
 	return "not a regular file";
 }
 
+/* The path must be a regular file: the report and budget read a run's or
+ * sweep's scenario again later, and a pipe would be empty (or block, a
+ * FIFO) the second time. */
+int fs_scenario_file_read(struct fs_scenario_file *f, const char *path,
+                          struct fs_error *err)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof *f);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fs_error_at(err, path, 0, 0, NULL, "expected a scenario file (a regular file: "
+		            "it is read again for each variant and sweep point), found %s",
+		            file_kind(st.st_mode));
+		return -1;
+	}
+	f->text = fs__sc_read_file(path, "scenario", &f->len, err);
+	if (f->text == NULL)
+		return -1;
+	f->path = fs_xstrdup(path);
+	return 0;
+}
+
+void fs_scenario_file_fini(struct fs_scenario_file *f)
+{
+	free(f->path);
+	free(f->text);
+	memset(f, 0, sizeof *f);
+}
+
+struct fs_scenario *fs_scenario_file_load(const struct fs_scenario_file *f,
+                                          const char *variant,
+                                          const char *const *sets, size_t n_sets,
+                                          const struct fs_sweep_cfg *sweep, size_t point,
+                                          struct fs_error *err)
+{
+	char *dir = fs__sc_dir_of(f->path);
+	struct fs_scenario *s = load_text(f->text, f->len, f->path, dir, variant, sets, n_sets,
+	                                  sweep, point, err);
+
+	free(dir);
+	return s;
+}
+
 /* Read the file at path and load it as load_text does (the directory of
- * path resolves relative data paths).  A command loads its scenario again
- * for each variant and sweep point it checks or runs, so the path must be
- * a regular file: a pipe would be empty (or block, a FIFO) the second
- * time. */
+ * path resolves relative data paths). */
 static struct fs_scenario *load_file(const char *path, const char *variant,
                                      const char *const *sets, size_t n_sets,
                                      const struct fs_sweep_cfg *sweep, size_t point,
                                      struct fs_error *err)
 {
+	struct fs_scenario_file f;
 	struct fs_scenario *s;
-	struct stat st;
-	char *text, *dir;
-	size_t len = 0;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fs_error_at(err, path, 0, 0, NULL, "expected a scenario file (a regular file: "
-		            "it is read again for each variant and sweep point), found %s",
-		            file_kind(st.st_mode));
+	if (fs_scenario_file_read(&f, path, err) != 0)
 		return NULL;
-	}
-	text = fs__sc_read_file(path, "scenario", &len, err);
-	if (text == NULL)
-		return NULL;
-	dir = fs__sc_dir_of(path);
-	s = load_text(text, len, path, dir, variant, sets, n_sets, sweep, point, err);
-	free(dir);
-	free(text);
+	s = fs_scenario_file_load(&f, variant, sets, n_sets, sweep, point, err);
+	fs_scenario_file_fini(&f);
 	return s;
 }
 
@@ -557,21 +586,36 @@ static int variant_names(struct fs__sc *sc, const cJSON *root, void *ctx)
 	return 0;
 }
 
-int fs_scenario_list_variants(const char *path, char ***names, size_t *n,
+int fs_scenario_file_variants(const struct fs_scenario_file *f, char ***names, size_t *n,
                               struct fs_error *err)
 {
-	struct fs_scenario *s = fs_scenario_load(path, err);
+	struct fs_scenario *s = fs_scenario_file_load(f, NULL, NULL, 0, NULL, 0, err);
 
 	*names = NULL;
 	*n = 0;
 	if (s == NULL)               /* the base, "variants" included, must load */
 		return -1;
 	fs_scenario_free(s);
-	if (fs__sc_load_file(path, "scenario", variant_names, names, err) != 0)
+	if (fs__sc_load_text(f->text, f->len, f->path, variant_names, names, err) != 0)
 		return -1;
 	while (*names != NULL && (*names)[*n] != NULL)
 		(*n)++;
 	return 0;
+}
+
+int fs_scenario_list_variants(const char *path, char ***names, size_t *n,
+                              struct fs_error *err)
+{
+	struct fs_scenario_file f;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (fs_scenario_file_read(&f, path, err) != 0)
+		return -1;
+	rc = fs_scenario_file_variants(&f, names, n, err);
+	fs_scenario_file_fini(&f);
+	return rc;
 }
 
 void fs_scenario_variants_free(char **names, size_t n)

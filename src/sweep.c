@@ -353,7 +353,7 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 	size_t *lens = NULL, *all_len = NULL, n_all = 0, n_mine = 0, i;
 	int *keys = NULL, *all_key = NULL, rc = 0;
 
-	base = fs_scenario_load_variant(o->scenario_path, NULL, o->sets, o->n_sets, &err);
+	base = fs_scenario_file_load(o->file, NULL, o->sets, o->n_sets, NULL, 0, &err);
 	if (base == NULL) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
@@ -365,8 +365,7 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 		return FS_EXIT_INPUT;
 	}
 	/* Every distinct axis value loads before anything runs or is written. */
-	if (fs_scenario_check_all(o->scenario_path, o->sets, o->n_sets, false, true,
-	                          &err) != 0) {
+	if (fs_scenario_file_check_all(o->file, o->sets, o->n_sets, false, true, &err) != 0) {
 		fs_error_print(&err);
 		fs_scenario_free(base);
 		return FS_EXIT_INPUT;
@@ -424,9 +423,6 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 
 		for (i = 0; i < n_all; i++)
 			by_point[all_key[i]] = all_data[i];
-		char path[4096];
-
-		snprintf(path, sizeof path, "%s/scenario.json", o->out_dir);
 		/* The scenario as swept: -r and --seed go into DIR/scenario.json,
 		 * which the report loads for its headroom search and provenance. */
 		if (o->seed >= 0)
@@ -434,10 +430,6 @@ int fs_sweep_run(const struct fs_sweep_opts *o)
 		if (o->replications > 0)
 			base->sim.replications = (int)o->replications;
 		rc = s.failed;
-		if (rc == 0 && fs_scenario_write(base, path, &err) != 0) {
-			fs_error_print(&err);
-			rc = FS_EXIT_RUNTIME;
-		}
 		if (rc == 0)
 			rc = fs__sweep_write_outputs(o, base, by_point, s.n_points);
 		free(by_point);

@@ -102,8 +102,8 @@ size_t fs__sweep_search_start(const struct fs_sweep_opts *o, const struct fs_sce
 		return 0;
 	memcpy(coords, coords_base, sw->n_axes * sizeof *coords);
 	coords[axis] = 0;
-	sc = fs_scenario_load_point(o->scenario_path, o->sets, o->n_sets, sw,
-	                            fs_sweep_point_index(sw, coords), &err);
+	sc = fs_scenario_file_load(o->file, NULL, o->sets, o->n_sets, sw,
+	                           fs_sweep_point_index(sw, coords), &err);
 	if (sc == NULL)
 		return 0;                    /* the search itself reports it */
 	bound = count_bound(sc, (size_t)pool);

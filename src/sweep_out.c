@@ -328,10 +328,17 @@ int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scena
 		pts[i].diff_ci = baseline != NULL ? fs__sweep_paired_diff(&pts[i], baseline) : none;
 		pts[i].diff_best = best != SIZE_MAX ? fs__sweep_paired_diff(&pts[i], &pts[best]) : none;
 	}
-	/* The five files are staged and appear together (or not at all). */
+	/* The seven files are staged and appear together (or not at all):
+	 * scenario.json (resolved) and scenario_input.json (the bytes every
+	 * point was loaded from, whose sha256 sweep.json names) with them. */
 	if (fs_outset_begin(&set, o->out_dir, &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	staged = rc == 0;
+	if (rc == 0 && fs_scenario_write(base, fs_outset_path(&set, "scenario.json"), &err) != 0)
+		rc = FS_EXIT_RUNTIME;
+	if (rc == 0 && fs_outfile_write(fs_outset_path(&set, "scenario_input.json"),
+	                                o->file->text, o->file->len, &err) != 0)
+		rc = FS_EXIT_RUNTIME;
 	if (rc == 0 && write_csv(base, pts, n, fs_outset_path(&set, "sweep.csv"), &err) != 0)
 		rc = FS_EXIT_RUNTIME;
 	root = cJSON_CreateObject();

@@ -262,7 +262,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	enum fs_share_verdict verdict;
 	size_t needed;
 
-	sc = fs_scenario_load_point(o->scenario_path, o->sets, o->n_sets, sw, point, &err);
+	sc = fs_scenario_file_load(o->file, NULL, o->sets, o->n_sets, sw, point, &err);
 	fs_sweep_point_label(sw, point, label, sizeof label);
 	if (sc == NULL) {
 		fprintf(stderr, "fleetsim sweep: point %zu (%s): ", point, label);

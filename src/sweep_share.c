@@ -188,8 +188,8 @@ void fs__sweep_share_begin(struct fs__sweep_share *sh, size_t point,
 	fs_xgrow((void **)&sh->e, &sh->cap_e, sh->n_e + 1, sizeof *sh->e);
 	e = &sh->e[sh->n_e];
 	memset(e, 0, sizeof *e);
-	e->sc = fs_scenario_load_point(sh->o->scenario_path, sh->o->sets, sh->o->n_sets, sw,
-	                               point, &err);
+	e->sc = fs_scenario_file_load(sh->o->file, NULL, sh->o->sets, sh->o->n_sets, sw, point,
+	                              &err);
 	if (e->sc == NULL) {
 		free(key);
 		return;

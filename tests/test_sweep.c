@@ -4,7 +4,8 @@
  * bytes for -j 1 and -j 2 (and for mpirun -np 2 with the MPI build, when
  * mpirun and ./fleetsim-mpi exist — skipped with a message otherwise); a sweep
  * killed mid-way and resumed ends with the same bytes as an uninterrupted
- * one; search mode evaluates fewer points and finds the same best point.
+ * one; an edit of the scenario file while the sweep runs changes no point;
+ * search mode evaluates fewer points and finds the same best point.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,6 +155,57 @@ static void test_sweep_resumes_after_a_kill_with_the_same_bytes(void **state)
 	fs_test_tmpdir_free(cut);
 }
 
+/* The scenario file edited while a sweep runs (its first point stored, a
+ * rate doubled): every point still runs on the bytes the sweep read, which
+ * scenario_input.json keeps and sweep.json's sha256 names, so the outputs
+ * are those of a sweep of the unedited file (they mixed both, and a later
+ * --resume on the unedited file reused points of the edited one). */
+static void test_sweep_runs_every_point_on_the_file_as_read(void **state)
+{
+	char *full = fs_test_tmpdir(), *work = fs_test_tmpdir();
+	char *scen = fs_test_path(work, "s.json"), *out = fs_test_path(work, "out");
+	char *text = fs_test_read_file(SCENARIO, NULL), *edited, *p, *kept;
+	const char *bin = getenv("FLEETSIM_BIN");
+	const char *argv[] = { NULL, "sweep", scen, "-o", out, "-q", "-j", "1", "-r", "20",
+	                       NULL };
+	const char *ref[] = { "sweep", SCENARIO, "-o", full, "-q", "-r", "20", NULL };
+	pid_t pid;
+	int status = 0, tries;
+
+	(void)state;
+	assert_non_null(text);
+	edited = strdup(text);
+	assert_non_null(edited);
+	p = strstr(edited, "\"rate_per_s\": 10");
+	assert_non_null(p);
+	p[sizeof "\"rate_per_s\": " - 1] = '2';
+	fs_test_write_file(scen, text);
+	fs_test_fleetsim_ok(ref);
+	argv[0] = bin != NULL && bin[0] != '\0' ? bin : "./fleetsim";
+	/* posix_spawn never writes the strings of argv */
+	assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, fs_unconst(argv),
+	                             environ), 0);
+	for (tries = 0; tries < 4000 && count_records(out) < 1; tries++) {
+		struct timespec ts = { 0, 5000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	fs_test_write_file(scen, edited);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_same_outputs(full, out);
+	kept = fs_test_read_out(out, "scenario_input.json");
+	assert_string_equal(kept, text);
+	free(kept);
+	free(edited);
+	free(text);
+	free(scen);
+	free(out);
+	fs_test_tmpdir_free(full);
+	fs_test_tmpdir_free(work);
+}
+
 static void test_sweep_search_evaluates_fewer_points_for_the_same_best(void **state)
 {
 	char *grid = fs_test_tmpdir(), *search = fs_test_tmpdir();
@@ -245,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_writes_four_consistent_outputs),
 		cmocka_unit_test(test_sweep_is_identical_for_1_and_2_threads),
 		cmocka_unit_test(test_sweep_resumes_after_a_kill_with_the_same_bytes),
+		cmocka_unit_test(test_sweep_runs_every_point_on_the_file_as_read),
 		cmocka_unit_test(test_sweep_search_evaluates_fewer_points_for_the_same_best),
 		cmocka_unit_test(test_sweep_mpirun_np_2_matches_one_process),
 	};

@@ -51,6 +51,40 @@ struct fs_scenario *fs_scenario_load_point(const char *path, const char *const *
                                            size_t point, struct fs_error *err);
 
 /*
+ * A scenario file's bytes, read once: a command that loads its scenario
+ * many times (every variant, every sweep point, the checks before them)
+ * loads each from these bytes, so an edit of the file while it runs changes
+ * nothing it loads, and the sha256 it records names what ran.  path names
+ * the file in messages and resolves relative data paths (traces, length
+ * files), which are read at each load.  fs_scenario_file_read: 0, or -1
+ * with err (the path is not a regular file, or unreadable); the struct owns
+ * its strings, freed by fs_scenario_file_fini.
+ */
+struct fs_scenario_file {
+	char *path;
+	char *text;                  /* the file's bytes, len of them */
+	size_t len;
+};
+int fs_scenario_file_read(struct fs_scenario_file *f, const char *path,
+                          struct fs_error *err);
+void fs_scenario_file_fini(struct fs_scenario_file *f);
+
+/* fs_scenario_load_variant (sweep NULL) or fs_scenario_load_point (sweep
+ * and point) of the file's bytes. */
+struct fs_scenario *fs_scenario_file_load(const struct fs_scenario_file *f,
+                                          const char *variant,
+                                          const char *const *sets, size_t n_sets,
+                                          const struct fs_sweep_cfg *sweep, size_t point,
+                                          struct fs_error *err);
+
+/* fs_scenario_list_variants and fs_scenario_check_all of the file's bytes. */
+int fs_scenario_file_variants(const struct fs_scenario_file *f, char ***names, size_t *n,
+                              struct fs_error *err);
+int fs_scenario_file_check_all(const struct fs_scenario_file *f,
+                               const char *const *sets, size_t n_sets,
+                               bool variants, bool sweep, struct fs_error *err);
+
+/*
  * Check up front everything a run or sweep of the scenario at `path` (with
  * the command-line sets) would load later: the base, with `variants` every
  * variant, and with `sweep` every distinct value of every sweep axis (the

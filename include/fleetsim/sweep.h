@@ -14,8 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct fs_scenario_file;
+
 struct fs_sweep_opts {
 	const char *scenario_path;
+	/* the scenario file's bytes, read once: the base, the checks and every
+	 * point load from them, and DIR/scenario_input.json keeps them */
+	const struct fs_scenario_file *file;
 	const char *out_dir;
 	int threads;                 /* per process */
 	int64_t replications;        /* 0: the scenario's */
@@ -50,8 +55,10 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 /* Whether a record (text) is feasible; -1 when it does not parse. */
 int fs__sweep_record_feasible(const char *text);
 
-/* Write the four outputs from the records (texts indexed by point, NULL when
- * not evaluated).  0, or an exit status. */
+/* Write the outputs from the records (texts indexed by point, NULL when
+ * not evaluated), moved into DIR together: sweep.csv, sweep.json,
+ * pareto.csv, sweep_cdf.csv, best.json, scenario.json (base resolved) and
+ * scenario_input.json (o->file's bytes).  0, or an exit status. */
 int fs__sweep_write_outputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                             char *const *records, size_t n_points);
 
