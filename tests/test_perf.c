@@ -452,7 +452,8 @@ static void test_perf_validation_on_held_out_points(void **state)
 /* A points file with a bad row is refused with its line, column and name. */
 static void test_perf_points_errors_name_line_and_column(void **state)
 {
-	const char *path = "build/tests/bad_points.csv";
+	char *dir = fs_test_tmpdir();
+	char *path = fs_test_path(dir, "bad_points.csv");
 	FILE *f = fopen(path, "w");
 	struct fs_perf_point *pts = NULL;
 	struct fs_error err;
@@ -477,7 +478,8 @@ static void test_perf_points_errors_name_line_and_column(void **state)
 	assert_int_equal(fs_perf_points_load(path, "p.csv", &pts, &n, &err), -1);
 	assert_string_equal(err.where, "p.csv:2:5");
 	assert_true(strstr(err.msg, "\"fit\", \"validation\" or \"other\"") != NULL);
-	remove(path);
+	free(path);
+	fs_test_tmpdir_free(dir);
 }
 
 int main(void)
