@@ -35,12 +35,12 @@ static const char ckpt_help[] =
 	"    intervals with its sectioning interval.\n"
 	"Writes DIR/checkpoint.json (default out/<file stem>).  Input keys:\n"
 	"docs/BUDGET.md, \"Training on spot with checkpoints\".\n"
-	"  -o DIR          output directory\n"
-	"  -r REPS         replications (default: the file's, else 1000)\n"
-	"  -j THREADS      threads (default: one per processor; results do not depend\n"
-	"                  on it)\n"
-	"  --seed N        base seed (default: the file's, else 1)\n"
-	"  -h, --help      this text\n";
+	"  -o, --output DIR          output directory\n"
+	"  -r, --replications REPS   replications (default: the file's, else 1000)\n"
+	"  -j, --threads THREADS     threads (default: one per processor; results\n"
+	"                            do not depend on it)\n"
+	"      --seed N              base seed (default: the file's, else 1)\n"
+	"  -h, --help                this text\n";
 
 struct ckpt_args {
 	const char *path;

@@ -375,6 +375,10 @@ static void test_completion_bash_completes_commands_and_options(void **state)
 		{ "fleetsim sch", "schema\n" },
 		{ "fleetsim run --req", "--requests-csv\n" },
 		{ "fleetsim sweep --res", "--resume\n" },
+		/* checkpoint's long forms, accepted like run's, are offered too */
+		{ "fleetsim checkpoint --ou", "--output\n" },
+		{ "fleetsim checkpoint --rep", "--replications\n" },
+		{ "fleetsim checkpoint --thr", "--threads\n" },
 		{ "fleetsim estimate --lora-r", "--lora-rank\n" },
 		{ "fleetsim catalog mo", "models\n" },
 		{ "fleetsim help bud", "budget\n" },
