@@ -61,6 +61,15 @@ char *fs__cli_default_out_dir(const char *scenario_path);
 struct fs_error;
 int fs__cli_check_own_dir(const char *cmd, const char *dir, struct fs_error *err);
 
+/* getopt_long(argc, argv, shortopts, longopts, NULL), except that a long
+ * option must be spelt in full: glibc also takes an unambiguous prefix
+ * ("--repl" for "--replications"), which no help text lists and a later
+ * option could make ambiguous.  A prefix comes back as '?' with optind just
+ * past it, so the caller reports argv[optind - 1] as an unknown option. */
+struct option;
+int fs__cli_getopt(int argc, char **argv, const char *shortopts,
+                   const struct option *longopts);
+
 /* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
  * return FS_EXIT_INPUT. */
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -81,7 +81,7 @@ int fs__cli_budget(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+	while ((c = fs__cli_getopt(argc, argv, ":o:qh", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			out_opt = optarg;

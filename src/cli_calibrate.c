@@ -130,7 +130,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '-' first: files come back in order (case 1) wherever they stand */
-	while ((c = getopt_long(argc, argv, "-:o:h", longopts, NULL)) != -1)
+	while ((c = fs__cli_getopt(argc, argv, "-:o:h", longopts)) != -1)
 		if ((rc = take_option(c, argv, o)) != 0)
 			return rc;
 	for (; optind < argc; optind++)        /* the files after "--" */

@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, struct ckpt_args *a)
 
 	memset(a, 0, sizeof *a);
 	fs__cli_run_opts_begin(&a->o);
-	while ((c = getopt_long(argc, argv, ":o:r:j:h", longopts, NULL)) != -1) {
+	while ((c = fs__cli_getopt(argc, argv, ":o:r:j:h", longopts)) != -1) {
 		if (c == 'h') {
 			fputs(ckpt_help, stdout);
 			return -1;

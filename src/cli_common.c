@@ -57,6 +57,28 @@ int fs__cli_parse_fraction(const char *cmd, const char *option, const char *text
 	return 0;
 }
 
+int fs__cli_getopt(int argc, char **argv, const char *shortopts,
+                   const struct option *longopts)
+{
+	int li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li);
+	int at;
+	const char *name;
+	size_t n;
+
+	if (c == -1 || li < 0)
+		return c;
+	/* the option's own word: before its value when that came separately */
+	at = optarg != NULL && optind >= 2 && argv[optind - 1] == optarg ? optind - 2
+	                                                                 : optind - 1;
+	name = argv[at] + 2;
+	n = strcspn(name, "=");
+	if (strncmp(argv[at], "--", 2) == 0 && n == strlen(longopts[li].name) &&
+	    strncmp(name, longopts[li].name, n) == 0)
+		return c;
+	optind = at + 1;
+	return '?';
+}
+
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -214,7 +214,7 @@ int fs__cli_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+	while ((c = fs__cli_getopt(argc, argv, ":qh", longopts)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;

@@ -105,7 +105,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 
 	memset(a, 0, sizeof *a);
 	fs__cli_run_opts_begin(&a->o);
-	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
+	while ((c = fs__cli_getopt(argc, argv, ":o:r:j:qh", longopts)) != -1) {
 		switch (c) {
 		case OPT_REQUESTS_CSV:
 			a->requests_csv = 1;

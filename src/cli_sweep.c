@@ -127,7 +127,7 @@ int fs__cli_sweep(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.sets = sets;
 	fs__cli_run_opts_begin(&ro);
-	while ((c = getopt_long(argc, argv, ":o:r:j:qh", longopts, NULL)) != -1) {
+	while ((c = fs__cli_getopt(argc, argv, ":o:r:j:qh", longopts)) != -1) {
 		switch (c) {
 		case OPT_SET:
 			if (o.n_sets == MAX_SETS)

@@ -303,6 +303,12 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	const char *a12[] = { "run", SCENARIO, "-r", "4", "--max-replications", "2",
 	                      "--ci-target", "2%", "-o", out, NULL };
 	const char *a13[] = { "run", SCENARIO, "--max-replications", "5", "-o", out, NULL };
+	/* a long option is spelt in full: getopt's prefixes are not options */
+	const char *a14[] = { "run", SCENARIO, "--repl", "1", "-o", out, NULL };
+	const char *a15[] = { "run", SCENARIO, "--requests", "-o", out, NULL };
+	const char *a16[] = { "run", SCENARIO, "-o", out, "--out=x", NULL };
+	const char *a17[] = { "checkpoint", "x.json", "--thr", "2", "-o", out, NULL };
+	const char *a18[] = { "budget", "x.json", "--ou", out, NULL };
 	struct stat st;
 
 	(void)state;
@@ -321,6 +327,11 @@ static void test_cli_run_bad_options_exit_2_and_write_nothing(void **state)
 	                 "replications, found 2");
 	expect_cli_error(a13, "--max-replications caps the stopping rule, found no "
 	                 "--ci-target");
+	expect_cli_error(a14, "fleetsim run: unknown option \"--repl\"");
+	expect_cli_error(a15, "fleetsim run: unknown option \"--requests\"");
+	expect_cli_error(a16, "fleetsim run: unknown option \"--out=x\"");
+	expect_cli_error(a17, "fleetsim checkpoint: unknown option \"--thr\"");
+	expect_cli_error(a18, "fleetsim budget: unknown option \"--ou\"");
 	assert_int_not_equal(stat(out, &st), 0);
 	free(out);
 	fs_test_tmpdir_free(dir);
