@@ -333,6 +333,8 @@ static int load_gpu(struct fs__sc *sc, const cJSON *node, struct fs_catalog_file
 /* Consistency of a model's shape after base and keys are merged. */
 static int check_model(struct fs__sc *sc, const cJSON *node, const struct fs_model_spec *m)
 {
+	char active[40], total[40];
+
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0) {
 		if (fs__sc_get(node, "kv_heads") != NULL)
 			return fs__sc_fail_member(sc, node, "kv_heads", "expected a divisor "
@@ -344,10 +346,12 @@ static int check_model(struct fs__sc *sc, const cJSON *node, const struct fs_mod
 	if (m->experts_per_token > m->experts)
 		return fs__sc_fail_at(sc, node, "experts_per_token (%d) must not exceed "
 		                      "experts (%d)", m->experts_per_token, m->experts);
-	if (m->active_params > m->params)
-		return fs__sc_fail_at(sc, node, "active_params_b (%.17g) must not exceed "
-		                      "params_b (%.17g)", m->active_params / GB,
-		                      m->params / GB);
+	if (m->active_params > m->params) {
+		fs__sc_format_number(m->active_params / GB, active, sizeof active);
+		fs__sc_format_number(m->params / GB, total, sizeof total);
+		return fs__sc_fail_at(sc, node, "active_params_b (%s) must not exceed "
+		                      "params_b (%s)", active, total);
+	}
 	return 0;
 }
 

@@ -21,18 +21,23 @@ void fs__sc_print_duration(cJSON *obj, const char *key, fs_ns dur_ns)
 	cJSON_AddStringToObject(obj, key, buf);
 }
 
-void fs__sc_print_number(cJSON *obj, const char *key, double v)
+void fs__sc_format_number(double v, char *buf, size_t buf_len)
 {
-	char buf[40];
 	int prec;
 
 	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		snprintf(buf, buf_len, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
-			break;
+			return;
 	}
-	if (prec == 17)
-		snprintf(buf, sizeof buf, "%.17g", v);
+	snprintf(buf, buf_len, "%.17g", v);
+}
+
+void fs__sc_print_number(cJSON *obj, const char *key, double v)
+{
+	char buf[40];
+
+	fs__sc_format_number(v, buf, sizeof buf);
 	cJSON_AddRawToObject(obj, key, buf);
 }
 

@@ -129,7 +129,7 @@ static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
 	const cJSON *step;
 	size_t i = 0, saved_i;
 	int64_t min = 0;
-	char found[64];
+	char found[64], prev[40];
 
 	if (fs__sc_check_array(sc, node, 1, MAX_SCHEDULE, "steps") != 0)
 		return -1;
@@ -148,10 +148,10 @@ static int load_scale_schedule(struct fs__sc *sc, const cJSON *node,
 		st->min_count = (int)min;
 		if (i > 0 && !(st->at_h > as->schedule[i - 1].at_h)) {
 			fs__sc_found(sc, fs__sc_get(step, "at_hour"), found, sizeof found);
+			fs__sc_format_number(as->schedule[i - 1].at_h, prev, sizeof prev);
 			return fs__sc_fail_member(sc, step, "at_hour", "expected steps in "
 			                          "ascending order: an hour after the previous "
-			                          "step's %.17g, found %s",
-			                          as->schedule[i - 1].at_h, found);
+			                          "step's %s, found %s", prev, found);
 		}
 		fs__sc_pop(sc, saved_i);
 		i++;

@@ -223,7 +223,7 @@ void fs__sc_found(const struct fs__sc *sc, const cJSON *node, char *buf, size_t 
 		if (set_number_text(sc, off, node) != NULL)
 			snprintf(buf, buf_len, "%.40s", set_number_text(sc, off, node));
 		else if (cJSON_IsNumber(node))
-			snprintf(buf, buf_len, "%.17g", node->valuedouble);
+			fs__sc_format_number(node->valuedouble, buf, buf_len);
 		else if (cJSON_IsString(node))
 			snprintf(buf, buf_len, "\"%.40s\"", node->valuestring);
 		else
@@ -373,11 +373,11 @@ int fs__sc_number(struct fs__sc *sc, const cJSON *obj, const char *key,
 		                          "found %s", found);
 	}
 	if (v < lo || (lo_open && v == lo)) {
-		snprintf(bound, sizeof bound, "%.17g", lo);
+		fs__sc_format_number(lo, bound, sizeof bound);
 		return range_error(sc, obj, key, lo_open ? ">" : ">=", bound);
 	}
 	if (v > hi || (hi_open && v == hi)) {
-		snprintf(bound, sizeof bound, "%.17g", hi);
+		fs__sc_format_number(hi, bound, sizeof bound);
 		return range_error(sc, obj, key, hi_open ? "<" : "<=", bound);
 	}
 	*out = v;

@@ -462,6 +462,10 @@ cJSON *fs__sc_print_catalog_full(const struct fs_catalog_file *cf,
 /* obj[key] = v, written with the fewest digits that read back exactly
  * (cJSON's own printer may drop the last bits of large integers). */
 void fs__sc_print_number(cJSON *obj, const char *key, double v);
+/* v as text with the fewest digits (15 to 17) that read back exactly
+ * ("0.1", not "0.10000000000000001"): the form of numbers in printed
+ * scenarios and in the loader's messages. */
+void fs__sc_format_number(double v, char *buf, size_t buf_len);
 /* obj[key] = "90s": the duration in its shortest exact unit. */
 void fs__sc_print_duration(cJSON *obj, const char *key, fs_ns dur_ns);
 
