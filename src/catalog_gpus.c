@@ -43,8 +43,8 @@
 #define MFU_H100 0.776     /* fit: H100 GEMMs 1-4096 tokens, TP1-8, and H100 steps */
 #define MBU_H100 0.918     /* fit */
 #define MBU_H200 0.683     /* fit: H200 steps (vLLM CI, TensorRT-LLM blog); HBM3e */
-#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* the lower of the A100/H100 fits */
-#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* the lower of the A100/H100 fits */
+#define MFU_DEFAULT FS_GPU_MFU_DEFAULT   /* 0.74: the first fit's A100 value */
+#define MBU_DEFAULT FS_GPU_MBU_DEFAULT   /* 0.74: the lower of the A100/H100 fits */
 /* Launch floor of a layer's elementwise kernels, fitted on Vidur's
  * norm/RoPE/activation/add profiles of A100 and H100 alike (24.5 us). */
 #define LAYER_A100_NS FS_GPU_LAYER_OVERHEAD_NS_DEFAULT
