@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,15 @@ static const char usage_text[] =
 	"file:line:col and the JSON path.\n"
 	"Scenario keys: docs/SCENARIO.md.  Model and assumptions: docs/MODEL.md.\n";
 
+/* Whether cmd is one of the words the command list itself stands for:
+ * help and version, in every spelling main takes. */
+static bool is_listed_here(const char *cmd)
+{
+	return strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
+	       strcmp(cmd, "-h") == 0 || strcmp(cmd, "version") == 0 ||
+	       strcmp(cmd, "--version") == 0;
+}
+
 /* The command's exit status (the MPI-spread sweep, a subcommand, help or
  * version). */
 static int dispatch(int argc, char **argv)
@@ -77,6 +87,15 @@ static int dispatch(int argc, char **argv)
 	}
 	if ((c = fs__cli_find(cmd)) != NULL)
 		return c->main(argc - 1, argv + 1);
+	/* help and version are described by the command list: `fleetsim help
+	 * help`, `help version`, `version --help`, `help -h` print it, as
+	 * `fleetsim COMMAND --help` does every other command's text. */
+	if (is_listed_here(cmd) && argc == 3 &&
+	    (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0 ||
+	     (strcmp(cmd, "help") == 0 && is_listed_here(argv[2])))) {
+		fputs(usage_text, stdout);
+		return FS_EXIT_OK;
+	}
 	/* `fleetsim help COMMAND` is `fleetsim COMMAND --help`. */
 	if (strcmp(cmd, "help") == 0 && argc > 2) {
 		char help_opt[] = "--help";
@@ -92,9 +111,7 @@ static int dispatch(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return FS_EXIT_INPUT;
 	}
-	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
-	    strcmp(cmd, "-h") == 0 || strcmp(cmd, "version") == 0 ||
-	    strcmp(cmd, "--version") == 0) {
+	if (is_listed_here(cmd)) {
 		if (argc > 2) {
 			fprintf(stderr, "fleetsim %s: unexpected argument \"%s\"\n", cmd, argv[2]);
 			return FS_EXIT_INPUT;

@@ -413,6 +413,40 @@ static void test_cli_help_lists_commands(void **state)
 	fs_test_run_free(&r);
 }
 
+/* The list names help and version as commands and says every command takes
+ * --help (docs/fleetsim.1): `help help`, `help version`, `version --help`
+ * and `help -h` print the list; a word that is no command is still refused. */
+static void test_cli_help_and_version_take_help_like_every_command(void **state)
+{
+	static const char *const ok[][3] = {
+		{ "help", "help", NULL }, { "help", "version", NULL },
+		{ "version", "--help", NULL }, { "version", "-h", NULL },
+		{ "help", "-h", NULL }, { "--help", "--help", NULL },
+	};
+	const char *bad[] = { "version", "extra", NULL };
+	const char *nosuch[] = { "help", "nosuch", NULL };
+	struct fs_test_run r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		const char *args[] = { ok[i][0], ok[i][1], NULL };
+
+		r = fs_test_run_fleetsim(args);
+		if (r.exit_code != 0)
+			fail_msg("fleetsim %s %s: exit %d, stderr: %s", ok[i][0], ok[i][1],
+			         r.exit_code, r.err);
+		assert_has(r.out, "help [COMMAND]", "version, --version");
+		fs_test_run_free(&r);
+	}
+	r = fs_test_run_fleetsim(bad);
+	assert_int_equal(r.exit_code, 2);
+	fs_test_run_free(&r);
+	r = fs_test_run_fleetsim(nosuch);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "unknown command \"nosuch\""));
+	fs_test_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_cli_run_scenario_must_be_a_regular_file),
 		cmocka_unit_test(test_cli_lost_standard_output_is_a_failure),
 		cmocka_unit_test(test_cli_help_lists_commands),
+		cmocka_unit_test(test_cli_help_and_version_take_help_like_every_command),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
