@@ -235,9 +235,13 @@ int fs_scenario_write(const struct fs_scenario *sc, const char *path, struct fs_
 
 	if (fs_outfile_open(&o, path, err) != 0)
 		return -1;
+	errno = 0;
 	if (fs_scenario_print_self_contained(sc, o.f) != 0) {
+		int saved = errno;
+
 		fs_outfile_abort(&o);
-		return fs_error_set(err, path, NULL, "cannot write the resolved scenario");
+		return fs_error_set(err, path, NULL, "cannot write the resolved scenario: %s",
+		                    strerror(saved ? saved : EIO));
 	}
 	return fs_outfile_commit(&o, err);
 }

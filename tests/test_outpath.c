@@ -12,10 +12,12 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 
 #include "fleetsim/common.h"
 #include "fleetsim/outfile.h"
+#include "fleetsim/scenario.h"
 #include "util_test.h"
 
 #define MINIMAL "tests/data/scenario_minimal.json"
@@ -564,6 +567,38 @@ static void test_outpath_sweep_sigterm_then_resume_gives_same_bytes(void **state
 	fs_test_tmpdir_free(ref);
 }
 
+/* A resolved scenario that cannot be written says why, as every other
+ * output file does: a file-size limit (EFBIG, standing in for a full disk)
+ * made it "cannot write the resolved scenario" with no reason.  Nothing is
+ * left behind. */
+static void test_outpath_scenario_write_failure_names_the_reason(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	char *path = fs_test_path(dir, "scenario.json");
+	struct fs_error err;
+	struct fs_scenario *sc = fs_scenario_load("scenarios/quickstart.json", &err);
+	struct rlimit old, small;
+	void (*was)(int);
+	int rc;
+
+	(void)state;
+	assert_non_null(sc);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 64;             /* the scenario's text is far longer */
+	was = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	rc = fs_scenario_write(sc, path, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err.msg, strerror(EFBIG)));
+	assert_int_equal(count_entries(dir), 0);
+	fs_scenario_free(sc);
+	free(path);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_outpath_signal_removes_nested_directories_it_made),
 		cmocka_unit_test(test_outpath_sweep_sigterm_then_resume_gives_same_bytes),
 		cmocka_unit_test(test_outpath_sweep_sigint_before_a_point_leaves_no_directory),
+		cmocka_unit_test(test_outpath_scenario_write_failure_names_the_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
