@@ -82,6 +82,15 @@ static int load_simulation(struct fs__sc *sc, const cJSON *node, struct fs_sim_c
 	    fs__sc_int(sc, node, "replications", 1, 100000, &reps) < 0 ||
 	    fs__sc_int(sc, node, "max_in_system", 1, FS__MAX_INT_JSON, &max_in) < 0)
 		return -1;
+	if (max_in > FS__MAX_IN_SYSTEM) {
+		fs__sc_found(sc, fs__sc_get(node, "max_in_system"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "max_in_system", "expected at most "
+		                          "%lld requests in the system at once (each "
+		                          "holds a few hundred bytes until it ends: about "
+		                          "4.5 GB per replication at that count), found %s; "
+		                          "a backlog past the bound stops the replication "
+		                          "as unstable", (long long)FS__MAX_IN_SYSTEM, found);
+	}
 	sim->drain = false;
 	if (fs__sc_bool(sc, node, "drain", &sim->drain) < 0)
 		return -1;
