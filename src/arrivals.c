@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "fleetsim/rng.h"
 #include "fleetsim/workload.h"
@@ -79,19 +80,25 @@ static double schedule_rate(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
 	return cfg->schedule[lo].rate_per_s;
 }
 
-/* Product of the multipliers of the spikes active at t ([at, at + dur)).
- * O(n_spikes): scenarios have a handful, so no index is kept.  MODEL: W6 */
+/* Product of the multipliers of the spikes active at t ([at, at + dur)): the
+ * last step of the profile at or before t, 1 before the first.
+ * O(log n_spike_steps).  MODEL: W6 */
 static double spike_factor(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
 {
-	double m = 1.0;
+	size_t lo = 0, hi = cfg->n_spike_steps;
 
-	for (size_t i = 0; i < cfg->n_spikes; i++) {
-		const struct fs_spike *s = &cfg->spikes[i];
+	assert(cfg->n_spikes == 0 || cfg->spike_steps != NULL);  /* prepared */
+	if (hi == 0 || t_ns < cfg->spike_steps[0].at_ns)
+		return 1.0;
+	while (hi - lo > 1) {           /* steps[lo].at_ns <= t < steps[hi].at_ns */
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (t_ns >= s->at_ns && t_ns - s->at_ns < s->dur_ns)
-			m *= s->multiplier;
+		if (cfg->spike_steps[mid].at_ns <= t_ns)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	return m;
+	return cfg->spike_steps[lo].factor;
 }
 
 /* Mean rate of a trace replay: n rows per (span + gap) x scale.  MODEL: W10 */
@@ -112,7 +119,7 @@ static double trace_rate(const struct fs_arrival_cfg *cfg)
  * schedule x spikes when a schedule is given (it replaces base and diurnal).
  * TRACE: the trace's mean rate after scaling, unmodulated.  `sim` supplies
  * start_hour for the diurnal clock (NULL: hour 0).  Pure; O(log n_schedule +
- * n_spikes).
+ * log n_spikes).
  */
 double fs_arrival_rate_at(const struct fs_arrival_cfg *cfg,
                           const struct fs_sim_cfg *sim, fs_ns t_ns)
@@ -131,26 +138,105 @@ double fs_arrival_rate_at(const struct fs_arrival_cfg *cfg,
 	return rate * spike_factor(cfg, t_ns);
 }
 
-/* Largest product of spike multipliers over time (>= 1): evaluated at every
- * spike start, where the set of active spikes can grow.  O(n_spikes^2). */
+/* Largest product of spike multipliers over time, and 1 (the factor outside
+ * every spike).  O(1): kept by fs_arrival_prepare. */
 static double spike_factor_max(const struct fs_arrival_cfg *cfg)
 {
-	double best = 1.0;
+	assert(cfg->n_spikes == 0 || cfg->spike_steps != NULL);  /* prepared */
+	return cfg->n_spikes > 0 ? cfg->spike_factor_max : 1.0;
+}
 
-	for (size_t i = 0; i < cfg->n_spikes; i++) {
-		double m = spike_factor(cfg, cfg->spikes[i].at_ns);
+/* A spike's start or end: from at_ns on, spike `spike`'s multiplier is in
+ * the product (start) or out of it (end). */
+struct spike_edge {
+	fs_ns at_ns;
+	size_t spike;
+	bool start;
+};
 
-		if (m > best)
-			best = m;
+/* Order of edges: time, then spike, then end before start (a total order, so
+ * qsort's instability cannot show). */
+static int edge_cmp(const void *pa, const void *pb)
+{
+	const struct spike_edge *a = pa, *b = pb;
+
+	if (a->at_ns != b->at_ns)
+		return a->at_ns < b->at_ns ? -1 : 1;
+	if (a->spike != b->spike)
+		return a->spike < b->spike ? -1 : 1;
+	return (int)a->start - (int)b->start;
+}
+
+/* Set leaf i of the product tree (leaves at [half, 2 half), 1 where no spike
+ * is active) and recompute its ancestors: O(log n). */
+static void tree_set(double *tree, size_t half, size_t i, double v)
+{
+	size_t k = half + i;
+
+	tree[k] = v;
+	for (k /= 2; k >= 1; k /= 2)
+		tree[k] = tree[2 * k] * tree[2 * k + 1];
+}
+
+/* MODEL: W6 — overlapping spikes multiply.  A sweep over the spikes' edges
+ * in time order keeps the product of the active multipliers in a tree (root
+ * tree[1]) and records it at every edge time where it changes: the profile
+ * holds every factor the rate can take, so its largest bounds the rate at
+ * every t (after a spike below 1 ends, too). */
+void fs_arrival_prepare(struct fs_arrival_cfg *cfg)
+{
+	size_t n = cfg->n_spikes, n_edges = 0, half = 1, i, j;
+	struct spike_edge *edges;
+	double *tree, prev = 1.0;
+
+	fs_arrival_fini(cfg);
+	if (n == 0)
+		return;
+	edges = fs_xmalloc(2 * n * sizeof *edges);
+	for (i = 0; i < n; i++) {
+		const struct fs_spike *sp = &cfg->spikes[i];
+
+		edges[n_edges++] = (struct spike_edge){sp->at_ns, i, true};
+		if (sp->dur_ns <= FS_NS_MAX - sp->at_ns)      /* else it never ends */
+			edges[n_edges++] = (struct spike_edge){sp->at_ns + sp->dur_ns, i, false};
 	}
-	return best;
+	qsort(edges, n_edges, sizeof *edges, edge_cmp);
+	while (half < n)
+		half *= 2;
+	tree = fs_xmalloc(2 * half * sizeof *tree);
+	for (i = 0; i < 2 * half; i++)
+		tree[i] = 1.0;
+	cfg->spike_steps = fs_xmalloc(n_edges * sizeof *cfg->spike_steps);
+	cfg->spike_factor_max = 1.0;
+	for (i = 0; i < n_edges; i = j) {
+		for (j = i; j < n_edges && edges[j].at_ns == edges[i].at_ns; j++)
+			tree_set(tree, half, edges[j].spike,
+			         edges[j].start ? cfg->spikes[edges[j].spike].multiplier : 1.0);
+		if (tree[1] == prev)
+			continue;
+		cfg->spike_steps[cfg->n_spike_steps++] =
+			(struct fs_spike_step){edges[i].at_ns, tree[1]};
+		prev = tree[1];
+		if (tree[1] > cfg->spike_factor_max)
+			cfg->spike_factor_max = tree[1];
+	}
+	free(tree);
+	free(edges);
+}
+
+void fs_arrival_fini(struct fs_arrival_cfg *cfg)
+{
+	free(cfg->spike_steps);
+	cfg->spike_steps = NULL;
+	cfg->n_spike_steps = 0;
+	cfg->spike_factor_max = 0.0;
 }
 
 /*
  * An upper bound of fs_arrival_rate_at over all t, tight unless spikes with
  * multipliers < 1 are the only ones active somewhere: max schedule step (or
  * base x (1 + a) when diurnal, or base) x the largest spike product.
- * TRACE: its mean rate.  O(n_schedule + n_spikes^2).
+ * TRACE: its mean rate.  O(n_schedule).
  */
 double fs_arrival_rate_max(const struct fs_arrival_cfg *cfg)
 {

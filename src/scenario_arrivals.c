@@ -15,6 +15,7 @@
 
 #include "fleetsim/scenario.h"
 #include "fleetsim/trace.h"
+#include "fleetsim/workload.h"
 #include "scenario_schema.h"
 
 static const char *const ARRIVAL_KEYS[] = {
@@ -278,6 +279,8 @@ int fs__sc_load_arrivals(struct fs__sc *sc, const cJSON *node, struct fs_arrival
 		saved = fs__sc_push_key(sc, "spikes");
 		rc = load_spikes(sc, fs__sc_get(node, "spikes"), cfg);
 		fs__sc_pop(sc, saved);
+		if (rc == 0)
+			fs_arrival_prepare(cfg);
 	}
 	return rc;
 }
@@ -286,6 +289,7 @@ void fs__sc_arrivals_fini(struct fs_arrival_cfg *cfg)
 {
 	free(cfg->schedule);
 	free(cfg->spikes);
+	fs_arrival_fini(cfg);
 	fs_trace_free(cfg->trace.trace);
 	cfg->schedule = NULL;
 	cfg->spikes = NULL;

@@ -218,6 +218,7 @@ static void test_arrivals_diurnal_floor_keeps_the_same_arrivals(void **state)
 
 		b.spikes = &whole;
 		b.n_spikes = 1;
+		fs_arrival_prepare(&b);
 		setup_init(&sa, &a, horizon_ns);
 		setup_init(&sb, &b, horizon_ns);
 		sa.sim.start_hour = sb.sim.start_hour = 5.0;
@@ -229,6 +230,7 @@ static void test_arrivals_diurnal_floor_keeps_the_same_arrivals(void **state)
 		assert_memory_equal(ta, tb, na * sizeof *ta);
 		free(ta);
 		free(tb);
+		fs_arrival_fini(&b);
 	}
 }
 
@@ -293,6 +295,7 @@ static void test_arrivals_spikes_multiply(void **state)
 	fs_ns *t;
 
 	(void)state;
+	fs_arrival_prepare(&a);
 	setup_init(&s, &a, 3000 * S);
 	t = collect(&s, 41, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -304,6 +307,7 @@ static void test_arrivals_spikes_multiply(void **state)
 	assert_near((double)in, 5000.0, 5.0 * sqrt(5000.0), 0);     /* 2 x 5 x 500 s */
 	assert_near((double)out, 5000.0, 5.0 * sqrt(5000.0), 0);    /* 2 x 2500 s */
 	free(t);
+	fs_arrival_fini(&a);
 }
 
 static void test_arrivals_rate_max_with_overlapping_spikes(void **state)
@@ -315,11 +319,81 @@ static void test_arrivals_rate_max_with_overlapping_spikes(void **state)
 	struct fs_sim_cfg sim = {.horizon_ns = 1000 * S};
 
 	(void)state;
+	fs_arrival_prepare(&a);
 	assert_near(fs_arrival_rate_max(&a), 6.0, 0, 0);       /* 2 x 3 on [20, 30) */
 	assert_near(fs_arrival_rate_at(&a, &sim, 25 * S), 6.0, 0, 0);
 	assert_near(fs_arrival_rate_at(&a, &sim, 30 * S), 3.0, 0, 0);  /* end excluded */
 	assert_near(fs_arrival_rate_at(&a, &sim, 102 * S), 4.0, 0, 0);
 	assert_near(fs_arrival_rate_at(&a, &sim, 105 * S), 1.0, 0, 0);
+	fs_arrival_fini(&a);
+}
+
+/* The documented longest list, 100000 spikes of random starts, lengths and
+ * multipliers (some overlapping, one never ending): the rate at 2000 times
+ * (spike starts and random ones) is the base times the product of the
+ * multipliers of the spikes active then, counted here one by one, and never
+ * above the envelope.  The product's order differs (a tree, not the list's
+ * order), so the match is to a relative 1e-12. */
+static void test_arrivals_many_spikes_match_their_product(void **state)
+{
+	enum { N_SPIKES = 100000, N_PROBES = 2000 };
+	struct fs_spike *sp = malloc(N_SPIKES * sizeof *sp);
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 3.0,
+	                           .spikes = sp, .n_spikes = N_SPIKES};
+	uint64_t seed = 12345;
+	fs_ns span_ns = 100000 * S;
+	double max_per_s;
+
+	(void)state;
+	assert_non_null(sp);
+	for (size_t i = 0; i < N_SPIKES; i++) {
+		sp[i].at_ns = (fs_ns)(fs_test_xorshift64(&seed) % (uint64_t)span_ns);
+		sp[i].dur_ns = 1 + (fs_ns)(fs_test_xorshift64(&seed) % (uint64_t)(3 * S));
+		sp[i].multiplier = 0.5 + (double)(fs_test_xorshift64(&seed) % 1000) / 500.0;
+	}
+	sp[7].dur_ns = FS_NS_MAX;                     /* one never ends */
+	fs_arrival_prepare(&a);
+	max_per_s = fs_arrival_rate_max(&a);
+	for (size_t k = 0; k < N_PROBES; k++) {
+		fs_ns t_ns = k % 2 ? (fs_ns)(fs_test_xorshift64(&seed) % (uint64_t)span_ns)
+		                   : sp[fs_test_xorshift64(&seed) % N_SPIKES].at_ns;
+		double product = 1.0, rate = fs_arrival_rate_at(&a, NULL, t_ns);
+
+		for (size_t i = 0; i < N_SPIKES; i++)
+			if (t_ns >= sp[i].at_ns && t_ns - sp[i].at_ns < sp[i].dur_ns)
+				product *= sp[i].multiplier;
+		assert_near(rate, 3.0 * product, 0, 1e-12);
+		assert_true(rate <= max_per_s);
+	}
+	fs_arrival_fini(&a);
+	free(sp);
+}
+
+/* After a spike below 1 ends, a spike above 1 that overlapped it runs on
+ * alone: the envelope must cover its own factor (x4 on [10 min, 20 min)),
+ * not only the products at the spikes' starts (x0.5, then x0.5 x 4 = 2),
+ * or thinning caps the rate there at the envelope's 4/s instead of 8/s. */
+static void test_arrivals_envelope_covers_a_spike_outliving_one_below_one(void **state)
+{
+	struct fs_spike sp[2] = {{0, 600 * S, 0.5}, {300 * S, 900 * S, 4.0}};
+	struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 2.0,
+	                           .spikes = sp, .n_spikes = 2};
+	struct setup s;
+	long alone = 0;
+	size_t n;
+	fs_ns *t;
+
+	(void)state;
+	fs_arrival_prepare(&a);
+	assert_near(fs_arrival_rate_at(&a, NULL, 900 * S), 8.0, 0, 0);
+	assert_true(fs_arrival_rate_max(&a) >= 8.0);
+	setup_init(&s, &a, 1800 * S);
+	t = collect(&s, 43, &n);
+	for (size_t i = 0; i < n; i++)
+		alone += t[i] >= 600 * S && t[i] < 1200 * S;
+	assert_near((double)alone, 4800.0, 5.0 * sqrt(4800.0), 0);   /* 8/s x 600 s */
+	free(t);
+	fs_arrival_fini(&a);
 }
 
 static void test_arrivals_zero_rate_has_none(void **state)
@@ -415,6 +489,8 @@ int main(void)
 		cmocka_unit_test(test_arrivals_one_shot_schedule_stops),
 		cmocka_unit_test(test_arrivals_spikes_multiply),
 		cmocka_unit_test(test_arrivals_rate_max_with_overlapping_spikes),
+		cmocka_unit_test(test_arrivals_envelope_covers_a_spike_outliving_one_below_one),
+		cmocka_unit_test(test_arrivals_many_spikes_match_their_product),
 		cmocka_unit_test(test_arrivals_zero_rate_has_none),
 		cmocka_unit_test(test_arrivals_stop_before_horizon),
 		cmocka_unit_test(test_arrivals_round_half_away_is_llround),

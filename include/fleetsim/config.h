@@ -80,6 +80,14 @@ struct fs_spike {
 	double multiplier;           /* rate multiplied by this while active */
 };
 
+/* One step of the spikes' combined factor: from at_ns on (to the next step)
+ * the rate is multiplied by `factor`, the product of the active spikes'
+ * multipliers. */
+struct fs_spike_step {
+	fs_ns at_ns;
+	double factor;
+};
+
 struct fs_arrival_cfg {
 	enum fs_arrival_kind kind;
 	double rate_per_s;           /* mean rate (daily mean when diurnal) */
@@ -96,6 +104,12 @@ struct fs_arrival_cfg {
 
 	struct fs_spike *spikes;
 	size_t n_spikes;
+	/* The spikes as a step function, built by fs_arrival_prepare (1 before
+	 * the first step), so that a rate costs O(log n_spikes), not
+	 * O(n_spikes); owned, freed by fs_arrival_fini. */
+	struct fs_spike_step *spike_steps;
+	size_t n_spike_steps;
+	double spike_factor_max;     /* largest factor of any step, and 1 */
 
 	struct fs_trace_cfg trace;   /* TRACE only */
 };

@@ -93,6 +93,15 @@ double fs_arrival_rate_at(const struct fs_arrival_cfg *cfg,
 /* Upper bound of fs_arrival_rate_at over all t (the thinning envelope). */
 double fs_arrival_rate_max(const struct fs_arrival_cfg *cfg);
 
+/* Build cfg's spike profile (spike_steps) from its spikes, replacing any
+ * earlier one: O(n_spikes log n_spikes).  The scenario loader calls it; a
+ * caller that fills `spikes` by hand calls it before asking for a rate or
+ * making a workload.  The profile is owned by cfg: fs_arrival_fini. */
+void fs_arrival_prepare(struct fs_arrival_cfg *cfg);
+
+/* Free what fs_arrival_prepare attached to cfg (not the spikes). */
+void fs_arrival_fini(struct fs_arrival_cfg *cfg);
+
 /* Draw one length (tokens) from `cfg`, clamped to [min, max]. */
 int64_t fs_length_sample(const struct fs_length_cfg *cfg, struct fs_rng *r);
 
