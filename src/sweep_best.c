@@ -42,10 +42,15 @@ static void diff_words(char *buf, size_t len, const struct fs_ci *d)
 	}
 }
 
-/* "2044 [2000, 2100]", or "2044 (same in every replication)". */
+/* "2044 [2000, 2100]", "2044 (same in every replication)", "2044 (no
+ * interval)" (one replication), or "unknown" (no value). */
 static const char *ci_words(char *buf, size_t len, const struct fs_ci *ci)
 {
-	if (fs_stats_ci_exact(ci))
+	if (!isfinite(ci->value))
+		snprintf(buf, len, "unknown");
+	else if (!isfinite(ci->ci_lo) || !isfinite(ci->ci_hi))
+		snprintf(buf, len, "%.4g (no interval)", ci->value);
+	else if (fs_stats_ci_exact(ci))
 		snprintf(buf, len, "%.4g (same in every replication)", ci->value);
 	else
 		snprintf(buf, len, "%.4g [%.4g, %.4g]", ci->value, ci->ci_lo, ci->ci_hi);

@@ -247,12 +247,20 @@ static void print_recommendation(const struct fs_sweep_opts *o,
 	} else {
 		const struct fs__sweep_pt *p = &pts[best];
 
+		char obj[96];
+
 		short_label(base, p->index, label, sizeof label);
-		printf("recommended: point %zu, %s: %s %.6g [%.6g, %.6g] %s, P(SLO met) %.3g "
-		       "[%.3g, %.3g]\n", p->index, label,
-		       fs_objective_name(base->objective.minimize), p->obj_ci.value,
-		       p->obj_ci.ci_lo, p->obj_ci.ci_hi, base->fleet.currency, p->p_met.value,
-		       p->p_met.ci_lo, p->p_met.ci_hi);
+		/* STATISTICS.md: no interval (one replication) is no bracket */
+		if (!isfinite(p->obj_ci.value))
+			snprintf(obj, sizeof obj, "-");
+		else if (!isfinite(p->obj_ci.ci_lo) || !isfinite(p->obj_ci.ci_hi))
+			snprintf(obj, sizeof obj, "%.6g", p->obj_ci.value);
+		else
+			snprintf(obj, sizeof obj, "%.6g [%.6g, %.6g]", p->obj_ci.value,
+			         p->obj_ci.ci_lo, p->obj_ci.ci_hi);
+		printf("recommended: point %zu, %s: %s %s %s, P(SLO met) %.3g [%.3g, %.3g]\n",
+		       p->index, label, fs_objective_name(base->objective.minimize), obj,
+		       base->fleet.currency, p->p_met.value, p->p_met.ci_lo, p->p_met.ci_hi);
 	}
 	printf("report: %s/best.json (the recommendation and why); every point in "
 	       "%s/sweep.json; `fleetsim report %s` renders them\n", o->out_dir, o->out_dir,
@@ -272,7 +280,11 @@ static void print_table(const struct fs_scenario *base, const struct fs__sweep_p
 		int pm_extra = 0;            /* "±" is two bytes, one column */
 
 		short_label(base, p->index, label, sizeof label);
-		if (fs_stats_ci_exact(&p->obj_ci)) {
+		if (!isfinite(p->obj_ci.value)) {
+			snprintf(obj, sizeof obj, "-");
+		} else if (!isfinite(p->obj_ci.half_width)) {
+			snprintf(obj, sizeof obj, "%.1f", p->obj_ci.value);
+		} else if (fs_stats_ci_exact(&p->obj_ci)) {
 			snprintf(obj, sizeof obj, "%.1f (exact)", p->obj_ci.value);
 		} else if (fs_stats_ci_clipped(&p->obj_ci)) {
 			snprintf(obj, sizeof obj, "%.1f [%.1f, %.1f]", p->obj_ci.value,

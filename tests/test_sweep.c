@@ -206,6 +206,39 @@ static void test_sweep_runs_every_point_on_the_file_as_read(void **state)
 	fs_test_tmpdir_free(work);
 }
 
+/* A sweep of one replication a point has no interval of its objective (a
+ * sweep without "objective" minimises the total cost, whose interval needs
+ * two replications): the table, the recommendation and best.json's "why"
+ * give the value alone, never "nan" (they printed "0.2 ± nan" and
+ * "[nan, nan]"). */
+static void test_sweep_of_one_replication_prints_no_nan(void **state)
+{
+	char *work = fs_test_tmpdir();
+	char *scen = fs_test_path(work, "s.json"), *out = fs_test_path(work, "out");
+	char *text = fs_test_read_file(SCENARIO, NULL), *cut, *best;
+	const char *args[] = { "sweep", scen, "-o", out, "-r", "1", "-j", "1", NULL };
+	struct fs_test_run r;
+
+	(void)state;
+	assert_non_null(text);
+	cut = strstr(text, ",\n  \"objective\"");
+	assert_non_null(cut);
+	strcpy(cut, "\n}\n");
+	fs_test_write_file(scen, text);
+	r = fs_test_fleetsim_expect(args, 0);
+	assert_has(r.out, "recommended: point 4, pricing=spot count=1: total_cost 0.131667 USD,");
+	assert_null(strstr(r.out, "nan"));
+	best = fs_test_read_out(out, "best.json");
+	assert_has(best, "total_cost 0.1317 (no interval) with P(SLO met)");
+	assert_null(strstr(best, "nan"));
+	free(best);
+	fs_test_run_free(&r);
+	free(text);
+	free(scen);
+	free(out);
+	fs_test_tmpdir_free(work);
+}
+
 static void test_sweep_search_evaluates_fewer_points_for_the_same_best(void **state)
 {
 	char *grid = fs_test_tmpdir(), *search = fs_test_tmpdir();
@@ -298,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_is_identical_for_1_and_2_threads),
 		cmocka_unit_test(test_sweep_resumes_after_a_kill_with_the_same_bytes),
 		cmocka_unit_test(test_sweep_runs_every_point_on_the_file_as_read),
+		cmocka_unit_test(test_sweep_of_one_replication_prints_no_nan),
 		cmocka_unit_test(test_sweep_search_evaluates_fewer_points_for_the_same_best),
 		cmocka_unit_test(test_sweep_mpirun_np_2_matches_one_process),
 	};
