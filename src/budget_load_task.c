@@ -273,6 +273,19 @@ static double jnum(const cJSON *o, const char *a, const char *b, const char *c)
 	return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
+/* The hours pool `name` of a run's summary.json had instances alive (its
+ * mean count x the horizon): `alive_instance_hours`, or `instance_hours` in
+ * a summary written before the billed hours took that key (they were the
+ * alive hours then). */
+static double alive_instance_hours(const cJSON *sum, const char *name)
+{
+	const cJSON *pools = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(sum, "cost"), "pools");
+	double h = jnum(pools, name, "alive_instance_hours", "value");
+
+	return isnan(h) ? jnum(pools, name, "instance_hours", "value") : h;
+}
+
 /* The currency of a run or sweep (`what`) that a serving task reads
  * `from`: the plan's, else -1 reported at node's "from". */
 static int check_currency(struct fs__sc *sc, const cJSON *node, const char *what,
@@ -486,9 +499,7 @@ static int load_from_dir(struct fs__sc *sc, const cJSON *node,
 		const struct fs_gpu_spec *g = fs_catalog_find_gpu(
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "gpu")));
 		double tp = jnum(p, "tp", NULL, NULL);
-		double h = jnum(cJSON_GetObjectItemCaseSensitive(
-		             cJSON_GetObjectItemCaseSensitive(sum, "cost"), "pools"),
-		         p->string, "instance_hours", "value");
+		double h = alive_instance_hours(sum, p->string);
 		if (g == NULL || !(tp >= 1) || !(h >= 0) || (t->gpu != NULL && t->gpu != g)) {
 			fs__sc_fail_member(sc, node, "from", "expected a run whose pools are all on "
 			                   "one catalogue GPU (one serving task per GPU type), "

@@ -323,7 +323,8 @@ void fs__rec_billed_level(struct fs_recorder *rec, size_t pool, size_t billed,
 /* One instance's life and bill at the end of the run, each part added to
  * its pool in this order (0 for a part that does not apply). */
 struct fs__rec_bill {
-	double alive_ns;             /* billed life */
+	double alive_ns;             /* life, from the end of provisioning */
+	double billed_ns;            /* billed span (B1, B2; committed: the life) */
 	double serving_ns;           /* of it, able to serve */
 	double serving_measured_ns;  /* of that, after the warm-up */
 	double usd;                  /* usage charge (0: paid by the commitment) */

@@ -82,12 +82,13 @@ void fs__rec_instance_bill(struct fs_recorder *rec, size_t pool,
 	struct fs_pool_result *pr = pool_of(rec, pool);
 
 	pr->alive_ns += b->alive_ns;
+	pr->billed_ns += b->billed_ns;
 	pr->serving_ns += b->serving_ns;
 	pr->serving_measured_ns += b->serving_measured_ns;
 	pr->usd += b->usd;
 	if (b->overflow) {
 		pr->overflow_usd += b->usd;
-		pr->overflow_ns += b->alive_ns;
+		pr->overflow_ns += b->billed_ns;
 	}
 	pr->idle_usd += b->idle_usd;
 	pr->lost_usd += b->lost_cold_usd;

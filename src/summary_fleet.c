@@ -203,7 +203,8 @@ static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,
 		slot_use(&ps->break_even, results, n_reps, p);
 		PER_REP(ps->idle_usd, f->pools[p].idle_usd);
 		PER_REP(ps->lost_usd, f->pools[p].lost_usd);
-		PER_REP(ps->instance_hours, f->pools[p].alive_ns / FS_NS_PER_HOUR);
+		PER_REP(ps->instance_hours, f->pools[p].billed_ns / FS_NS_PER_HOUR);
+		PER_REP(ps->alive_hours, f->pools[p].alive_ns / FS_NS_PER_HOUR);
 		PER_REP(ps->busy_fraction, ratio(f->pools[p].busy_ns, f->pools[p].serving_ns));
 		ps->busy_fraction = fs_stats_ci_clip(ps->busy_fraction, 0.0, 1.0);
 		PER_REP(ps->kv_use, ratio(f->pools[p].kv_block_ns, f->pools[p].serving_ns *

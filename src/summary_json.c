@@ -213,6 +213,7 @@ static cJSON *cost_json(const struct fs_summary *s, const struct fs_scenario *sc
 		cJSON_AddItemToObject(po, "idle", ci_json(&ps->idle_usd));
 		cJSON_AddItemToObject(po, "lost_to_reclaims", ci_json(&ps->lost_usd));
 		cJSON_AddItemToObject(po, "instance_hours", ci_json(&ps->instance_hours));
+		cJSON_AddItemToObject(po, "alive_instance_hours", ci_json(&ps->alive_hours));
 		cJSON_AddItemToObject(po, "launches", ci_json(&ps->launches));
 		cJSON_AddItemToObject(po, "failed_launches", ci_json(&ps->failed_launches));
 		cJSON_AddItemToObject(po, "reclaims", ci_json(&ps->reclaims));

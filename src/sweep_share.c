@@ -23,7 +23,7 @@
 
 /* The plan-dependent fields of one pool's result. */
 struct pool_bill {
-	double usd, commit_usd, overflow_usd, overflow_ns, idle_usd, lost_usd;
+	double usd, commit_usd, overflow_usd, overflow_ns, billed_ns, idle_usd, lost_usd;
 };
 
 struct share_entry {
@@ -216,8 +216,8 @@ static void save_bill(struct share_entry *e, int r)
 		const struct fs_pool_result *pr = &f->pools[p];
 
 		e->bill[(size_t)r * f->n_pools + p] = (struct pool_bill){
-			pr->usd, pr->commit_usd, pr->overflow_usd, pr->overflow_ns, pr->idle_usd,
-			pr->lost_usd
+			pr->usd, pr->commit_usd, pr->overflow_usd, pr->overflow_ns, pr->billed_ns,
+			pr->idle_usd, pr->lost_usd
 		};
 	}
 }
@@ -296,6 +296,7 @@ static void bill_as(struct share_entry *e, int r, const struct fs_scenario *to)
 			pr->commit_usd = own->commit_usd;
 			pr->overflow_usd = own->overflow_usd;
 			pr->overflow_ns = own->overflow_ns;
+			pr->billed_ns = own->billed_ns;
 			pr->idle_usd = own->idle_usd;
 			pr->lost_usd = own->lost_usd;
 			continue;
@@ -309,6 +310,7 @@ static void bill_as(struct share_entry *e, int r, const struct fs_scenario *to)
 			pr->usd = 0.0 + fee;
 			pr->overflow_usd = 0;
 			pr->overflow_ns = 0;
+			pr->billed_ns = pr->alive_ns;   /* committed: no rounding (B5) */
 			pr->lost_usd = 0;
 			pr->idle_usd = 0;
 			if (capacity_ns > 0)

@@ -53,6 +53,7 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	if (in->billed_from_ns < 0 || until_ns <= in->billed_from_ns)
 		return;
 	b.alive_ns = (double)(until_ns - in->billed_from_ns);
+	b.billed_ns = b.alive_ns;
 	if (in->serving_from_ns >= 0) {
 		b.serving_ns = (double)(until_ns - in->serving_from_ns);
 		b.serving_measured_ns = measured_ns(w->sc, in->serving_from_ns, until_ns);
@@ -67,6 +68,7 @@ static void bill_instance(struct fs_world *w, const struct fs__instance *in, fs_
 	/* the parts are shares of the billed span (B1, B2: the alive span
 	 * rounded up, at least the minimum), which is what the bill pays for */
 	billed_ns = (double)fs_billing_billed_ns(&pc->billing, in->billed_from_ns, until_ns);
+	b.billed_ns = billed_ns;
 	cold_ns = (double)((in->serving_from_ns >= 0 ? in->serving_from_ns : until_ns) -
 	                   in->billed_from_ns);
 	/* A replacement's cold start is lost to the reclaim, not idle: each

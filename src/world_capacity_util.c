@@ -469,6 +469,7 @@ void fs_capacity_util_idle(const struct fs_rep_result *r, size_t p,
 		}
 	}
 	close_run(out, &run_ns, &run_inst_ns);
-	/* MODEL: S19 — priced at the pool's mean billed rate per instance-hour. */
-	out->usd = pr->alive_ns > 0 ? out->instance_hours * pr->usd / (pr->alive_ns / FS_NS_PER_HOUR) : 0;
+	/* MODEL: S19 — priced at the pool's bill per billed instance-hour. */
+	out->usd = pr->billed_ns > 0 ?
+	           out->instance_hours * pr->usd / (pr->billed_ns / FS_NS_PER_HOUR) : 0;
 }

@@ -88,16 +88,17 @@ static void test_billing_world_two_on_demand_for_an_hour(void **state)
 /* One instance cold-starts: provisioning takes a fixed 60 s (not billed),
  * then it is billed until the horizon, 89 minutes later.  Per second:
  * 5340 s x 1.40 / 3600.  Per started hour: 2 h.  Per hour with a 3 h
- * minimum: 3 h. */
+ * minimum: 3 h.  The pool's instance-hours are the billed hours, so that
+ * they times the price are the bill; it was alive 5340 s in each case. */
 static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 {
 	static const struct {
 		const char *billing;
-		double usd;
+		double billed_h;
 	} cases[] = {
-		{ "{\"granularity\": \"second\", \"minimum\": \"60s\"}", 5340 * 1.40 / 3600 },
-		{ "{\"granularity\": \"hour\", \"minimum\": \"0s\"}", 2 * 1.40 },
-		{ "{\"granularity\": \"hour\", \"minimum\": \"3h\"}", 3 * 1.40 },
+		{ "{\"granularity\": \"second\", \"minimum\": \"60s\"}", 5340.0 / 3600 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"0s\"}", 2 },
+		{ "{\"granularity\": \"hour\", \"minimum\": \"3h\"}", 3 },
 	};
 	char fleet[512];
 	size_t i;
@@ -113,10 +114,12 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 		         "\"price_per_h\": 1.40, \"billing\": %s}]}", cases[i].billing);
 		sc = scenario(0.5, "90m", "", fleet);
 		s = summarise(sc);
-		print_message("%s: %.6f (expected %.6f)\n", cases[i].billing,
-		              s->cost.total_usd.value, cases[i].usd);
-		assert_exact(&s->cost.total_usd, cases[i].usd);
-		assert_exact(&s->pools[0].instance_hours, 5340.0 / 3600);
+		print_message("%s: %.6f USD, %.6f instance-hours (expected %.6f h)\n",
+		              cases[i].billing, s->cost.total_usd.value,
+		              s->pools[0].instance_hours.value, cases[i].billed_h);
+		assert_exact(&s->cost.total_usd, cases[i].billed_h * 1.40);
+		assert_exact(&s->pools[0].instance_hours, cases[i].billed_h);
+		assert_exact(&s->pools[0].alive_hours, 5340.0 / 3600);
 		/* MODEL: B8 — its use projected to a month: 5340 / 5400 x 730 h */
 		assert_int_equal(s->pools[0].break_even.n_slots, 1);
 		assert_near(s->pools[0].break_even.slot_hours_per_month[0], 5340.0 / 5400 * 730,
@@ -199,6 +202,58 @@ static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
 	assert_near(s->pools[0].break_even.slot_hours_per_month[0], 365, 1e-9, 0);
 	assert_near(s->pools[0].break_even.hours_per_month, 613.2 / 0.90, 1e-9, 0);
 	assert_int_equal(s->pools[0].break_even.worth_committing, 0);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
+}
+
+/*
+ * MODEL: F12, B1 — a fallback stand-in is billed in its own on-demand pool,
+ * at that pool's price and rounding.  One warm spot instance at 0.90/h per
+ * second in a zone whose capacity is 1, 0 from 10 min, 1 from 20 min;
+ * notice 5 min; provisioning a fixed 60 s; no requests.
+ *   spot: the first instance 0-15 min (900 s), the replacement launched at
+ *     20 min, billed from 21 min to the end (2340 s): 0.9 h, 0.81 USD;
+ *   od (3.60/h, per started hour): the stand-in launched at the notice,
+ *     billed from 11 min until the replacement serves a cold start C after
+ *     21 min: alive 600 + C s, billed 1 h, 3.60 USD, of which the cold start
+ *     C x 3.60 / 3600 is lost to the reclaim (F13).
+ * Each pool's instance-hours x its price is its bill, and the pools add up
+ * to the total: 0.81 + 3.60 = 4.41 USD.
+ */
+static void test_billing_world_stand_in_billed_in_its_pool_by_the_hour(void **state)
+{
+	struct fs_scenario *sc = scenario(1e-6, "1h", "",
+		"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+		"{\"path\": \"one_node_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
+		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
+		"\"count\": 1, \"price_per_h\": 0.90, \"fallback_pool\": \"od\", "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
+		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
+		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		"\"billing\": {\"granularity\": \"hour\"}}]}");
+	struct fs_summary *s = summarise(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
+
+	(void)state;
+	print_message("cold start %.3f s; od: %.4f USD, %.4f instance-hours, %.4f alive\n",
+	              cold_s, s->pools[1].usd.value, s->pools[1].instance_hours.value,
+	              s->pools[1].alive_hours.value);
+	assert_true(cold_s > 10 && cold_s < 600);
+	assert_exact(&s->pools[0].usd, 0.81);
+	assert_exact(&s->pools[0].instance_hours, 0.9);
+	assert_exact(&s->pools[0].alive_hours, 0.9);
+	assert_exact(&s->pools[0].reclaims, 1);
+	assert_exact(&s->pools[1].usd, 3.60);
+	assert_exact(&s->pools[1].instance_hours, 1.0);
+	assert_exact(&s->pools[1].alive_hours, (600 + cold_s) / 3600);
+	assert_exact(&s->pools[1].launches, 1);
+	assert_exact(&s->pools[1].lost_usd, cold_s * 3.60 / 3600);
+	assert_exact(&s->pools[0].lost_usd, cold_s * 0.90 / 3600);
+	assert_exact(&s->cost.total_usd, 4.41);
+	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 3.60);
+	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.81);
 	fs_summary_free(s);
 	fs_scenario_free(sc);
 }
@@ -437,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_billing_world_rounding_minimum_and_cold_start),
 		cmocka_unit_test(test_billing_world_idle_is_a_share_of_the_billed_span),
 		cmocka_unit_test(test_billing_world_spot_reclaim_billed_to_the_second),
+		cmocka_unit_test(test_billing_world_stand_in_billed_in_its_pool_by_the_hour),
 		cmocka_unit_test(test_billing_world_daily_weekly_and_yearly_commitments),
 		cmocka_unit_test(test_billing_world_monthly_pool_scaled_out_pays_overflow),
 		cmocka_unit_test(test_billing_world_break_even),

@@ -228,6 +228,43 @@ static void test_capacity_util_hour_without_traffic_is_one_idle_episode(void **s
 	fs_scenario_free(sc);
 }
 
+/*
+ * MODEL: S19 — an episode is priced at the pool's bill per billed
+ * instance-hour.  One warm on-demand L40S at 2 USD/h billed per started
+ * hour, no traffic, 90 minutes: billed 2 h = 4 USD; the whole run is one
+ * idle episode of 1.5 instance-hours, at 4 USD / 2 billed hours = 2 USD
+ * each: 3 USD (the half hour the rounding adds is paid but in no episode).
+ */
+static void test_capacity_util_idle_episode_at_the_billed_rate(void **state)
+{
+	struct fs_scenario *sc = chat_scenario(
+		"{\"process\": \"poisson\", \"rate_per_s\": 1e-6}", "90m", "0s", 2,
+		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"price_per_h\": 2.0, "
+		"\"billing\": {\"granularity\": \"hour\"}}]}");
+	struct fs_rep_result **res = run(sc, false);
+	struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
+	int r;
+
+	(void)state;
+	for (r = 0; r < 2; r++) {
+		struct fs_idle_episodes ep;
+
+		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
+		fs_capacity_util_idle(res[r], 0, &ep);
+		print_message("replication %d: %g episode(s), %g h, %g instance-h, %g USD\n", r,
+		              ep.count, ep.hours, ep.instance_hours, ep.usd);
+		assert_near(ep.count, 1, 0, 0);
+		assert_near(ep.instance_hours, 1.5, 1e-9, 0);
+		assert_near(ep.usd, 3.0, 1e-9, 0);
+	}
+	assert_near(s->cost.total_usd.value, 4.0, 1e-9, 0);
+	assert_near(s->pools[0].instance_hours.value, 2.0, 1e-9, 0);
+	assert_near(s->cost.idle_episode_usd.value, 3.0, 1e-9, 0);
+	fs_summary_free(s);
+	fs_replicate_free(res, 2);
+	fs_scenario_free(sc);
+}
+
 static void test_capacity_util_saturation_is_deterministic_and_seed_free(void **state)
 {
 	struct fs_scenario *a = poisson_scenario(4, "10m", "0s", 1);
@@ -464,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_util_tracks_offered_load_over_measured_saturation),
 		cmocka_unit_test(test_capacity_util_oversized_quickstart_shows_a_quarter_and_unused_cost),
 		cmocka_unit_test(test_capacity_util_hour_without_traffic_is_one_idle_episode),
+		cmocka_unit_test(test_capacity_util_idle_episode_at_the_billed_rate),
 		cmocka_unit_test(test_capacity_util_saturation_is_deterministic_and_seed_free),
 		cmocka_unit_test(test_capacity_util_fleet_shares_a_loop_only_between_equal_pools),
 		cmocka_unit_test(test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span),

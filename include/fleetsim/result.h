@@ -118,14 +118,19 @@ struct fs_pool_result {
 	double usd;                         /* billed: usage, or commitment + overflow */
 	double commit_usd;                  /* committed plans: the commitment, used or not */
 	double overflow_usd;                /* committed plans: instances above it */
-	double overflow_ns;                 /* Σ billed life of those overflow instances */
+	double overflow_ns;                 /* Σ billed span of those overflow instances */
 	double *level_ns;                   /* level_ns[k]: time with exactly k instances
 	                                     * billed, k < n_levels (MODEL: B8) */
 	size_t n_levels;
 	double idle_usd;                    /* share of usd paid with no iteration in flight */
 	double lost_usd;                    /* paid for cold starts of replacements and for
 	                                     * work lost to reclaims */
-	double alive_ns;                    /* Σ billed life of instances */
+	double alive_ns;                    /* Σ life of instances, from the end of
+	                                     * provisioning to gone (MODEL: F2) */
+	double billed_ns;                   /* Σ billed span: each usage-billed
+	                                     * instance's life rounded up, at least
+	                                     * the minimum (B1, B2); a committed
+	                                     * instance's life (MODEL: B5) */
 	double serving_ns;                  /* Σ time instances could serve */
 	double serving_measured_ns;         /* of it, after the warm-up
 	                                     * (MODEL: S1, S7) */

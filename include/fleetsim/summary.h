@@ -85,7 +85,8 @@ struct fs_pool_summary {
 	struct fs_ci overflow_hours;         /* their billed instance-hours */
 	struct fs_ci idle_usd;
 	struct fs_ci lost_usd;
-	struct fs_ci instance_hours;         /* billed instance-hours */
+	struct fs_ci instance_hours;         /* billed instance-hours (MODEL: B5) */
+	struct fs_ci alive_hours;            /* instance-hours alive (MODEL: F2) */
 	struct fs_break_even break_even;     /* commitment vs hourly (MODEL: B8) */
 	struct fs_ci busy_fraction;          /* iteration time / serving time */
 	struct fs_ci kv_use;                 /* mean fraction of KV blocks in use while serving */
