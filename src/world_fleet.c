@@ -249,8 +249,10 @@ void fs__world_fleet_trim_due(struct fs_world *w, uint32_t p)
 /* Launch until pool p has its target (or a spot launch finds no room).  A
  * launch that replaces a reclaimed instance is marked, for the cost of its
  * cold start (MODEL: F13). */
-void fs__world_fleet_fill(struct fs_world *w, uint32_t p)
+int fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 {
+	int fresh = 0;
+
 	while (w->pools[p].alive < w->pools[p].target) {
 		bool replacement = w->pools[p].replacements_due > 0;
 
@@ -258,8 +260,11 @@ void fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 			break;
 		if (replacement)
 			w->pools[p].replacements_due--;
+		else
+			fresh++;
 	}
 	fs__world_fleet_trim_due(w, p);
+	return fresh;
 }
 
 void fs__world_fleet_gone(struct fs_world *w, uint32_t ii)

@@ -331,10 +331,14 @@ void fs__world_scale_event(struct fs_world *w)
 	fs__world_avail_want(w, p, desired);         /* MODEL: F15 */
 	fs__recorder_pool_desired(&w->rec, p, w->now_ns, desired);
 	if (desired > w->pools[p].alive) {
-		if (w->pools[p].last_release_ns >= 0 &&                  /* MODEL: A11 */
+		int launched = fs__world_fleet_fill(w, p);
+
+		/* MODEL: A11 — the launches this look made, within an hour of a
+		 * scale-in: not a spot launch that found no room, nor the
+		 * replacement of a reclaimed instance (F11). */
+		if (launched > 0 && w->pools[p].last_release_ns >= 0 &&
 		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)
-			fs__rec_scale_relaunch(&w->rec, p, (uint64_t)(desired - w->pools[p].alive));
-		fs__world_fleet_fill(w, p);
+			fs__rec_scale_relaunch(&w->rec, p, (uint64_t)launched);
 	}
 	while (w->pools[p].alive > desired) {
 		scale_in_one(w, p);

@@ -340,10 +340,11 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
 /* After an iteration of instance inst: a draining instance that became
  * empty is gone. */
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
-/* Launch until pool p has its target; stop an instance taking work (one
- * not yet serving goes at once, a serving one drains); whether an
+/* Launch until pool p has its target (returning how many of the launches
+ * were not replacements owed for reclaims); stop an instance taking work
+ * (one not yet serving goes at once, a serving one drains); whether an
  * instance counts toward its pool's size (world_fleet.c). */
-void fs__world_fleet_fill(struct fs_world *w, uint32_t p);
+int fs__world_fleet_fill(struct fs_world *w, uint32_t p);
 void fs__world_fleet_release(struct fs_world *w, uint32_t inst);
 /* Pool p owes no more replacements than it lacks of its target (MODEL:
  * F13): called after fills and the autoscaler's decisions. */

@@ -305,6 +305,57 @@ static void test_autoscale_world_warnings(void **state)
 	fs_scenario_free(floor);
 }
 
+/*
+ * MODEL: A11, F10 — the flapping figure counts launches the autoscaler
+ * made, not launch attempts that found no spot room nor reclaim
+ * replacements.  Two warm spot instances (0.90/h, min 1, max 3, no load)
+ * in a zone whose capacity is 2, 0 from 10 min, 2 from 20 min; notice
+ * 5 min, provisioning a fixed 60 s, relaunch.  By hand:
+ *   15 s: the first look proposes 0: down to min 1, the later instance
+ *     goes (alive 15 s, billed the 60 s minimum);
+ *   10 min: the other is noticed; its replacement finds no room, at the
+ *     notice and at each look until 20 min (failed launches, not launches);
+ *   15 min: reclaimed (billed 900 s);  20 min: the replacement is launched,
+ *     billed from 21 min (2340 s) and serving a cold start C later.
+ * Bill 3300 s x 0.90 / 3600 = 0.825; 3 launches; short from 10 min until
+ * 21 min + C; no scale-out ever, so no launch within an hour of the
+ * scale-in and no flapping (it was one per failed look: 40 per hour).
+ */
+static void test_autoscale_world_failed_spot_launches_are_not_flapping(void **state)
+{
+	struct fs_scenario *sc = scenario("1h", "{\"process\": \"poisson\", \"rate_per_s\": 1e-6}",
+		"{\"strategy\": \"relaunch\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+		"{\"path\": \"fleet/two_nodes_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
+		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
+		"\"count\": 2, \"min\": 1, \"max\": 3, \"price_per_h\": 0.90, "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
+		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}], "
+		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
+		"\"idle_release\": {\"for\": \"0s\"}}}");
+	struct fs_rep_result **res = run(sc);
+	double cold_s = sc_cold_s(sc);
+
+	(void)state;
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
+
+		print_message("%llu launches, %llu failed, %llu within an hour of a scale-in, "
+		              "%.4f USD\n", (unsigned long long)pr->launches,
+		              (unsigned long long)pr->failed_launches,
+		              (unsigned long long)pr->scale_relaunches, pr->usd);
+		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
+		assert_int_equal(pr->launches, 3);
+		assert_int_equal(pr->reclaims, 1);
+		assert_true(pr->failed_launches > 1);
+		assert_int_equal(pr->scale_relaunches, 0);
+		assert_near(pr->usd, 3300 * 0.90 / 3600, 1e-9, 0);
+		assert_near(pr->avail.short_ns, (660 + cold_s) * 1e9, 1e3, 0);
+	}
+	assert_false(warns(sc, res, "flapping"));
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
 
 /* Office hours as two classes so that the day's SLO can be read alone:
  * 3 req/s from 08:00 to 20:00, 0.01 req/s outside, one day from midnight,
@@ -462,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_world_busy_at_max_warns),
 		cmocka_unit_test(test_autoscale_world_night_request_wakes_one_instance),
 		cmocka_unit_test(test_autoscale_world_warnings),
+		cmocka_unit_test(test_autoscale_world_failed_spot_launches_are_not_flapping),
 		cmocka_unit_test(test_autoscale_world_ttft_p90_grows_an_overloaded_pool),
 		cmocka_unit_test(test_autoscale_world_office_hours_from_zero),
 		cmocka_unit_test(test_autoscale_world_predictive_is_ready_at_the_ramp),

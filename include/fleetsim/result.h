@@ -157,8 +157,9 @@ struct fs_pool_result {
 	double scale_at_min_ns;             /* time its decision was the lower bound */
 	double scale_looked_ns;             /* time covered by its evaluations */
 	uint64_t scale_events;              /* evaluations that changed the count */
-	uint64_t scale_relaunches;          /* launches within an hour after the
-	                                     * autoscaler released one (flapping) */
+	uint64_t scale_relaunches;          /* the autoscaler's launches within an
+	                                     * hour after it released one
+	                                     * (flapping; not replacements) */
 	uint64_t stranded_requests;         /* requests left queued at the end with no
 	                                     * instance serving or starting */
 	uint64_t idle_releases;             /* instances released by idle release
