@@ -57,10 +57,11 @@ static int serving_count(const struct fs_world *w, uint32_t p)
 	return n;
 }
 
-/* MODEL: F12 — FALLBACK keeps (target - serving spot instances) on-demand
+/* MODEL: F12 — FALLBACK keeps (wanted - serving spot instances) on-demand
  * stand-ins of the fallback pool, so they cover both the time spot is short
  * and the cold start of its replacement; surplus stand-ins are released,
- * those not yet serving first. */
+ * those not yet serving first.  Wanted is the count or the autoscaler's
+ * decision (F15): over-provisioned spares are not stood in for. */
 void fs__world_spot_rebalance(struct fs_world *w, uint32_t p)
 {
 	const struct fs_pool_cfg *pc = pool_cfg(w, p);
@@ -69,7 +70,7 @@ void fs__world_spot_rebalance(struct fs_world *w, uint32_t p)
 	if (w->fleet->strategy != FS_STRATEGY_FALLBACK || pc->pricing != FS_PRICING_SPOT ||
 	    pc->fallback_pool < 0)
 		return;
-	wanted = w->pools[p].target - serving_count(w, p);
+	wanted = w->pools[p].avail.wanted - serving_count(w, p);
 	if (wanted < 0)
 		wanted = 0;
 	while (w->pools[p].standins < wanted)

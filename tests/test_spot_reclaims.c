@@ -5,7 +5,8 @@
  * lost to the reclaim, and the outage are pinned against a hand count; on
  * harsh random spot runs each reclaim is one replacement launch and one
  * entry of the reclaims series, and no pool's idle and lost parts add up to
- * more than its bill, also when a zone reclaim leaves no outage.  Scenarios
+ * more than its bill, also when a zone reclaim leaves no outage; fallback
+ * stand-ins cover the wanted count, not over-provisioned spares.  Scenarios
  * are JSON text loaded by the real loader.
  */
 #include <setjmp.h>
@@ -128,6 +129,62 @@ static void test_spot_reclaims_one_reclaim_counted_once_by_hand(void **state)
 }
 
 /*
+ * MODEL: F12, F15 — fallback stand-ins cover the wanted count, not the
+ * over-provisioned spares.  Spot count 1 + overprovision 1 at 0.90/h in a
+ * zone whose capacity is 2, 0 from 10 min, 2 from 20 min; fallback to an
+ * on-demand pool at 3.60/h; notice 5 min; provisioning a fixed 60 s; no
+ * requests.  By hand (C: the cold start):
+ *   0: one warm spot instance serves; the spare cold-starts (billed from
+ *     60 s) but is not wanted, so nothing stands in for it;
+ *   10 min: both are noticed: 1 wanted - 0 serving = 1 stand-in, billed
+ *     from 11 min, serving at 11 min + C;
+ *   15 min: both reclaimed (900 s and 840 s billed);
+ *   20 min: 2 replacements, billed from 21 min (2 x 2340 s), serving at
+ *     21 min + C, when the stand-in goes: billed 600 + C s, rounded up.
+ * Spot 6420 s x 0.90 / 3600 = 1.605; on demand ceil(600 + C) x 3.60 / 3600,
+ * one launch; short from 10 min to 11 min + C.  (Before, the spare was
+ * stood in for too: a stand-in during its cold start at t = 0 and two
+ * from 10 min, three launches.)
+ */
+static void test_spot_reclaims_fallback_stands_in_for_the_wanted_count(void **state)
+{
+	struct fs_scenario *sc = scenario(1e-6, "1h", 2,
+		"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+		"{\"path\": \"two_nodes_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
+		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
+		"\"count\": 1, \"overprovision\": 1, \"price_per_h\": 0.90, "
+		"\"fallback_pool\": \"od\", "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
+		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
+		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}}]}");
+	struct fs_rep_result **res = run(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
+	double standin_s = ceil(600 + cold_s);
+
+	(void)state;
+	for (int r = 0; r < sc->sim.replications; r++) {
+		const struct fs_pool_result *ps = &res[r]->fleet.pools[0];
+		const struct fs_pool_result *po = &res[r]->fleet.pools[1];
+
+		print_message("on demand: %llu launches, %.4f USD (hand %.4f)\n",
+		              (unsigned long long)po->launches, po->usd, standin_s * 3.60 / 3600);
+		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
+		assert_int_equal(ps->reclaims, 2);
+		assert_int_equal(ps->launches, 4);
+		assert_near(ps->usd, 6420 * 0.90 / 3600, 1e-9, 0);
+		assert_int_equal(po->launches, 1);
+		assert_near(po->usd, standin_s * 3.60 / 3600, 1e-9, 0);
+		assert_near(po->lost_usd, cold_s * 3.60 / 3600, 1e-9, 0);
+		assert_near(ps->avail.short_ns, (60 + cold_s) * 1e9, 1e3, 0);
+		assert_near(res[r]->fleet.avail.short_ns, (60 + cold_s) * 1e9, 1e3, 0);
+	}
+	fs_replicate_free(res, sc->sim.replications);
+	fs_scenario_free(sc);
+}
+
+/*
  * Busy spot pools spread over two zones with a zone reclaim every hour per
  * zone, no outage after it (zone_outage 0: the replacements may land in
  * the zone just reclaimed, and are not reclaimed by the same event) and a
@@ -202,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spot_reclaims_one_reclaim_counted_once_by_hand),
 		cmocka_unit_test(test_spot_reclaims_each_reclaim_is_one_relaunch),
+		cmocka_unit_test(test_spot_reclaims_fallback_stands_in_for_the_wanted_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
