@@ -356,6 +356,59 @@ static void test_autoscale_world_failed_spot_launches_are_not_flapping(void **st
 	fs_replicate_free(res, REPS);
 	fs_scenario_free(sc);
 }
+/*
+ * MODEL: F12, A4 — when the autoscaler lowers the count a spot pool wants,
+ * the fallback stand-ins above it go at once.  Two warm spot instances
+ * (0.90/h; a schedule holds 2 until 15 min, then 1; no load) in a zone
+ * whose capacity is 2, 0 from 10 min, 2 from 20 min; fallback to an
+ * on-demand pool at 3.60/h; notice 5 min; provisioning a fixed 60 s.
+ *   10 min: both noticed: 2 stand-ins, billed from 11 min, serving 11 min
+ *     + C (C: the cold start);  15 min: 1 wanted: one stand-in goes
+ *     (billed 240 s), both spot instances are reclaimed (900 s each);
+ *   20 min: one replacement, billed from 21 min (2340 s), serving 21 min
+ *     + C, when the other stand-in goes (billed ceil(600 + C) s).
+ * Spot 4140 s x 0.90 / 3600 = 1.035; on demand (ceil(600 + C) + 240) s x
+ * 3.60 / 3600.  (Before, the surplus stand-in stayed until 21 min + C.)
+ */
+static void test_autoscale_world_scale_in_releases_surplus_stand_ins(void **state)
+{
+	struct fs_scenario *sc = scenario("1h", "{\"process\": \"poisson\", \"rate_per_s\": 1e-6}",
+		"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+		"{\"path\": \"fleet/two_nodes_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
+		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
+		"\"count\": 2, \"min\": 1, \"max\": 3, \"price_per_h\": 0.90, "
+		"\"fallback_pool\": \"od\", "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
+		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
+		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
+		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}}], "
+		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
+		"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.25, \"min\": 1}], "
+		"\"idle_release\": {\"for\": \"0s\"}}}");
+	struct fs_rep_result **res = run(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
+	double od_s = ceil(600 + cold_s) + 240;
+
+	(void)state;
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *ps = &res[r]->fleet.pools[0];
+		const struct fs_pool_result *po = &res[r]->fleet.pools[1];
+
+		print_message("spot %.4f USD; on demand %llu launches, %.4f USD (hand %.4f)\n",
+		              ps->usd, (unsigned long long)po->launches, po->usd,
+		              od_s * 3.60 / 3600);
+		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
+		assert_int_equal(ps->reclaims, 2);
+		assert_int_equal(ps->launches, 3);
+		assert_near(ps->usd, 4140 * 0.90 / 3600, 1e-9, 0);
+		assert_int_equal(po->launches, 2);
+		assert_near(po->usd, od_s * 3.60 / 3600, 1e-9, 0);
+		assert_near(ps->avail.short_ns, (60 + cold_s) * 1e9, 1e3, 0);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
 
 /* Office hours as two classes so that the day's SLO can be read alone:
  * 3 req/s from 08:00 to 20:00, 0.01 req/s outside, one day from midnight,
@@ -514,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_world_night_request_wakes_one_instance),
 		cmocka_unit_test(test_autoscale_world_warnings),
 		cmocka_unit_test(test_autoscale_world_failed_spot_launches_are_not_flapping),
+		cmocka_unit_test(test_autoscale_world_scale_in_releases_surplus_stand_ins),
 		cmocka_unit_test(test_autoscale_world_ttft_p90_grows_an_overloaded_pool),
 		cmocka_unit_test(test_autoscale_world_office_hours_from_zero),
 		cmocka_unit_test(test_autoscale_world_predictive_is_ready_at_the_ramp),
