@@ -102,6 +102,60 @@ static void pool_item(struct fs__report *r, const cJSON *p)
 	             fs__num_text(a, sizeof a, fee), unit, c, range);
 }
 
+/* The fewest and most replications a configuration ran: every evaluated
+ * sweep point's (a sweep adds replications to the points it must decide;
+ * summary.json is then the recommended point's run again), a run's or the
+ * recommended variant's (summary.json), else the scenario's.  NAN when none
+ * is known. */
+static void rep_range(const struct fs__report *r, const cJSON *sim, double *lo, double *hi)
+{
+	const cJSON *p;
+
+	*lo = *hi = fs__jnum(r->summary, "provenance.replications");
+	if (r->kind != FS_REPORT_SWEEP && !isnan(*lo))
+		return;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	cJSON_ArrayForEach(p, fs__jget(r->sweep, "points")) {
+		double n = fs__jnum(p, "replications");
+
+		if (!isnan(n)) {
+			*lo = fmin(*lo, n);
+			*hi = fmax(*hi, n);
+		}
+	}
+	if (*lo <= *hi)
+		return;
+	*lo = *hi = fs__jnum(sim, "replications");
+}
+
+/* "Simulated horizon 1h, of which the first 5m is a warm-up ..., 16
+ * replications per configuration": the horizon includes the warm-up (arrivals
+ * stop at the horizon; requests arriving in the warm-up are not counted). */
+static void sim_item(struct fs__report *r, const cJSON *sim)
+{
+	const char *warm = fs__jstr(sim, "warmup");
+	char reps[160], wtext[160];
+	double lo, hi;
+
+	rep_range(r, sim, &lo, &hi);
+	if (isnan(lo))
+		snprintf(reps, sizeof reps, "replications per configuration not recorded");
+	else if (lo < hi)
+		snprintf(reps, sizeof reps, "%g to %g replications per configuration (more where "
+		         "they were needed to decide a point)", lo, hi);
+	else
+		snprintf(reps, sizeof reps, "%g replication%s per configuration", lo,
+		         lo == 1 ? "" : "s");
+	if (warm && strcmp(warm, "0s") != 0)
+		snprintf(wtext, sizeof wtext, ", of which the first %s is a warm-up whose requests "
+		         "are not counted", warm);
+	else
+		snprintf(wtext, sizeof wtext, ", no warm-up");
+	fs__doc_item(r, "Simulated horizon %s%s; %s.", str_or(fs__jstr(sim, "horizon"), "?"),
+	             wtext, reps);
+}
+
 static void section_question(struct fs__report *r)
 {
 	const cJSON *sc = r->scenario, *c, *p;
@@ -165,15 +219,7 @@ static void section_question(struct fs__report *r)
 		fs__doc_item(r, "Variants compared on the same seed (same arrivals, lengths and "
 		             "spot draws): %s.", list);
 	}
-	p = fs__jget(sc, "simulation");
-	fs__doc_item(r, "Simulated horizon %s after a warm-up of %s, %g replications per "
-	             "configuration%s.", str_or(fs__jstr(p, "horizon"), "?"),
-	             str_or(fs__jstr(p, "warmup"), "?"),
-	             r->summary && !isnan(fs__jnum(r->summary, "provenance.replications"))
-	             ? fs__jnum(r->summary, "provenance.replications")
-	             : (r->best ? fs__jnum(r->best, "best.replications")
-	                        : fs__jnum(p, "replications")),
-	             r->kind == FS_REPORT_SWEEP ? " (at least)" : "");
+	sim_item(r, fs__jget(sc, "simulation"));
 }
 
 /* ---- 2. the recommendation ---- */
