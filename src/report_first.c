@@ -101,10 +101,65 @@ static int pricing_of(const char *name)
 	return -1;
 }
 
+/* The instances pool (summary.json's cost.pools entry) already commits: 0
+ * when it rents by the hour, its count when its plan is a commitment (MODEL
+ * B4: the first count instances are the commitment, those above it overflow,
+ * billed by the hour, B6), -1 when the recommended scenario is not known. */
+static int committed_count(const struct fs__first *f, const cJSON *pool)
+{
+	int plan = pricing_of(fs__jstr(pool, "pricing"));
+	size_t i;
+
+	if (plan >= 0 && !fs_pricing_committed((enum fs_pricing)plan))
+		return 0;
+	if (plan < 0 || !f || !f->rec || !pool->string)
+		return -1;
+	for (i = 0; i < f->rec->fleet.n_pools; i++)
+		if (strcmp(f->rec->fleet.pools[i].name, pool->string) == 0)
+			return f->rec->fleet.pools[i].count;
+	return -1;
+}
+
+/* The sentence for a committed pool: its committed instances, and whether
+ * the ones above them, rented by the hour at the overflow price, would be
+ * cheaper committed too. */
+static void committed_item(struct fs__report *r, const char *name, int committed, int plan,
+                           double fee, double hourly, double be_h, int worth, double saving)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (committed < 0) {
+		fs__doc_item(r, "Cheaper plan: none for pool %s: it already pays the %s plan.",
+		             name, fs_pricing_label((enum fs_pricing)plan));
+		return;
+	}
+	if (worth > 0) {
+		fs__doc_item(r, "Cheaper plan: pool %s commits %d instance%s on the %s plan and "
+		             "rents those above by the hour (overflow at %s %s/h), but %d of them "
+		             "%s used more than the break-even of %s h a month (%.0f%%): committing "
+		             "them too would cost %s %s less per month.", name, committed,
+		             committed == 1 ? "" : "s", fs_pricing_label((enum fs_pricing)plan),
+		             r->currency, fs__num_text(a, sizeof a, hourly), worth,
+		             worth == 1 ? "is" : "are", fs__num_text(b, sizeof b, be_h),
+		             100 * be_h / FS_HOURS_PER_MONTH, r->currency,
+		             fs__num_text(c, sizeof c, saving));
+		return;
+	}
+	fs__doc_item(r, "Cheaper plan: none for pool %s: it already commits %d instance%s on "
+	             "the %s plan (fee %s %s per period), and no instance above %s (overflow "
+	             "at %s %s/h) is used more than the break-even of %s h a month.", name,
+	             committed, committed == 1 ? "" : "s", fs_pricing_label((enum fs_pricing)plan),
+	             r->currency, fs__num_text(a, sizeof a, fee), committed == 1 ? "it" : "them",
+	             r->currency,
+	             fs__num_text(b, sizeof b, hourly), fs__num_text(d, sizeof d, be_h));
+}
+
 /* MODEL: B8 — a cheaper plan where utilisation allows one: summary.json's
- * break-even of each hourly pool (its instance-hours per month against the
- * fee / hourly price), with the monthly saving of committing. */
-static void cheaper_plan(struct fs__report *r)
+ * break-even of each pool (the instance-hours per month of each instance it
+ * rents by the hour against the fee / hourly price), with the monthly saving
+ * of committing.  A committed pool rents by the hour only the instances above
+ * its commitment. */
+static void cheaper_plan(struct fs__report *r, const struct fs__first *f)
 {
 	const cJSON *p, *v;
 	bool any = false;
@@ -112,10 +167,11 @@ static void cheaper_plan(struct fs__report *r)
 
 	cJSON_ArrayForEach(p, fs__jget(r->summary, "cost.pools")) {
 		const cJSON *be = fs__jget(p, "break_even");
-		int plan = pricing_of(fs__jstr(be, "plan"));
+		const char *name = p->string ? p->string : "?";
+		int plan = pricing_of(fs__jstr(be, "plan")), committed = committed_count(f, p);
 		double fee = fs__jnum(be, "fee_per_period"), hourly = fs__jnum(be, "hourly_price");
 		double be_h, saving = 0, period_h;
-		int worth = 0, n = 0;
+		int worth = 0, n = 0, k = 0;
 
 		if (!cJSON_IsTrue(fs__jget(be, "available")) || plan < 0)
 			continue;
@@ -124,24 +180,28 @@ static void cheaper_plan(struct fs__report *r)
 		be_h = fs_billing_break_even_h_per_month(fee, fs_pricing_period_ns(
 		                                         (enum fs_pricing)plan), hourly);
 		cJSON_ArrayForEach(v, fs__jget(be, "instance_hours_per_month")) {
+			if (committed < 0 || k++ < committed)
+				continue;            /* committed already, not rented */
 			n++;
 			if (cJSON_IsNumber(v) && v->valuedouble > be_h) {
 				worth++;
 				saving += hourly * v->valuedouble - fee * FS_HOURS_PER_MONTH / period_h;
 			}
 		}
-		if (worth > 0)
+		if (committed != 0)
+			committed_item(r, name, committed, plan, fee, hourly, be_h, worth, saving);
+		else if (worth > 0)
 			fs__doc_item(r, "Cheaper plan: pool %s pays by the hour, but %d of its %d "
 			             "instances are used more than the break-even of %s h a month "
 			             "(%.0f%%): on the %s plan they would cost %s %s less per month.",
-			             p->string ? p->string : "?", worth, n,
+			             name, worth, n,
 			             fs__num_text(a, sizeof a, be_h), 100 * be_h / FS_HOURS_PER_MONTH,
 			             fs_pricing_label((enum fs_pricing)plan), r->currency,
 			             fs__num_text(b, sizeof b, saving));
 		else
 			fs__doc_item(r, "Cheaper plan: none for pool %s: no instance is used more "
 			             "than the break-even of %s h a month of the %s plan (fee %s %s "
-			             "per period).", p->string ? p->string : "?",
+			             "per period).", name,
 			             fs__num_text(a, sizeof a, be_h),
 			             fs_pricing_label((enum fs_pricing)plan), r->currency,
 			             fs__num_text(c, sizeof c, fee));
@@ -489,7 +549,7 @@ void fs__report_first(struct fs__report *r)
 		month = fs__jci(r->summary, "cost.monthly_projected");
 	}
 	cost_items(r, month);
-	cheaper_plan(r);
+	cheaper_plan(r, f);
 	if (f->have_h)
 		headroom_item(r, f);
 	else

@@ -3,8 +3,11 @@
  * they describe.  Section 1's simulation line: the horizon includes the
  * warm-up, and a sweep states the fewest and most replications its points
  * ran (a point the sweep had to decide runs more), also when no point is
- * feasible.  Needs gnuplot for the plots: skips with a message when it
- * is absent.
+ * feasible.  The first page's cheaper plan: a pool on a commitment is not
+ * said to pay by the hour; only the instances above its commitment (the
+ * overflow, rented by the hour) are weighed against the break-even, with the
+ * saving computed from summary.json's figures.  Needs gnuplot for the plots:
+ * skips with a message when it is absent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include "util_test.h"
 
 #define SWEEP "tests/data/report_sweep_reps.json"
+#define COMMIT "tests/data/report_commit.json"
 
 static void need_gnuplot(void)
 {
@@ -93,11 +97,76 @@ static void test_report_facts_sweep_without_feasible_point_states_replications(v
 	fs_test_tmpdir_free(dir);
 }
 
+/* The cheaper-plan sentence of a run of COMMIT at rate_per_s (a --set). */
+static char *commit_report(const char *dir, const char *rate_set)
+{
+	const char *run[] = { "run", COMMIT, "-q", "-o", dir, "--set", rate_set, NULL };
+	const char *report[] = { "report", dir, "-q", NULL };
+
+	fs_test_fleetsim_ok(run);
+	fs_test_fleetsim_ok(report);
+	return fs_test_read_out(dir, "report.md");
+}
+
+static void test_report_facts_committed_pool_is_not_said_to_pay_by_the_hour(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	char *md;
+
+	(void)state;
+	need_gnuplot();
+	md = commit_report(dir, "workload.arrivals.rate_per_s=2");
+	assert_null(strstr(md, "pool m pays by the hour"));
+	assert_has(md, "Cheaper plan: none for pool m: it already commits 1 instance on the "
+	           "monthly commitment plan (fee CNY 4200 per period), and no instance above "
+	           "it (overflow at CNY 9.80/h)");
+	free(md);
+	fs_test_tmpdir_free(dir);
+}
+
+/* MODEL: B8 — the overflow instances (above the 1 committed) used more than
+ * the break-even, and what committing them would save a month. */
+static void test_report_facts_committed_pool_weighs_its_overflow_only(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	cJSON *sum;
+	const cJSON *be, *v;
+	double be_h, hourly, fee, saving = 0;
+	int k = 0, worth = 0;
+	char want[512], *md;
+
+	(void)state;
+	need_gnuplot();
+	md = commit_report(dir, "workload.arrivals.rate_per_s=20");
+	sum = fs_test_read_json(dir, "summary.json");
+	be = fs_test_json_at(sum, "cost.pools.m.break_even");
+	be_h = fs_test_json_num(be, "hours_per_month");
+	hourly = fs_test_json_num(be, "hourly_price");
+	fee = fs_test_json_num(be, "fee_per_period");
+	cJSON_ArrayForEach(v, fs_test_json_at(be, "instance_hours_per_month"))
+		if (k++ >= 1 && v->valuedouble > be_h) {
+			worth++;
+			saving += hourly * v->valuedouble - fee;   /* a 730-h month's fee */
+		}
+	assert_true(worth >= 1 && saving >= 100);   /* the premise: overflow worth it */
+	snprintf(want, sizeof want, "Cheaper plan: pool m commits 1 instance on the monthly "
+	         "commitment plan and rents those above by the hour (overflow at CNY 9.80/h), "
+	         "but %d of them %s used more than the break-even of %.0f h a month (%.0f%%): "
+	         "committing them too would cost CNY %.0f less per month.", worth,
+	         worth == 1 ? "is" : "are", be_h, 100 * be_h / 730, saving);
+	assert_has(md, want);
+	cJSON_Delete(sum);
+	free(md);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_facts_sweep_states_every_points_replications),
 		cmocka_unit_test(test_report_facts_sweep_without_feasible_point_states_replications),
+		cmocka_unit_test(test_report_facts_committed_pool_is_not_said_to_pay_by_the_hour),
+		cmocka_unit_test(test_report_facts_committed_pool_weighs_its_overflow_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
