@@ -199,7 +199,8 @@ static void section_question(struct fs__report *r)
 	if (fs__jstr(sc, "fleet.strategy"))
 		fs__doc_item(r, "Spot strategy: %s; router: %s.", fs__jstr(sc, "fleet.strategy"),
 		             str_or(fs__jstr(sc, "fleet.router"), "?"));
-	cJSON_ArrayForEach(p, fs__jget(sc, "sweep.axes")) {
+	/* a run or variants of a scenario with a sweep block did not sweep */
+	cJSON_ArrayForEach(p, fs__jget(r->kind == FS_REPORT_SWEEP ? sc : NULL, "sweep.axes")) {
 		char *vals = cJSON_PrintUnformatted(fs__jget(p, "values") ? fs__jget(p, "values")
 		                                                           : fs__jget(p, "range"));
 

@@ -3,7 +3,8 @@
  * they describe.  Section 1's simulation line: the horizon includes the
  * warm-up, and a sweep states the fewest and most replications its points
  * ran (a point the sweep had to decide runs more), also when no point is
- * feasible.  The first page's cheaper plan: a pool on a commitment is not
+ * feasible; a run of a scenario with a sweep block lists no axes as swept.
+ * The first page's cheaper plan: a pool on a commitment is not
  * said to pay by the hour; only the instances above its commitment (the
  * overflow, rented by the hour) are weighed against the break-even, with the
  * saving computed from summary.json's figures.  Needs gnuplot for the plots:
@@ -97,6 +98,32 @@ static void test_report_facts_sweep_without_feasible_point_states_replications(v
 	fs_test_tmpdir_free(dir);
 }
 
+/* A run of a scenario with a "sweep" block simulated one configuration:
+ * section 1 does not list the axes as swept. */
+static void test_report_facts_run_lists_no_sweep_axes(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	const char *run[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q", "-o", dir,
+	                      "--set", "simulation.horizon=\"5m\"",
+	                      "--set", "simulation.warmup=\"30s\"", NULL };
+	const char *report[] = { "report", dir, "-q", NULL };
+	cJSON *sc;
+	char *md;
+
+	(void)state;
+	need_gnuplot();
+	fs_test_fleetsim_ok(run);
+	sc = fs_test_read_json(dir, "scenario.json");
+	assert_non_null(fs_test_json_at(sc, "sweep.axes"));   /* the premise */
+	cJSON_Delete(sc);
+	fs_test_fleetsim_ok(report);
+	md = fs_test_read_out(dir, "report.md");
+	assert_has(md, "## 1. The question", "Simulated horizon 5m");
+	assert_null(strstr(md, "Swept:"));
+	free(md);
+	fs_test_tmpdir_free(dir);
+}
+
 /* The cheaper-plan sentence of a run of COMMIT at rate_per_s (a --set). */
 static char *commit_report(const char *dir, const char *rate_set)
 {
@@ -165,6 +192,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_facts_sweep_states_every_points_replications),
 		cmocka_unit_test(test_report_facts_sweep_without_feasible_point_states_replications),
+		cmocka_unit_test(test_report_facts_run_lists_no_sweep_axes),
 		cmocka_unit_test(test_report_facts_committed_pool_is_not_said_to_pay_by_the_hour),
 		cmocka_unit_test(test_report_facts_committed_pool_weighs_its_overflow_only),
 	};
