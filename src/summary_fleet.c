@@ -179,6 +179,12 @@ static void build_avail(struct fs_avail_summary *as, struct fs_rep_result *const
 	PER_REP(as->outage_min_per_month, avail_share(avail_of(f, p), 1));
 	PER_REP(as->down_min_per_month, avail_share(avail_of(f, p), 2));
 	PER_REP(as->min_serving, min_serving(avail_of(f, p)));
+	/* shares of the window: at most all of it (STATISTICS, bounds) */
+	as->availability = fs_stats_ci_clip(as->availability, 0.0, 1.0);
+	as->outage_min_per_month = fs_stats_ci_clip(as->outage_min_per_month, 0.0,
+	                                            FS_HOURS_PER_MONTH * 60);
+	as->down_min_per_month = fs_stats_ci_clip(as->down_min_per_month, 0.0,
+	                                          FS_HOURS_PER_MONTH * 60);
 }
 
 static void build_pools(struct fs_summary *s, const struct fs_scenario *sc,

@@ -1,7 +1,8 @@
 /*
  * test_spot_risk.c — spot risk made visible: availability and outage minutes
  * of a replayed capacity trace with a known outage against a hand count
- * (warm and cold starts, a warm-up, fallback stand-ins), the "too short to
+ * (warm and cold starts, a warm-up, fallback stand-ins), availability's
+ * interval cut at 1 as a share's, the "too short to
  * see spot risk" warning of `fleetsim run`, and a redundancy constraint that
  * keeps a sweep from recommending a single instance.
  */
@@ -20,6 +21,7 @@
 #include "fleetsim/objective.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
+#include "fleetsim/stats.h"
 #include "fleetsim/summary.h"
 #include "util_test.h"
 
@@ -185,6 +187,46 @@ static void test_spot_risk_fallback_standins_count_for_the_spot_pool(void **stat
 	fs_replicate_free(res, 2);
 	fs_scenario_free(sc);
 	fs_test_tmpdir_free(dir);
+}
+
+/* Availability is a share: its interval is cut at 1 (STATISTICS, bounds),
+ * as summary.json, comparison.* and the report print it.  One spot instance
+ * reclaimed at random in some replications and not in others: the t
+ * interval of the per-replication shares reaches above 1; the summary's
+ * stops at 1 with the same mean and lower end, for the pool and the fleet. */
+static void test_spot_risk_availability_interval_stops_at_one(void **state)
+{
+	static const char text[] =
+		"{\"simulation\": {\"horizon\": \"2h\", \"replications\": 8, \"seed\": 11},\n"
+		WORKLOAD
+		"\"fleet\": {\"strategy\": \"relaunch\", \"zones\": [{\"name\": \"z\"}],\n"
+		" \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", \"count\": 1, "
+		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"10m\"}, "
+		"\"spot\": {\"interruption_rate_per_month\": 0, \"zone_reclaims_per_day\": 4, "
+		"\"notice\": \"0s\"}}]}}\n";
+	struct fs_scenario *sc = fs_test_load_text(text, "test.json", NULL);
+	struct fs_rep_result **res = run(sc);
+	struct fs_summary *s = fs_summary_build(sc, res, 8, sc->sim.seed);
+	const struct fs_ci *fleet = &s->avail.availability, *pool = &s->pools[0].avail.availability;
+	double share[8];
+	struct fs_ci raw;
+	int r;
+
+	(void)state;
+	for (r = 0; r < 8; r++)
+		share[r] = fs_rep_availability(res[r], 0);
+	raw = fs_stats_mean_ci(share, 8, FS_CI_LEVEL);
+	print_message("availability %.6f [%.6f, %.6f] before the cut\n", raw.value, raw.ci_lo,
+	              raw.ci_hi);
+	assert_true(raw.value < 1 && raw.ci_hi > 1);            /* the premise */
+	assert_near(pool->value, raw.value, 1e-12, 0);
+	assert_near(pool->ci_lo, raw.ci_lo, 1e-12, 0);
+	assert_true(pool->ci_hi == 1.0);
+	assert_near(fleet->value, raw.value, 1e-12, 0);
+	assert_true(fleet->ci_hi == 1.0);
+	fs_summary_free(s);
+	fs_replicate_free(res, 8);
+	fs_scenario_free(sc);
 }
 
 /* `fleetsim run` of a single spot instance for `horizon` with the given
@@ -393,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_spot_risk_availability_counts_after_the_warmup),
 		cmocka_unit_test(test_spot_risk_cold_start_at_zero_is_not_an_outage),
 		cmocka_unit_test(test_spot_risk_fallback_standins_count_for_the_spot_pool),
+		cmocka_unit_test(test_spot_risk_availability_interval_stops_at_one),
 		cmocka_unit_test(test_spot_risk_one_day_of_one_spot_instance_is_too_short),
 		cmocka_unit_test(test_spot_risk_thirty_days_at_a_high_rate_is_not_too_short),
 		cmocka_unit_test(test_spot_risk_redundancy_constraint_rejects_a_single_instance),
