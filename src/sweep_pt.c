@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fleetsim/objective.h"
+#include "fleetsim/out_format.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/stats.h"
 #include "fleetsim/summary.h"
@@ -262,6 +263,29 @@ struct fs_ci fs__sweep_paired_diff(const struct fs__sweep_pt *p,
 	return ci;
 }
 
+/* Every number under node rounded to the figures' 9 significant digits
+ * (docs/OUTPUTS.md): a point record keeps full precision for resuming,
+ * sweep.json prints figures as every output does. */
+static void round_numbers(cJSON *node)
+{
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, node) {
+		if (cJSON_IsNumber(it))
+			cJSON_SetNumberValue(it, fs_out_round(it->valuedouble));
+		else
+			round_numbers(it);
+	}
+}
+
+static cJSON *rounded_copy(const cJSON *src)
+{
+	cJSON *copy = cJSON_Duplicate(src, true);
+
+	round_numbers(copy);
+	return copy;
+}
+
 /* MODEL: M9 — each quantile constraint with its pooled interval, bound and
  * verdict: [{"value", "ci_lo", "ci_hi", "max_ms", "decision"}, ...] in
  * constraint order. */
@@ -337,11 +361,11 @@ cJSON *fs__sweep_point_json(const struct fs_scenario *base, const struct fs__swe
 	}
 	{
 		/* MODEL: U7 — a closed-loop point's figures by concurrency, as
-		 * the record holds them. */
+		 * the record holds them, with 9 significant digits. */
 		const cJSON *conc = cJSON_GetObjectItemCaseSensitive(p->rec, "concurrency");
 
 		if (cJSON_IsObject(conc))
-			cJSON_AddItemToObject(o, "concurrency", cJSON_Duplicate(conc, true));
+			cJSON_AddItemToObject(o, "concurrency", rounded_copy(conc));
 	}
 	return o;
 }

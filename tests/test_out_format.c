@@ -3,7 +3,8 @@
  * quoting rule case by case, the 9-significant-digit figures, the same
  * quoting and figures from different writers (timeseries.csv, latency_cdf.csv
  * and requests.csv of a run, comparison.csv of its variants, budget.csv and
- * budget.json of a budget), and atomic writes that fail leaving the old file
+ * budget.json of a budget; every number of a closed-loop sweep's sweep.json),
+ * and atomic writes that fail leaving the old file
  * and no temporary behind.  Runs ./fleetsim.
  */
 #include <setjmp.h>
@@ -279,6 +280,50 @@ static void assert_old(const char *path)
 	free(text);
 }
 
+/* Fail naming the path unless every number under node is a 9-digit figure
+ * (fs_out_round leaves it as it is); returns how many numbers it saw. */
+static size_t check_json_figures(const cJSON *node, const char *path)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, node) {
+		char sub[512];
+
+		snprintf(sub, sizeof sub, "%s.%s", path, it->string ? it->string : "[]");
+		if (cJSON_IsNumber(it)) {
+			if (fs_out_round(it->valuedouble) != it->valuedouble)
+				fail_msg("%s: %.17g has more than 9 significant digits", sub,
+				         it->valuedouble);
+			n++;
+		} else {
+			n += check_json_figures(it, sub);
+		}
+	}
+	return n;
+}
+
+/* sweep.json of a closed-loop sweep: the concurrency block of each point
+ * (MODEL U7) in the same 9-digit figures as the rest of the file. */
+static void test_out_format_sweep_json_concurrency_has_nine_digits(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	const char *args[] = { "sweep", "scenarios/benchmark-concurrency.json", "-q", "-o", dir,
+	                       NULL };
+	cJSON *sweep;
+	const cJSON *conc;
+
+	(void)state;
+	fs_test_fleetsim_ok(args);
+	sweep = fs_test_read_json(dir, "sweep.json");
+	conc = fs_test_json_at(cJSON_GetArrayItem(fs_test_json_at(sweep, "points"), 0),
+	                       "concurrency");
+	assert_non_null(conc);                            /* the premise */
+	assert_true(check_json_figures(sweep, "sweep.json") > 0);
+	cJSON_Delete(sweep);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_out_format_failed_atomic_write_leaves_old_file(void **state)
 {
 	char *dir = fs_test_tmpdir();
@@ -349,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_out_format_figures_have_nine_significant_digits),
 		cmocka_unit_test(test_out_format_writers_share_quoting_and_figures),
 		cmocka_unit_test(test_out_format_budget_csv_and_json_carry_the_same_figures),
+		cmocka_unit_test(test_out_format_sweep_json_concurrency_has_nine_digits),
 		cmocka_unit_test(test_out_format_failed_atomic_write_leaves_old_file),
 	};
 
