@@ -511,6 +511,37 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 		fs__doc_item(r, "To claim 90%%: no number of runs would at the observed share.");
 }
 
+/* A run's recommendation is the simulated configuration only when it is
+ * stable and its P(SLO met) is proven to reach the target (MODEL: M7, S3):
+ * an unstable run's figures are not a steady state, and a configuration
+ * that misses its target, or is not yet proven to reach it, is said to. */
+static void run_recommendation(struct fs__report *r, const char *plan)
+{
+	const cJSON *v = fs__jget(r->summary, "metrics.all.p_slo_met_verdict");
+	const char *name = fs__jstr(v, "verdict");
+	double unstable = fs__jnum(r->summary, "verdict.unstable_replications");
+	double needed = fs__jnum(v, "replications_needed");
+	char more[96];
+
+	snprintf(more, sizeof more, "; %g replications would decide it (fleetsim run -r %g)",
+	         needed, needed);
+	if (unstable > 0)
+		fs__doc_item(r, "Recommendation: none. The simulated configuration (%s) was "
+		             "unstable in %g of %d replications: requests arrived faster than "
+		             "it served them, so the figures below are not a steady state "
+		             "(section 4).", plan, unstable, fs__first_rec_replications(r));
+	else if (name != NULL && strcmp(name, "not_met") == 0)
+		fs__doc_item(r, "Recommendation: none. The simulated configuration (%s) does "
+		             "not meet its SLO target: its P(SLO met) is proven below %.0f%% "
+		             "(section 2).", plan, 100 * fs__jnum(v, "target"));
+	else if (name != NULL && strcmp(name, "undecided") == 0)
+		fs__doc_item(r, "Recommendation: not yet. The simulated configuration (%s) is "
+		             "not proven to meet its SLO target of %.0f%%%s (section 2).", plan,
+		             100 * fs__jnum(v, "target"), needed > 0 ? more : "");
+	else
+		fs__doc_item(r, "Recommendation: %s.", plan);
+}
+
 void fs__report_first(struct fs__report *r)
 {
 	struct fs__first *f = fs_xcalloc(1, sizeof *f);
@@ -544,8 +575,7 @@ void fs__report_first(struct fs__report *r)
 			fs__doc_item(r, "Recommendation: variant %s: %s.", r->variants[r->rec].name,
 			             plan[0] ? plan : "pricing plan not known");
 		else
-			fs__doc_item(r, "Recommendation: %s.", plan[0] ? plan :
-			             "the simulated configuration (pricing plan not known)");
+			run_recommendation(r, plan[0] ? plan : "pricing plan not known");
 		month = fs__jci(r->summary, "cost.monthly_projected");
 	}
 	cost_items(r, month);

@@ -7,7 +7,9 @@
  * The first page's cheaper plan: a pool on a commitment is not
  * said to pay by the hour; only the instances above its commitment (the
  * overflow, rented by the hour) are weighed against the break-even, with the
- * saving computed from summary.json's figures.  Needs gnuplot for the plots:
+ * saving computed from summary.json's figures.  A run's first page
+ * recommends the configuration only when it is stable and proven to meet
+ * its SLO target.  Needs gnuplot for the plots:
  * skips with a message when it is absent.
  */
 #include <setjmp.h>
@@ -187,6 +189,72 @@ static void test_report_facts_committed_pool_weighs_its_overflow_only(void **sta
 	fs_test_tmpdir_free(dir);
 }
 
+/* The first page of a run of the quickstart for 15 minutes on 4
+ * replications with `replicas` L40S and simulation.max_in_system `cap`,
+ * and its summary.json. */
+static char *run_first_page(const char *dir, int replicas, int cap, cJSON **sum)
+{
+	char rep_set[64], cap_set[64];
+	const char *run[] = { "run", "scenarios/quickstart.json", "-r", "4", "-q", "-o", dir,
+	                      "--set", "simulation.horizon=\"15m\"", "--set", rep_set,
+	                      "--set", cap_set, NULL };
+	const char *report[] = { "report", dir, "-q", NULL };
+
+	snprintf(rep_set, sizeof rep_set, "engine.replicas=%d", replicas);
+	snprintf(cap_set, sizeof cap_set, "simulation.max_in_system=%d", cap);
+	fs_test_fleetsim_ok(run);
+	fs_test_fleetsim_ok(report);
+	*sum = fs_test_read_json(dir, "summary.json");
+	return fs_test_read_out(dir, "report.md");
+}
+
+/* MODEL: M7, S3 — a run's first page recommends the simulated
+ * configuration only when it is stable and proven to meet its SLO target:
+ * one L40S for the quickstart's traffic is proven to miss it, and with a
+ * small max_in_system some replications stop unstable; two L40S on 4
+ * replications of 15 minutes meet it in every run but are not yet proven
+ * to (the number of replications that would decide it is summary.json's).
+ * Each said "Recommendation: <the configuration>." before. */
+static void test_report_facts_run_recommends_only_what_is_proven(void **state)
+{
+	char *dir = fs_test_tmpdir();
+	char want[512], *md;
+	cJSON *sum;
+
+	(void)state;
+	need_gnuplot();
+	md = run_first_page(dir, 1, 1000000, &sum);
+	assert_string_equal(fs_test_json_at(sum, "metrics.all.p_slo_met_verdict.verdict")
+	                    ->valuestring, "not_met");
+	assert_has(md, "Recommendation: none. The simulated configuration (1 x l40s on the "
+	           "hourly (on demand) plan) does not meet its SLO target: its P(SLO met) is "
+	           "proven below 80% (section 2).");
+	cJSON_Delete(sum);
+	free(md);
+
+	md = run_first_page(dir, 1, 100, &sum);
+	assert_true(fs_test_json_num(sum, "verdict.unstable_replications") >= 1);
+	snprintf(want, sizeof want, "Recommendation: none. The simulated configuration (1 x "
+	         "l40s on the hourly (on demand) plan) was unstable in %g of 4 replications",
+	         fs_test_json_num(sum, "verdict.unstable_replications"));
+	assert_has(md, want);
+	cJSON_Delete(sum);
+	free(md);
+
+	md = run_first_page(dir, 2, 1000000, &sum);
+	assert_string_equal(fs_test_json_at(sum, "metrics.all.p_slo_met_verdict.verdict")
+	                    ->valuestring, "undecided");
+	snprintf(want, sizeof want, "Recommendation: not yet. The simulated configuration (2 x "
+	         "l40s on the hourly (on demand) plan) is not proven to meet its SLO target of "
+	         "80%%; %g replications would decide it (fleetsim run -r %g) (section 2).",
+	         fs_test_json_num(sum, "metrics.all.p_slo_met_verdict.replications_needed"),
+	         fs_test_json_num(sum, "metrics.all.p_slo_met_verdict.replications_needed"));
+	assert_has(md, want);
+	cJSON_Delete(sum);
+	free(md);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_report_facts_run_lists_no_sweep_axes),
 		cmocka_unit_test(test_report_facts_committed_pool_is_not_said_to_pay_by_the_hour),
 		cmocka_unit_test(test_report_facts_committed_pool_weighs_its_overflow_only),
+		cmocka_unit_test(test_report_facts_run_recommends_only_what_is_proven),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
