@@ -8,7 +8,9 @@
 #include <assert.h>
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleetsim/rng.h"
 #include "fleetsim/workload.h"
@@ -54,13 +56,36 @@ static double diurnal_rate_floor(const struct fs_arrival_cfg *cfg)
 	return cfg->rate_per_s * (1.0 + diurnal_amplitude(cfg) * -1.0) * 1.0;
 }
 
+/* The index of the last of n steps (each `size` bytes, beginning with its
+ * fs_ns at_ns, ascending) at or before t_ns; the first must be.  The
+ * schedule's and the spike profile's steps.  O(log n). */
+static size_t step_at(const void *steps, size_t n, size_t size, fs_ns t_ns)
+{
+	const char *base = steps;
+	size_t lo = 0, hi = n;
+
+	_Static_assert(offsetof(struct fs_rate_step, at_ns) == 0 &&
+	               offsetof(struct fs_spike_step, at_ns) == 0, "steps begin with at_ns");
+
+	while (hi - lo > 1) {           /* step lo's at_ns <= t < step hi's */
+		size_t mid = lo + (hi - lo) / 2;
+		fs_ns at_ns;
+
+		memcpy(&at_ns, base + mid * size, sizeof at_ns);
+		if (at_ns <= t_ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Rate of the schedule at t: the last step at or before t (within the period
  * when it repeats; before the first step of a period the last step's rate
  * carries over).  Before the first step of a one-shot schedule: 0.
  * O(log n_schedule).  MODEL: W5 */
 static double schedule_rate(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
 {
-	size_t lo = 0, hi = cfg->n_schedule;
 
 	if (cfg->schedule_period_ns > 0)
 		t_ns %= cfg->schedule_period_ns;
@@ -69,15 +94,8 @@ static double schedule_rate(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
 	if (t_ns < cfg->schedule[0].at_ns)
 		return cfg->schedule_period_ns > 0 ?
 		       cfg->schedule[cfg->n_schedule - 1].rate_per_s : 0.0;
-	while (hi - lo > 1) {           /* schedule[lo].at_ns <= t < schedule[hi].at_ns */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfg->schedule[mid].at_ns <= t_ns)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return cfg->schedule[lo].rate_per_s;
+	return cfg->schedule[step_at(cfg->schedule, cfg->n_schedule, sizeof *cfg->schedule,
+	                             t_ns)].rate_per_s;
 }
 
 /* Product of the multipliers of the spikes active at t ([at, at + dur)): the
@@ -85,20 +103,13 @@ static double schedule_rate(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
  * O(log n_spike_steps).  MODEL: W6 */
 static double spike_factor(const struct fs_arrival_cfg *cfg, fs_ns t_ns)
 {
-	size_t lo = 0, hi = cfg->n_spike_steps;
+	size_t n = cfg->n_spike_steps;
 
 	assert(cfg->n_spikes == 0 || cfg->spike_steps != NULL);  /* prepared */
-	if (hi == 0 || t_ns < cfg->spike_steps[0].at_ns)
+	if (n == 0 || t_ns < cfg->spike_steps[0].at_ns)
 		return 1.0;
-	while (hi - lo > 1) {           /* steps[lo].at_ns <= t < steps[hi].at_ns */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfg->spike_steps[mid].at_ns <= t_ns)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return cfg->spike_steps[lo].factor;
+	return cfg->spike_steps[step_at(cfg->spike_steps, n, sizeof *cfg->spike_steps,
+	                                t_ns)].factor;
 }
 
 /* Mean rate of a trace replay: n rows per (span + gap) x scale.  MODEL: W10 */

@@ -34,6 +34,7 @@ int fs__cli_validate(int argc, char **argv)
 {
 	struct fs_error err;
 	struct fs_scenario *sc;
+	struct fs_scenario_file file;
 	int i;
 	const char *path = NULL, *variant = NULL, *sets[MAX_SETS];
 	size_t n_sets = 0;
@@ -66,19 +67,22 @@ int fs__cli_validate(int argc, char **argv)
 	}
 	if (path == NULL)
 		return fs__cli_usage_error("validate", "missing SCENARIO file");
-	sc = fs_scenario_load_variant(path, variant, sets, n_sets, &err);
-	if (sc == NULL) {
+	/* Read once: the scenario and the checks below load the same bytes. */
+	if (fs_scenario_file_read(&file, path, &err) != 0) {
 		fs_error_print(&err);
 		return FS_EXIT_INPUT;
 	}
+	sc = fs_scenario_file_load(&file, variant, sets, n_sets, NULL, 0, &err);
 	/* Everything a run or sweep of the file would load later: every
 	 * variant and every distinct sweep axis value. */
-	if (variant == NULL &&
-	    fs_scenario_check_all(path, sets, n_sets, true, true, &err) != 0) {
+	if (sc == NULL || (variant == NULL &&
+	    fs_scenario_file_check_all(&file, sets, n_sets, true, true, &err) != 0)) {
 		fs_error_print(&err);
 		fs_scenario_free(sc);
+		fs_scenario_file_fini(&file);
 		return FS_EXIT_INPUT;
 	}
+	fs_scenario_file_fini(&file);
 	if (fs_scenario_print(sc, stdout) != 0 || fs_scenario_print_notes(sc, stdout) != 0 ||
 	    fflush(stdout) != 0) {
 		fs_scenario_free(sc);
