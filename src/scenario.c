@@ -168,6 +168,25 @@ int fs__sc_load_currency(struct fs__sc *sc, const cJSON *root, char *out, size_t
 	return 0;
 }
 
+/* The implicit pool rents engine.gpu on demand at the catalogue's price: a
+ * GPU the catalogue has no price for would cost nothing, in every figure and
+ * in a sweep's choice of the cheapest, so it is refused (MODEL: B7). */
+static int implicit_price_missing(struct fs__sc *sc, const cJSON *root,
+                                  const struct fs_scenario *s)
+{
+	size_t saved = fs__sc_push_key(sc, "engine");
+	const cJSON *engine = fs__sc_get(root, "engine");
+	int rc = fs__sc_fail_member(sc, engine, "gpu", "the catalogue has no on-demand "
+	                            "price for GPU \"%s\", and without a \"fleet\" its "
+	                            "instances would cost nothing; give a \"fleet\" whose "
+	                            "pool sets \"price_per_h\", or a \"catalog.gpus\" entry "
+	                            "with \"price_on_demand_usd_per_h\"",
+	                            s->engine.llm.perf.gpu->id);
+
+	fs__sc_pop(sc, saved);
+	return rc;
+}
+
 /* "fleet" after the engine (its pools are built from the engine's keys),
  * or the implicit single pool; then "variants", checked against the base. */
 static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
@@ -186,6 +205,8 @@ static int load_fleet_and_variants(struct fs__sc *sc, const cJSON *root,
 			                          "example prices are USD, so with currency "
 			                          "\"%s\" the scenario needs a \"fleet\" "
 			                          "whose pools give their prices", currency);
+		if (s->engine.kind == FS_ENGINE_VLLM && !(s->fleet.pools[0].price_usd_per_h > 0))
+			return implicit_price_missing(sc, root, s);
 	} else if (s->engine.kind != FS_ENGINE_VLLM)
 		return fs__sc_forbid(sc, root, "fleet", "with a \"queue\" engine (only "
 		                     "\"vllm\" engines have a fleet)");
