@@ -283,10 +283,12 @@ static void print_plans_json(const struct fs_perf_cfg *cfg)
 
 static void print_plans_text(const struct fs_perf_cfg *cfg)
 {
+	const char *date = cfg->gpu->price_date;
 	size_t k;
 
-	printf("pricing plans of one instance (%d x %s; catalogue examples, USD, %s)\n",
-	       cfg->tp, cfg->gpu->id, cfg->gpu->price_date != NULL ? cfg->gpu->price_date : "");
+	printf("pricing plans of one instance (%d x %s; catalogue examples, USD%s%s)\n",
+	       cfg->tp, cfg->gpu->id, date != NULL && *date != '\0' ? ", " : "",
+	       date != NULL ? date : "");
 	for (k = 0; k < N_PLANS; k++) {
 		double fee, period_h, be_h;
 

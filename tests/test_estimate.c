@@ -122,6 +122,25 @@ static void test_estimate_plans_and_break_even(void **state)
 	cJSON_Delete(j);
 }
 
+/* The plans' heading names the prices' date, and only when there is one: a
+ * GPU without catalogue prices says so per plan, with no empty date. */
+static void test_estimate_plans_heading_dates_only_priced_gpus(void **state)
+{
+	const char *priced[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s", NULL };
+	const char *unpriced[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "mi300x",
+	                           NULL };
+	struct fs_test_run r = fs_test_fleetsim_expect(priced, 0);
+
+	(void)state;
+	assert_has(r.out, "(1 x l40s; catalogue examples, USD, 2026-03)\n");
+	fs_test_run_free(&r);
+	r = fs_test_fleetsim_expect(unpriced, 0);
+	assert_has(r.out, "(1 x mi300x; catalogue examples, USD)\n",
+	           "hourly (on demand)   no catalogue price");
+	assert_null(strstr(r.out, ", )"));
+	fs_test_run_free(&r);
+}
+
 static void test_estimate_70b_on_rtx4090_does_not_fit(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-3.1-70b", "--gpu", "rtx4090",
@@ -380,6 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate_llama2_7b_a100_json_has_the_pinned_values),
+		cmocka_unit_test(test_estimate_plans_heading_dates_only_priced_gpus),
 		cmocka_unit_test(test_estimate_70b_on_rtx4090_does_not_fit),
 		cmocka_unit_test(test_estimate_plans_and_break_even),
 		cmocka_unit_test(test_estimate_memory_matches_a_scenarios),
