@@ -234,6 +234,13 @@ bool fs__world_fleet_launch(struct fs_world *w, uint32_t p, bool warm, bool repl
 	return true;
 }
 
+/* MODEL: F11 — the instances a pool runs to have `wanted`: a spot pool
+ * adds its over-provisioned spares (SpotHedge's target + N_extra). */
+int fs__world_fleet_target(const struct fs_pool_cfg *pc, int wanted)
+{
+	return wanted + (pc->pricing == FS_PRICING_SPOT ? pc->overprovision : 0);
+}
+
 /* MODEL: F13 — replacements are owed only for capacity pool p still wants:
  * never more than it lacks of its target (the autoscaler may have lowered
  * the target since the reclaims). */
@@ -367,8 +374,7 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 
 		pool->cfg = &f->pools[p];
 		pool->perf = &f->pools[p].llm->perf;
-		pool->target = pool->cfg->count +
-		               (pool->cfg->pricing == FS_PRICING_SPOT ? pool->cfg->overprovision : 0);
+		pool->target = fs__world_fleet_target(pool->cfg, pool->cfg->count);
 		/* MODEL: F15 — over-provisioned spares serve but are not wanted. */
 		pool->avail.wanted = pool->cfg->count;
 	}

@@ -3,8 +3,10 @@
  * measures the scaled pool's metric (queue length, concurrency, request
  * rate, KV use, busy, capacity utilisation, p90 TTFT), asks fs_autoscale_decide for a
  * count with the predictive floor, releases instances idle for long enough
- * (per instance, O(1) state each), launches or drains instances to match,
- * and keeps what the warnings need (time at max / min, scale events).
+ * (per instance, O(1) state each), launches or drains instances to match
+ * (a spot pool's over-provisioned spares on top, left out of what it
+ * reads), and keeps what the warnings need (time at max / min, scale
+ * events).
  */
 #include "world_state.h"
 
@@ -138,6 +140,30 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 		return ttft_p90_s(w, p);
 	}
 	return NAN;
+}
+
+/*
+ * MODEL: A12 — the autoscaler decides the count the pool wants; a spot
+ * pool's over-provisioned spares are the instances above its last
+ * decision.  They are left out of the current and ready counts it reads,
+ * and the metric keeps the pool's total: a mean over the ready instances
+ * is taken over the fewer ready ones (ttft_p90 is the pool's own value).
+ * So the spares neither read as a surplus to scale in nor, within the
+ * tolerance, as a count to keep and add spares to again.
+ */
+static void leave_out_spares(const struct fs_world *w, uint32_t p,
+                             struct fs_autoscale_input *in)
+{
+	int was = w->pools[p].desired, ready = in->ready < was ? in->ready : was;
+
+	if (fs__world_fleet_target(w->pools[p].cfg, 0) == 0 || in->current <= was)
+		return;
+	if (ready == 0)
+		in->metric = NAN;
+	else if (w->fleet->autoscale.metric != FS_SCALE_TTFT_P90)
+		in->metric *= (double)in->ready / (double)ready;
+	in->current = was;
+	in->ready = ready;
 }
 
 /* Expected requests per second and output tokens per second for pool p at
@@ -307,6 +333,7 @@ void fs__world_scale_event(struct fs_world *w)
 	in.now_ns = w->now_ns;
 	in.clock_hour = clock_hour(w);
 	in.metric = pool_metric(w, p, &in);
+	leave_out_spares(w, p, &in);
 	in.forecast_min = forecast_min(w, p);
 	idle = ac->idle_for_ns > 0 ? track_idle(w, p) : 0;
 	desired = fs_autoscale_decide(ac, w->pools[p].cfg, &w->pools[p].scale, &in);
@@ -327,10 +354,10 @@ void fs__world_scale_event(struct fs_world *w)
 	                   !at_max && desired <= floor_now(w, p, in.forecast_min),
 	                   desired != in.current);
 	w->pools[p].desired = desired;
-	w->pools[p].target = desired;
+	w->pools[p].target = fs__world_fleet_target(w->pools[p].cfg, desired); /* MODEL: A12 */
 	fs__world_avail_want(w, p, desired);         /* MODEL: F15 */
 	fs__recorder_pool_desired(&w->rec, p, w->now_ns, desired);
-	if (desired > w->pools[p].alive) {
+	if (w->pools[p].target > w->pools[p].alive) {
 		int launched = fs__world_fleet_fill(w, p);
 
 		/* MODEL: A11 — the launches this look made, within an hour of a
@@ -340,7 +367,7 @@ void fs__world_scale_event(struct fs_world *w)
 		    w->now_ns - w->pools[p].last_release_ns < 3600 * FS_NS_PER_S)
 			fs__rec_scale_relaunch(&w->rec, p, (uint64_t)launched);
 	}
-	while (w->pools[p].alive > desired) {
+	while (w->pools[p].alive > w->pools[p].target) {
 		scale_in_one(w, p);
 		w->pools[p].last_release_ns = w->now_ns;
 	}
@@ -365,8 +392,8 @@ void fs__world_scale_init(struct fs_world *w)
 	if (!ac->enabled)
 		return;
 	p = (uint32_t)ac->pool;
-	w->pools[p].desired = w->pools[p].target;
-	fs__recorder_pool_desired(&w->rec, p, 0, w->pools[p].target);
+	w->pools[p].desired = w->pools[p].cfg->count;
+	fs__recorder_pool_desired(&w->rec, p, 0, w->pools[p].desired);
 	if (ac->metric == FS_SCALE_CAPACITY_UTIL || ac->predictive) {
 		struct fs_saturation sat;
 

@@ -152,7 +152,8 @@ struct fs__ttft_mark {
 struct fs__pool {
 	const struct fs_pool_cfg *cfg;
 	const struct fs_perf_cfg *perf;
-	int target;                  /* instances wanted (spot: count + overprovision) */
+	int target;                  /* instances to run: count or the autoscaler's
+	                              * decision (spot: + overprovision) */
 	int alive;                   /* instances not gone and not draining */
 	int standins;                /* FALLBACK stand-ins alive for this spot pool */
 	int live;                    /* instances of this pool not gone */
@@ -345,6 +346,9 @@ void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
  * (one not yet serving goes at once, a serving one drains); whether an
  * instance counts toward its pool's size (world_fleet.c). */
 int fs__world_fleet_fill(struct fs_world *w, uint32_t p);
+/* The instances a pool runs to have `wanted` serving: with a spot pool's
+ * over-provisioned spares (MODEL: F11). */
+int fs__world_fleet_target(const struct fs_pool_cfg *pc, int wanted);
 void fs__world_fleet_release(struct fs_world *w, uint32_t inst);
 /* Pool p owes no more replacements than it lacks of its target (MODEL:
  * F13): called after fills and the autoscaler's decisions. */
