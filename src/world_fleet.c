@@ -256,7 +256,7 @@ void fs__world_fleet_trim_due(struct fs_world *w, uint32_t p)
 /* Launch until pool p has its target (or a spot launch finds no room).  A
  * launch that replaces a reclaimed instance is marked, for the cost of its
  * cold start (MODEL: F13). */
-int fs__world_fleet_fill(struct fs_world *w, uint32_t p)
+int fs__world_fleet_retry(struct fs_world *w, uint32_t p)
 {
 	int fresh = 0;
 
@@ -272,6 +272,18 @@ int fs__world_fleet_fill(struct fs_world *w, uint32_t p)
 	}
 	fs__world_fleet_trim_due(w, p);
 	return fresh;
+}
+
+/* MODEL: F10 — as fs__world_fleet_retry, but while a spot launch that found
+ * no room waits for its retry, whoever asks (a notice's replacement, the
+ * autoscaler's look) joins that wait instead of trying again. */
+int fs__world_fleet_fill(struct fs_world *w, uint32_t p)
+{
+	if (w->pools[p].retry_pending) {
+		fs__world_fleet_trim_due(w, p);
+		return 0;
+	}
+	return fs__world_fleet_retry(w, p);
 }
 
 void fs__world_fleet_gone(struct fs_world *w, uint32_t ii)

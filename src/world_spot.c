@@ -172,13 +172,15 @@ static void schedule_zone_reclaim(struct fs_world *w, uint32_t z)
 			FS_EV_ZONE_RECLAIM, z, 0);
 }
 
+/* MODEL: F10 — a rise of a capacity trace retries every spot pool's
+ * launches, whether or not a retry is pending. */
 static void retry_spot_pools(struct fs_world *w)
 {
 	size_t p;
 
 	for (p = 0; p < w->fleet->n_pools; p++)
 		if (pool_cfg(w, (uint32_t)p)->pricing == FS_PRICING_SPOT)
-			fs__world_fleet_fill(w, (uint32_t)p);
+			fs__world_fleet_retry(w, (uint32_t)p);
 }
 
 /* MODEL: F9 — a zone reclaim notices every spot instance in the zone and
@@ -201,12 +203,14 @@ static void on_zone_reclaim(struct fs_world *w, uint32_t z)
 }
 
 /* MODEL: F10 — when a zone's traced capacity falls below its spot instances,
- * the most recently launched ones are reclaimed (with notice). */
+ * the most recently launched ones are reclaimed (with notice); when it
+ * rises, launches that found no room are retried. */
 static void on_capacity(struct fs_world *w, uint32_t z)
 {
 	const struct fs_capacity_trace *t = w->fleet->zones[z].trace;
 	fs_ns next_ns = fs_capacity_next_change(t, w->now_ns);
 	int32_t cap = fs_capacity_at(t, w->now_ns);
+	bool rose = w->now_ns > 0 && cap > fs_capacity_at(t, w->now_ns - 1);
 	int live = 0;
 	size_t i;
 
@@ -221,7 +225,8 @@ static void on_capacity(struct fs_world *w, uint32_t z)
 	}
 	if (next_ns != FS_NS_MAX && next_ns < w->sc->sim.horizon_ns)
 		fs_eventq_push(w->q, next_ns, FS_EV_CAPACITY, z, 0);
-	retry_spot_pools(w);
+	if (rose)
+		retry_spot_pools(w);
 }
 
 void fs__world_spot_init(struct fs_world *w)

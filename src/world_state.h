@@ -342,10 +342,13 @@ void fs__world_fleet_event(struct fs_world *w, enum fs_event_kind kind, uint32_t
  * empty is gone. */
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t inst);
 /* Launch until pool p has its target (returning how many of the launches
- * were not replacements owed for reclaims); stop an instance taking work
- * (one not yet serving goes at once, a serving one drains); whether an
- * instance counts toward its pool's size (world_fleet.c). */
+ * were not replacements owed for reclaims) — fill tries nothing while a
+ * failed spot launch waits for its retry, retry tries anyway (the retry
+ * event, a rise of a capacity trace: MODEL: F10); stop an instance taking
+ * work (one not yet serving goes at once, a serving one drains); whether
+ * an instance counts toward its pool's size (world_fleet.c). */
 int fs__world_fleet_fill(struct fs_world *w, uint32_t p);
+int fs__world_fleet_retry(struct fs_world *w, uint32_t p);
 /* The instances a pool runs to have `wanted` serving: with a spot pool's
  * over-provisioned spares (MODEL: F11). */
 int fs__world_fleet_target(const struct fs_pool_cfg *pc, int wanted);

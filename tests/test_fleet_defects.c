@@ -131,7 +131,8 @@ static void test_fleet_defects_notice_while_draining_owes_no_replacement(void **
  * autoscaler's floor is 2 until 00:30, 1 until 01:00 and 2 from then (no
  * load: the floor is the decision).
  *   630 s: instance 1 gets its notice: a replacement is owed, but the zone
- *          has no room (the launches fail).
+ *          has no room (one failed launch; the looks and the scale-out at
+ *          3600 s wait for its retry, due after the horizon, or a rise).
  *   930 s: instance 1 is reclaimed (billed 930 s).
  *   1800 s: the autoscaler wants 1, which it has: the replacement is no
  *          longer owed.
@@ -173,7 +174,7 @@ static void test_fleet_defects_replacement_given_up_when_target_falls(void **sta
 	assert_int_equal(res[0]->cls[res[0]->n_classes].arrived, 0);
 	assert_int_equal(pr->reclaims, 1);
 	assert_int_equal(pr->launches, 3);
-	assert_true(pr->failed_launches >= 2);
+	assert_int_equal(pr->failed_launches, 1);
 	assert_near(pr->alive_ns, (7200 + 930 + 3510) * 1e9, 1e3, 0);
 	assert_near(pr->usd, usd(7200 + 930 + 3510), 1e-9, 0);
 	assert_near(pr->lost_usd, 0, 0, 0);

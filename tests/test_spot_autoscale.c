@@ -161,11 +161,68 @@ static void test_spot_autoscale_spares_are_not_wanted_within_tolerance(void **st
 	fs_scenario_free(sc);
 }
 
+/* Two warm spot instances at 0.90/h (min 2, max 4) in a zone whose replayed
+ * capacity is 2, and 3 from 45 min; a fixed 60 s provisioning, no
+ * interruptions, relaunch retried every 10 min; the schedule's floor wants
+ * 2 until 30 min, then 3; looks every 30 s, no load. */
+#define FULL_ZONE(strategy_and_pools) \
+	"{\"zones\": [{\"name\": \"z\", \"capacity_trace\": " \
+	"{\"path\": \"fleet/two_nodes_third_from_45m.csv\", \"format\": \"spotserve\", " \
+	"\"loop\": false}}], " strategy_and_pools ", " \
+	"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, " \
+	"\"interval\": \"30s\", \"idle_release\": {\"for\": \"0s\"}, " \
+	"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.5, \"min\": 3}]}}"
+#define FULL_ZONE_SPOT(extra) \
+	"{\"name\": \"spot\", \"pricing\": \"spot\", \"count\": 2, \"min\": 2, " \
+	"\"max\": 4, \"price_per_h\": 0.90, " extra \
+	"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, " \
+	"\"spot\": {\"interruption_rate_per_month\": 0, \"relaunch_retry\": \"10m\"}}"
+
+/*
+ * MODEL: F10 — a launch that found no spot room is retried every
+ * relaunch_retry and at every rise of the trace, whoever asked for it.
+ * By hand:
+ *   30 min: the look wants 3: the third finds no room (1 failed launch),
+ *     a retry is due at 40 min; the looks until 45 min join that wait;
+ *   40 min: the retry fails (2), the next is due at 50 min;
+ *   45 min: the trace rises to 3: the retry launches it, billed from
+ *     46 min (840 s), serving a cold start C later; 50 min: nothing owed.
+ * 2 failed launches, 3 launches, billed 7200 + 840 s = 2.01 USD; short
+ * from 30 min to 46 min + C.  (Before, every look retried: 31 failed
+ * launches by 45 min, 2 a minute.)
+ */
+static void test_spot_autoscale_failed_launch_waits_for_its_retry(void **state)
+{
+	struct fs_scenario *sc = scenario(NO_LOAD, FULL_ZONE(
+		"\"strategy\": \"relaunch\", \"pools\": [" FULL_ZONE_SPOT("") "]"));
+	struct fs_rep_result **res = run(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[0]);
+
+	(void)state;
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
+
+		print_message("%llu launches, %llu failed, billed %.0f s, %.4f USD, short %.1f s\n",
+		              (unsigned long long)pr->launches,
+		              (unsigned long long)pr->failed_launches, pr->alive_ns / 1e9, pr->usd,
+		              pr->avail.short_ns / 1e9);
+		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
+		assert_int_equal(pr->failed_launches, 2);
+		assert_int_equal(pr->launches, 3);
+		assert_near(pr->alive_ns, 8040e9, 1e3, 0);
+		assert_near(pr->usd, usd(8040, SPOT_USD_PER_H), 1e-9, 0);
+		assert_near(pr->avail.short_ns, (960 + cold_s) * 1e9, 1e3, 0);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spot_autoscale_keeps_spares_on_top_of_the_decision),
 		cmocka_unit_test(test_spot_autoscale_spares_are_not_wanted_within_tolerance),
+		cmocka_unit_test(test_spot_autoscale_failed_launch_waits_for_its_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
