@@ -357,7 +357,7 @@ static void on_instance_up(struct fs_world *w, uint32_t ii, int64_t stage)
 	start_serving(w, ii);
 	fs__world_spot_arm(w, ii);
 	fs__world_llm_instance_ready(w, ii);
-	fs__world_spot_rebalance(w, in->standin ? in->standin_for : in->pool);
+	fs__world_spot_rebalance(w, in->standin ? in->standin_for : in->pool, true);
 }
 
 void fs__world_fleet_after_step(struct fs_world *w, uint32_t ii)
@@ -396,7 +396,7 @@ void fs__world_fleet_init(struct fs_world *w, uint64_t seed, uint64_t replicatio
 			fs__world_fleet_launch(w, (uint32_t)p, w->pools[p].cfg->warm_start &&
 			       k < w->pools[p].cfg->count, false, -1);
 	for (p = 0; p < f->n_pools; p++)
-		fs__world_spot_rebalance(w, (uint32_t)p);
+		fs__world_spot_rebalance(w, (uint32_t)p, false);
 	fs__world_spot_init(w);
 }
 

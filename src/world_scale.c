@@ -327,7 +327,7 @@ void fs__world_scale_event(struct fs_world *w)
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
 	uint32_t p = (uint32_t)ac->pool;
 	struct fs_autoscale_input in = { 0 };
-	int desired, idle, was = w->pools[p].desired;
+	int desired, idle;
 	bool at_max;
 
 	in.now_ns = w->now_ns;
@@ -372,8 +372,7 @@ void fs__world_scale_event(struct fs_world *w)
 		w->pools[p].last_release_ns = w->now_ns;
 	}
 	fs__world_fleet_trim_due(w, p);              /* MODEL: F13 */
-	if (desired < was)
-		fs__world_spot_rebalance(w, p);      /* MODEL: F12 — fewer wanted */
+	fs__world_spot_rebalance(w, p, false);       /* MODEL: F12 — wanted may have moved */
 	fs_eventq_push(w->q, w->now_ns + ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
 }
 

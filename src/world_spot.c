@@ -59,10 +59,13 @@ static int serving_count(const struct fs_world *w, uint32_t p)
 
 /* MODEL: F12 — FALLBACK keeps (wanted - serving spot instances) on-demand
  * stand-ins of the fallback pool, so they cover both the time spot is short
- * and the cold start of its replacement; surplus stand-ins are released,
- * those not yet serving first.  Wanted is the count or the autoscaler's
- * decision (F15): over-provisioned spares are not stood in for. */
-void fs__world_spot_rebalance(struct fs_world *w, uint32_t p)
+ * and the cold start of its replacement or of a scale-out; surplus
+ * stand-ins are released, those not yet serving first.  Wanted is the count
+ * or the autoscaler's decision (F15): over-provisioned spares are not stood
+ * in for.  The stand-ins launched stand in for capacity a reclaim took
+ * (their cold start is lost to reclaims, F13) unless `for_reclaim` is
+ * false: at t = 0 and at the autoscaler's decision. */
+void fs__world_spot_rebalance(struct fs_world *w, uint32_t p, bool for_reclaim)
 {
 	const struct fs_pool_cfg *pc = pool_cfg(w, p);
 	int wanted, i;
@@ -74,7 +77,8 @@ void fs__world_spot_rebalance(struct fs_world *w, uint32_t p)
 	if (wanted < 0)
 		wanted = 0;
 	while (w->pools[p].standins < wanted)
-		fs__world_fleet_launch(w, (uint32_t)pc->fallback_pool, false, true, (int)p);
+		fs__world_fleet_launch(w, (uint32_t)pc->fallback_pool, false, for_reclaim,
+		                       (int)p);
 	for (i = 0; i < 2 && w->pools[p].standins > wanted; i++) {
 		size_t k;
 
@@ -122,7 +126,7 @@ static void notice(struct fs_world *w, uint32_t ii)
 			w->pools[p].replacements_due++;
 		fs__world_fleet_fill(w, p);
 	}
-	fs__world_spot_rebalance(w, p);
+	fs__world_spot_rebalance(w, p, true);
 }
 
 static void on_reclaim(struct fs_world *w, uint32_t ii)
@@ -263,7 +267,7 @@ void fs__world_spot_event(struct fs_world *w, enum fs_event_kind kind, uint32_t 
 	case FS_EV_LAUNCH_RETRY:
 		w->pools[a].retry_pending = false;
 		fs__world_fleet_fill(w, a);
-		fs__world_spot_rebalance(w, a);
+		fs__world_spot_rebalance(w, a, true);
 		break;
 	case FS_EV_INSTANCE_UP:
 	case FS_EV_AUTOSCALE:

@@ -369,12 +369,13 @@ void fs__world_fleet_gone(struct fs_world *w, uint32_t inst);
 void fs__world_fleet_note_pool(struct fs_world *w, uint32_t p);
 /* Spot capacity (world_spot.c): spot room left in zone z now (INT32_MAX:
  * unlimited); draw a running spot instance's interruption; keep a spot
- * pool's fallback stand-ins at what it lacks (MODEL: F12); schedule the
+ * pool's fallback stand-ins at what it lacks (MODEL: F12; for_reclaim:
+ * those launched stand in for capacity a reclaim took); schedule the
  * zones' capacity changes and reclaims (at init); a spot event (notice,
  * reclaim, zone reclaim, capacity change, launch retry). */
 int32_t fs__world_spot_room(const struct fs_world *w, uint32_t z);
 void fs__world_spot_arm(struct fs_world *w, uint32_t inst);
-void fs__world_spot_rebalance(struct fs_world *w, uint32_t p);
+void fs__world_spot_rebalance(struct fs_world *w, uint32_t p, bool for_reclaim);
 void fs__world_spot_init(struct fs_world *w);
 void fs__world_spot_event(struct fs_world *w, enum fs_event_kind kind, uint32_t a);
 /* The autoscaler (world_scale.c): set up (after the t = 0 launches), one

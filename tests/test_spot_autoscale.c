@@ -217,12 +217,117 @@ static void test_spot_autoscale_failed_launch_waits_for_its_retry(void **state)
 	fs_scenario_free(sc);
 }
 
+/* The on-demand pool the fallback stand-ins come from: 3.60/h, a fixed
+ * 20 s provisioning (faster than spot's 60 s). */
+#define OD_POOL \
+	"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, " \
+	"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"20s\"}}"
+#define FALLBACK_POOLS \
+	"\"strategy\": \"fallback\", \"pools\": [" \
+	FULL_ZONE_SPOT("\"fallback_pool\": \"od\", ") ", " OD_POOL "]"
+
+/*
+ * MODEL: F12 — under fallback, a scale-out that spot cannot place is stood
+ * in for from the decision.  The zone above (full until 45 min), the
+ * schedule wanting 3 from 30 min; C: the cold start (the same GPU in both
+ * pools).  By hand:
+ *   30 min: the spot launch finds no room; 3 wanted - 2 serving spot = 1
+ *     stand-in, billed from 30 min 20 s, serving 30 min 20 s + C;
+ *   40 min: the spot retry fails (2 failed launches);
+ *   45 min: the trace rises: the spot instance is launched, billed from
+ *     46 min, serving 46 min + C, when the stand-in goes: billed
+ *     ceil(940 + C) s.
+ * Spot as without fallback: 3 launches, 8040 s, 2.01 USD.  On demand: 1
+ * launch, ceil(940 + C) x 3.60 / 3600 USD, none of it lost to reclaims
+ * (no reclaim took anything: MODEL: F13); short 20 s + C.  (Before, no
+ * stand-in came until the retry at 40 min, billed from 40 min 20 s, its
+ * cold start counted lost to reclaims: short 10 min 20 s + C.)
+ */
+static void test_spot_autoscale_fallback_stands_in_for_an_unplaced_scale_out(void **state)
+{
+	struct fs_scenario *sc = scenario(NO_LOAD, FULL_ZONE(FALLBACK_POOLS));
+	struct fs_rep_result **res = run(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
+	double od_s = ceil(940 + cold_s);
+
+	(void)state;
+	assert_near(cold_s, fs_test_cold_start_s(&sc->fleet.pools[0]), 0, 0);
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *ps = &res[r]->fleet.pools[0];
+		const struct fs_pool_result *po = &res[r]->fleet.pools[1];
+
+		print_message("spot %llu launches, %llu failed, %.4f USD; on demand %llu launches, "
+		              "%.4f USD (hand %.4f), lost %.4f; short %.1f s\n",
+		              (unsigned long long)ps->launches,
+		              (unsigned long long)ps->failed_launches, ps->usd,
+		              (unsigned long long)po->launches, po->usd, usd(od_s, OD_USD_PER_H),
+		              po->lost_usd, ps->avail.short_ns / 1e9);
+		assert_int_equal(ps->launches, 3);
+		assert_int_equal(ps->failed_launches, 2);
+		assert_near(ps->alive_ns, 8040e9, 1e3, 0);
+		assert_near(ps->usd, usd(8040, SPOT_USD_PER_H), 1e-9, 0);
+		assert_int_equal(po->launches, 1);
+		assert_near(po->usd, usd(od_s, OD_USD_PER_H), 1e-9, 0);
+		assert_near(po->lost_usd, 0, 0, 0);
+		assert_near(ps->avail.short_ns, (20 + cold_s) * 1e9, 1e3, 0);
+		assert_near(res[r]->fleet.avail.short_ns, (20 + cold_s) * 1e9, 1e3, 0);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
+
+/*
+ * MODEL: F12 — a scale-out whose spot launch found room is stood in for
+ * through the spot instance's cold start, as a reclaim's replacement is.
+ * The same pools in a zone without a trace.  By hand:
+ *   30 min: 3 wanted: a spot launch, billed from 31 min, serving 31 min +
+ *     C; 3 wanted - 2 serving spot = 1 stand-in, billed from 30 min 20 s,
+ *     serving 30 min 20 s + C, gone when the spot instance serves: billed
+ *     ceil(40 + C) s.
+ * Spot: 3 launches, 7200 + 1740 s = 2.235 USD, no failed launch.  On
+ * demand: 1 launch, ceil(40 + C) x 3.60 / 3600, none of it lost to
+ * reclaims; short 20 s + C.  (Before, no stand-in: short 60 s + C.)
+ */
+static void test_spot_autoscale_fallback_covers_a_scale_out_cold_start(void **state)
+{
+	struct fs_scenario *sc = scenario(NO_LOAD,
+		"{\"zones\": [{\"name\": \"z\"}], " FALLBACK_POOLS ", "
+		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
+		"\"interval\": \"30s\", \"idle_release\": {\"for\": \"0s\"}, "
+		"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.5, \"min\": 3}]}}");
+	struct fs_rep_result **res = run(sc);
+	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
+	double od_s = ceil(40 + cold_s);
+
+	(void)state;
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *ps = &res[r]->fleet.pools[0];
+		const struct fs_pool_result *po = &res[r]->fleet.pools[1];
+
+		print_message("spot %llu launches, %.4f USD; on demand %llu launches, %.4f USD "
+		              "(hand %.4f); short %.1f s\n", (unsigned long long)ps->launches,
+		              ps->usd, (unsigned long long)po->launches, po->usd,
+		              usd(od_s, OD_USD_PER_H), ps->avail.short_ns / 1e9);
+		assert_int_equal(ps->launches, 3);
+		assert_int_equal(ps->failed_launches, 0);
+		assert_near(ps->usd, usd(8940, SPOT_USD_PER_H), 1e-9, 0);
+		assert_int_equal(po->launches, 1);
+		assert_near(po->usd, usd(od_s, OD_USD_PER_H), 1e-9, 0);
+		assert_near(po->lost_usd, 0, 0, 0);
+		assert_near(ps->avail.short_ns, (20 + cold_s) * 1e9, 1e3, 0);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spot_autoscale_keeps_spares_on_top_of_the_decision),
 		cmocka_unit_test(test_spot_autoscale_spares_are_not_wanted_within_tolerance),
 		cmocka_unit_test(test_spot_autoscale_failed_launch_waits_for_its_retry),
+		cmocka_unit_test(test_spot_autoscale_fallback_stands_in_for_an_unplaced_scale_out),
+		cmocka_unit_test(test_spot_autoscale_fallback_covers_a_scale_out_cold_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
