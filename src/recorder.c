@@ -230,14 +230,19 @@ void fs__recorder_completion(struct fs_recorder *rec, const struct fs_request *r
 	fs_ns e2e_ns = end_ns - req->arrival_ns;
 
 	add_row(rec, req, true, false, start_ns, first_token_ns, end_ns, output_tokens);
+	/* MODEL: S6, E5 — every completion inside [warm-up, horizon), whenever
+	 * it arrived: the departures of the window, whose expected rate is the
+	 * arrival rate of a stable system.  Counting only requests that arrived
+	 * after the warm-up would miss those in the system at the warm-up and
+	 * be short by the mean number in the system over the window's length. */
+	if (end_ns >= rec->sc->sim.warmup_ns && end_ns < rec->sc->sim.horizon_ns) {
+		cr->completed_in_window++;
+		cr->output_tokens_in_window += output_tokens;
+	}
 	if (!counted(rec, req))
 		return;
 	cr->completed++;
 	cr->output_tokens += output_tokens;
-	if (end_ns < rec->sc->sim.horizon_ns) {           /* MODEL: E5, S6 */
-		cr->completed_in_window++;
-		cr->output_tokens_in_window += output_tokens;
-	}
 	add_latency(rec, cr, FS_LAT_QUEUE, (double)(start_ns - req->arrival_ns));
 	add_latency(rec, cr, FS_LAT_TTFT, (double)ttft_ns);
 	if (output_tokens > 1)            /* MODEL: S2 — TPOT as vLLM's benchmark defines it */

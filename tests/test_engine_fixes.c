@@ -429,7 +429,8 @@ static void test_engine_drain_keeps_throughput_in_the_measured_window(void **sta
 	for (size_t i = 0; i < on[0]->n_rows; i++) {
 		const struct fs_request_row *row = &on[0]->rows[i];
 
-		if (row->counted && row->completed && row->end_ns < sc_on->sim.horizon_ns) {
+		if (row->completed && row->end_ns >= sc_on->sim.warmup_ns &&
+		    row->end_ns < sc_on->sim.horizon_ns) {
 			n++;
 			tokens += (double)row->output_tokens;
 		}

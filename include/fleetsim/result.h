@@ -61,9 +61,9 @@ struct fs_class_result {
 	uint64_t failed;             /* of those, refused or dropped by the engine */
 	uint64_t slo_met;            /* completed and within every SLO target */
 	int64_t output_tokens;       /* output tokens of completed requests */
-	uint64_t completed_in_window;        /* of completed, those that ended before
-	                                      * the horizon: the measured window's
-	                                      * (MODEL: E5, S6) */
+	uint64_t completed_in_window;        /* requests that ended inside [warm-up,
+	                                      * horizon), whenever they arrived: the
+	                                      * measured window's (MODEL: E5, S6) */
 	int64_t output_tokens_in_window;     /* their output tokens */
 };
 
