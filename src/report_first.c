@@ -225,6 +225,19 @@ static const char *factor_text(char *buf, size_t len, double v)
 	return buf;
 }
 
+/* What the headroom sentence is about, as the recommendation above it
+ * decided: the recommended fleet only when it is recommended. */
+static void subject_text(const struct fs__report *r, bool recommended, char *buf,
+                         size_t len)
+{
+	if (recommended)
+		snprintf(buf, len, "the recommended fleet");
+	else if (r->kind == FS_REPORT_VARIANTS)
+		snprintf(buf, len, "variant %s (not recommended)", r->variants[r->rec].name);
+	else
+		snprintf(buf, len, "the simulated fleet (not recommended)");
+}
+
 /* MODEL: H3, H5 — the headroom sentence and "what if traffic doubles". */
 static void headroom_item(struct fs__report *r, const struct fs__first *f)
 {
@@ -251,11 +264,12 @@ static void headroom_item(struct fs__report *r, const struct fs__first *f)
 	                           "not proven with these replications)" :
 	          "it probably misses the SLO (the estimate does; not proven with these "
 	          "replications)";
-	fs__doc_item(r, "Headroom: the recommended fleet stays within its SLO up to %s%s the "
+	fs__doc_item(r, "Headroom: %s stays within its SLO up to %s%s the "
 	             "simulated traffic, %s requests/s against %s simulated (95%% interval %s "
 	             "to %s). If traffic doubles, %s. Search: every arrival rate scaled by one "
 	             "factor, bracketed and bisected, %d probes of %d replications on the "
-	             "run's seed (at most %d probes)%s.", factor_text(a, sizeof a, h->factor),
+	             "run's seed (at most %d probes)%s.", f->subject,
+	             factor_text(a, sizeof a, h->factor),
 	             h->above_max ? " or more" : "",
 	             fs__num_text(d, sizeof d, h->factor * h->base_rate_per_s),
 	             fs__num_text(e, sizeof e, h->base_rate_per_s),
@@ -514,8 +528,9 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 /* A run's recommendation is the simulated configuration only when it is
  * stable and its P(SLO met) is proven to reach the target (MODEL: M7, S3):
  * an unstable run's figures are not a steady state, and a configuration
- * that misses its target, or is not yet proven to reach it, is said to. */
-static void run_recommendation(struct fs__report *r, const char *plan)
+ * that misses its target, or is not yet proven to reach it, is said to.
+ * True when it is recommended. */
+static bool run_recommendation(struct fs__report *r, const char *plan)
 {
 	const cJSON *v = fs__jget(r->summary, "metrics.all.p_slo_met_verdict");
 	const char *name = fs__jstr(v, "verdict");
@@ -525,21 +540,27 @@ static void run_recommendation(struct fs__report *r, const char *plan)
 
 	snprintf(more, sizeof more, "; %g replications would decide it (fleetsim run -r %g)",
 	         needed, needed);
-	if (unstable > 0)
+	if (unstable > 0) {
 		fs__doc_item(r, "Recommendation: none. The simulated configuration (%s) was "
 		             "unstable in %g of %d replications: requests arrived faster than "
 		             "it served them, so the figures below are not a steady state "
 		             "(section 4).", plan, unstable, fs__first_rec_replications(r));
-	else if (name != NULL && strcmp(name, "not_met") == 0)
+		return false;
+	}
+	if (name != NULL && strcmp(name, "not_met") == 0) {
 		fs__doc_item(r, "Recommendation: none. The simulated configuration (%s) does "
 		             "not meet its SLO target: its P(SLO met) is proven below %.0f%% "
 		             "(section 2).", plan, 100 * fs__jnum(v, "target"));
-	else if (name != NULL && strcmp(name, "undecided") == 0)
+		return false;
+	}
+	if (name != NULL && strcmp(name, "undecided") == 0) {
 		fs__doc_item(r, "Recommendation: not yet. The simulated configuration (%s) is "
 		             "not proven to meet its SLO target of %.0f%%%s (section 2).", plan,
 		             100 * fs__jnum(v, "target"), needed > 0 ? more : "");
-	else
-		fs__doc_item(r, "Recommendation: %s.", plan);
+		return false;
+	}
+	fs__doc_item(r, "Recommendation: %s.", plan);
+	return true;
 }
 
 void fs__report_first(struct fs__report *r)
@@ -548,6 +569,7 @@ void fs__report_first(struct fs__report *r)
 	char plan[1024], lab[512];
 	struct fs__ci month;
 	const cJSON *best = fs__jget(r->best, "best");
+	bool recommended = true;     /* a sweep's best point is */
 
 	r->first = f;
 	fs__doc_heading(r, 2, "The answer in brief");
@@ -571,13 +593,16 @@ void fs__report_first(struct fs__report *r)
 		             fs__jnum(best, "point"), plan[0] ? plan : "pricing plan not known");
 		month = fs__jci(best, "figures.monthly_cost");
 	} else {
-		if (r->kind == FS_REPORT_VARIANTS)
-			fs__doc_item(r, "Recommendation: variant %s: %s.", r->variants[r->rec].name,
-			             plan[0] ? plan : "pricing plan not known");
-		else
-			run_recommendation(r, plan[0] ? plan : "pricing plan not known");
+		if (r->kind == FS_REPORT_VARIANTS) {
+			recommended = r->have_rec;
+			fs__doc_item(r, recommended ? "Recommendation: variant %s: %s." :
+			             "Recommendation: none; the figures below are variant %s's: %s.",
+			             r->variants[r->rec].name, plan[0] ? plan : "pricing plan not known");
+		} else
+			recommended = run_recommendation(r, plan[0] ? plan : "pricing plan not known");
 		month = fs__jci(r->summary, "cost.monthly_projected");
 	}
+	subject_text(r, recommended, f->subject, sizeof f->subject);
 	cost_items(r, month);
 	cheaper_plan(r, f);
 	if (f->have_h)

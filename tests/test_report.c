@@ -139,11 +139,15 @@ static void first_section(const char *html)
 	           "intervals 95%): USD 2044 (same in every replication); per year",
 	           "per year (12 months): USD 24528", "Annual budget to ask for: USD 39858",
 	           "break-even of 438 h a month", "USD 818 less per month",
-	           "Headroom: the recommended fleet stays within its SLO up to",
-	           "If traffic doubles", "345600 requests a day", "miss the daily peak",
+	           "Headroom: the simulated fleet (not recommended) stays within its SLO "
+	           "up to", "If traffic doubles", "345600 requests a day", "miss the daily peak",
 	           "5.33 requests/s around 14:00");
 	assert_non_null(strstr(t, "Availability: the fleet had the serving instances it "
 	                          "wanted 100.0%"));
+	/* 2 replications leave it "not yet" recommended (the run's own
+	 * Recommendation line): the headroom must not call it recommended. */
+	assert_non_null(strstr(t, "Recommendation: not yet."));
+	assert_null(strstr(t, "recommended fleet"));
 	assert_has(t, "Spot exposure: none", "Redundancy: ",
 	           "Confidence: met the SLO in 2 of 2 simulated runs",
 	           "with 2 runs we can claim at least 34%", "run 35 replications");
@@ -197,6 +201,13 @@ static void test_report_variants_dir(void **state)
 	assert_true(strstr(html, "Recommended: variant") ||
 	            strstr(html, "No variant is proven to meet"));
 	assert_null(strstr(html, "saves"));
+	/* No variant recommended: neither the Recommendation line nor the
+	 * headroom may present the one shown for reference as recommended. */
+	assert_has(html, "No variant is recommended",
+	           "Recommendation: none; the figures below are variant ",
+	           "(not recommended) stays within its SLO");
+	assert_null(strstr(html, "Recommendation: variant"));
+	assert_null(strstr(html, "the recommended fleet"));
 	assert_has(html, "all-on-demand", "Spot exposure", "The answer in brief",
 	           "why not chosen");
 	free(html);
