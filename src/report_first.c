@@ -238,11 +238,29 @@ static void subject_text(const struct fs__report *r, bool recommended, char *buf
 		snprintf(buf, len, "the simulated fleet (not recommended)");
 }
 
+/* Where the headroom figures come from: searched by this report (and
+ * kept for later ones, or why not), or read from what an earlier one
+ * kept. */
+static const char *kept_text(const struct fs__first *f, char *buf, size_t len)
+{
+	if (f->cached)
+		snprintf(buf, len, "; not searched again: read from headroom.json, which an "
+		         "earlier report searched with the same scenario, seed and "
+		         "replications");
+	else if (f->not_kept[0] == '\0')
+		snprintf(buf, len, "; searched by this report and kept in headroom.json for "
+		         "later reports of this directory");
+	else
+		snprintf(buf, len, "; searched by this report, not kept for later reports (%s)",
+		         f->not_kept);
+	return buf;
+}
+
 /* MODEL: H3, H5 — the headroom sentence and "what if traffic doubles". */
 static void headroom_item(struct fs__report *r, const struct fs__first *f)
 {
 	const struct fs_headroom *h = &f->h;
-	char a[48], b[48], c[48], d[32], e[32];
+	char a[48], b[48], c[48], d[32], e[32], kept[700];
 	const char *doubles;
 
 	if (!f->rec) {
@@ -275,7 +293,7 @@ static void headroom_item(struct fs__report *r, const struct fs__first *f)
 	             fs__num_text(e, sizeof e, h->base_rate_per_s),
 	             factor_text(b, sizeof b, h->factor_lo), factor_text(c, sizeof c, h->factor_hi),
 	             doubles, h->n_probes, h->replications, HEADROOM_PROBES,
-	             f->cached ? "; reused from headroom.json" : "; kept in headroom.json");
+	             kept_text(f, kept, sizeof kept));
 }
 
 /* Total arrival rate of sc at t_ns, all processes. */

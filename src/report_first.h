@@ -23,6 +23,8 @@ struct fs__first {
 	struct fs_headroom h;
 	bool have_h;
 	bool cached;                 /* h read from DIR/headroom.json */
+	char not_kept[512];          /* why a fresh h could not be written to
+	                              * DIR/headroom.json; "" when it was */
 	char subject[300];           /* what the headroom is of: "the recommended
 	                              * fleet" only when the report recommends it */
 };

@@ -151,8 +151,9 @@ static double factor_of(const cJSON *o, const char *key, double absent)
 	return cJSON_IsNumber(v) ? v->valuedouble : absent;
 }
 
-/* DIR/headroom.json: the key, then the result and every probe. */
-static void cache_write(const struct fs__report *r, const struct fs__first *f, cJSON *key)
+/* DIR/headroom.json: the key, then the result and every probe.  A cache:
+ * a failure is no error of the report, it is said in f->not_kept. */
+static void cache_write(const struct fs__report *r, struct fs__first *f, cJSON *key)
 {
 	const struct fs_headroom *h = &f->h;
 	cJSON *o = cJSON_CreateObject(), *probes = cJSON_CreateArray();
@@ -181,7 +182,9 @@ static void cache_write(const struct fs__report *r, const struct fs__first *f, c
 	}
 	cJSON_AddItemToObject(o, "probes", probes);
 	snprintf(path, sizeof path, "%s/headroom.json", r->dir);
-	(void)fs_outfile_write_json(path, o, &err);  /* a cache: best effort */
+	memset(&err, 0, sizeof err);
+	if (fs_outfile_write_json(path, o, &err) != 0)
+		snprintf(f->not_kept, sizeof f->not_kept, "%.200s: %.200s", err.where, err.msg);
 	cJSON_Delete(o);
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -146,7 +147,8 @@ static void first_section(const char *html)
 	                          "wanted 100.0%"));
 	/* 2 replications leave it "not yet" recommended (the run's own
 	 * Recommendation line): the headroom must not call it recommended. */
-	assert_non_null(strstr(t, "Recommendation: not yet."));
+	assert_has(t, "Recommendation: not yet.", "searched by this report and kept in "
+	           "headroom.json for later reports of this directory");
 	assert_null(strstr(t, "recommended fleet"));
 	assert_has(t, "Spot exposure: none", "Redundancy: ",
 	           "Confidence: met the SLO in 2 of 2 simulated runs",
@@ -175,10 +177,29 @@ static void test_report_run_dir(void **state)
 	assert_has(html, "2.80 (same in every replication)", "sha256");
 	first_section(html);
 	free(html);
-	/* A second report reuses the headroom search kept in the directory. */
+	/* A second report reads the headroom search the first kept in the
+	 * directory, and says so. */
 	html = report(dir);
-	assert_non_null(strstr(html, "reused from headroom.json"));
+	assert_non_null(strstr(html, "not searched again: read from headroom.json, which "
+	                             "an earlier report searched with the same scenario, "
+	                             "seed and replications"));
+	assert_null(strstr(html, "kept in headroom.json"));
 	free(html);
+	/* A headroom.json that cannot be written: the report is, and says the
+	 * search was not kept instead of claiming it was. */
+	{
+		char *cache = fs_test_path(dir, "headroom.json");
+
+		assert_int_equal(remove(cache), 0);
+		assert_int_equal(mkdir(cache, 0755), 0);
+		html = report(dir);
+		assert_non_null(strstr(html, "searched by this report, not kept for later "
+		                             "reports ("));
+		assert_null(strstr(html, "kept in headroom.json"));
+		free(html);
+		assert_int_equal(rmdir(cache), 0);
+		free(cache);
+	}
 	fs_test_tmpdir_free(dir);
 }
 
