@@ -70,6 +70,16 @@ struct option;
 int fs__cli_getopt(int argc, char **argv, const char *shortopts,
                    const struct option *longopts);
 
+/* For the commands that read their words by hand (estimate, validate,
+ * catalog): "--NAME=VALUE" with --NAME one of `valued` (NULL-terminated)
+ * is split as getopt_long splits it for the others: "--NAME" copied into
+ * name (len bytes) and VALUE returned (possibly "").  Any other word gives
+ * NULL and name is untouched: a flag, an option whose value is the next
+ * word, or an unknown option, reported whole ("--json=1", like
+ * fs__cli_getopt's callers). */
+const char *fs__cli_split_long(const char *word, const char *const *valued, char *name,
+                               size_t len);
+
 /* Print "fleetsim CMD: MESSAGE\nTry 'fleetsim CMD --help'." to stderr and
  * return FS_EXIT_INPUT. */
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -147,6 +157,11 @@ int fs__cli_estimate_load_model(const char *catalog_path, const char *model_conf
  * whether or not a value follows, else "needs a value". */
 int fs__cli_estimate_valued(const char *option, const char *value,
                             const char *const *known, const char *mode);
+
+/* fs__cli_split_long over the name options and `known`: the value of a
+ * "--NAME=VALUE" word of `fleetsim estimate` (NAME into name), or NULL. */
+const char *fs__cli_estimate_split(const char *word, const char *const *known, char *name,
+                                   size_t len);
 
 /* The options of `fleetsim estimate` with or without --train that name
  * things: --model, --model-config, --gpu and --catalog, stored into the

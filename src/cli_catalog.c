@@ -285,6 +285,14 @@ int fs__cli_catalog(int argc, char **argv)
 	struct fs_error err;
 
 	for (i = 1; i < argc; i++) {
+		static const char *const valued[] = { "--catalog", NULL };
+		char name[16];
+		const char *inline_v = fs__cli_split_long(argv[i], valued, name, sizeof name);
+
+		if (inline_v != NULL) {          /* --catalog=FILE */
+			catalog_path = inline_v;
+			continue;
+		}
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs(catalog_help, stdout);
 			return FS_EXIT_OK;
@@ -295,7 +303,8 @@ int fs__cli_catalog(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--catalog") == 0) {
 			if (i + 1 >= argc)
-				return fs__cli_usage_error("catalog", "--catalog needs a value");
+				return fs__cli_usage_error("catalog", "option \"--catalog\" needs "
+				                           "a value");
 			catalog_path = argv[++i];
 			continue;
 		}

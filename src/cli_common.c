@@ -79,6 +79,23 @@ int fs__cli_getopt(int argc, char **argv, const char *shortopts,
 	return '?';
 }
 
+const char *fs__cli_split_long(const char *word, const char *const *valued, char *name,
+                               size_t len)
+{
+	const char *eq = strncmp(word, "--", 2) == 0 ? strchr(word, '=') : NULL;
+	size_t n = eq != NULL ? (size_t)(eq - word) : 0, i;
+
+	if (eq == NULL || n >= len)
+		return NULL;
+	for (i = 0; valued[i] != NULL; i++)
+		if (strlen(valued[i]) == n && strncmp(word, valued[i], n) == 0) {
+			memcpy(name, word, n);
+			name[n] = '\0';
+			return eq + 1;
+		}
+	return NULL;
+}
+
 int fs__cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -135,9 +135,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->kv_dtype = FS_DTYPE_BF16;
 	o->gpu_mem_util = 0.90;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *inline_v;
+		char name[32];
 		int rc = 0;
 
+		if ((inline_v = fs__cli_estimate_split(a, VALUED, name, sizeof name)) != NULL) {
+			a = name;
+			v = inline_v;
+		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(estimate_help, stdout);
 			return 1;
@@ -148,7 +153,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		if (fs__cli_estimate_valued(a, v, VALUED, "") != 0)
 			return FS_EXIT_INPUT;
-		i++;
+		i += inline_v == NULL;           /* the value was the next word */
 		if (fs__cli_estimate_name_option(a, v, &o->model, &o->model_config, &o->gpu,
 		                                 &o->catalog_path))
 			continue;
@@ -439,6 +444,14 @@ int fs__cli_estimate_valued(const char *option, const char *value,
 	return 0;
 }
 
+const char *fs__cli_estimate_split(const char *word, const char *const *known, char *name,
+                                   size_t len)
+{
+	const char *v = fs__cli_split_long(word, NAME_OPTIONS, name, len);
+
+	return v != NULL ? v : fs__cli_split_long(word, known, name, len);
+}
+
 int fs__cli_estimate_name_option(const char *option, const char *value, const char **model,
                                  const char **model_config, const char **gpu,
                                  const char **catalog_path)
@@ -507,7 +520,7 @@ int fs__cli_estimate(int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--train") == 0)
+		if (strcmp(argv[i], "--train") == 0 || strncmp(argv[i], "--train=", 8) == 0)
 			return fs__cli_estimate_train(argc, argv);
 	rc = parse_args(argc, argv, &o);
 	memset(&r, 0, sizeof r);

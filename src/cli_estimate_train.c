@@ -262,8 +262,15 @@ static int parse_args(int argc, char **argv, struct topts *o)
 	fs_train_cfg_defaults(&o->cfg, NULL);
 	o->gpus = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc, k = valued_index(a);
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *inline_v;
+		char name[32];
+		int rc, k;
+
+		if ((inline_v = fs__cli_estimate_split(a, VALUED, name, sizeof name)) != NULL) {
+			a = name;
+			v = inline_v;
+		}
+		k = valued_index(a);
 
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(train_help, stdout);
@@ -275,7 +282,7 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		}
 		if (fs__cli_estimate_valued(a, v, VALUED, " with --train") != 0)
 			return FS_EXIT_INPUT;
-		i++;
+		i += inline_v == NULL;           /* the value was the next word */
 		rc = parse_option(a, v, o);
 		if (rc == 2)
 			return fs__cli_usage_error("estimate", "unknown option \"%s\" with "

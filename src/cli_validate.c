@@ -40,22 +40,30 @@ int fs__cli_validate(int argc, char **argv)
 	size_t n_sets = 0;
 
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+		static const char *const valued[] = { "--variant", "--set", NULL };
+		char name[16];
+		const char *a = argv[i], *v = fs__cli_split_long(a, valued, name, sizeof name);
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(validate_help, stdout);
 			return FS_EXIT_OK;
 		}
-		if ((strcmp(argv[i], "--variant") == 0 || strcmp(argv[i], "--set") == 0) &&
-		    i + 1 == argc)
-			return fs__cli_usage_error("validate", "%s needs a value", argv[i]);
-		if (strcmp(argv[i], "--variant") == 0) {
-			variant = argv[++i];
+		if (v != NULL)
+			a = name;                /* --NAME=VALUE */
+		else if ((strcmp(a, "--variant") == 0 || strcmp(a, "--set") == 0) &&
+		         i + 1 == argc)
+			return fs__cli_usage_error("validate", "option \"%s\" needs a value", a);
+		else if (strcmp(a, "--variant") == 0 || strcmp(a, "--set") == 0)
+			v = argv[++i];
+		if (strcmp(a, "--variant") == 0) {
+			variant = v;
 			continue;
 		}
-		if (strcmp(argv[i], "--set") == 0) {
+		if (strcmp(a, "--set") == 0) {
 			if (n_sets == MAX_SETS)
 				return fs__cli_usage_error("validate", "at most %d --set "
 				                           "options", MAX_SETS);
-			sets[n_sets++] = argv[++i];
+			sets[n_sets++] = v;
 			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1] != '\0')

@@ -342,6 +342,29 @@ static void test_catalog_command_rejects_bad_arguments(void **state)
 	expect_usage_error("gpu", NULL, "did you mean \"gpus\"");
 	expect_usage_error("--csv", NULL, "unknown option \"--csv\"");
 	expect_usage_error("gpus", "models", "found a second");
+	/* The same shapes as the getopt-based commands (fleetsim run). */
+	expect_usage_error("--catalog", NULL, "option \"--catalog\" needs a value");
+	expect_usage_error("--json=1", NULL, "unknown option \"--json=1\"");
+	expect_usage_error("--cat=x", NULL, "unknown option \"--cat=x\"");
+}
+
+/* --catalog=FILE is --catalog FILE, as --output=DIR is for fleetsim run. */
+static void test_catalog_command_takes_option_equals_value(void **state)
+{
+	const char *spaced[] = { "catalog", "gpus", "--catalog",
+	                         "tests/data/catalog_custom.json", "--json", NULL };
+	const char *joined[] = { "catalog", "gpus", "--catalog=tests/data/catalog_custom.json",
+	                         "--json", NULL };
+	struct fs_test_run a = fs_test_run_fleetsim(spaced), b = fs_test_run_fleetsim(joined);
+
+	(void)state;
+	assert_int_equal(a.exit_code, 0);
+	if (b.exit_code != 0)
+		fail_msg("catalog --catalog=FILE exited %d: %s", b.exit_code, b.err);
+	assert_string_equal(a.out, b.out);
+	assert_non_null(strstr(b.out, "my-gpu"));
+	fs_test_run_free(&a);
+	fs_test_run_free(&b);
 }
 
 int main(void)
@@ -358,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_command_json_parses),
 		cmocka_unit_test(test_catalog_command_rejects_bad_arguments),
 		cmocka_unit_test(test_catalog_command_with_a_catalog_file),
+		cmocka_unit_test(test_catalog_command_takes_option_equals_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * -j 1 and -j 2, the summary.json contract (with cost_per_rep and "exact"
  * zero-width intervals), figures of runs stopped at max_in_system, the
  * per-request CSV, seeds, and command-line errors (exit 2, nothing
- * written).  Runs ./fleetsim.
+ * written), and validate's option words (--opt=value like run's).  Runs
+ * ./fleetsim.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -447,6 +448,37 @@ static void test_cli_help_and_version_take_help_like_every_command(void **state)
 	fs_test_run_free(&r);
 }
 
+/* fleetsim validate reads its words by hand: like run's getopt options it
+ * takes --variant=NAME and --set=PATH=JSON as --variant NAME and --set
+ * PATH=JSON (the same output), and says a missing value and an unknown
+ * option in run's words (exit 2). */
+static void test_cli_validate_takes_option_equals_value(void **state)
+{
+	const char *spaced[] = { "validate", "--variant", "all-spot-relaunch", "--set",
+	                         "fleet.strategy=\"relaunch\"",
+	                         "scenarios/spot-strategies.json", NULL };
+	const char *joined[] = { "validate", "--variant=all-spot-relaunch",
+	                         "--set=fleet.strategy=\"relaunch\"",
+	                         "scenarios/spot-strategies.json", NULL };
+	const char *a1[] = { "validate", SCENARIO, "--set", NULL };
+	const char *a2[] = { "validate", SCENARIO, "--variant", NULL };
+	const char *a3[] = { "validate", SCENARIO, "--vari=x", NULL };
+	const char *a4[] = { "run", SCENARIO, "--seed", NULL };
+	struct fs_test_run a, b;
+
+	(void)state;
+	a = fs_test_fleetsim_expect(spaced, 0);
+	b = fs_test_fleetsim_expect(joined, 0);
+	assert_string_equal(a.out, b.out);
+	assert_non_null(strstr(b.out, "\"relaunch\""));
+	fs_test_run_free(&a);
+	fs_test_run_free(&b);
+	expect_cli_error(a1, "fleetsim validate: option \"--set\" needs a value");
+	expect_cli_error(a2, "fleetsim validate: option \"--variant\" needs a value");
+	expect_cli_error(a3, "fleetsim validate: unknown option \"--vari=x\"");
+	expect_cli_error(a4, "fleetsim run: option \"--seed\" needs a value");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_cli_lost_standard_output_is_a_failure),
 		cmocka_unit_test(test_cli_help_lists_commands),
 		cmocka_unit_test(test_cli_help_and_version_take_help_like_every_command),
+		cmocka_unit_test(test_cli_validate_takes_option_equals_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

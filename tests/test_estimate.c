@@ -248,6 +248,50 @@ static void test_estimate_unknown_last_option_is_unknown(void **state)
 	}
 }
 
+/* Every option takes its value after '=' as well as as the next word, as
+ * the getopt-based commands do (fleetsim run --output=DIR): the same
+ * output both ways, with and without --train; a flag given a value and a
+ * prefix stay unknown, a name with '=' and nothing after is an empty
+ * value. */
+static void test_estimate_takes_option_equals_value(void **state)
+{
+	const char *s0[] = { "estimate", "--model", "llama-3.1-8b", "--gpu", "l40s", "--tp", "2",
+	                     "--kv-dtype", "fp8", "--json", NULL };
+	const char *j0[] = { "estimate", "--model=llama-3.1-8b", "--gpu=l40s", "--tp=2",
+	                     "--kv-dtype=fp8", "--json", NULL };
+	const char *s1[] = { "estimate", "--train", "lora", "--model", "llama-3.1-8b", "--gpu",
+	                     "l40s", "--seq", "1024", "--lora-rank", "8", "--json", NULL };
+	const char *j1[] = { "estimate", "--train=lora", "--model=llama-3.1-8b", "--gpu=l40s",
+	                     "--seq=1024", "--lora-rank=8", "--json", NULL };
+	const char *const *spaced[] = { s0, s1 }, *const *joined[] = { j0, j1 };
+	const char *b0[] = { "estimate", "--model=llama-3.1-8b", "--gpu=l40s", "--json=1", NULL };
+	const char *b1[] = { "estimate", "--model=llama-3.1-8b", "--gpu=l40s", "--kv=fp8", NULL };
+	const char *b2[] = { "estimate", "--model=llama-3.1-8b", "--gpu=l40s", "--tp=", NULL };
+	const char *const *bad[] = { b0, b1, b2 };
+	const char *const want[] = {
+		"fleetsim estimate: unknown option \"--json=1\"\n",
+		"fleetsim estimate: unknown option \"--kv=fp8\"\n",
+		"fleetsim estimate: --tp: expected an integer from 1 to 64, found \"\"\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct fs_test_run a = fs_test_fleetsim_expect(spaced[i], 0);
+		struct fs_test_run b = fs_test_fleetsim_expect(joined[i], 0);
+
+		assert_string_equal(a.out, b.out);
+		fs_test_run_free(&a);
+		fs_test_run_free(&b);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		struct fs_test_run r = fs_test_fleetsim_expect(bad[i], 2);
+
+		if (strstr(r.err, want[i]) == NULL)
+			fail_msg("stderr lacks %s: %s", want[i], r.err);
+		fs_test_run_free(&r);
+	}
+}
+
 static void test_estimate_pinned_blocks_and_step_table(void **state)
 {
 	const char *args[] = { "estimate", "--model", "llama-2-7b", "--gpu", "a100-80g",
@@ -407,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_70b_on_four_a100_fits),
 		cmocka_unit_test(test_estimate_unknown_gpu_suggests_a_name),
 		cmocka_unit_test(test_estimate_unknown_last_option_is_unknown),
+		cmocka_unit_test(test_estimate_takes_option_equals_value),
 		cmocka_unit_test(test_estimate_bad_options_exit_2),
 		cmocka_unit_test(test_estimate_pinned_blocks_and_step_table),
 		cmocka_unit_test(test_estimate_text_output_shows_the_breakdown),
