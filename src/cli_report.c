@@ -45,9 +45,11 @@ static const char report_help[] =
 	"                $PATH; Debian: apt-get install chromium), checked first\n"
 	"  -h, --help    this text\n"
 	"\n"
-	"exit status: 0 success, 1 runtime failure (gnuplot, or Chromium with\n"
-	"--pdf, missing or failing; I/O), 2 bad input (DIR is not an output\n"
-	"directory, or cannot take the report's files: checked before any work).\n";
+	"exit status: 0 success, 1 runtime failure (gnuplot missing or failing, or\n"
+	"I/O: no new plot and no new report is left, DIR's earlier ones stay as\n"
+	"they were; Chromium with --pdf missing, checked first, or failing, after\n"
+	"the report is written), 2 bad input (DIR is not an output directory, or\n"
+	"cannot take the report's files: checked before any work).\n";
 
 /* DIR, when it is a directory, must take new files and DIR/plots must be
  * creatable (a DIR that is not an output directory is fs_report_build's

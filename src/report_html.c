@@ -60,7 +60,7 @@ static int embed_png(struct fs_sbuf *b, const struct fs__report *r, const char *
 	unsigned char *data = NULL;
 	size_t len = 0, cap = 0, n;
 
-	snprintf(path, sizeof path, "%s/%s.png", r->plots_dir, name);
+	snprintf(path, sizeof path, "%s/%s.png", r->plot_set->stage, name);
 	f = fopen(path, "rb");
 	if (!f)
 		return fs_error_set(err, path, NULL, "cannot read: %s", strerror(errno));

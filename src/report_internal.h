@@ -16,6 +16,8 @@
 #include "fleetsim/common.h"
 #include "fleetsim/report.h"
 
+struct fs_outset;
+
 /* A CSV file: row-major cells, row 0 not included (head holds it). */
 struct fs__csv {
 	size_t n_cols;
@@ -69,6 +71,10 @@ struct fs__report {
 	enum fs_report_kind kind;
 	char *dir;
 	char *plots_dir;             /* DIR/plots */
+	struct fs_outset *plot_set;  /* borrowed from report.c: the plots being
+	                              * drawn, staged inside DIR/plots until
+	                              * they move into place with report.md and
+	                              * report.html, all or none */
 	const char *gnuplot;         /* gnuplot executable */
 	char *style;                 /* plots/style.gp text (owned) */
 	char style_from[4200];       /* where it was read, or "built-in" */

@@ -1,8 +1,10 @@
 /*
  * report_plot_common.c — what every plot shares: writing its .gp and .dat
  * files, the common script preamble, the latency axis, running gnuplot and
- * renaming its images into place, and noting a plot skipped for lack of
- * data.  Names reach gnuplot only as escaped single-quoted strings.
+ * keeping its images, and noting a plot skipped for lack of data.  Every
+ * file goes to r->plot_set's staging directory (gnuplot runs there), and
+ * reaches DIR/plots only when the whole report does (report.c).  Names
+ * reach gnuplot only as escaped single-quoted strings.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,13 +26,38 @@ void fs__plot_skip(struct fs__report *r, const char *name, const char *why)
 	         name, why);
 }
 
+/* The staging path of plots/<file>, registered with the plot set once. */
+static const char *staged(const struct fs__report *r, const char *file)
+{
+	const struct fs_outset *s = r->plot_set;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->names[i], file) == 0)
+			return s->staged[i];
+	return fs_outset_path(r->plot_set, file);
+}
+
 int fs__plot_write(const struct fs__report *r, const char *name, const char *ext,
                       const struct fs_sbuf *b, struct fs_error *err)
 {
-	char path[4096];
+	char file[128];
 
-	snprintf(path, sizeof path, "%s/%s.%s", r->plots_dir, name, ext);
-	return fs_outfile_write(path, fs_sbuf_str(b), b->len, err);
+	snprintf(file, sizeof file, "%s.%s", name, ext);
+	return fs_outfile_write(staged(r, file), fs_sbuf_str(b), b->len, err);
+}
+
+/* Remove gnuplot's temporary images of name from the staging directory. */
+static void remove_tmp_images(const struct fs__report *r, const char *name)
+{
+	static const char *const ext[] = { "png", "svg" };
+	char path[4096];
+	int t;
+
+	for (t = 0; t < 2; t++) {
+		snprintf(path, sizeof path, "%s/%s.tmp.%s", r->plot_set->stage, name, ext[t]);
+		unlink(path);
+	}
 }
 
 /* Write the script around body, run gnuplot, rename the images into place
@@ -43,7 +70,7 @@ int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
 		{ "svg size 1200,700 dynamic font \"sans,12\" noenhanced", "svg" },
 	};
 	struct fs_sbuf gp;
-	char script[128], from[4096], to[4096];
+	char script[128], from[4096], file[128];
 	int t, rc;
 
 	fs_sbuf_init(&gp);
@@ -60,15 +87,20 @@ int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
 	if (rc)
 		return -1;
 	snprintf(script, sizeof script, "%s.gp", name);
-	if (fs_gnuplot_run(r->gnuplot, r->plots_dir, script, err))
+	if (fs_gnuplot_run(r->gnuplot, r->plot_set->stage, script, err)) {
+		remove_tmp_images(r, name);  /* what a failed gnuplot left */
 		return -1;
+	}
 	for (t = 0; t < 2; t++) {
-		snprintf(from, sizeof from, "%s/%s.tmp.%s", r->plots_dir, name, term[t][1]);
-		snprintf(to, sizeof to, "%s/%s.%s", r->plots_dir, name, term[t][1]);
+		const char *to;
+
+		snprintf(from, sizeof from, "%s/%s.tmp.%s", r->plot_set->stage, name, term[t][1]);
+		snprintf(file, sizeof file, "%s.%s", name, term[t][1]);
+		to = staged(r, file);
 		if (rename(from, to) != 0) {
 			int saved = errno;
 
-			unlink(from);        /* no temporary is left behind */
+			remove_tmp_images(r, name);  /* no temporary is left behind */
 			return fs_error_set(err, to, NULL, "cannot rename %s: %s", from,
 			                    strerror(saved));
 		}

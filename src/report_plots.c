@@ -6,8 +6,9 @@
  * DIR/plots/<name>.dat (numbers only: names reach gnuplot solely as escaped
  * single-quoted titles and labels, fs_sbuf_gp, each marked noenhanced), a
  * script <name>.gp that draws the same body twice (PNG, then SVG), and runs
- * gnuplot on it in DIR/plots.  The images are written under temporary names
- * and renamed once gnuplot succeeds.  Plots without data are skipped and the
+ * gnuplot on it, all in the plot set's staging directory (report.c moves
+ * them into DIR/plots with the report).  The images are written under
+ * temporary names and renamed once gnuplot succeeds.  Plots without data are skipped and the
  * reason is kept in r->skipped for the report.
  */
 #include <errno.h>
@@ -157,8 +158,6 @@ static int plot_variants_scatter(struct fs__report *r, const char *name,
 
 int fs__report_plots(struct fs__report *r, struct fs_error *err)
 {
-	if (fs_outfile_mkdirs(r->plots_dir, err))
-		return -1;
 	switch (r->kind) {
 	case FS_REPORT_SWEEP:
 		if (fs__plot_pareto_sweep(r, err) || fs__plot_cdf_sweep(r, err) ||

@@ -9,7 +9,9 @@
  * by a second report) and draws its timeline, utilisation and cost plots;
  * the plot scripts carry what makes them readable (GPU colours and plan
  * markers, the SLO lines and tail view, the 100% caps, the idle threshold,
- * unused capacity).  Needs gnuplot: skips with a message when it is absent.
+ * unused capacity).  A gnuplot that fails on a later plot (a shim first in
+ * $PATH) leaves no new plot and no new report beside the earlier ones.
+ * Needs gnuplot: skips with a message when it is absent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -345,6 +348,108 @@ static void test_report_escapes_hostile_names(void **state)
 	fs_test_tmpdir_free(dir);
 }
 
+/* Run `fleetsim report dir` with a gnuplot first in $PATH that fails on
+ * utilization.gp (a run's last plot) and runs the real one on the others,
+ * as a full disk or a broken gnuplot would fail a later plot: exit 1, the
+ * message names the plot and says nothing was written. */
+static void report_with_failing_plot(const char *dir)
+{
+	const char *args[] = { "report", dir, NULL }, *path = getenv("PATH");
+	char *shim_dir = fs_test_tmpdir(), *shim = fs_test_path(shim_dir, "gnuplot");
+	char *old = strdup(path != NULL ? path : "/usr/bin:/bin"), *new_path;
+	struct fs_test_run r;
+	FILE *f = fopen(shim, "w");
+	size_t n = strlen(shim_dir) + strlen(old) + 2;
+
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncase \"$*\" in *utilization.gp*) echo 'no space left' >&2; "
+	           "exit 1;; esac\nPATH='%s' exec gnuplot \"$@\"\n", old);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(shim, 0755), 0);
+	new_path = malloc(n);
+	assert_non_null(new_path);
+	snprintf(new_path, n, "%s:%s", shim_dir, old);
+	setenv("PATH", new_path, 1);
+	r = fs_test_run_fleetsim(args);
+	setenv("PATH", old, 1);
+	assert_int_equal(r.exit_code, 1);
+	assert_has(r.err, "utilization.gp", "no space left", "nothing was written");
+	fs_test_run_free(&r);
+	free(new_path);
+	free(old);
+	free(shim);
+	fs_test_tmpdir_free(shim_dir);
+}
+
+/* The inode of dir/file (0 when it is absent): a rename replaces it. */
+static ino_t inode_of(const char *dir, const char *file)
+{
+	char *path = fs_test_path(dir, file);
+	struct stat st;
+	ino_t ino = stat(path, &st) == 0 ? st.st_ino : 0;
+
+	free(path);
+	return ino;
+}
+
+/* No staging directory is left in dir. */
+static void no_staging_left(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, ".fleetsim.tmp", 13) == 0)
+			fail_msg("%s/%s left behind", dir, e->d_name);
+	closedir(d);
+}
+
+/* The plots and the two documents are one set of outputs: a plot that
+ * fails after others were drawn leaves no new plot beside the earlier
+ * report (nor a new plot with no report at all), and no temporary. */
+static void test_report_failed_plot_writes_nothing(void **state)
+{
+	static const char *const kept[] = { "report.md", "report.html",
+	                                    "plots/latency_cdf.png", "plots/latency_cdf.gp",
+	                                    "plots/timeline.svg", NULL };
+	const char *run[] = { "run", "scenarios/quickstart.json", "-r", "2", "-q", "-o", NULL,
+	                      NULL };
+	char *dir, *plots, *html;
+	ino_t before[8];
+	size_t i;
+
+	(void)state;
+	need_gnuplot();
+	dir = fs_test_tmpdir();
+	plots = fs_test_path(dir, "plots");
+	run[6] = dir;
+	fs_test_fleetsim_ok(run);
+	/* A first report that fails: nothing of it appears. */
+	report_with_failing_plot(dir);
+	for (i = 0; kept[i] != NULL; i++)
+		if (inode_of(dir, kept[i]) != 0)
+			fail_msg("%s written by a report that failed", kept[i]);
+	no_staging_left(dir);
+	no_staging_left(plots);
+	/* A report that succeeds, then one that fails: the first's files stay. */
+	html = report(dir);
+	free(html);
+	for (i = 0; kept[i] != NULL; i++) {
+		before[i] = inode_of(dir, kept[i]);
+		assert_true(before[i] != 0);
+	}
+	report_with_failing_plot(dir);
+	for (i = 0; kept[i] != NULL; i++)
+		if (inode_of(dir, kept[i]) != before[i])
+			fail_msg("%s replaced by a report that failed", kept[i]);
+	no_staging_left(dir);
+	no_staging_left(plots);
+	free(plots);
+	fs_test_tmpdir_free(dir);
+}
+
 static void test_report_bad_dir_is_exit_2(void **state)
 {
 	char *dir;
@@ -552,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_report_headroom_runs_on_the_seed_given),
 		cmocka_unit_test(test_report_escapes_hostile_names),
 		cmocka_unit_test(test_report_bad_dir_is_exit_2),
+		cmocka_unit_test(test_report_failed_plot_writes_nothing),
 		cmocka_unit_test(test_report_sweep_runs_the_recommended_point_again),
 		cmocka_unit_test(test_report_plots_carry_their_reading_aids),
 	};
