@@ -1,7 +1,7 @@
 /*
  * report_plot_common.c — what every plot shares: writing its .gp and .dat
- * files, the common script preamble, the latency axis, running gnuplot and
- * keeping its images, and noting a plot skipped for lack of data.  Every
+ * files, the common script preamble, the latency axis, running gnuplot, and
+ * noting a plot skipped for lack of data.  Every
  * file goes to r->plot_set's staging directory (gnuplot runs there), and
  * reaches DIR/plots only when the whole report does (report.c).  Names
  * reach gnuplot only as escaped single-quoted strings.
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fleetsim/escape.h"
@@ -47,21 +48,10 @@ int fs__plot_write(const struct fs__report *r, const char *name, const char *ext
 	return fs_outfile_write(staged(r, file), fs_sbuf_str(b), b->len, err);
 }
 
-/* Remove gnuplot's temporary images of name from the staging directory. */
-static void remove_tmp_images(const struct fs__report *r, const char *name)
-{
-	static const char *const ext[] = { "png", "svg" };
-	char path[4096];
-	int t;
-
-	for (t = 0; t < 2; t++) {
-		snprintf(path, sizeof path, "%s/%s.tmp.%s", r->plot_set->stage, name, ext[t]);
-		unlink(path);
-	}
-}
-
-/* Write the script around body, run gnuplot, rename the images into place
- * and record the plot. */
+/* Write the script around body, run gnuplot and record the plot.  The
+ * script writes NAME.png and NAME.svg under their own names, so rerunning
+ * it redraws them; they are staged files of the plot set, so a gnuplot
+ * that fails leaves nothing (report.c aborts the set). */
 int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
                        const char *caption, struct fs_error *err)
 {
@@ -70,40 +60,34 @@ int fs__plot_finish(struct fs__report *r, const char *name, const char *body,
 		{ "svg size 1200,700 dynamic font \"sans,12\" noenhanced", "svg" },
 	};
 	struct fs_sbuf gp;
-	char script[128], from[4096], file[128];
+	char script[128], file[128];
+	struct stat st;
 	int t, rc;
 
 	fs_sbuf_init(&gp);
 	fs_sbuf_printf(&gp, "# fleetsim report: %s (generated; rerun in this directory "
 	               "with: gnuplot %s.gp)\n", name, name);
 	for (t = 0; t < 2; t++) {
-		fs_sbuf_printf(&gp, "set terminal %s\nset output '%s.tmp.%s'\n%s"
+		fs_sbuf_printf(&gp, "set terminal %s\nset output '%s.%s'\n%s"
 		               "unset multiplot\nunset output\n",
 		               term[t][0], name, term[t][1], body);
 	}
-	/* The script writes .tmp images; the renamed copies are the results. */
 	rc = fs__plot_write(r, name, "gp", &gp, err);
 	fs_sbuf_fini(&gp);
 	if (rc)
 		return -1;
-	snprintf(script, sizeof script, "%s.gp", name);
-	if (fs_gnuplot_run(r->gnuplot, r->plot_set->stage, script, err)) {
-		remove_tmp_images(r, name);  /* what a failed gnuplot left */
-		return -1;
-	}
-	for (t = 0; t < 2; t++) {
-		const char *to;
-
-		snprintf(from, sizeof from, "%s/%s.tmp.%s", r->plot_set->stage, name, term[t][1]);
+	for (t = 0; t < 2; t++) {          /* staged before gnuplot writes them */
 		snprintf(file, sizeof file, "%s.%s", name, term[t][1]);
-		to = staged(r, file);
-		if (rename(from, to) != 0) {
-			int saved = errno;
-
-			remove_tmp_images(r, name);  /* no temporary is left behind */
-			return fs_error_set(err, to, NULL, "cannot rename %s: %s", from,
-			                    strerror(saved));
-		}
+		(void)staged(r, file);
+	}
+	snprintf(script, sizeof script, "%s.gp", name);
+	if (fs_gnuplot_run(r->gnuplot, r->plot_set->stage, script, err))
+		return -1;
+	for (t = 0; t < 2; t++) {
+		snprintf(file, sizeof file, "%s.%s", name, term[t][1]);
+		if (stat(staged(r, file), &st) != 0 || st.st_size == 0)
+			return fs_error_set(err, script, NULL, "gnuplot exited 0 but wrote "
+			                    "no %s", file);
 	}
 	if (r->n_plots < sizeof r->plots / sizeof r->plots[0]) {
 		struct fs__plot *p = &r->plots[r->n_plots++];

@@ -7,8 +7,7 @@
  * single-quoted titles and labels, fs_sbuf_gp, each marked noenhanced), a
  * script <name>.gp that draws the same body twice (PNG, then SVG), and runs
  * gnuplot on it, all in the plot set's staging directory (report.c moves
- * them into DIR/plots with the report).  The images are written under
- * temporary names and renamed once gnuplot succeeds.  Plots without data are skipped and the
+ * them into DIR/plots with the report).  Plots without data are skipped and the
  * reason is kept in r->skipped for the report.
  */
 #include <errno.h>

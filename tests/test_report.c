@@ -180,6 +180,16 @@ static void test_report_run_dir(void **state)
 	assert_has(html, "2.80 (same in every replication)", "sha256");
 	first_section(html);
 	free(html);
+	/* Each script draws its own images: rerun in plots/ (as its first line
+	 * says), it redraws latency_cdf.png and .svg, not temporaries. */
+	{
+		char *gp = fs_test_read_out(dir, "plots/latency_cdf.gp");
+
+		assert_has(gp, "rerun in this directory with: gnuplot latency_cdf.gp",
+		           "set output 'latency_cdf.png'", "set output 'latency_cdf.svg'");
+		assert_null(strstr(gp, ".tmp."));
+		free(gp);
+	}
 	/* A second report reads the headroom search the first kept in the
 	 * directory, and says so. */
 	html = report(dir);
