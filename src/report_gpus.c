@@ -27,18 +27,20 @@ static void add_name(const char **names, size_t *n, size_t max, const char *name
 		names[(*n)++] = name;
 }
 
-/* The GPU names the scenario uses: the engine's, the pools', and the string
- * values of sweep axes whose path ends in "gpu". */
-static size_t gpu_names(const cJSON *sc, const char **names, size_t max)
+/* The GPU names the report's configurations use: the engine's, the
+ * pools', and, when the directory is a sweep's, the string values of sweep
+ * axes whose path ends in "gpu" (a run of a scenario with a sweep block
+ * simulates its own configuration only). */
+static size_t gpu_names(const cJSON *sc, bool swept, const char **names, size_t max)
 {
-	const cJSON *p, *v;
+	const cJSON *p, *v, *axes = swept ? fs__jget(sc, "sweep.axes") : NULL;
 	const char *path;
 	size_t n = 0;
 
 	add_name(names, &n, max, fs__jstr(sc, "engine.gpu"));
 	cJSON_ArrayForEach(p, fs__jget(sc, "fleet.pools"))
 		add_name(names, &n, max, fs__jstr(p, "gpu"));
-	cJSON_ArrayForEach(p, fs__jget(sc, "sweep.axes")) {
+	cJSON_ArrayForEach(p, axes) {
 		path = fs__jstr(p, "path");
 		if (path != NULL && strlen(path) >= 3 &&
 		    strcmp(path + strlen(path) - 3, "gpu") == 0)
@@ -115,8 +117,8 @@ size_t fs__report_gpu_facts(const struct fs__report *r, struct fs__gpu_facts *ou
 	const cJSON *e;
 	size_t n, i;
 
-	n = gpu_names(r->scenario, names, max < FS__REPORT_MAX_GPUS ? max
-	                                                            : FS__REPORT_MAX_GPUS);
+	n = gpu_names(r->scenario, r->kind == FS_REPORT_SWEEP, names,
+	              max < FS__REPORT_MAX_GPUS ? max : FS__REPORT_MAX_GPUS);
 	for (i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof out[i]);
 		out[i].name = names[i];

@@ -179,6 +179,16 @@ static void test_report_run_dir(void **state)
 	/* A fixed fleet: $2.80 in every replication, said so. */
 	assert_has(html, "2.80 (same in every replication)", "sha256");
 	first_section(html);
+	/* quickstart's sweep block lists a100-80g and h100, but a run simulates
+	 * l40s only: the assumptions name no GPU it did not use. */
+	{
+		const char *a = strstr(html, "5. The assumptions"), *b = strstr(html, "6. Plots");
+
+		assert_true(a != NULL && b != NULL && a < b);
+		assert_non_null(strstr(a, "(l40s)"));
+		assert_true(strstr(a, "(a100-80g)") == NULL || strstr(a, "(a100-80g)") > b);
+		assert_true(strstr(a, "(h100)") == NULL || strstr(a, "(h100)") > b);
+	}
 	free(html);
 	/* Each script draws its own images: rerun in plots/ (as its first line
 	 * says), it redraws latency_cdf.png and .svg, not temporaries. */
