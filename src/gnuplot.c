@@ -143,10 +143,10 @@ int fs_exec_run(const char *exe, const char *cwd, const char *const *argv,
 		msg[--msg_len] = '\0';
 	if (WIFEXITED(status))
 		return fs_error_set(err, script, NULL,
-		                    "%s (in %s) exited with status %d: %s", what, cwd,
+		                    "%s exited with status %d: %s", what,
 		                    WEXITSTATUS(status), msg_len ? msg : "(no message)");
-	return fs_error_set(err, script, NULL, "%s (in %s) was killed by signal %d%s: %s",
-	                    what, cwd, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	return fs_error_set(err, script, NULL, "%s was killed by signal %d%s: %s",
+	                    what, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 	                    WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
 	                    " (took too long)" : "", msg_len ? msg : "(no message)");
 }

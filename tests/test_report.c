@@ -394,6 +394,8 @@ static void report_with_failing_plot(const char *dir)
 	setenv("PATH", old, 1);
 	assert_int_equal(r.exit_code, 1);
 	assert_has(r.err, "utilization.gp", "no space left", "nothing was written");
+	/* the staging directory is gone: the message does not send the user there */
+	assert_null(strstr(r.err, ".fleetsim.tmp"));
 	fs_test_run_free(&r);
 	free(new_path);
 	free(old);
