@@ -503,9 +503,23 @@ static void met_words(const struct fs__report *r, char *buf, size_t len)
 	snprintf(buf + used, len - used, ")");
 }
 
+/* The share of runs to claim (MODEL: H9): the objective's confidence, as
+ * the recommendation judges P(SLO met) against it (S9, M7); 90% without an
+ * objective. */
+static double claim_target(const struct fs__report *r, const struct fs_scenario *sc)
+{
+	double t;
+
+	if (sc != NULL)
+		return sc->objective.present ? sc->objective.confidence : 0.9;
+	t = r->kind == FS_REPORT_SWEEP ? NAN :
+	    fs__jnum(r->summary, "metrics.all.p_slo_met_verdict.target");
+	return t > 0 && t < 1 ? t : 0.9;
+}
+
 /* MODEL: H9 — confidence in words, from the share of runs that met the SLO
  * (a sweep: every constraint of its objective) (Wilson lower end, M5) and
- * the runs that would prove 90% (M7). */
+ * the runs that would prove the share claimed (M7). */
 static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 {
 	struct fs__ci p = r->kind == FS_REPORT_SWEEP ? fs__jci(r->best, "best.p_slo_met")
@@ -513,9 +527,11 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 	int n = fs__first_rec_replications(r);
 	size_t met, needed;
 	struct fs_ci w;
-	char span[96] = "", a[16], b[16], what[400];
+	char span[96] = "", a[16], b[16], what[400], goal[24];
+	double target = claim_target(r, sc);
 	enum fs_share_verdict v;
 
+	snprintf(goal, sizeof goal, "%.4g%%", 100 * target);
 	met_words(r, what, sizeof what);
 	if (isnan(p.value)) {
 		fs__doc_item(r, "Confidence: not known (no share of runs meeting %s).", what);
@@ -523,8 +539,8 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 	}
 	met = (size_t)lround(p.value * n);
 	w = fs_stats_wilson(met, (size_t)n, FS_CI_LEVEL);
-	v = fs_stats_share_verdict(met, (size_t)n, 0.9, FS_CI_LEVEL);
-	needed = fs_stats_share_trials_needed(met, (size_t)n, 0.9, FS_CI_LEVEL);
+	v = fs_stats_share_verdict(met, (size_t)n, target, FS_CI_LEVEL);
+	needed = fs_stats_share_trials_needed(met, (size_t)n, target, FS_CI_LEVEL);
 	if (sc) {
 		fs_duration_format(sc->sim.horizon_ns, a, sizeof a);
 		clock_text(b, sizeof b, sc->sim.start_hour);
@@ -532,15 +548,18 @@ static void confidence_item(struct fs__report *r, const struct fs_scenario *sc)
 	}
 	fs__doc_item(r, "Confidence: met %s in %zu of %d simulated runs%s; with %d runs "
 	             "we can claim at least %.0f%% (the lower end of the 95%% Wilson "
-	             "interval)%s", what, met, n, span, n, 100 * w.ci_lo,
-	             v == FS_SHARE_MET ? ", which already proves 90%." :
-	             v == FS_SHARE_NOT_MET ? "; 90% is out of reach: the share itself is "
-	                                     "below it." : ".");
+	             "interval)%s%s%s", what, met, n, span, n, 100 * w.ci_lo,
+	             v == FS_SHARE_MET ? ", which already proves " :
+	             v == FS_SHARE_NOT_MET ? "; " : ".",
+	             v == FS_SHARE_UNDECIDED ? "" : goal,
+	             v == FS_SHARE_MET ? "." : v == FS_SHARE_NOT_MET ?
+	             " is out of reach: the share itself is below it." : "");
 	if (v == FS_SHARE_UNDECIDED && needed > 0)
-		fs__doc_item(r, "To claim 90%%: run %zu replications (fleetsim run -r %zu), if "
-		             "the observed share holds.", needed, needed);
+		fs__doc_item(r, "To claim %s: run %zu replications (fleetsim run -r %zu), if "
+		             "the observed share holds.", goal, needed, needed);
 	else if (v == FS_SHARE_UNDECIDED)
-		fs__doc_item(r, "To claim 90%%: no number of runs would at the observed share.");
+		fs__doc_item(r, "To claim %s: no number of runs would at the observed share.",
+		             goal);
 }
 
 /* A run's recommendation is the simulated configuration only when it is
