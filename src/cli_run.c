@@ -265,6 +265,11 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 			if (fs_summary_pool_warning(summary, sc, p, text, sizeof text))
 				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
 				        variant != NULL ? variant : "base", text);
+		/* and the short-horizon billing warnings (MODEL: B2) */
+		for (p = 0; p < summary->n_pools; p++)
+			if (fs_summary_billing_warning(sc, p, text, sizeof text))
+				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
+				        variant != NULL ? variant : "base", text);
 		/* and so do the autoscaler's (MODEL: A11) */
 		for (int k = 0; k < FS_SCALE_WARNINGS; k++)
 			if (fs_summary_scale_warning(summary, sc, k, text, sizeof text))

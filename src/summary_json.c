@@ -324,6 +324,9 @@ static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario
 	for (p = 0; p < s->n_pools; p++)
 		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
 			cJSON_AddItemToArray(a, cJSON_CreateString(text));
+	for (p = 0; p < s->n_pools; p++)
+		if (fs_summary_billing_warning(sc, p, text, sizeof text))
+			cJSON_AddItemToArray(a, cJSON_CreateString(text));
 	for (int k = 0; k < FS_SCALE_WARNINGS; k++)
 		if (fs_summary_scale_warning(s, sc, k, text, sizeof text))
 			cJSON_AddItemToArray(a, cJSON_CreateString(text));

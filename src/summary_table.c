@@ -383,6 +383,9 @@ static void avail_block(FILE *out, const struct fs_summary *s, const struct fs_s
 	for (p = 0; p < s->n_pools; p++)
 		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
 			fprintf(out, "warning: %s\n", text);
+	for (p = 0; p < s->n_pools; p++)
+		if (fs_summary_billing_warning(sc, p, text, sizeof text))
+			fprintf(out, "warning: %s\n", text);
 	for (int k = 0; k < FS_SCALE_WARNINGS; k++)
 		if (fs_summary_scale_warning(s, sc, k, text, sizeof text))
 			fprintf(out, "warning: %s\n", text);

@@ -130,6 +130,64 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 	}
 }
 
+/* MODEL: B2 — a horizon under 10 billing units warns that the rounding can
+ * overstate the per-hour figures: 90 min is 90 units of 60 s (no warning),
+ * 1.5 of an hour and 0.5 of a 3-hour minimum (a warning naming the unit
+ * and the horizon that would do: 10 h, 30 h); a committed pool, paid per
+ * period, never warns; the summary's warnings carry it. */
+static void test_billing_world_short_horizon_warns_of_rounding(void **state)
+{
+	static const struct {
+		const char *pool;
+		const char *want;          /* NULL: no warning */
+	} cases[] = {
+		{ "\"billing\": {\"granularity\": \"second\", \"minimum\": \"60s\"}", NULL },
+		{ "\"billing\": {\"granularity\": \"hour\", \"minimum\": \"0s\"}",
+		  "pool od: horizon 90m is under 10 billing units of 1h: each instance's bill "
+		  "rounds up to whole units, up to 1h more than its alive time, so the cost "
+		  "per hour and the monthly projection may overstate a longer run's; lengthen "
+		  "the horizon to at least 10h" },
+		{ "\"billing\": {\"granularity\": \"hour\", \"minimum\": \"3h\"}",
+		  "units of 3h: " },
+		{ "\"pricing\": \"monthly\", \"billing\": {\"granularity\": \"hour\"}", NULL },
+	};
+	char fleet[512], text[1024];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fs_scenario *sc;
+
+		snprintf(fleet, sizeof fleet, "{\"pools\": [{\"name\": \"od\", \"count\": 1, "
+		         "\"price_%s\": 1.40, %s}]}", strstr(cases[i].pool, "monthly") ?
+		         "per_month" : "per_h", cases[i].pool);
+		sc = scenario(0.5, "90m", "", fleet);
+		if (cases[i].want == NULL) {
+			assert_false(fs_summary_billing_warning(sc, 0, text, sizeof text));
+			assert_string_equal(text, "");
+		} else {
+			assert_true(fs_summary_billing_warning(sc, 0, text, sizeof text));
+			assert_has(text, cases[i].want);
+		}
+		if (i == 1) {              /* summary.json's warnings carry it */
+			struct fs_summary *s = summarise(sc);
+			char *dir = fs_test_tmpdir(), *path = fs_test_path(dir, "summary.json");
+			struct fs_error err;
+			char *json;
+
+			assert_int_equal(fs_summary_write_json(s, sc, path, &err), 0);
+			json = fs_test_read_file(path, NULL);
+			assert_non_null(json);
+			assert_has(json, "\"warnings\":", "is under 10 billing units of 1h");
+			free(json);
+			free(path);
+			fs_test_tmpdir_free(dir);
+			fs_summary_free(s);
+		}
+		fs_scenario_free(sc);
+	}
+}
+
 /* MODEL: F13 — the idle part is a share of the billed span, not of the
  * alive one: the same cold-started instance (alive 5340 s) billed 5340 s
  * per second, 2 h per started hour and 3 h with a 3-hour minimum, so the
@@ -490,6 +548,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_billing_world_two_on_demand_for_an_hour),
 		cmocka_unit_test(test_billing_world_rounding_minimum_and_cold_start),
+		cmocka_unit_test(test_billing_world_short_horizon_warns_of_rounding),
 		cmocka_unit_test(test_billing_world_idle_is_a_share_of_the_billed_span),
 		cmocka_unit_test(test_billing_world_spot_reclaim_billed_to_the_second),
 		cmocka_unit_test(test_billing_world_stand_in_billed_in_its_pool_by_the_hour),

@@ -224,6 +224,13 @@ bool fs_summary_scale_warning(const struct fs_summary *s, const struct fs_scenar
 bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenario *sc,
                              size_t pool, char *buf, size_t len);
 
+/* Pool `pool`'s short-horizon billing warning (summary_bill_warn.c, MODEL:
+ * B2): true, with the text in buf, when it is billed per use (on demand,
+ * spot) and the horizon is under 10 of its billing units (the granularity,
+ * or the minimum charge when longer); else false, buf empty. */
+bool fs_summary_billing_warning(const struct fs_scenario *sc, size_t pool, char *buf,
+                                size_t len);
+
 /* The skewness warning (docs/STATISTICS.md, "Skewed replication values"),
  * written to buf (len bytes): true when some headline mean's replication
  * values are too skewed for its t interval at this R, else false and buf
