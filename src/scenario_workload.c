@@ -107,6 +107,17 @@ static int load_length(struct fs__sc *sc, const cJSON *node, bool from_trace,
 	if (fs__sc_int(sc, node, "min", 1, INT32_MAX, &cfg->min_tokens) < 0 ||
 	    fs__sc_int(sc, node, "max", cfg->min_tokens, INT32_MAX, &cfg->max_tokens) < 0)
 		return -1;
+	/* MODEL: W17 — min <= max holds for the default max too: a min above
+	 * it would clamp every draw to one value (and print a max the
+	 * resolved form could not load back). */
+	if (fs__sc_get(node, "max") == NULL && cfg->min_tokens > cfg->max_tokens) {
+		char found[64];
+
+		fs__sc_found(sc, fs__sc_get(node, "min"), found, sizeof found);
+		return fs__sc_fail_member(sc, node, "min", "expected a value <= %lld (the "
+		                          "default \"max\"; give \"max\" to raise it), "
+		                          "found %s", (long long)cfg->max_tokens, found);
+	}
 	switch (cfg->kind) {
 	case FS_LENGTH_FIXED:
 		if (fs__sc_require(sc, node, "tokens") != 0 ||
