@@ -9,6 +9,7 @@
 #include "fleetsim/trace.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +65,21 @@ static int take_fraction_ns(const char **p, const char *end, int strict, int64_t
 	return 0;
 }
 
+/* Days in month mo (1-12) of year y, proleptic Gregorian. */
+static int64_t month_days(int64_t y, int64_t mo)
+{
+	static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return mdays[mo - 1] + (mo == 2 && leap ? 1 : 0);
+}
+
 /* "YYYY-MM-DD HH:MM:SS[.fffffffff]" (or 'T' between date and time) to
  * seconds since the epoch plus nanoseconds; no time zone (only differences
- * between rows matter). */
+ * between rows matter).  A date that does not exist (February 29 of a
+ * common year, April 31) is refused, not moved to the next month. */
 static int parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *ns)
 {
-	static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	const char *p = s, *end = s + len;
 	int64_t y, mo, d, h, mi, se;
 
@@ -86,7 +96,7 @@ static int parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *ns)
 		if (take_fraction_ns(&p, end, 1, ns))
 			return -1;
 	}
-	if (p != end || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	if (p != end || mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) ||
 	    h > 23 || mi > 59 || se > 59)
 		return -1;
 	*sec = fs__civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;

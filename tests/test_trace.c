@@ -218,6 +218,33 @@ static struct fs_trace *load_text(const char *dir, const char *name, const char 
 
 #define MC_ROW "\"timestamp\": 0, \"input_length\": 600, \"output_length\": 50"
 
+/* Dates that do not exist are refused at the row, not moved to the next
+ * month: February 29 of common years (2023, and 1900: a century not divisible
+ * by 400), the 31st of a 30-day month.  2000-02-29 exists. */
+static void test_trace_azure_nonexistent_dates_refused(void **state)
+{
+	static const char *const bad[] = {
+		"2023-02-29 00:00:01", "1900-02-29 00:00:00", "2023-04-31 00:00:00",
+		"2024-02-30 00:00:00"
+	};
+	char *dir = fs_test_tmpdir(), text[256], want[256];
+	struct fs_trace *t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(text, sizeof text, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+		         "2023-02-28 23:59:59,10,1\n%s,20,2\n", bad[i]);
+		snprintf(want, sizeof want, "3:1: expected a timestamp like 2023-11-16 "
+		         "18:17:03.9799600 in column TIMESTAMP, found \"%s\"", bad[i]);
+		expect_text_error(dir, "dates.csv", text, FS_TRACE_AZURE, want);
+	}
+	t = load_text(dir, "y2k.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+	              "2000-02-28 23:59:59,10,1\n2000-02-29 00:00:01,20,2\n", FS_TRACE_AZURE);
+	assert_int_equal(t->rows[1].t_ns, 2 * FS_NS_PER_S);
+	fs_trace_free(t);
+	fs_test_tmpdir_free(dir);
+}
+
 /* A Mooncake line is one JSON object: only its own keys count (a nested
  * "input_length" is not the request's), and a second object, trailing text,
  * a missing or trailing comma are errors at their column, not read past.
@@ -530,6 +557,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_azure_small_sorted_exact_ns),
 		cmocka_unit_test(test_trace_azure_leap_day_and_nine_digits),
+		cmocka_unit_test(test_trace_azure_nonexistent_dates_refused),
 		cmocka_unit_test(test_trace_vidur_columns_by_name),
 		cmocka_unit_test(test_trace_mooncake_keys_any_order),
 		cmocka_unit_test(test_trace_shipped_azure_code_and_conv),
