@@ -250,12 +250,19 @@ static void fail_request(struct fs_world *w, uint32_t slot)
 	fs__world_slot_end(w, slot, false, 0);
 }
 
+/* The pool the request in `slot` is pinned to, -1 none. */
+static int slot_pinned_pool(const struct fs_world *w, uint32_t slot)
+{
+	return w->fleet->class_pool != NULL ?
+	       w->fleet->class_pool[w->slots[slot].req.class_idx] : -1;
+}
+
 /* Hand a request to an instance; false when none can take it now. */
 static bool route(struct fs_world *w, uint32_t slot)
 {
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
-	int pinned = w->fleet->class_pool != NULL ? w->fleet->class_pool[s->req.class_idx] : -1;
+	int pinned = slot_pinned_pool(w, slot);
 	size_t n, pick;
 	struct fs__instance *in;
 	enum fs_llm_reject why;
@@ -307,8 +314,19 @@ static bool route(struct fs_world *w, uint32_t slot)
 	return true;
 }
 
+uint64_t fs__world_llm_unrouted_for(const struct fs_world *w, uint32_t p)
+{
+	return w->n_unrouted_free + w->pools[p].unrouted_pinned;
+}
+
 static void unrouted_push(struct fs_world *w, uint32_t slot)
 {
+	int pinned = slot_pinned_pool(w, slot);
+
+	if (pinned >= 0)
+		w->pools[pinned].unrouted_pinned++;
+	else
+		w->n_unrouted_free++;
 	w->slots[slot].next_free = FS__WORLD_NO_SLOT;
 	if (w->unrouted_tail == FS__WORLD_NO_SLOT)
 		w->unrouted_head = slot;
@@ -337,7 +355,9 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t ii)
 
 	(void)ii;
 	w->unrouted_head = w->unrouted_tail = FS__WORLD_NO_SLOT;
-	w->n_unrouted = 0;
+	w->n_unrouted = w->n_unrouted_free = 0;
+	for (size_t p = 0; p < w->fleet->n_pools; p++)
+		w->pools[p].unrouted_pinned = 0;
 	while (n-- > 0) {
 		uint32_t next = w->slots[slot].next_free;
 

@@ -83,11 +83,14 @@ static double ttft_p90_s(struct fs_world *w, uint32_t p)
 }
 
 /* Measure pool p for the autoscaler: fills current, ready, work, busy and
- * returns the metric's mean over the ready instances (MODEL: A10). */
+ * returns the metric's mean over the ready instances (MODEL: A10).  The
+ * requests waiting for an instance count when pool p could take them: a
+ * class pinned to another pool is not its work. */
 static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_input *ai)
 {
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
-	double unrouted = (double)w->n_unrouted, waiting = unrouted, running = unrouted;
+	uint64_t unrouted_n = fs__world_llm_unrouted_for(w, p);
+	double unrouted = (double)unrouted_n, waiting = unrouted, running = unrouted;
 	double kv = 0, busy_ns = 0, interval_s = (double)ac->interval_ns / FS_NS_PER_SECOND;
 	double arrived, tokens, ready_s;
 	int ready = 0, current = 0;
@@ -109,11 +112,11 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 		in->busy_mark_ns = in->busy_ns;
 	}
 	arrived = (double)(w->pools[p].routed - w->pools[p].routed_mark) +
-	          ((double)w->n_unrouted - (double)w->pools[p].unrouted_mark);
+	          ((double)unrouted_n - (double)w->pools[p].unrouted_mark);
 	tokens = w->rec.result->fleet.pools[p].output_tokens - w->pools[p].tokens_mark;
 	ready_s = serving_s(w, p, ac->interval_ns);
 	w->pools[p].routed_mark = w->pools[p].routed;
-	w->pools[p].unrouted_mark = w->n_unrouted;
+	w->pools[p].unrouted_mark = unrouted_n;
 	w->pools[p].tokens_mark = w->rec.result->fleet.pools[p].output_tokens;
 	ai->current = current;
 	ai->ready = ready;
@@ -402,17 +405,19 @@ void fs__world_scale_init(struct fs_world *w)
 	fs_eventq_push(w->q, ac->interval_ns, FS_EV_AUTOSCALE, 0, 0);
 }
 
-/* At the end: requests left waiting with no instance of the scaled pool
- * serving or starting are stranded (a warning). */
+/* At the end: requests left waiting for the scaled pool (MODEL: A10) with
+ * no instance of it serving or starting are stranded (a warning). */
 void fs__world_scale_finish(struct fs_world *w)
 {
 	const struct fs_autoscale_cfg *ac;
+	uint64_t waiting;
 
-	if (w->fleet == NULL || !w->fleet->autoscale.enabled || w->n_unrouted == 0)
+	if (w->fleet == NULL || !w->fleet->autoscale.enabled)
 		return;
 	ac = &w->fleet->autoscale;
-	if (w->pools[ac->pool].alive == 0)
-		fs__rec_stranded(&w->rec, (size_t)ac->pool, w->n_unrouted);
+	waiting = fs__world_llm_unrouted_for(w, (uint32_t)ac->pool);
+	if (waiting > 0 && w->pools[ac->pool].alive == 0)
+		fs__rec_stranded(&w->rec, (size_t)ac->pool, waiting);
 }
 
 void fs__world_scale_fini(struct fs_world *w)

@@ -559,6 +559,66 @@ static void test_autoscale_world_ttft_p90_grows_an_overloaded_pool(void **state)
 	fs_scenario_free(sc);
 }
 
+/*
+ * Requests of a class pinned to another pool, waiting because that pool
+ * is still starting, are not the scaled pool's load (MODEL: A10).  Pool
+ * "od" (2..8) takes class a, 0.5 req/s of 300 + 100 tokens; class b's
+ * 0.5 req/s wait 15 min for pool "other".  By hand: concurrency about
+ * 0.5 per instance against 4, no request waiting against 1, 0.25 req/s
+ * per instance against 0.35 (ratio 0.71: ceil(1.43) = 2; the class split
+ * is random, and only 47 of a minute's 60 arrivals would leave the
+ * tolerance): "od" stays at 2.  Before, class b's queue counted for "od":
+ * 30 more a minute, so it climbed to 8 on concurrency and queue_len and to
+ * 3 on request_rate (0.5 req/s per instance, ratio 1.43).
+ */
+static void test_autoscale_world_requests_pinned_elsewhere_are_not_its_load(void **state)
+{
+	const char *metric[] = { "concurrency", "queue_len", "request_rate" };
+	const double target[] = { 4, 1, 0.35 };
+
+	(void)state;
+	for (size_t m = 0; m < 3; m++) {
+		char text[4096];
+		struct fs_scenario *sc;
+		struct fs_rep_result **res;
+
+		snprintf(text, sizeof text,
+		         "{\"simulation\": {\"horizon\": \"20m\", \"warmup\": \"0s\", "
+		         "\"replications\": %d, \"seed\": 11},\n"
+		         " \"workload\": {\"arrivals\": {\"process\": \"gamma\", \"cv\": 0.01, "
+		         "\"rate_per_s\": 1},\n"
+		         "  \"classes\": [{\"name\": \"a\", \"share\": 0.5, "
+		         "\"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 300}, "
+		         "\"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}},\n"
+		         "   {\"name\": \"b\", \"share\": 0.5, "
+		         "\"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 300}, "
+		         "\"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 100}}]},\n"
+		         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+		         "\"gpu\": \"l40s\"},\n"
+		         " \"fleet\": {\"pools\": [{\"name\": \"od\", \"count\": 2, \"min\": 2, "
+		         "\"max\": 8}, {\"name\": \"other\", \"count\": 1, \"warm_start\": false, "
+		         "\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"15m\"}}],\n"
+		         "  \"class_pools\": {\"a\": \"od\", \"b\": \"other\"},\n"
+		         "  \"autoscale\": {\"pool\": \"od\", \"metric\": \"%s\", \"target\": %g, "
+		         "\"interval\": \"60s\", \"idle_release\": {\"for\": \"0s\"}}}}\n",
+		         REPS, metric[m], target[m]);
+		sc = fs_test_load_text(text, "test.json", "tests/data");
+		res = run(sc);
+		for (int r = 0; r < REPS; r++) {
+			const struct fs_pool_result *p = &res[r]->fleet.pools[0];
+
+			print_message("%s: mean desired %.3f, peak %llu, %llu launches\n", metric[m],
+			              mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
+			              (unsigned long long)p->launches);
+			assert_near(mean_desired(res[r], 0), 2, 1e-12, 0);
+			assert_int_equal(p->peak_alive, 2);
+			assert_int_equal(p->launches, 2);
+		}
+		fs_replicate_free(res, REPS);
+		fs_scenario_free(sc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_world_ttft_p90_grows_an_overloaded_pool),
 		cmocka_unit_test(test_autoscale_world_office_hours_from_zero),
 		cmocka_unit_test(test_autoscale_world_predictive_is_ready_at_the_ramp),
+		cmocka_unit_test(test_autoscale_world_requests_pinned_elsewhere_are_not_its_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
