@@ -257,8 +257,10 @@ static int slot_pinned_pool(const struct fs_world *w, uint32_t slot)
 	       w->fleet->class_pool[w->slots[slot].req.class_idx] : -1;
 }
 
-/* Hand a request to an instance; false when none can take it now. */
-static bool route(struct fs_world *w, uint32_t slot)
+/* Hand a request to an instance; false when none can take it now.
+ * arrival: a new request (else one queued or moved before), counted as
+ * an arrival for the instance's pool. */
+static bool route(struct fs_world *w, uint32_t slot, bool arrival)
 {
 	struct fs__slot *s = &w->slots[slot];
 	const struct fs_class_cfg *cls = &w->sc->workload.classes[s->req.class_idx];
@@ -309,7 +311,8 @@ static bool route(struct fs_world *w, uint32_t slot)
 	                            running + 1);
 	in->outstanding++;
 	outstanding_changed(w, in);
-	w->pools[in->pool].routed++;
+	if (arrival)
+		w->pools[in->pool].arrived++;                /* MODEL: A10 */
 	kick_later(w, s->instance);
 	return true;
 }
@@ -319,14 +322,22 @@ uint64_t fs__world_llm_unrouted_for(const struct fs_world *w, uint32_t p)
 	return w->n_unrouted_free + w->pools[p].unrouted_pinned;
 }
 
-static void unrouted_push(struct fs_world *w, uint32_t slot)
+uint64_t fs__world_llm_arrived_for(const struct fs_world *w, uint32_t p)
+{
+	return w->pools[p].arrived + w->arrived_free;
+}
+
+static void unrouted_push(struct fs_world *w, uint32_t slot, bool arrival)
 {
 	int pinned = slot_pinned_pool(w, slot);
 
-	if (pinned >= 0)
+	if (pinned >= 0) {
 		w->pools[pinned].unrouted_pinned++;
-	else
+		w->pools[pinned].arrived += arrival;         /* MODEL: A10 */
+	} else {
 		w->n_unrouted_free++;
+		w->arrived_free += arrival;
+	}
 	w->slots[slot].next_free = FS__WORLD_NO_SLOT;
 	if (w->unrouted_tail == FS__WORLD_NO_SLOT)
 		w->unrouted_head = slot;
@@ -336,15 +347,15 @@ static void unrouted_push(struct fs_world *w, uint32_t slot)
 	w->n_unrouted++;
 }
 
-static void route_or_wait(struct fs_world *w, uint32_t slot)
+static void route_or_wait(struct fs_world *w, uint32_t slot, bool arrival)
 {
-	if (!route(w, slot))
-		unrouted_push(w, slot);             /* MODEL: F5 */
+	if (!route(w, slot, arrival))
+		unrouted_push(w, slot, arrival);    /* MODEL: F5 */
 }
 
 void fs__world_llm_arrival(struct fs_world *w, uint32_t slot)
 {
-	route_or_wait(w, slot);
+	route_or_wait(w, slot, true);
 	fs__world_llm_note_levels(w);
 }
 
@@ -361,7 +372,7 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t ii)
 	while (n-- > 0) {
 		uint32_t next = w->slots[slot].next_free;
 
-		route_or_wait(w, slot);
+		route_or_wait(w, slot, false);
 		slot = next;
 	}
 	fs__world_llm_note_levels(w);
@@ -528,7 +539,7 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		s->computed_here = false;
 		s->carried_tokens += ev[i].generated;
 		fs__rec_reclaim_requeue(&w->rec, in->pool);   /* MODEL: F17 */
-		route_or_wait(w, slot);
+		route_or_wait(w, slot, false);      /* a move, no arrival */
 	}
 	FS__WORLD_CHECK(w, in->outstanding == 0, "requests left on an evacuated instance");
 	fs__world_llm_note_levels(w);

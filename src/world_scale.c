@@ -111,12 +111,10 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 		busy_ns += in->busy_ns - in->busy_mark_ns;
 		in->busy_mark_ns = in->busy_ns;
 	}
-	arrived = (double)(w->pools[p].routed - w->pools[p].routed_mark) +
-	          ((double)unrouted_n - (double)w->pools[p].unrouted_mark);
+	arrived = (double)(fs__world_llm_arrived_for(w, p) - w->pools[p].arrived_mark);
 	tokens = w->rec.result->fleet.pools[p].output_tokens - w->pools[p].tokens_mark;
 	ready_s = serving_s(w, p, ac->interval_ns);
-	w->pools[p].routed_mark = w->pools[p].routed;
-	w->pools[p].unrouted_mark = unrouted_n;
+	w->pools[p].arrived_mark = fs__world_llm_arrived_for(w, p);
 	w->pools[p].tokens_mark = w->rec.result->fleet.pools[p].output_tokens;
 	ai->current = current;
 	ai->ready = ready;
@@ -130,7 +128,7 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 	case FS_SCALE_CONCURRENCY:
 		return running / ready;
 	case FS_SCALE_REQUEST_RATE:
-		return (arrived > 0 ? arrived : 0) / interval_s / ready;
+		return arrived / interval_s / ready;
 	case FS_SCALE_KV_USE:
 		return kv / ready;
 	case FS_SCALE_BUSY:

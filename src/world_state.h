@@ -164,11 +164,11 @@ struct fs__pool {
 	bool retry_pending;          /* a LAUNCH_RETRY event is scheduled */
 	int replacements_due;        /* reclaimed instances not yet replaced */
 	struct fs_autoscale_state scale;
-	uint64_t routed;             /* requests routed to its instances, all time */
-	uint64_t routed_mark;        /* routed at the last autoscaler look */
+	uint64_t arrived;            /* arrivals routed to its instances or queued
+	                              * pinned to it, all time (not moves) */
+	uint64_t arrived_mark;       /* fs__world_llm_arrived_for at the last
+	                              * autoscaler look */
 	uint64_t unrouted_pinned;    /* unrouted requests of classes pinned to it */
-	uint64_t unrouted_mark;      /* its unrouted requests then
-	                              * (fs__world_llm_unrouted_for) */
 	double tokens_mark;          /* its output tokens then */
 	double sat_tokens_per_s;     /* saturation throughput (capacity_util metric) */
 	fs_ns at_max_ns, at_min_ns;  /* time the autoscaler held it at max / min */
@@ -224,6 +224,8 @@ struct fs_world {
 	uint32_t unrouted_head, unrouted_tail;  /* requests no instance can take yet */
 	uint64_t n_unrouted;
 	uint64_t n_unrouted_free;    /* of those, of classes pinned to no pool */
+	uint64_t arrived_free;       /* arrivals queued there pinned to no pool,
+	                              * all time */
 	uint32_t busy_insts;         /* instances with a step in flight */
 	bool draining;               /* past the horizon with simulation.drain */
 	uint32_t *kicks;             /* idle instances given work at this instant,
@@ -294,6 +296,10 @@ void fs__world_llm_instance_ready(struct fs_world *w, uint32_t inst);
 /* Unrouted requests pool p's instances could take: those of classes
  * pinned to it or to no pool (MODEL: A10).  O(1). */
 uint64_t fs__world_llm_unrouted_for(const struct fs_world *w, uint32_t p);
+/* Arrivals for pool p, all time: routed to it or queued for it (pinned to
+ * it or to no pool); a request moved off a reclaimed instance is no new
+ * arrival (MODEL: A10).  O(1). */
+uint64_t fs__world_llm_arrived_for(const struct fs_world *w, uint32_t p);
 /* Take every request off an instance; requeue them elsewhere or fail them. */
 void fs__world_llm_evacuate(struct fs_world *w, uint32_t inst, bool fail);
 /* Start an iteration on an idle instance with work. */

@@ -619,6 +619,60 @@ static void test_autoscale_world_requests_pinned_elsewhere_are_not_its_load(void
 	}
 }
 
+/*
+ * request_rate counts arrivals, not moves (MODEL: A10).  Pool "od" (2..8,
+ * target 1 req/s per instance) and spot pool "sp" share 2 req/s of
+ * 300 + 3000 tokens; the zone's spot capacity drops to 0 at 330 s, so
+ * sp's instances get their notice and their requests (tens, long
+ * outputs) move to od.  By hand: od sees 0.5 req/s per instance, from
+ * the drop 1.0 (the look at 360 s: 30 s of each, 0.75), within the
+ * tolerance: od stays at 2.  Before, the moved requests counted as new
+ * arrivals at 360 s and od jumped to 5.
+ */
+static void test_autoscale_world_moved_requests_are_no_arrivals(void **state)
+{
+	char text[4096];
+	struct fs_scenario *sc;
+	struct fs_rep_result **res;
+
+	(void)state;
+	snprintf(text, sizeof text,
+	         "{\"simulation\": {\"horizon\": \"15m\", \"warmup\": \"0s\", "
+	         "\"replications\": %d, \"seed\": 11},\n"
+	         " \"workload\": {\"arrivals\": {\"process\": \"gamma\", \"cv\": 0.01, "
+	         "\"rate_per_s\": 2},\n"
+	         "  \"classes\": [{\"name\": \"a\", \"share\": 1, "
+	         "\"prompt_tokens\": {\"dist\": \"fixed\", \"tokens\": 300}, "
+	         "\"output_tokens\": {\"dist\": \"fixed\", \"tokens\": 3000}}]},\n"
+	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	         "\"gpu\": \"l40s\"},\n"
+	         " \"fleet\": {\"zones\": [{\"name\": \"z\", \"capacity_trace\": "
+	         "{\"path\": \"capacity/sky_drop.json\", \"format\": \"skypilot\", "
+	         "\"loop\": false}}],\n"
+	         "  \"pools\": [{\"name\": \"od\", \"count\": 2, \"min\": 2, \"max\": 8, "
+	         "\"zones\": [\"z\"]}, {\"name\": \"sp\", \"count\": 2, "
+	         "\"pricing\": \"spot\", \"zones\": [\"z\"], \"spot\": "
+	         "{\"interruption_rate_per_month\": 0, \"in_flight\": \"requeue\"}}],\n"
+	         "  \"autoscale\": {\"pool\": \"od\", \"metric\": \"request_rate\", "
+	         "\"target\": 1, \"interval\": \"60s\", \"idle_release\": {\"for\": \"0s\"}}}}\n",
+	         REPS);
+	sc = fs_test_load_text(text, "test.json", "tests/data");
+	res = run(sc);
+	for (int r = 0; r < REPS; r++) {
+		const struct fs_pool_result *p = &res[r]->fleet.pools[0];
+
+		print_message("mean desired %.3f, peak %llu, %llu launches, %llu moved\n",
+		              mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
+		              (unsigned long long)p->launches,
+		              (unsigned long long)res[r]->fleet.pools[1].reclaim_requeued);
+		assert_true(res[r]->fleet.pools[1].reclaim_requeued >= 20);
+		assert_near(mean_desired(res[r], 0), 2, 1e-12, 0);
+		assert_int_equal(p->peak_alive, 2);
+	}
+	fs_replicate_free(res, REPS);
+	fs_scenario_free(sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_autoscale_world_office_hours_from_zero),
 		cmocka_unit_test(test_autoscale_world_predictive_is_ready_at_the_ramp),
 		cmocka_unit_test(test_autoscale_world_requests_pinned_elsewhere_are_not_its_load),
+		cmocka_unit_test(test_autoscale_world_moved_requests_are_no_arrivals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
