@@ -3,7 +3,10 @@
  * (see kvcache.h).  Every operation is O(1) (expected, for key lookups)
  * except allocations that evict, O(evicted).  The bound free + used + cached
  * == total is checked after each change in every build, because a violation
- * would silently overstate capacity.
+ * would silently overstate capacity.  With the prefix cache on, the free
+ * queue (vLLM's, in the order blocks were freed) is the LRU list of cached
+ * entries with, before each, a count of the empty blocks freed just before
+ * it, and a count of those freed after the last one.
  */
 #include "fleetsim/kvcache.h"
 
@@ -29,6 +32,8 @@ struct kv_entry {
 	int32_t refs;                /* running requests referencing it */
 	uint32_t chain;              /* next entry in the bucket (or free list) */
 	uint32_t lru_prev, lru_next; /* LRU neighbours while refs == 0 */
+	int64_t empty_before;        /* empty blocks just before it in the free
+	                              * queue (while refs == 0) */
 };
 
 struct fs__kv_prefix {
@@ -37,6 +42,8 @@ struct fs__kv_prefix {
 	uint32_t mask;
 	uint32_t free_slot;          /* head of unused slots */
 	uint32_t lru_head, lru_tail; /* least / most recently released */
+	int64_t empty_tail;          /* empty blocks after lru_tail in the free
+	                              * queue (all of them when it is empty) */
 	int64_t referenced;          /* entries with refs > 0 */
 	int64_t evictions;
 };
@@ -91,16 +98,35 @@ bool fs_kvcache_can_allocate_watermark(const struct fs_kvcache *kv,
 
 static void evict_lru(struct fs_kvcache *kv);
 
+/* Take n_blocks from the head of the free queue: the empty blocks before
+ * the oldest cached entry, then that entry (evicted), and so on; the rest
+ * from the empty blocks after the newest (MODEL: V22). */
+static void take_from_free_queue(struct fs_kvcache *kv, int64_t n_blocks)
+{
+	struct fs__kv_prefix *p = kv->prefix;
+
+	while (n_blocks > 0 && p->lru_head != FS_KV_NO_ENTRY) {
+		struct kv_entry *h = &p->e[p->lru_head];
+		int64_t take = h->empty_before < n_blocks ? h->empty_before : n_blocks;
+
+		h->empty_before -= take;
+		n_blocks -= take;
+		if (n_blocks == 0)
+			return;
+		evict_lru(kv);
+		n_blocks--;
+	}
+	KV_CHECK(n_blocks <= p->empty_tail, "free queue shorter than the free blocks");
+	p->empty_tail -= n_blocks;
+}
+
 bool fs_kvcache_allocate(struct fs_kvcache *kv, int64_t n_blocks)
 {
-	int64_t empty;
-
 	KV_CHECK(n_blocks >= 0, "negative allocation");
 	if (!fs_kvcache_can_allocate(kv, n_blocks))
 		return false;
-	empty = kv->total_blocks - kv->used_blocks - kv->cached_blocks;
-	for (; empty < n_blocks; empty++)
-		evict_lru(kv);                           /* MODEL: V22 */
+	if (kv->prefix != NULL)
+		take_from_free_queue(kv, n_blocks);      /* MODEL: V22 */
 	kv->used_blocks += n_blocks;
 	KV_CHECK(kv->used_blocks + kv->cached_blocks <= kv->total_blocks,
 	         "used blocks exceed total");
@@ -115,6 +141,8 @@ void fs_kvcache_release(struct fs_kvcache *kv, int64_t n_blocks)
 	KV_CHECK(n_blocks <= kv->used_blocks - fs_kvcache_referenced_entries(kv),
 	         "released more blocks than in use");
 	kv->used_blocks -= n_blocks;
+	if (kv->prefix != NULL)
+		kv->prefix->empty_tail += n_blocks;      /* the queue's newest */
 }
 
 int64_t fs_kvcache_used(const struct fs_kvcache *kv)
@@ -158,6 +186,7 @@ void fs_kvcache_prefix_enable(struct fs_kvcache *kv)
 	}
 	p->free_slot = 0;
 	p->lru_head = p->lru_tail = FS_KV_NO_ENTRY;
+	p->empty_tail = kv->total_blocks - kv->used_blocks;
 	kv->prefix = p;
 }
 
@@ -197,10 +226,17 @@ int32_t fs_kvcache_prefix_refs(const struct fs_kvcache *kv, uint32_t entry)
 	return kv->prefix->e[entry].refs;
 }
 
+/* Take entry i off the free queue; the empty blocks before it stay where
+ * they were, now before its successor. */
 static void lru_unlink(struct fs__kv_prefix *p, uint32_t i)
 {
 	struct kv_entry *x = &p->e[i];
 
+	if (x->lru_next != FS_KV_NO_ENTRY)
+		p->e[x->lru_next].empty_before += x->empty_before;
+	else
+		p->empty_tail += x->empty_before;
+	x->empty_before = 0;
 	if (x->lru_prev != FS_KV_NO_ENTRY)
 		p->e[x->lru_prev].lru_next = x->lru_next;
 	else
@@ -213,6 +249,8 @@ static void lru_unlink(struct fs__kv_prefix *p, uint32_t i)
 
 static void lru_append(struct fs__kv_prefix *p, uint32_t i)
 {
+	p->e[i].empty_before = p->empty_tail;
+	p->empty_tail = 0;
 	p->e[i].lru_prev = p->lru_tail;
 	p->e[i].lru_next = FS_KV_NO_ENTRY;
 	if (p->lru_tail != FS_KV_NO_ENTRY)
@@ -237,7 +275,8 @@ static void entry_drop(struct fs__kv_prefix *p, uint32_t i)
 	p->free_slot = i;
 }
 
-/* Evict the least recently released cached block: it becomes free. */
+/* Evict the least recently released cached block: it becomes free, at the
+ * head of the free queue (its caller takes it at once or it is a flush). */
 static void evict_lru(struct fs_kvcache *kv)
 {
 	struct fs__kv_prefix *p = kv->prefix;
@@ -298,6 +337,7 @@ uint32_t fs_kvcache_prefix_insert(struct fs_kvcache *kv, uint64_t key)
 	b = bucket_of(p, key);
 	p->e[i].key = key;
 	p->e[i].refs = 1;
+	p->e[i].empty_before = 0;
 	p->e[i].chain = p->bucket[b];
 	p->bucket[b] = i;
 	p->referenced++;
@@ -310,6 +350,8 @@ void fs_kvcache_prefix_flush(struct fs_kvcache *kv)
 		evict_lru(kv);
 		kv->prefix->evictions--;             /* a flush is not an eviction */
 	}
+	if (kv->prefix != NULL)          /* the evicted blocks are empty now */
+		kv->prefix->empty_tail = kv->total_blocks - kv->used_blocks;
 }
 
 int64_t fs_kvcache_cached(const struct fs_kvcache *kv)
@@ -340,7 +382,7 @@ int64_t fs_kvcache_prefix_total_refs(const struct fs_kvcache *kv)
 int fs_kvcache_check(const struct fs_kvcache *kv)
 {
 	const struct fs__kv_prefix *p = kv->prefix;
-	int64_t n_lru = 0, n_ref = 0;
+	int64_t n_lru = 0, n_ref = 0, n_empty;
 	uint32_t i, prev = FS_KV_NO_ENTRY;
 
 	if (kv->used_blocks < 0 || kv->cached_blocks < 0 ||
@@ -348,14 +390,17 @@ int fs_kvcache_check(const struct fs_kvcache *kv)
 		return -1;
 	if (p == NULL)
 		return kv->cached_blocks == 0 ? 0 : -1;
+	n_empty = p->empty_tail;
 	for (i = p->lru_head; i != FS_KV_NO_ENTRY; prev = i, i = p->e[i].lru_next) {
 		if (p->e[i].refs != 0 || p->e[i].lru_prev != prev ||
 		    fs_kvcache_prefix_find(kv, p->e[i].key) != i)
 			return -1;
-		if (++n_lru > kv->total_blocks)
+		if (++n_lru > kv->total_blocks || p->e[i].empty_before < 0)
 			return -1;
+		n_empty += p->e[i].empty_before;
 	}
-	if (prev != p->lru_tail || n_lru != kv->cached_blocks)
+	if (prev != p->lru_tail || n_lru != kv->cached_blocks || p->empty_tail < 0 ||
+	    n_empty != kv->total_blocks - kv->used_blocks - kv->cached_blocks)
 		return -1;
 	for (i = 0; i < (uint32_t)kv->total_blocks; i++)
 		if (p->e[i].key != 0 && p->e[i].refs > 0) {

@@ -152,6 +152,38 @@ static void test_prefix_cache_evicts_the_chain_tail_first(void **state)
 	fs_llm_engine_free(e);
 }
 
+/*
+ * vLLM keeps one free queue of every free block, cached or not, in the
+ * order they were freed, and an allocation pops its head (evicting the
+ * cache entry of a cached block).  B = 4 tokens, 6 blocks (A: a block with
+ * no content, oldest first):
+ *   start                          [A A A A A A]
+ *   [1,2], 9 tokens: takes 3 A,    frees A, 2, 1 -> [A A A A 2 1]
+ *   no hashes, 16 tokens: 4 A,     frees 4 A     -> [2 1 A A A A]
+ *   no hashes, 5 tokens: 2 blocks from the head: evicts 2 and 1
+ * so [1,2] no longer hits: freshly freed empty blocks do not jump the queue.
+ */
+static void test_prefix_cache_evicts_in_free_order_with_empty_blocks(void **state)
+{
+	static const uint64_t a[2] = {1, 2};
+	struct fs_llm_engine *e = make_engine(6, 4);
+	struct fs_block_hashes ha = ids_of(a, 2, 4);
+	fs_ns t = 0;
+
+	(void)state;
+	assert_int_equal(fs_llm_engine_add_hashed(e, 0, 9, 1, 0, 0, &ha), FS_LLM_ACCEPTED);
+	run_to_idle(e, &t);
+	assert_int_equal(fs_llm_engine_prefix_match(e, &ha, 9), 2);
+	assert_int_equal(fs_llm_engine_add(e, 1, 16, 1, 0, 1), FS_LLM_ACCEPTED);
+	run_to_idle(e, &t);
+	assert_int_equal(fs_llm_engine_prefix_match(e, &ha, 9), 2);   /* not yet */
+	assert_int_equal(fs_llm_engine_add(e, 2, 5, 1, 0, 2), FS_LLM_ACCEPTED);
+	run_to_idle(e, &t);
+	assert_int_equal(fs_llm_engine_kv_cached(e), 0);
+	assert_int_equal(fs_llm_engine_prefix_match(e, &ha, 9), 0);
+	fs_llm_engine_free(e);
+}
+
 /* Two running requests with the same 2-block prefix: the second reuses the
  * first's cached blocks and KV use counts them once (3 + 1, not 3 + 3). */
 static void test_prefix_cache_shared_blocks_count_once(void **state)
@@ -591,6 +623,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prefix_cache_scripted_lru_hits),
 		cmocka_unit_test(test_prefix_cache_evicts_the_chain_tail_first),
+		cmocka_unit_test(test_prefix_cache_evicts_in_free_order_with_empty_blocks),
 		cmocka_unit_test(test_prefix_cache_shared_blocks_count_once),
 		cmocka_unit_test(test_prefix_cache_conserves_blocks_every_step),
 		cmocka_unit_test(test_prefix_cache_off_or_unhashed_changes_nothing),

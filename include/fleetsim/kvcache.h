@@ -79,9 +79,11 @@ int64_t fs_kvcache_total(const struct fs_kvcache *kv);
 /* ---- prefix cache (MODEL: V22) ------------------------------------------
  * Entries are blocks with a content key (never 0), one entry per key.  An
  * entry with references counts in used_blocks; without, in cached_blocks,
- * on an LRU list.  fs_kvcache_allocate takes free blocks first, then evicts
- * least recently released entries.  Lookups are O(1) expected (chained
- * hash table sized 2x the blocks); nothing is allocated after enable. */
+ * on an LRU list.  Free blocks, empty or cached, form one queue in the
+ * order they were freed (vLLM's free block queue); fs_kvcache_allocate
+ * takes its head, evicting the cached entries it reaches.  Lookups are
+ * O(1) expected (chained hash table sized 2x the blocks); nothing is
+ * allocated after enable. */
 
 /* Turn the prefix cache on (allocates its table once).  Idempotent. */
 void fs_kvcache_prefix_enable(struct fs_kvcache *kv);
