@@ -72,7 +72,9 @@ int fs_kvcache_init(struct fs_kvcache *kv, int64_t total_blocks,
 	kv->total_blocks = total_blocks;
 	kv->block_tokens = block_tokens;
 	kv->used_blocks = 0;
-	kv->watermark_blocks = (int64_t)floor(watermark_frac * (double)total_blocks);
+	/* MODEL: V7 — vLLM takes the fraction of all its blocks, the null
+	 * block (not counted in total_blocks, V6) included. */
+	kv->watermark_blocks = (int64_t)floor(watermark_frac * (double)(total_blocks + 1));
 	kv->peak_used_blocks = 0;
 	kv->cached_blocks = 0;
 	kv->prefix = NULL;

@@ -85,6 +85,20 @@ static void test_kvcache_watermark_keeps_blocks_free(void **state)
 	assert_true(fs_kvcache_can_allocate_watermark(&kv, 10));
 }
 
+/* vLLM's watermark is int(watermark x num_blocks) of all its blocks, the
+ * null block included: 99 usable blocks are 100 in vLLM, and 1% of them
+ * keeps 1 block free (1% of 99 would round down to none). */
+static void test_kvcache_watermark_counts_the_null_block(void **state)
+{
+	struct fs_kvcache kv;
+
+	(void)state;
+	assert_int_equal(fs_kvcache_init(&kv, 99, 16, 0.01, NULL), 0);
+	assert_int_equal(kv.watermark_blocks, 1);
+	assert_true(fs_kvcache_can_allocate_watermark(&kv, 98));
+	assert_false(fs_kvcache_can_allocate_watermark(&kv, 99));
+}
+
 static void test_kvcache_random_alloc_release_keeps_invariants(void **state)
 {
 	struct fs_kvcache kv;
@@ -136,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_kvcache_blocks_for_tokens_rounds_up),
 		cmocka_unit_test(test_kvcache_exhaustion_fails_without_side_effects),
 		cmocka_unit_test(test_kvcache_watermark_keeps_blocks_free),
+		cmocka_unit_test(test_kvcache_watermark_counts_the_null_block),
 		cmocka_unit_test(test_kvcache_random_alloc_release_keeps_invariants),
 	};
 

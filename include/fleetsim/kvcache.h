@@ -36,8 +36,8 @@ struct fs_kvcache {
 /*
  * Set up an empty pool of `total_blocks` usable blocks of `block_tokens`
  * tokens each.  `watermark_frac` in [0, 1) is the fraction of blocks that
- * new admissions must leave free (vLLM 2026 `watermark`, default 0); it is
- * rounded down to whole blocks.  Returns 0, or -1 with `err` filled (may be
+ * new admissions must leave free (vLLM 2026 `watermark`, default 0), taken
+ * of total_blocks + 1 (vLLM counts its null block) and rounded down.  Returns 0, or -1 with `err` filled (may be
  * NULL) when total_blocks < 1, block_tokens < 1 or the fraction is out of
  * range; `kv` is untouched on failure.
  */
