@@ -137,8 +137,10 @@ int64_t fs__llm_prefix_lookup(const struct fs_llm_engine *e, const struct llm_se
 /* Reference the first `hit` blocks found by the lookup and count the
  * admission; s->computed_tokens and kv_blocks are set by the caller. */
 void fs__llm_prefix_take(struct fs_llm_engine *e, struct llm_seq *s, int64_t hit);
-/* Cache the full blocks s has computed (after phase C advanced it). */
-void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s);
+/* Cache the full blocks among s's first `tokens` tokens: called when a
+ * step schedules s, with its computed tokens plus those scheduled, as vLLM
+ * caches them in allocate_slots, before the forward pass (MODEL: V22). */
+void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s, int64_t tokens);
 /* Give back every block s holds (private ones free, entries to the LRU
  * list tail-first); s->kv_blocks and cached_blocks become 0. */
 void fs__llm_seq_free_blocks(struct fs_llm_engine *e, struct llm_seq *s);

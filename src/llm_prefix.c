@@ -1,8 +1,8 @@
 /*
  * llm_prefix.c — automatic prefix caching for the LLM replica (MODEL: V22,
  * vllm_semantics §1.6): lookup of the longest cached prefix at admission,
- * caching of full blocks as they are computed, tail-first release, and the
- * conservation check tests call.  A request's cached blocks are always its
+ * caching of full blocks when a step schedules them, tail-first release,
+ * and the conservation check tests call.  A request's cached blocks are always its
  * leading blocks; their entries are found again by key, so requests store no
  * block ids.  Lookups are O(matched blocks) hash probes.
  */
@@ -56,15 +56,14 @@ void fs__llm_prefix_take(struct fs_llm_engine *e, struct llm_seq *s, int64_t hit
 	e->step_prefix.saved_tokens += hit * bt;
 }
 
-void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s)
+void fs__llm_prefix_commit(struct fs_llm_engine *e, struct llm_seq *s, int64_t tokens)
 {
 	int64_t bt = e->kv.block_tokens;
 
 	if (s->cache_stop || s->hashes.n_units == 0 || !fs_kvcache_prefix_on(&e->kv))
 		return;
 	while (s->cached_blocks < s->kv_blocks) {
-		uint64_t key = fs_block_hash_key(&s->hashes, s->cached_blocks, bt,
-		                                 s->computed_tokens);
+		uint64_t key = fs_block_hash_key(&s->hashes, s->cached_blocks, bt, tokens);
 
 		if (key == 0)
 			return;                /* not full yet, or no hash for it */

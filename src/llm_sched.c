@@ -119,6 +119,8 @@ static void phase_running(struct fs_llm_engine *e, int64_t *budget_tokens,
 		s->kv_blocks += need;
 		s->sched_tokens = n;
 		*budget_tokens -= n;
+		if (s->hashes.n_units > 0)                     /* MODEL: V22 */
+			fs__llm_prefix_commit(e, s, s->computed_tokens + n);
 		i++;
 	}
 }
@@ -166,6 +168,8 @@ void fs__llm_phase_admit(struct fs_llm_engine *e, int64_t *budget_tokens)
 		s->kv_blocks = hit + need;
 		s->sched_tokens = n;
 		*budget_tokens -= n;
+		if (s->hashes.n_units > 0)                     /* MODEL: V22 */
+			fs__llm_prefix_commit(e, s, s->computed_tokens + n);
 	}
 }
 
@@ -278,7 +282,6 @@ static int64_t plan(struct fs_llm_engine *e, bool *preempted)
  * batch's description for pricing, sh. */
 static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh, size_t from)
 {
-	bool prefix_on = fs_kvcache_prefix_on(&e->kv);
 	size_t i;
 
 	for (i = from; i < e->n_running; i++) {
@@ -297,8 +300,6 @@ static void advance(struct fs_llm_engine *e, struct fs_step_shape *sh, size_t fr
 			sh->prefill_attn_tokens += n * s->computed_tokens + n * n / 2;
 		}
 		s->computed_tokens += n;
-		if (prefix_on)
-			fs__llm_prefix_commit(e, s);          /* MODEL: V22 */
 	}
 }
 

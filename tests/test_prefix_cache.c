@@ -184,6 +184,79 @@ static void test_prefix_cache_evicts_in_free_order_with_empty_blocks(void **stat
 	fs_llm_engine_free(e);
 }
 
+/*
+ * vLLM caches a request's full blocks when it schedules them
+ * (allocate_slots), before the forward pass, so a request admitted later
+ * in the same step already hits them.  B = 4, budget 100: two requests of
+ * 9 tokens with the same 2-block prefix, queued together.  Step 1 admits
+ * the first (9 tokens, blocks 0-1 cached at once), then the second, which
+ * hits both blocks and computes 1 token: 10 prefill tokens, not 18.
+ */
+static void test_prefix_cache_same_step_admission_hits_scheduled_blocks(void **state)
+{
+	static const uint64_t a[3] = {1, 2, 3};
+	struct fs_llm_engine *e = make_engine(100, 4);
+	struct fs_block_hashes ha = ids_of(a, 3, 4);
+	struct fs_llm_report r;
+	fs_ns t = 0, d;
+
+	(void)state;
+	assert_int_equal(fs_llm_engine_add_hashed(e, 0, 9, 2, 0, 0, &ha), FS_LLM_ACCEPTED);
+	assert_int_equal(fs_llm_engine_add_hashed(e, 1, 9, 2, 0, 1, &ha), FS_LLM_ACCEPTED);
+	d = fs_llm_engine_begin_step(e, t);
+	assert_true(d > 0);
+	t += d;
+	fs_llm_engine_end_step(e, t, &r);
+	assert_int_equal(r.shape.prefill_tokens, 9 + 1);
+	assert_int_equal(r.n_first_token, 2);
+	assert_int_equal(r.prefix.hit_tokens, 8);
+	assert_int_equal(r.kv_used_blocks, 3 + 1);     /* blocks 0-1 shared */
+	run_to_idle(e, &t);
+	fs_llm_engine_free(e);
+}
+
+/*
+ * The same for a running request's chunk: budget 12, a 20-token prompt
+ * (5 blocks) takes 12 tokens in step 1 and its last 8 in step 2, when a
+ * second request with the same 5-block prefix arrives.  Step 2 caches
+ * blocks 3-4 while scheduling the first, so the second hits 4 blocks (the
+ * cap (20 - 1) / 4) and its 4 remaining tokens fit the 4 tokens of budget
+ * left: both get their first token in step 2.
+ */
+static void test_prefix_cache_same_step_hits_a_running_chunk(void **state)
+{
+	static const uint64_t a[5] = {1, 2, 3, 4, 5};
+	struct fs_llm_engine_cfg c;
+	struct fs_error err;
+	struct fs_llm_engine *e;
+	struct fs_block_hashes ha = ids_of(a, 5, 4);
+	struct fs_llm_report r;
+	fs_ns t = 0, d;
+
+	(void)state;
+	fs_llm_engine_cfg_default(&c);
+	c.kv_blocks = 100;
+	c.block_tokens = 4;
+	c.max_num_batched_tokens = 12;
+	c.max_num_seqs = 8;
+	e = fs_llm_engine_alloc(&c, synth_cost, NULL, &err);
+	assert_non_null(e);
+	assert_int_equal(fs_llm_engine_add_hashed(e, 0, 20, 2, 0, 0, &ha), FS_LLM_ACCEPTED);
+	d = fs_llm_engine_begin_step(e, t);
+	t += d;
+	fs_llm_engine_end_step(e, t, &r);
+	assert_int_equal(r.shape.prefill_tokens, 12);
+	assert_int_equal(fs_llm_engine_add_hashed(e, 1, 20, 2, 0, 1, &ha), FS_LLM_ACCEPTED);
+	d = fs_llm_engine_begin_step(e, t);
+	t += d;
+	fs_llm_engine_end_step(e, t, &r);
+	assert_int_equal(r.shape.prefill_tokens, 8 + 4);
+	assert_int_equal(r.prefix.hit_tokens, 16);
+	assert_int_equal(r.n_first_token, 2);
+	run_to_idle(e, &t);
+	fs_llm_engine_free(e);
+}
+
 /* Two running requests with the same 2-block prefix: the second reuses the
  * first's cached blocks and KV use counts them once (3 + 1, not 3 + 3). */
 static void test_prefix_cache_shared_blocks_count_once(void **state)
@@ -624,6 +697,8 @@ int main(void)
 		cmocka_unit_test(test_prefix_cache_scripted_lru_hits),
 		cmocka_unit_test(test_prefix_cache_evicts_the_chain_tail_first),
 		cmocka_unit_test(test_prefix_cache_evicts_in_free_order_with_empty_blocks),
+		cmocka_unit_test(test_prefix_cache_same_step_admission_hits_scheduled_blocks),
+		cmocka_unit_test(test_prefix_cache_same_step_hits_a_running_chunk),
 		cmocka_unit_test(test_prefix_cache_shared_blocks_count_once),
 		cmocka_unit_test(test_prefix_cache_conserves_blocks_every_step),
 		cmocka_unit_test(test_prefix_cache_off_or_unhashed_changes_nothing),

@@ -217,8 +217,8 @@ enum fs_llm_reject fs_llm_engine_add(struct fs_llm_engine *e, uint32_t slot,
  * (`hashes` borrowed; it must stay valid until the request leaves the
  * engine — it points into trace storage or is session-derived; NULL or no
  * units: no hashes).  With prefix_caching on, its admission reuses cached
- * blocks of the longest cached prefix and its full blocks are cached as they
- * are computed (MODEL: V22).
+ * blocks of the longest cached prefix and its full blocks are cached when
+ * the step that computes them is scheduled (MODEL: V22).
  */
 enum fs_llm_reject fs_llm_engine_add_hashed(struct fs_llm_engine *e, uint32_t slot,
                                             int64_t prompt_tokens,
