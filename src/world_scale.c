@@ -229,7 +229,8 @@ static bool scale_in_before(const struct fs__instance *a, const struct fs__insta
 	return a->outstanding < b->outstanding;
 }
 
-/* Scale in by one: the first instance by scale_in_before, the latest on a tie. */
+/* MODEL: A13 — scale in by one: the first instance by scale_in_before, the
+ * latest on a tie. */
 static void scale_in_one(struct fs_world *w, uint32_t p)
 {
 	size_t i, best = SIZE_MAX;
