@@ -257,24 +257,14 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 		fs_summary_print_table(summary, sc, stdout);
 	rc = write_outputs(a, set, sc, summary, results);
 	if (!table && !a->quiet) {
-		/* Without its table a variant's spot-risk warnings go to stderr. */
+		/* Without its table a variant's warnings go to stderr. */
+		struct fs_summary_warning_cursor cur = { 0, 0 };
+		enum fs_summary_warning_kind kind;
 		char text[512];
-		size_t p;
 
-		for (p = 0; p < summary->n_pools; p++)
-			if (fs_summary_pool_warning(summary, sc, p, text, sizeof text))
-				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
-				        variant != NULL ? variant : "base", text);
-		/* and the short-horizon billing warnings (MODEL: B2) */
-		for (p = 0; p < summary->n_pools; p++)
-			if (fs_summary_billing_warning(sc, p, text, sizeof text))
-				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
-				        variant != NULL ? variant : "base", text);
-		/* and so do the autoscaler's (MODEL: A11) */
-		for (int k = 0; k < FS_SCALE_WARNINGS; k++)
-			if (fs_summary_scale_warning(summary, sc, k, text, sizeof text))
-				fprintf(stderr, "fleetsim run: %s: warning: %s\n",
-				        variant != NULL ? variant : "base", text);
+		while (fs_summary_warning_next(summary, sc, &cur, &kind, text, sizeof text))
+			fprintf(stderr, "fleetsim run: %s: warning: %s\n",
+			        variant != NULL ? variant : "base", text);
 	}
 	if (row != NULL)
 		fs_compare_row_fill(row, variant != NULL ? variant : "base", summary);

@@ -314,23 +314,15 @@ static cJSON *skew_json(const struct fs_summary *s)
 	return o;
 }
 
-/* Every pool's "too short to see spot risk" warning. */
+/* Every warning of the summary (fs_summary_warning_next). */
 static cJSON *warnings_json(const struct fs_summary *s, const struct fs_scenario *sc)
 {
 	cJSON *a = cJSON_CreateArray();
+	struct fs_summary_warning_cursor cur = { 0, 0 };
+	enum fs_summary_warning_kind kind;
 	char text[512];
-	size_t p;
 
-	for (p = 0; p < s->n_pools; p++)
-		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
-			cJSON_AddItemToArray(a, cJSON_CreateString(text));
-	for (p = 0; p < s->n_pools; p++)
-		if (fs_summary_billing_warning(sc, p, text, sizeof text))
-			cJSON_AddItemToArray(a, cJSON_CreateString(text));
-	for (int k = 0; k < FS_SCALE_WARNINGS; k++)
-		if (fs_summary_scale_warning(s, sc, k, text, sizeof text))
-			cJSON_AddItemToArray(a, cJSON_CreateString(text));
-	if (fs_summary_skew_warning(s, text, sizeof text))
+	while (fs_summary_warning_next(s, sc, &cur, &kind, text, sizeof text))
 		cJSON_AddItemToArray(a, cJSON_CreateString(text));
 	return a;
 }

@@ -367,6 +367,8 @@ static void month_block(FILE *out, const struct fs_summary *s, const struct fs_s
 
 static void avail_block(FILE *out, const struct fs_summary *s, const struct fs_scenario *sc)
 {
+	struct fs_summary_warning_cursor cur = { 0, 0 };
+	enum fs_summary_warning_kind kind;
 	char text[512];
 	size_t p;
 
@@ -380,14 +382,9 @@ static void avail_block(FILE *out, const struct fs_summary *s, const struct fs_s
 		pair_row(out, label, &s->pools[p].avail.availability, "min serving",
 		         &s->pools[p].avail.min_serving);
 	}
-	for (p = 0; p < s->n_pools; p++)
-		if (fs_summary_pool_warning(s, sc, p, text, sizeof text))
-			fprintf(out, "warning: %s\n", text);
-	for (p = 0; p < s->n_pools; p++)
-		if (fs_summary_billing_warning(sc, p, text, sizeof text))
-			fprintf(out, "warning: %s\n", text);
-	for (int k = 0; k < FS_SCALE_WARNINGS; k++)
-		if (fs_summary_scale_warning(s, sc, k, text, sizeof text))
+	/* the skewness warning is printed above, with the verdict */
+	while (fs_summary_warning_next(s, sc, &cur, &kind, text, sizeof text))
+		if (kind != FS_WARN_SKEW)
 			fprintf(out, "warning: %s\n", text);
 }
 

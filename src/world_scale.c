@@ -89,7 +89,7 @@ static double ttft_p90_s(struct fs_world *w, uint32_t p)
 static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_input *ai)
 {
 	const struct fs_autoscale_cfg *ac = &w->fleet->autoscale;
-	uint64_t unrouted_n = fs__world_llm_unrouted_for(w, p);
+	uint64_t unrouted_n = fs__world_llm_unrouted_for(w, p), arrived_now;
 	double unrouted = (double)unrouted_n, waiting = unrouted, running = unrouted;
 	double kv = 0, busy_ns = 0, interval_s = (double)ac->interval_ns / FS_NS_PER_SECOND;
 	double arrived, tokens, ready_s;
@@ -111,10 +111,11 @@ static double pool_metric(struct fs_world *w, uint32_t p, struct fs_autoscale_in
 		busy_ns += in->busy_ns - in->busy_mark_ns;
 		in->busy_mark_ns = in->busy_ns;
 	}
-	arrived = (double)(fs__world_llm_arrived_for(w, p) - w->pools[p].arrived_mark);
+	arrived_now = fs__world_llm_arrived_for(w, p);
+	arrived = (double)(arrived_now - w->pools[p].arrived_mark);
 	tokens = w->rec.result->fleet.pools[p].output_tokens - w->pools[p].tokens_mark;
 	ready_s = serving_s(w, p, ac->interval_ns);
-	w->pools[p].arrived_mark = fs__world_llm_arrived_for(w, p);
+	w->pools[p].arrived_mark = arrived_now;
 	w->pools[p].tokens_mark = w->rec.result->fleet.pools[p].output_tokens;
 	ai->current = current;
 	ai->ready = ready;

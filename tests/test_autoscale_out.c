@@ -36,7 +36,41 @@ static const char scenario_text[] =
 	" \"variants\": [{\"name\": \"busy\", \"set\": {}},\n"
 	"  {\"name\": \"conc\", \"set\": {\"fleet.autoscale.metric\": \"concurrency\", "
 	"\"fleet.autoscale.target\": 24}},\n"
-	"  {\"name\": \"fixed\", \"set\": {\"fleet.autoscale\": null}}]}\n";
+	"  {\"name\": \"fixed\", \"set\": {\"fleet.autoscale\": null}},\n"
+	"  {\"name\": \"rare\", \"set\": {\"simulation.replications\": 8, "
+	"\"fleet.autoscale\": null, \"fleet.strategy\": \"relaunch\", "
+	"\"fleet.zones\": [{\"name\": \"z\"}], \"fleet.pools\": [{\"name\": \"sp\", "
+	"\"pricing\": \"spot\", \"count\": 2, \"spot\": {\"interruption_rate_per_month\": 0, "
+	"\"zone_reclaims_per_day\": 10, \"notice\": \"0s\"}}]}}]}\n";
+
+/* How many times `needle` occurs in `text`. */
+static int occurrences(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, needle)) != NULL; text++)
+		n++;
+	return n;
+}
+
+/* A variant's warnings on stderr are its summary.json's, every one of
+ * them, in order. */
+static void assert_stderr_warnings(const char *err, const char *variant, const cJSON *summary)
+{
+	const cJSON *w;
+	const char *at = err;
+	char line[1024];
+
+	snprintf(line, sizeof line, "fleetsim run: %s: warning: ", variant);
+	assert_int_equal(occurrences(err, line),
+	                 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(summary, "warnings")));
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(summary, "warnings")) {
+		snprintf(line, sizeof line, "fleetsim run: %s: warning: %s\n", variant,
+		         cJSON_GetStringValue(w));
+		at = strstr(at, line);
+		assert_non_null(at);
+	}
+}
 
 /* Write the scenario into dir and run every variant into dir/out. */
 static struct fs_test_run run_variants(const char *dir)
@@ -82,19 +116,22 @@ static double ci_value(const cJSON *pool, const char *key)
 }
 
 /*
- * One run of the three variants checks both: stderr names the busy variant
+ * One run of the variants checks both: stderr names the busy variant
  * (and base, which is the same) as sat at max, not conc or fixed; the busy
  * summary's autoscale block says so with figures: 6 launches (the first at
  * t = 0 and five up to max, never released) in 40 minutes = 9 per hour in
  * every replication, no relaunch, nothing stranded, at max more than half
- * of the looks; the fixed fleet has no autoscale block.
+ * of the looks; the fixed fleet has no autoscale block.  Each variant's
+ * stderr carries exactly its summary.json's warnings, of every kind: the
+ * `rare` spot fleet (8 replications, a few zone reclaims) has a spot-risk
+ * and a skewness warning.
  */
 static void test_autoscale_out_variant_warnings_and_summary_figures(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	struct fs_test_run r = run_variants(dir);
 	cJSON *busy = summary_of(dir, "busy"), *conc = summary_of(dir, "conc");
-	cJSON *fixed = summary_of(dir, "fixed");
+	cJSON *fixed = summary_of(dir, "fixed"), *rare = summary_of(dir, "rare");
 	const cJSON *pool, *launches;
 
 	(void)state;
@@ -105,6 +142,14 @@ static void test_autoscale_out_variant_warnings_and_summary_figures(void **state
 	                              "sat at max (6)"));
 	assert_null(strstr(r.err, "conc: warning"));
 	assert_null(strstr(r.err, "fixed: warning"));
+	/* every kind of warning reaches stderr: the spot pool's, and the
+	 * skewness one of its few reclaims */
+	assert_stderr_warnings(r.err, "busy", busy);
+	assert_stderr_warnings(r.err, "conc", conc);
+	assert_stderr_warnings(r.err, "fixed", fixed);
+	assert_stderr_warnings(r.err, "rare", rare);
+	assert_has(r.err, "rare: warning: pool sp: too short to see spot risk",
+	           "rare: warning: 2 figures are skewed across replications");
 
 	pool = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(busy, "autoscale"), "od");
@@ -125,6 +170,7 @@ static void test_autoscale_out_variant_warnings_and_summary_figures(void **state
 	cJSON_Delete(busy);
 	cJSON_Delete(conc);
 	cJSON_Delete(fixed);
+	cJSON_Delete(rare);
 	fs_test_run_free(&r);
 	fs_test_tmpdir_free(dir);
 }

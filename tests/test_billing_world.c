@@ -20,6 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
@@ -186,6 +188,67 @@ static void test_billing_world_short_horizon_warns_of_rounding(void **state)
 		}
 		fs_scenario_free(sc);
 	}
+}
+
+/* Every output lists the same warnings in the same order: a spot pool too
+ * short to see spot risk and two pools billed by the hour over 90 min give
+ * three warnings, which the cursor yields kind by kind, summary.json's
+ * "warnings" holds in that order and the console table prints; the cursor
+ * then stays at its end with an empty text. */
+static void test_billing_world_warnings_same_in_every_output(void **state)
+{
+	static const char fleet[] =
+		"{\"strategy\": \"relaunch\", \"pools\": ["
+		"{\"name\": \"od\", \"count\": 1, \"price_per_h\": 1.40, "
+		"\"billing\": {\"granularity\": \"hour\"}},"
+		"{\"name\": \"sp\", \"pricing\": \"spot\", \"count\": 1, "
+		"\"price_per_h\": 0.70, \"billing\": {\"granularity\": \"hour\"}}]}";
+	struct fs_scenario *sc = scenario(0.5, "90m", "", fleet);
+	struct fs_summary *s = summarise(sc);
+	struct fs_summary_warning_cursor cur = { 0, 0 };
+	enum fs_summary_warning_kind kind, last = FS_WARN_SPOT_HORIZON;
+	char text[1024], *dir = fs_test_tmpdir(), *path = fs_test_path(dir, "summary.json");
+	char *json, *table = NULL, *at;
+	size_t n = 0, table_len = 0;
+	struct fs_error err;
+	cJSON *root, *list;
+	FILE *out = open_memstream(&table, &table_len);
+
+	(void)state;
+	assert_non_null(out);
+	fs_summary_print_table(s, sc, out);
+	fclose(out);
+	assert_int_equal(fs_summary_write_json(s, sc, path, &err), 0);
+	json = fs_test_read_file(path, NULL);
+	root = cJSON_Parse(json);
+	list = cJSON_GetObjectItemCaseSensitive(root, "warnings");
+	assert_true(cJSON_IsArray(list));
+	at = table;
+	while (fs_summary_warning_next(s, sc, &cur, &kind, text, sizeof text)) {
+		char line[1100];
+
+		assert_true(kind >= last);
+		last = kind;
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(list, (int)n)), text);
+		snprintf(line, sizeof line, "warning: %s\n", text);
+		at = strstr(at, line);               /* in the table, in order */
+		assert_non_null(at);
+		n++;
+	}
+	assert_string_equal(text, "");
+	assert_int_equal(n, 3);
+	assert_int_equal(cJSON_GetArraySize(list), 3);
+	assert_has(cJSON_GetStringValue(cJSON_GetArrayItem(list, 0)), "pool sp: too short");
+	assert_has(cJSON_GetStringValue(cJSON_GetArrayItem(list, 1)), "pool od: horizon 90m");
+	assert_has(cJSON_GetStringValue(cJSON_GetArrayItem(list, 2)), "pool sp: horizon 90m");
+	assert_false(fs_summary_warning_next(s, sc, &cur, &kind, text, sizeof text));
+	cJSON_Delete(root);
+	free(json);
+	free(table);
+	free(path);
+	fs_test_tmpdir_free(dir);
+	fs_summary_free(s);
+	fs_scenario_free(sc);
 }
 
 /* MODEL: F13 — the idle part is a share of the billed span, not of the
@@ -549,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_billing_world_two_on_demand_for_an_hour),
 		cmocka_unit_test(test_billing_world_rounding_minimum_and_cold_start),
 		cmocka_unit_test(test_billing_world_short_horizon_warns_of_rounding),
+		cmocka_unit_test(test_billing_world_warnings_same_in_every_output),
 		cmocka_unit_test(test_billing_world_idle_is_a_share_of_the_billed_span),
 		cmocka_unit_test(test_billing_world_spot_reclaim_billed_to_the_second),
 		cmocka_unit_test(test_billing_world_stand_in_billed_in_its_pool_by_the_hour),

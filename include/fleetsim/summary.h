@@ -209,10 +209,6 @@ void fs__summary_build_fleet(struct fs_summary *s, const struct fs_scenario *sc,
  * that is not spot. */
 double fs_summary_expected_reclaims(const struct fs_scenario *sc, size_t pool);
 
-/* The "too short to see spot risk" warning of pool `pool`, written to buf
- * (len bytes): true when the pool is spot and expects fewer than
- * FS_SPOT_MIN_EXPECTED_RECLAIMS reclaims per replication, else false and
- * buf is empty. */
 /* The autoscaler's warning number `k` (0: work stranded at the end, 1: at
  * max most of the run, 2: at its lower bound most of the run, 3:
  * flapping), written to buf (summary_scale.c, MODEL: A11).  False, with
@@ -221,6 +217,10 @@ double fs_summary_expected_reclaims(const struct fs_scenario *sc, size_t pool);
 bool fs_summary_scale_warning(const struct fs_summary *s, const struct fs_scenario *sc,
                               int k, char *buf, size_t len);
 
+/* The "too short to see spot risk" warning of pool `pool`, written to buf
+ * (len bytes): true when the pool is spot and expects fewer than
+ * FS_SPOT_MIN_EXPECTED_RECLAIMS reclaims per replication, else false and
+ * buf is empty. */
 bool fs_summary_pool_warning(const struct fs_summary *s, const struct fs_scenario *sc,
                              size_t pool, char *buf, size_t len);
 
@@ -236,6 +236,27 @@ bool fs_summary_billing_warning(const struct fs_scenario *sc, size_t pool, char 
  * values are too skewed for its t interval at this R, else false and buf
  * is empty. */
 bool fs_summary_skew_warning(const struct fs_summary *s, char *buf, size_t len);
+
+/* Every warning of a summary, one at a time (summary_warnings.c), in the
+ * order summary.json's "warnings" lists them: each pool's spot-risk
+ * warning, each pool's billing warning, the autoscaler's, the skewness
+ * one.  Start with a zeroed cursor; each call writes the next warning's
+ * text to buf and its kind to *kind and returns true, or returns false
+ * (buf empty) when there are no more. */
+enum fs_summary_warning_kind {
+	FS_WARN_SPOT_HORIZON,        /* fs_summary_pool_warning */
+	FS_WARN_BILLING,             /* fs_summary_billing_warning */
+	FS_WARN_SCALE,               /* fs_summary_scale_warning */
+	FS_WARN_SKEW,                /* fs_summary_skew_warning */
+	FS_WARN_KINDS
+};
+struct fs_summary_warning_cursor {
+	int kind;                    /* the kind looked at next */
+	size_t slot;                 /* its pool or scaler warning looked at next */
+};
+bool fs_summary_warning_next(const struct fs_summary *s, const struct fs_scenario *sc,
+                             struct fs_summary_warning_cursor *cur,
+                             enum fs_summary_warning_kind *kind, char *buf, size_t len);
 
 
 /* Write DIR/summary.json.  Returns 0, or -1 with err (runtime failure). */
