@@ -321,6 +321,7 @@ static void evacuate_one(struct fs_llm_engine *e, uint32_t idx, size_t *n)
 
 	e->rep_evacuees[*n].slot = s->slot;
 	e->rep_evacuees[*n].generated = s->generated;
+	e->rep_evacuees[*n].last_token_ns = s->generated > 0 ? s->last_token_ns : -1;
 	(*n)++;
 	fs__llm_seq_free_blocks(e, s);
 	s->sched_tokens = 0;

@@ -449,12 +449,20 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		if (w->slots[rep.started[i]].start_ns < 0)
 			w->slots[rep.started[i]].start_ns = rep.begin_ns;
 	}
-	for (i = 0; i < rep.n_first_token; i++)
-		if (w->slots[rep.first_token[i]].first_token_ns < 0) {
-			w->slots[rep.first_token[i]].first_token_ns = w->now_ns;
-			note_ttft(w, in->pool, w->now_ns -
-			                     w->slots[rep.first_token[i]].req.arrival_ns);
+	for (i = 0; i < rep.n_first_token; i++) {
+		struct fs__slot *s = &w->slots[rep.first_token[i]];
+
+		if (s->first_token_ns < 0) {
+			s->first_token_ns = w->now_ns;
+			note_ttft(w, in->pool, w->now_ns - s->req.arrival_ns);
+		} else if (s->carried_token_ns >= 0) {
+			/* MODEL: F6 — a moved request's first token here follows
+			 * the last one it streamed before the move: that gap is
+			 * one of its inter-token latencies */
+			fs__recorder_itl(&w->rec, w->now_ns, w->now_ns - s->carried_token_ns, 1,
+			                 NULL);
 		}
+	}
 	fs__recorder_itl(&w->rec, w->now_ns, rep.end_ns - rep.begin_ns,
 	                 (uint64_t)rep.itl_regular_seqs, &in->itl_hint);
 	for (i = 0; i < rep.n_itl_gaps; i++)
@@ -538,6 +546,8 @@ void fs__world_llm_evacuate(struct fs_world *w, uint32_t ii, bool fail)
 		}
 		s->computed_here = false;
 		s->carried_tokens += ev[i].generated;
+		if (ev[i].generated > 0)
+			s->carried_token_ns = ev[i].last_token_ns;
 		fs__rec_reclaim_requeue(&w->rec, in->pool);   /* MODEL: F17 */
 		route_or_wait(w, slot, false);      /* a move, no arrival */
 	}

@@ -36,6 +36,7 @@ uint32_t fs__world_slot_alloc(struct fs_world *w, const struct fs_request *req)
 	s->start_ns = -1;
 	s->first_token_ns = -1;
 	s->carried_tokens = 0;
+	s->carried_token_ns = -1;
 	s->computed_here = false;
 	s->routed = false;
 	s->instance = 0;

@@ -74,6 +74,7 @@ struct fs__slot {
 	fs_ns start_ns;              /* first scheduled, -1 before */
 	fs_ns first_token_ns;        /* -1 before */
 	int64_t carried_tokens;      /* LLM: outputs produced on a reclaimed instance */
+	fs_ns carried_token_ns;      /* LLM: when the latest of them was streamed, -1 none */
 	bool computed_here;          /* LLM: its instance scheduled it in an
 	                              * iteration that ended (MODEL: F6) */
 	uint32_t instance;           /* LLM: the instance serving it */

@@ -1,11 +1,12 @@
 /*
- * test_fleet_defects.c — two fleet figures pinned against hand counts in
- * whole runs: a reclaim notice owes a replacement (whose cold start is lost
- * to reclaims, MODEL F13) only for capacity the pool counted and still
- * wants — not for an instance the autoscaler was already draining, nor
- * after the autoscaler gave the capacity up — and a prompt counts as
- * recomputed (MODEL F6) only at the reclaim of an instance that had
- * processed it, not again when it is moved off one that never did.
+ * test_fleet_defects.c — fleet figures pinned against hand counts in whole
+ * runs: a reclaim notice owes a replacement (whose cold start is lost to
+ * reclaims, MODEL F13) only for capacity the pool counted and still wants —
+ * not for an instance the autoscaler was already draining, nor after the
+ * autoscaler gave the capacity up —; a prompt counts as recomputed (MODEL
+ * F6) only at the reclaim of an instance that had processed it, not again
+ * when it is moved off one that never did; and a moved request's
+ * inter-token gap across the move is recorded like any other (F6, V16).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleetsim/perf.h"
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/world.h"
@@ -248,12 +250,80 @@ static void test_fleet_defects_prompt_recomputed_once_per_processing(void **stat
 	fs_test_tmpdir_free(dir);
 }
 
+/*
+ * Two warm spot instances each given a request at t = 0 (1000 prompt and
+ * 400 output tokens); the zone's replayed capacity falls from 2 to 1 at
+ * 5 s, and the notice of 0 s moves instance 1's request (notice F10: the
+ * most recently launched) to instance 0, where it is prefilled again with
+ * the tokens it carried.  Every output token but each request's first has
+ * one inter-token gap, the one across the move included (MODEL F6, V16):
+ * 2 x 399 ITL samples, and the largest is that gap, from the move's last
+ * token before 5 s to its first token on instance 0 after its re-prefill:
+ * longer than the re-prefill step (before the fix, 797 samples, the gap
+ * missing).
+ */
+#define MOVE_S 5
+static void test_fleet_defects_itl_gap_across_a_move_recorded(void **state)
+{
+	char *dir = fs_test_tmpdir(), cap[256];
+	struct fs_scenario *sc;
+	struct fs_world *w;
+	struct fs_rep_result *res;
+	const struct fs_hist *itl;
+	struct fs_step_shape shape = { 0 };
+	struct fs_step_cost cost;
+	int64_t carried = -1;
+	size_t i;
+
+	(void)state;
+	snprintf(cap, sizeof cap, "0,add,n1\n0,add,n2\n%d,remove,n2\n", MOVE_S * 1000);
+	free(fs_test_write(dir, "capacity.csv", cap));
+	free(fs_test_write(dir, "trace.csv",
+	                   "arrived_at,num_prefill_tokens,num_decode_tokens\n"
+	                   "0,1000,400\n0,1000,400\n"));
+	sc = scenario(dir, TRACE_WORKLOAD,
+	              "{\"name\": \"z\", \"capacity_trace\": {\"path\": \"capacity.csv\", "
+	              "\"format\": \"spotserve\", \"loop\": false}}",
+	              ", \"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"0s\", "
+	              "\"in_flight\": \"requeue\", \"relaunch_retry\": \"10h\"}", "");
+	w = fs_world_alloc(sc, sc->sim.seed, 0, false);
+	fs_world_run_until(w, MOVE_S * FS_NS_PER_S + 1);
+	for (i = 0; i < w->n_slots; i++)
+		if (w->slots[i].in_use && w->slots[i].carried_tokens > 0)
+			carried = w->slots[i].carried_tokens;
+	assert_true(carried > 0 && carried < 400);
+	fs_world_run(w);
+	res = fs_world_take_result(w);
+	itl = &res->itl_hist;
+	/* the re-prefill: the moved prompt and its tokens beside one decode */
+	shape.prefill_tokens = 1000 + carried;
+	shape.prefill_attn_tokens = (1000 + carried) * (1000 + carried) / 2;
+	shape.decode_seqs = 1;
+	shape.decode_context_tokens = 1000 + MOVE_S * 10;
+	shape.n_seqs = 2;
+	fs_perf_step_cost(&sc->fleet.pools[0].llm->perf, &shape, &cost);
+	print_message("carried %lld tokens; ITL samples %llu, max %.3f ms, min %.3f ms; "
+	              "re-prefill about %.3f ms\n", (long long)carried,
+	              (unsigned long long)itl->n, itl->max / 1e6, itl->min / 1e6,
+	              (double)cost.total_ns / 1e6);
+	assert_int_equal(res->fleet.requeued, 1);
+	assert_int_equal(res->cls[res->n_classes].completed, 2);
+	assert_int_equal(itl->n, 2 * 399);
+	assert_true(itl->max > 0.9 * (double)cost.total_ns);
+	assert_true(itl->max > 3 * itl->min);
+	fs_rep_result_free(res);
+	fs_world_free(w);
+	fs_scenario_free(sc);
+	fs_test_tmpdir_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet_defects_notice_while_draining_owes_no_replacement),
 		cmocka_unit_test(test_fleet_defects_replacement_given_up_when_target_falls),
 		cmocka_unit_test(test_fleet_defects_prompt_recomputed_once_per_processing),
+		cmocka_unit_test(test_fleet_defects_itl_gap_across_a_move_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -271,6 +271,7 @@ struct fs_llm_evacuee {
 	uint32_t slot;
 	int64_t generated;           /* output tokens already sampled (>= 1: its
 	                              * first token was delivered) */
+	fs_ns last_token_ns;         /* when the latest of them was sampled, -1 none */
 };
 
 /*
