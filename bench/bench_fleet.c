@@ -101,7 +101,7 @@ static void child_run(int fd, const char *path, const char *variant, int reps, i
 	struct fs_error err;
 	struct fs_scenario *sc = fs_scenario_load_variant(path, variant, NULL, 0, &err);
 	struct fs_rep_result **res;
-	struct fs_run_opts opts;
+	struct fs_run_opts opts = { 0 };
 	double c0, w0;
 	int r;
 

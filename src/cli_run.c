@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fleetsim/compare.h"
@@ -60,11 +61,14 @@ static const char run_help[] =
 	"      --max-replications N  cap for the stopping rule (default 10 x R)\n"
 	"      --set PATH=JSON     set one scenario value, e.g.\n"
 	"                          --set 'fleet.pools[0].count=4' (repeatable)\n"
-	"  -q, --quiet             do not print the table\n"
+	"  -q, --quiet             no progress lines, no table\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Output paths are checked before any work (exit 2 naming the path); the\n"
 	"files of a run are moved into place together, or none of them.\n"
+	"A run that takes longer than a few seconds shows its progress on stderr\n"
+	"(replications done, share of the simulated time, time left): a line every\n"
+	"5 s, or on a terminal one line redrawn every second and erased at the end.\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 bad input, 130 / 143\n"
 	"interrupted by SIGINT / SIGTERM (temporary files removed).\n";
@@ -206,7 +210,7 @@ static int write_outputs(const struct run_args *a, struct fs_outset *set,
 static int run_one(const struct run_args *a, const char *variant, struct fs_outset *set,
                    bool table, struct fs_compare_row *row)
 {
-	struct fs_run_opts opts;
+	struct fs_run_opts opts = { 0 };
 	struct fs_error err;
 	struct fs_scenario *sc;
 	struct fs_rep_result **results;
@@ -249,8 +253,18 @@ static int run_one(const struct run_args *a, const char *variant, struct fs_outs
 		                           "first batch's %d replications, found %d",
 		                           opts.replications, max_reps);
 	}
+	if (!a->quiet) {
+		char label[160];
+
+		snprintf(label, sizeof label, table ? "fleetsim run" : "fleetsim run: %s",
+		         variant != NULL ? variant : "base");
+		opts.progress = fs_run_progress_start(label, opts.replications,
+		                                      sc->sim.horizon_ns, isatty(2));
+	}
 	results = fs_objective_run(sc, &opts, fs_objective_default_figure, ci_target,
 	                           max_reps, &n_reps);
+	fs_run_progress_stop(opts.progress);
+	opts.progress = NULL;
 	opts.replications = n_reps;
 	summary = fs_summary_build(sc, results, opts.replications, opts.seed);
 	if (table && !a->quiet)

@@ -173,7 +173,7 @@ static void run_probe(const struct fs_scenario *sc, const struct fs_headroom_opt
 	struct fs_scenario copy = *sc;
 	struct fs_class_cfg *classes;
 	struct fs_rate_step **owned;
-	struct fs_run_opts ro;
+	struct fs_run_opts ro = { 0 };
 	struct fs_rep_result **res;
 	size_t c, n_own = sc->workload.n_classes + 1;
 

@@ -122,7 +122,7 @@ static int run_point(const struct fs__report *r, const char *source, struct fs_o
 {
 	char *sets[64], path[4200];
 	struct fs_scenario *sc;
-	struct fs_run_opts opts;
+	struct fs_run_opts opts = { 0 };
 	struct fs_rep_result **results;
 	struct fs_summary *s;
 	size_t n_sets, i;

@@ -252,7 +252,7 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 	const struct fs_objective_cfg *obj = &base->objective;
 	struct fs_error err;
 	struct fs_scenario *sc;
-	struct fs_run_opts opts;
+	struct fs_run_opts opts = { 0 };
 	struct fs_rep_result **results;
 	struct fs_summary *s;
 	cJSON *rec, *arr_obj, *arr_met, *arr_par, *arr_run;

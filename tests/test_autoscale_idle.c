@@ -62,8 +62,8 @@ static void test_autoscale_idle_releases_idle_instances_at_idle_for(void **state
 {
 	struct fs_scenario *on = scenario("{\"busy_below\": 0.1, \"for\": \"30m\"}");
 	struct fs_scenario *off = scenario("{\"for\": \"0s\"}");
-	struct fs_run_opts o1 = { REPS, 0, 1, on->sim.seed, false };
-	struct fs_run_opts o2 = { REPS, 0, 1, off->sim.seed, false };
+	struct fs_run_opts o1 = { REPS, 0, 1, on->sim.seed, false, NULL };
+	struct fs_run_opts o2 = { REPS, 0, 1, off->sim.seed, false, NULL };
 	struct fs_rep_result **ron = fs_replicate_run(on, &o1), **roff = fs_replicate_run(off, &o2);
 
 	(void)state;

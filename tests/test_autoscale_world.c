@@ -50,7 +50,7 @@ static struct fs_scenario *scenario(const char *horizon, const char *arrivals_js
 
 static struct fs_rep_result **run(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, false };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, false, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

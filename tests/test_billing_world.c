@@ -52,7 +52,7 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 /* Run the scenario's replications and summarise them. */
 static struct fs_summary *summarise(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { REPS, 0, 2, sc->sim.seed, false };
+	struct fs_run_opts opts = { REPS, 0, 2, sc->sim.seed, false, NULL };
 	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
 	struct fs_summary *s = fs_summary_build(sc, results, REPS, sc->sim.seed);
 
@@ -274,7 +274,7 @@ static void test_billing_world_idle_is_a_share_of_the_billed_span(void **state)
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct fs_scenario *sc;
 		struct fs_rep_result **res;
-		struct fs_run_opts opts = { REPS, 0, 1, 11, false };
+		struct fs_run_opts opts = { REPS, 0, 1, 11, false, NULL };
 
 		snprintf(fleet, sizeof fleet,
 		         "{\"pools\": [{\"name\": \"od\", \"count\": 1, \"warm_start\": false, "

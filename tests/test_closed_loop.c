@@ -33,7 +33,7 @@ static struct fs_scenario *load(const char *text)
 
 static struct fs_summary *simulate(const struct fs_scenario *sc, int threads)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, threads, sc->sim.seed, false };
+	struct fs_run_opts opts = { sc->sim.replications, 0, threads, sc->sim.seed, false, NULL };
 	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
 	struct fs_summary *s = fs_summary_build(sc, results, opts.replications, opts.seed);
 
@@ -164,7 +164,7 @@ static void test_closed_loop_drain_stops_users_at_the_horizon(void **state)
 		" \"output_tokens\": { \"dist\": \"fixed\", \"tokens\": 4 } } ] },"
 		" \"engine\": { \"type\": \"queue\", \"servers\": 1,"
 		" \"service\": { \"dist\": \"fixed\", \"mean\": \"100ms\" } } }");
-	struct fs_run_opts opts = { 1, 0, 1, sc->sim.seed, false };
+	struct fs_run_opts opts = { 1, 0, 1, sc->sim.seed, false, NULL };
 	struct fs_rep_result **res = fs_replicate_run(sc, &opts);
 	const struct fs_class_result *all = &res[0]->cls[res[0]->n_classes];
 

@@ -44,7 +44,7 @@ static void test_coverage_mm1_mean_wait_95_percent_intervals(void **state)
 	fs_test_mm1(&sc, &cls, 50.0, SERVICE_MEAN_NS,      /* rho 0.5 */
 	            20000 * SERVICE_MEAN_NS, 200 * SERVICE_MEAN_NS, 5);
 	for (trial = 1; trial <= N_TRIALS; trial++) {
-		struct fs_run_opts opts = { 5, 0, 2, (uint64_t)trial, false };
+		struct fs_run_opts opts = { 5, 0, 2, (uint64_t)trial, false, NULL };
 		struct fs_rep_result **res = fs_replicate_run(&sc, &opts);
 		struct fs_summary *s = fs_summary_build(&sc, res, 5, (uint64_t)trial);
 		const struct fs_ci *ci = &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
@@ -77,7 +77,7 @@ static void count_coverage(const struct fs_scenario *sc, int n_trials, int n_fig
 	for (i = 0; i < n_figs; i++)
 		covered[i] = 0;
 	for (trial = 1; trial <= n_trials; trial++) {
-		struct fs_run_opts opts = { reps, 0, 2, (uint64_t)trial, false };
+		struct fs_run_opts opts = { reps, 0, 2, (uint64_t)trial, false, NULL };
 		struct fs_rep_result **res = fs_replicate_run(sc, &opts);
 		struct fs_summary *s = fs_summary_build(sc, res, reps, (uint64_t)trial);
 

@@ -159,7 +159,7 @@ static struct fs_scenario *trace_scenario(const char *trace, const char *sim_ext
 
 static struct fs_rep_result **run_rows(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, true };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, true, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

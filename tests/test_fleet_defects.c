@@ -150,7 +150,7 @@ static void test_fleet_defects_replacement_given_up_when_target_falls(void **sta
 	struct fs_scenario *sc;
 	struct fs_rep_result **res;
 	const struct fs_pool_result *pr;
-	struct fs_run_opts opts = { 1, 0, 1, 11, false };
+	struct fs_run_opts opts = { 1, 0, 1, 11, false, NULL };
 
 	(void)state;
 	free(fs_test_write(dir, "capacity.csv",
@@ -209,7 +209,7 @@ static void test_fleet_defects_prompt_recomputed_once_per_processing(void **stat
 	char *dir = fs_test_tmpdir(), cap[256];
 	struct fs_scenario *sc;
 	struct fs_rep_result **res;
-	struct fs_run_opts opts = { 1, 0, 1, 11, true };
+	struct fs_run_opts opts = { 1, 0, 1, 11, true, NULL };
 	const struct fs_rep_result *r0;
 	size_t i;
 

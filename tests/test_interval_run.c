@@ -38,7 +38,7 @@ static void test_interval_run_quantiles_are_pooled_and_never_zero_width(void **s
 	static const enum fs_latency lats[] = { FS_LAT_QUEUE, FS_LAT_TTFT, FS_LAT_E2E };
 	struct fs_scenario sc;
 	struct fs_class_cfg cls;
-	struct fs_run_opts opts = { REPS, 0, 2, 11, false };
+	struct fs_run_opts opts = { REPS, 0, 2, 11, false, NULL };
 	struct fs_rep_result **res;
 	struct fs_summary *s;
 	size_t g, i;
@@ -188,7 +188,7 @@ static void test_interval_run_stopping_rule_continues_while_skewed(void **state)
 {
 	struct fs_scenario sc;
 	struct fs_class_cfg cls;
-	struct fs_run_opts opts = { 10, 0, 2, 5, false };
+	struct fs_run_opts opts = { 10, 0, 2, 5, false, NULL };
 	struct fs_rep_result **res;
 	int n = 0;
 

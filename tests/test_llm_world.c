@@ -46,7 +46,7 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 
 static struct fs_rep_result **run(const struct fs_scenario *sc, bool rows)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, rows };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, rows, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

@@ -52,7 +52,7 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 
 static struct fs_rep_result **run_reps(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { REPS, 0, 1, sc->sim.seed, false };
+	struct fs_run_opts opts = { REPS, 0, 1, sc->sim.seed, false, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

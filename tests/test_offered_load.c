@@ -164,7 +164,7 @@ static void test_offered_load_predictive_autoscaler_sees_users(void **state)
 		"                  \"target\": 1.5, \"predictive\": %s } } }";
 	char text[2048];
 	struct fs_scenario *pred, *react;
-	struct fs_run_opts opts = { 1, 0, 1, 4, false };
+	struct fs_run_opts opts = { 1, 0, 1, 4, false, NULL };
 	struct fs_rep_result **rp, **rr;
 	double offered, want, at30_p, at30_r;
 

@@ -590,7 +590,7 @@ static struct fs_engine_totals run_sessions(int users, int replicas, const char 
                                             bool caching)
 {
 	struct fs_scenario *sc = sessions_scenario(users, replicas, router, caching);
-	struct fs_run_opts opts = {1, 0, 1, sc->sim.seed, false};
+	struct fs_run_opts opts = { 1, 0, 1, sc->sim.seed, false, NULL };
 	struct fs_rep_result **res = fs_replicate_run(sc, &opts);
 	struct fs_engine_totals tot = res[0]->engine;
 

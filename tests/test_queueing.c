@@ -72,7 +72,7 @@ static void free_scenario(struct fs_scenario *sc)
 /* Mean over replications of a figure of the "all" group, in ms. */
 static struct fs_summary *simulate(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
 	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
 	struct fs_summary *s = fs_summary_build(sc, results, opts.replications,
 	                                        opts.seed);
@@ -242,7 +242,7 @@ static void test_queueing_throughput_short_window_is_lambda(void **state)
 static void test_queueing_overload_is_unstable(void **state)
 {
 	struct fs_scenario *sc = queue_scenario(1.5, 1, FS_SERVICE_EXPONENTIAL, 1e5, 2);
-	struct fs_run_opts opts = { 2, 0, 1, 7, false };
+	struct fs_run_opts opts = { 2, 0, 1, 7, false, NULL };
 	struct fs_rep_result **results;
 	struct fs_summary *s;
 

@@ -55,7 +55,7 @@ static struct fs_scenario *drained_scenario(void)
 static void test_rep_cost_drained_run_matches_hand_computation(void **state)
 {
 	struct fs_scenario *sc = drained_scenario();
-	struct fs_run_opts opts = { N_REPS, 0, 1, sc->sim.seed, false };
+	struct fs_run_opts opts = { N_REPS, 0, 1, sc->sim.seed, false, NULL };
 	struct fs_rep_result **res = fs_replicate_run(sc, &opts);
 	struct fs_summary *s = fs_summary_build(sc, res, N_REPS, sc->sim.seed);
 	double monthly_sum = 0;

@@ -55,7 +55,7 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon, int 
 
 static struct fs_rep_result **run(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

@@ -77,7 +77,7 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
 
 static struct fs_rep_result **run(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false };
+	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
 
 	return fs_replicate_run(sc, &opts);
 }

@@ -1,0 +1,165 @@
+/*
+ * replicate_progress.c — a long run's progress on stderr (see replicate.h):
+ * the replications add the simulated time they get through and count
+ * themselves done (atomics, from any OpenMP thread); a logger thread of its
+ * own prints from them — off a terminal a line every LOG_S seconds, on one
+ * a line redrawn every TTY_S seconds and erased at the end.  A run shorter
+ * than the first interval prints nothing.  Output only: nothing here
+ * reaches a result.
+ */
+#include "fleetsim/replicate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fleetsim/common.h"
+
+#define LOG_S 5
+#define TTY_S 1
+
+struct fs_run_progress {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t logger;
+	bool running, stop, tty, drawn;
+	char label[160];
+	fs_ns horizon_ns;
+	double t0_s;
+	atomic_int planned;                  /* replications expected */
+	atomic_int done;
+	atomic_uint_fast64_t sim_ns;         /* simulated, all replications */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int fs_run_progress_line(char *buf, size_t len, const char *label, int done, int planned,
+                         double simulated, double elapsed_s)
+{
+	int n = snprintf(buf, len, "%s: %d of %d replication%s done, %.0f%% of the simulated "
+	                 "time, %.0f s elapsed", label, done, planned, planned == 1 ? "" : "s",
+	                 100 * simulated, elapsed_s);
+
+	/* the time left at the pace so far, once there is a pace */
+	if (n >= 0 && (size_t)n < len && simulated > 0.01 && simulated < 1)
+		n += snprintf(buf + n, len - (size_t)n, ", about %.0f s left",
+		              elapsed_s * (1 - simulated) / simulated);
+	return n;
+}
+
+void fs_run_progress_read(struct fs_run_progress *p, int *done, int *planned,
+                          double *simulated)
+{
+	double span, sim;
+
+	*planned = atomic_load(&p->planned);
+	*done = atomic_load(&p->done);
+	span = (double)*planned * (double)p->horizon_ns;
+	sim = span > 0 ? (double)atomic_load(&p->sim_ns) / span : 0;
+	*simulated = sim > 1 ? 1 : sim;
+}
+
+/* The line now (the caller holds the mutex). */
+static void print_line(struct fs_run_progress *p)
+{
+	char line[512];
+	int planned, done;
+	double sim;
+
+	fs_run_progress_read(p, &done, &planned, &sim);
+	fs_run_progress_line(line, sizeof line, p->label, done, planned, sim,
+	                     now_s() - p->t0_s);
+	if (p->tty)
+		fprintf(stderr, "\r%s\033[K", line);
+	else
+		fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+	p->drawn = true;
+}
+
+static void *logger_main(void *arg)
+{
+	struct fs_run_progress *p = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&p->mu);
+	clock_gettime(CLOCK_REALTIME, &until);
+	while (!p->stop) {
+		until.tv_sec += p->tty ? TTY_S : LOG_S;
+		while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &until) == 0)
+			;
+		if (!p->stop)
+			print_line(p);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+struct fs_run_progress *fs_run_progress_start(const char *label, int planned,
+                                              fs_ns horizon_ns, bool tty)
+{
+	struct fs_run_progress *p = fs_xcalloc(1, sizeof *p);
+
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	snprintf(p->label, sizeof p->label, "%s", label);
+	p->horizon_ns = horizon_ns;
+	p->tty = tty;
+	p->t0_s = now_s();
+	atomic_init(&p->planned, planned);
+	atomic_init(&p->done, 0);
+	atomic_init(&p->sim_ns, 0);
+	p->running = pthread_create(&p->logger, NULL, logger_main, p) == 0;
+	return p;
+}
+
+void fs_run_progress_expect(struct fs_run_progress *p, int replications)
+{
+	int cur;
+
+	if (p == NULL)
+		return;
+	cur = atomic_load(&p->planned);
+	while (cur < replications && !atomic_compare_exchange_weak(&p->planned, &cur,
+	                                                             replications))
+		;
+}
+
+void fs_run_progress_advance(struct fs_run_progress *p, fs_ns sim_ns)
+{
+	if (p != NULL && sim_ns > 0)
+		atomic_fetch_add(&p->sim_ns, (uint_fast64_t)sim_ns);
+}
+
+void fs_run_progress_rep_done(struct fs_run_progress *p)
+{
+	if (p != NULL)
+		atomic_fetch_add(&p->done, 1);
+}
+
+void fs_run_progress_stop(struct fs_run_progress *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	if (p->running)
+		pthread_join(p->logger, NULL);
+	if (p->tty && p->drawn) {
+		fputs("\r\033[K", stderr);       /* the table or the error takes the line */
+		fflush(stderr);
+	}
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
