@@ -140,8 +140,9 @@ int fs__trace_parse_time_units(const char *s, size_t len, int64_t unit_ns, int64
 	}
 	if (!any || p != end)
 		return -1;
-	/* unit_ns is a multiple of 1e6, so frac * unit_ns / 1e9 rounds exactly. */
-	*out = whole * unit_ns + (frac * (unit_ns / FS_NS_PER_MS) + 500) / 1000;
+	/* MODEL: W14 — digits below 1 ns are truncated: frac * unit_ns / 1e9,
+	 * unit_ns a multiple of 1e6, in integers. */
+	*out = whole * unit_ns + frac * (unit_ns / FS_NS_PER_MS) / 1000;
 	if (neg)
 		*out = -*out;
 	return 0;

@@ -264,9 +264,13 @@ static void test_trace_mooncake_line_is_one_json_object(void **state)
 	t = load_text(dir, "extra.jsonl", "{\"session\": {\"turn\": [1, {\"x\": \"}\"}]}, "
 	              "\"note\": \"a,b}\", " MC_ROW ", \"hash_ids\": [4, 5]}\n"
 	              "{\"timestamp\": 1200.123456, \"input_length\": 7, "
-	              "\"output_length\": 0}\n",
+	              "\"output_length\": 0}\n"
+	              "{\"timestamp\": 1300.1234569, \"input_length\": 7, "
+	              "\"output_length\": 2}\n",
 	              FS_TRACE_MOONCAKE);
-	assert_int_equal(t->n_rows, 2);
+	assert_int_equal(t->n_rows, 3);
+	/* MODEL: W14 — below 1 ns truncated, as Vidur's seconds are */
+	assert_int_equal(t->rows[2].t_ns, INT64_C(1300123456));
 	assert_int_equal(t->rows[0].hashes.n_units, 2);
 	assert_int_equal(t->rows[0].hashes.ids[1], 5);
 	assert_int_equal(t->rows[1].t_ns, INT64_C(1200123456));  /* exact to the ns */
