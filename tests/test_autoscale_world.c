@@ -48,24 +48,6 @@ static struct fs_scenario *scenario(const char *horizon, const char *arrivals_js
 	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, false, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
-/* Time-weighted mean of pool p's desired count over the horizon. */
-static double mean_desired(const struct fs_rep_result *r, size_t p)
-{
-	const struct fs_tseries *ts = &r->pool_desired[p];
-	double area = 0;
-
-	for (size_t b = 0; b < ts->n_bins; b++)
-		area += ts->area[b];
-	return area / (double)ts->horizon_ns;
-}
-
 /* Does any warning of the autoscaler contain `what`? */
 static bool warns(const struct fs_scenario *sc, struct fs_rep_result **res, const char *what)
 {
@@ -150,7 +132,7 @@ static void test_autoscale_world_hpa_step_matches_hand_computation(void **state)
 		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"request_rate\", \"target\": 1, "
 		"\"interval\": \"60s\", \"idle_release\": {\"for\": \"0s\"}, "
 		"\"scale_up\": {\"window\": \"120s\"}, \"scale_down\": {\"window\": \"600s\"}}}");
-	struct fs_rep_result **ra = run(a), **rb = run(b);
+	struct fs_rep_result **ra = fs_test_replicate(a, 1, false), **rb = fs_test_replicate(b, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -158,16 +140,16 @@ static void test_autoscale_world_hpa_step_matches_hand_computation(void **state)
 		const struct fs_pool_result *pb = &rb[r]->fleet.pools[0];
 
 		print_message("default windows: mean desired %.4f, billed %.0f s, %llu launches; "
-		              "120 s / 600 s: %.4f, %.0f s\n", mean_desired(ra[r], 0),
+		              "120 s / 600 s: %.4f, %.0f s\n", fs_test_mean_desired(ra[r], 0),
 		              pa->alive_ns / 1e9, (unsigned long long)pa->launches,
-		              mean_desired(rb[r], 0), pb->alive_ns / 1e9);
-		assert_near(mean_desired(ra[r], 0), 19320.0 / 3600, 1e-9, 0);
+		              fs_test_mean_desired(rb[r], 0), pb->alive_ns / 1e9);
+		assert_near(fs_test_mean_desired(ra[r], 0), 19320.0 / 3600, 1e-9, 0);
 		assert_near(pa->alive_ns / 1e9, 18960, 30, 0);
 		assert_true(pa->alive_ns / 1e9 >= 18960);
 		assert_int_equal(pa->launches, 8);
 		assert_int_equal(pa->peak_alive, 8);
 		check_scale_out_short(ra[r], sc_cold_s(a), 660, 720);
-		assert_near(mean_desired(rb[r], 0), 20760.0 / 3600, 1e-9, 0);
+		assert_near(fs_test_mean_desired(rb[r], 0), 20760.0 / 3600, 1e-9, 0);
 		assert_near(pb->alive_ns / 1e9, 20400, 30, 0);
 		assert_true(pb->alive_ns / 1e9 >= 20400);
 		assert_int_equal(pb->launches, 8);
@@ -211,7 +193,7 @@ static void test_autoscale_world_min_zero_pool_comes_back(void **state)
 		sc = scenario("2h", "{\"process\": \"poisson\", \"schedule\": {\"steps\": ["
 		              "{\"at\": \"0s\", \"rate_per_s\": 0}, {\"at\": \"30m\", "
 		              "\"rate_per_s\": 1}]}}", fleet);
-		res = run(sc);
+		res = fs_test_replicate(sc, 1, false);
 		check_served(res, 0.97);
 		fs_replicate_free(res, REPS);
 		fs_scenario_free(sc);
@@ -228,7 +210,7 @@ static void test_autoscale_world_busy_at_max_warns(void **state)
 	struct fs_scenario *ok = scenario("30m", "{\"process\": \"poisson\", \"rate_per_s\": 20}",
 		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"min\": 1, \"max\": 6}], "
 		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"concurrency\", \"target\": 24}}");
-	struct fs_rep_result **res = run(sc), **rok = run(ok);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false), **rok = fs_test_replicate(ok, 1, false);
 
 	(void)state;
 	print_message("busy: at max %.2f of looks; concurrency: %.2f\n",
@@ -253,7 +235,7 @@ static void test_autoscale_world_night_request_wakes_one_instance(void **state)
 		"{\"pools\": [{\"name\": \"od\", \"count\": 0, \"min\": 0, \"max\": 4}], "
 		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"queue_len\", \"target\": 1, "
 		"\"zero_grace\": \"2m\", \"scale_down\": {\"window\": \"60s\"}}}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -289,7 +271,7 @@ static void test_autoscale_world_warnings(void **state)
 		"{\"process\": \"poisson\", \"rate_per_s\": 0.2}",
 		"{\"pools\": [{\"name\": \"od\", \"count\": 2, \"min\": 2, \"max\": 6}], "
 		"\"autoscale\": {\"pool\": \"od\", \"target\": 4}}");
-	struct fs_rep_result **rs = run(stranded), **rf = run(flap), **rl = run(floor);
+	struct fs_rep_result **rs = fs_test_replicate(stranded, 1, false), **rf = fs_test_replicate(flap, 1, false), **rl = fs_test_replicate(floor, 1, false);
 
 	(void)state;
 	assert_true(rs[0]->fleet.pools[0].stranded_requests > 0);
@@ -334,7 +316,7 @@ static void test_autoscale_world_failed_spot_launches_are_not_flapping(void **st
 		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}], "
 		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
 		"\"idle_release\": {\"for\": \"0s\"}}}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 	double cold_s = sc_cold_s(sc);
 
 	(void)state;
@@ -387,7 +369,7 @@ static void test_autoscale_world_scale_in_releases_surplus_stand_ins(void **stat
 		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
 		"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.25, \"min\": 1}], "
 		"\"idle_release\": {\"for\": \"0s\"}}}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 	double od_s = ceil(600 + cold_s) + 240;
 
@@ -457,7 +439,7 @@ static void test_autoscale_world_office_hours_from_zero(void **state)
 		"\"zero_grace\": \"10m\"}}");
 	struct fs_scenario *fixed = office_hours(
 		"{\"pools\": [{\"name\": \"l4\", \"count\": 5}]}");
-	struct fs_rep_result **rs = run(scaled), **rf = run(fixed);
+	struct fs_rep_result **rs = fs_test_replicate(scaled, 1, false), **rf = fs_test_replicate(fixed, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -510,8 +492,8 @@ static void test_autoscale_world_predictive_is_ready_at_the_ramp(void **state)
 	struct fs_rep_result **rr, **rp;
 
 	(void)state;
-	rr = run(reactive);
-	rp = run(predictive);
+	rr = fs_test_replicate(reactive, 1, false);
+	rp = fs_test_replicate(predictive, 1, false);
 	for (int r = 0; r < REPS; r++) {
 		double at8_r = fs_tseries_mean(&rr[r]->pool_serving[0], 480);
 		double at8_p = fs_tseries_mean(&rp[r]->pool_serving[0], 480);
@@ -541,7 +523,7 @@ static void test_autoscale_world_ttft_p90_grows_an_overloaded_pool(void **state)
 		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"min\": 1, \"max\": 8}], "
 		"\"autoscale\": {\"pool\": \"od\", \"metric\": \"ttft_p90\", \"target\": 0.05, "
 		"\"ttft_window\": \"60s\"}}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -603,14 +585,14 @@ static void test_autoscale_world_requests_pinned_elsewhere_are_not_its_load(void
 		         "\"interval\": \"60s\", \"idle_release\": {\"for\": \"0s\"}}}}\n",
 		         REPS, metric[m], target[m]);
 		sc = fs_test_load_text(text, "test.json", "tests/data");
-		res = run(sc);
+		res = fs_test_replicate(sc, 1, false);
 		for (int r = 0; r < REPS; r++) {
 			const struct fs_pool_result *p = &res[r]->fleet.pools[0];
 
 			print_message("%s: mean desired %.3f, peak %llu, %llu launches\n", metric[m],
-			              mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
+			              fs_test_mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
 			              (unsigned long long)p->launches);
-			assert_near(mean_desired(res[r], 0), 2, 1e-12, 0);
+			assert_near(fs_test_mean_desired(res[r], 0), 2, 1e-12, 0);
 			assert_int_equal(p->peak_alive, 2);
 			assert_int_equal(p->launches, 2);
 		}
@@ -657,16 +639,16 @@ static void test_autoscale_world_moved_requests_are_no_arrivals(void **state)
 	         "\"target\": 1, \"interval\": \"60s\", \"idle_release\": {\"for\": \"0s\"}}}}\n",
 	         REPS);
 	sc = fs_test_load_text(text, "test.json", "tests/data");
-	res = run(sc);
+	res = fs_test_replicate(sc, 1, false);
 	for (int r = 0; r < REPS; r++) {
 		const struct fs_pool_result *p = &res[r]->fleet.pools[0];
 
 		print_message("mean desired %.3f, peak %llu, %llu launches, %llu moved\n",
-		              mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
+		              fs_test_mean_desired(res[r], 0), (unsigned long long)p->peak_alive,
 		              (unsigned long long)p->launches,
 		              (unsigned long long)res[r]->fleet.pools[1].reclaim_requeued);
 		assert_true(res[r]->fleet.pools[1].reclaim_requeued >= 20);
-		assert_near(mean_desired(res[r], 0), 2, 1e-12, 0);
+		assert_near(fs_test_mean_desired(res[r], 0), 2, 1e-12, 0);
 		assert_int_equal(p->peak_alive, 2);
 	}
 	fs_replicate_free(res, REPS);

@@ -49,17 +49,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	return fs_test_load_text(text, "test.json", "tests/data/fleet");
 }
 
-/* Run the scenario's replications and summarise them. */
-static struct fs_summary *summarise(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { REPS, 0, 2, sc->sim.seed, false, NULL };
-	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
-	struct fs_summary *s = fs_summary_build(sc, results, REPS, sc->sim.seed);
-
-	fs_replicate_free(results, REPS);
-	return s;
-}
-
 /* A figure that is the same in every replication: its mean, and a zero
  * half-width. */
 static void assert_exact(const struct fs_ci *ci, double expected)
@@ -75,7 +64,7 @@ static void test_billing_world_two_on_demand_for_an_hour(void **state)
 {
 	struct fs_scenario *sc = scenario(2.0, "1h", "",
 		"{\"pools\": [{\"name\": \"od\", \"count\": 2, \"price_per_h\": 1.40}]}");
-	struct fs_summary *s = summarise(sc);
+	struct fs_summary *s = fs_test_summarise(sc, 2);
 
 	(void)state;
 	assert_exact(&s->cost.total_usd, 2.80);
@@ -115,7 +104,7 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 		         "\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
 		         "\"price_per_h\": 1.40, \"billing\": %s}]}", cases[i].billing);
 		sc = scenario(0.5, "90m", "", fleet);
-		s = summarise(sc);
+		s = fs_test_summarise(sc, 2);
 		print_message("%s: %.6f USD, %.6f instance-hours (expected %.6f h)\n",
 		              cases[i].billing, s->cost.total_usd.value,
 		              s->pools[0].instance_hours.value, cases[i].billed_h);
@@ -172,7 +161,7 @@ static void test_billing_world_short_horizon_warns_of_rounding(void **state)
 			assert_has(text, cases[i].want);
 		}
 		if (i == 1) {              /* summary.json's warnings carry it */
-			struct fs_summary *s = summarise(sc);
+			struct fs_summary *s = fs_test_summarise(sc, 2);
 			char *dir = fs_test_tmpdir(), *path = fs_test_path(dir, "summary.json");
 			struct fs_error err;
 			char *json;
@@ -204,7 +193,7 @@ static void test_billing_world_warnings_same_in_every_output(void **state)
 		"{\"name\": \"sp\", \"pricing\": \"spot\", \"count\": 1, "
 		"\"price_per_h\": 0.70, \"billing\": {\"granularity\": \"hour\"}}]}";
 	struct fs_scenario *sc = scenario(0.5, "90m", "", fleet);
-	struct fs_summary *s = summarise(sc);
+	struct fs_summary *s = fs_test_summarise(sc, 2);
 	struct fs_summary_warning_cursor cur = { 0, 0 };
 	enum fs_summary_warning_kind kind, last = FS_WARN_SPOT_HORIZON;
 	char text[1024], *dir = fs_test_tmpdir(), *path = fs_test_path(dir, "summary.json");
@@ -311,7 +300,7 @@ static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
 		"\"count\": 1, \"price_per_h\": 0.90, \"spot\": "
 		"{\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
 		"\"in_flight\": \"drain\"}}]}");
-	struct fs_summary *s = summarise(sc);
+	struct fs_summary *s = fs_test_summarise(sc, 2);
 
 	(void)state;
 	assert_exact(&s->pools[0].reclaims, 1);
@@ -354,7 +343,7 @@ static void test_billing_world_stand_in_billed_in_its_pool_by_the_hour(void **st
 		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
 		"\"billing\": {\"granularity\": \"hour\"}}]}");
-	struct fs_summary *s = summarise(sc);
+	struct fs_summary *s = fs_test_summarise(sc, 2);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 
 	(void)state;
@@ -404,7 +393,7 @@ static void test_billing_world_daily_weekly_and_yearly_commitments(void **state)
 		snprintf(fleet, sizeof fleet,
 		         "{\"pools\": [{\"name\": \"c\", \"count\": 2, %s}]}", plans[i]);
 		sc = scenario(0.2, "12h", "", fleet);
-		s = summarise(sc);
+		s = fs_test_summarise(sc, 2);
 		assert_exact(&s->cost.total_usd, 24.0);
 		assert_exact(&s->pools[0].commit_usd, 24.0);
 		assert_exact(&s->pools[0].overflow_usd, 0.0);
@@ -445,12 +434,12 @@ static void test_billing_world_monthly_pool_scaled_out_pays_overflow(void **stat
 	         "\"min\": 2, \"max\": 6, \"price_per_month\": 730, "
 	         "\"overflow_price_per_h\": 1.40}], %s}", autoscale);
 	sc = scenario(25.0, "2h", "", fleet);
-	s = summarise(sc);
+	s = fs_test_summarise(sc, 2);
 	snprintf(fleet, sizeof fleet,
 	         "{\"pools\": [{\"name\": \"m\", \"count\": 2, \"min\": 2, \"max\": 6, "
 	         "\"price_per_h\": 1.40}], %s}", autoscale);
 	od = scenario(25.0, "2h", "", fleet);
-	so = summarise(od);
+	so = fs_test_summarise(od, 2);
 	overflow_h = s->pools[0].overflow_hours.value;
 	launches_over = s->pools[0].launches.value - 2;
 	print_message("monthly: commitment %.4f, overflow %.4f (%.3f instance-hours, %.1f "

@@ -27,29 +27,6 @@
  * (docs/OUTPUTS.md): compared within twice that rounding. */
 #define JSON_REL 2e-8
 
-/* Write `plan` to DIR/plan.json, run fleetsim budget on it into DIR/out and
- * return budget.json parsed (caller deletes). */
-static cJSON *run_plan(const char *dir, const char *plan)
-{
-	char *path = fs_test_write(dir, "plan.json", plan), *out = fs_test_path(dir, "out");
-	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
-	cJSON *j = fs_test_fleetsim_output(args, out, "budget.json");
-
-	free(path);
-	free(out);
-	return j;
-}
-
-static double num_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-
-	if (b != NULL)
-		x = cJSON_GetObjectItemCaseSensitive(x, b);
-	assert_true(cJSON_IsNumber(x));
-	return x->valuedouble;
-}
-
 static const cJSON *task_at(const cJSON *j, int i)
 {
 	return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "tasks"), i);
@@ -70,19 +47,22 @@ static void test_budget_break_even_is_fee_over_period_hours_times_hourly(void **
 	assert_near(fs_budget_break_even_share(40, FS_PRICING_DAILY, 2.0), 40.0 / 48.0, 1e-12, 0);
 	assert_true(isinf(fs_budget_break_even_share(40, FS_PRICING_DAILY, 0)));
 	/* the same figure out of a whole run, with the plan's own prices */
-	j = run_plan(dir, "{\"name\": \"be\", \"currency\": \"EUR\",\n"
-	             " \"prices\": {\"a100-80g\": {\"on_demand\": 2.0, \"monthly\": 1000,"
-	             " \"weekly\": 300, \"daily\": 40}},\n"
-	             " \"tasks\": [{\"name\": \"x\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
-	             " \"card_hours\": 100}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"be\", \"currency\": \"EUR\",\n"
+		" \"prices\": {\"a100-80g\": {\"on_demand\": 2.0, \"monthly\": 1000,"
+		" \"weekly\": 300, \"daily\": 40}},\n"
+		" \"tasks\": [{\"name\": \"x\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
+		" \"card_hours\": 100}]}");
 	pool = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0);
-	assert_near(num_at(pool, "break_even_share", "monthly"), 1000.0 / (730.0 * 2.0), 1e-9, JSON_REL);
-	assert_near(num_at(pool, "break_even_share", "weekly"), 300.0 / (168.0 * 2.0), 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "break_even_share.monthly"),
+	            1000.0 / (730.0 * 2.0), 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "break_even_share.weekly"),
+	            300.0 / (168.0 * 2.0), 1e-9, JSON_REL);
 	/* 100 h on demand = 200; one week = 300; 5 days = 200: on demand (the
 	 * first at equal cost) is the cheapest */
-	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"), 200.0, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "plan_cost", "daily"), 200.0, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "plan_cost", "weekly"), 300.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "plan_cost.on_demand"), 200.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "plan_cost.daily"), 200.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "plan_cost.weekly"), 300.0, 1e-9, JSON_REL);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(task_at(j, 0), "plan_cost"), "spot")));
 	cJSON_Delete(j);
@@ -99,13 +79,14 @@ static void test_budget_ten_gbit_moves_4_5_tb_an_hour(void **state)
 	assert_near(fs_budget_transfer_h(4500, 10e9 / 8), 1.0, 1e-12, 0);
 	assert_near(fs_budget_transfer_h(7000, 10e9 / 8), 7000.0 / 4500.0, 1e-12, 0);
 	/* a task moving 9 TB at 10 Gbit/s sets up for 2 h on each of its cards */
-	j = run_plan(dir, "{\"name\": \"tx\", \"machine\": {\"bandwidth_gbit_per_s\": 10},\n"
-	             " \"tasks\": [{\"name\": \"d\", \"type\": \"data\", \"gpu\": \"l40s\","
-	             " \"cards\": 2, \"card_hours\": 10, \"transfer_gb\": 9000}]}");
-	assert_near(num_at(j, "assumptions", "transfer_tb_per_h"), 4.5, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "setup_h", NULL), 2.0, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "wall_h", NULL), 5.0 + 2.0, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "card_h", NULL), 2 * 7.0, 1e-9, JSON_REL);
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"tx\", \"machine\": {\"bandwidth_gbit_per_s\": 10},\n"
+		" \"tasks\": [{\"name\": \"d\", \"type\": \"data\", \"gpu\": \"l40s\","
+		" \"cards\": 2, \"card_hours\": 10, \"transfer_gb\": 9000}]}");
+	assert_near(fs_test_json_num(j, "assumptions.transfer_tb_per_h"), 4.5, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "setup_h"), 2.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "wall_h"), 5.0 + 2.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "card_h"), 2 * 7.0, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -124,16 +105,18 @@ static void test_budget_full_finetune_card_hours_are_6NT_over_mfu_peak(void **st
 	/* 1e9 tokens x 2 epochs at MFU 0.5 on 989.4 TFLOP/s, no set-up
 	 * transfer (an H200: its 141 GB hold the 16 B per parameter of T1) */
 	want_h = 6.0 * m->params * 2e9 / (0.5 * g->fp16_flops_per_s) / 3600.0;
-	j = run_plan(dir, "{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\","
-	             " \"type\": \"finetune\", \"gpu\": \"h200\", \"model\": \"llama-2-7b\","
-	             " \"method\": \"full\", \"tokens\": 1e9, \"epochs\": 2, \"mfu\": 0.5,"
-	             " \"transfer_gb\": 0}]}");
-	assert_near(num_at(task_at(j, 0), "card_h", NULL), want_h, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "training", "flops_per_token"), 6.0 * m->params, 1e-9, JSON_REL);
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"ft\", \"tasks\": [{\"name\": \"full\","
+		" \"type\": \"finetune\", \"gpu\": \"h200\", \"model\": \"llama-2-7b\","
+		" \"method\": \"full\", \"tokens\": 1e9, \"epochs\": 2, \"mfu\": 0.5,"
+		" \"transfer_gb\": 0}]}");
+	assert_near(fs_test_json_num(task_at(j, 0), "card_h"), want_h, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "training.flops_per_token"),
+	            6.0 * m->params, 1e-9, JSON_REL);
 	/* about 6 x 6.74e9 x 2e9 / 494.7e12 / 3600 = 45.4 h */
 	assert_true(want_h > 45 && want_h < 46);
 	/* its on-demand cost is those hours at the catalogue's price */
-	assert_near(num_at(task_at(j, 0), "plan_cost", "on_demand"),
+	assert_near(fs_test_json_num(task_at(j, 0), "plan_cost.on_demand"),
 	            want_h * g->price_on_demand_usd_per_h, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
@@ -168,14 +151,16 @@ static void test_budget_finetune_that_does_not_fit_is_refused(void **state)
 	fs_test_run_free(&r);
 	/* LoRA rank 16 on q,k,v,o of Llama-2-7B, 1 x 2048 tokens, fits: weights
 	 * 13.48 GB + the 16.78M adapters x 16 B + activations + 1 GB */
-	j = run_plan(dir, "{\"name\": \"ft\", \"tasks\": [{\"name\": \"lora\","
-	             " \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\","
-	             " \"method\": \"lora\", \"tokens\": 1e9, \"transfer_gb\": 0}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"ft\", \"tasks\": [{\"name\": \"lora\","
+		" \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"model\": \"llama-2-7b\","
+		" \"method\": \"lora\", \"tokens\": 1e9, \"transfer_gb\": 0}]}");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(task_at(j, 0), "training"), "fits")));
-	assert_near(num_at(task_at(j, 0), "training", "memory_gb_per_card"),
+	assert_near(fs_test_json_num(task_at(j, 0), "training.memory_gb_per_card"),
 	            13.48 + 16777216 * 16 / 1e9 +
-	            num_at(task_at(j, 0), "training", "activation_gb_per_card") + 1.0, 1e-9, JSON_REL);
+	            fs_test_json_num(task_at(j, 0), "training.activation_gb_per_card") + 1.0,
+	            1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -194,19 +179,20 @@ static void test_budget_spot_block_at_rate_0_is_work_plus_checkpoints(void **sta
 	cJSON *j;
 
 	(void)state;
-	j = run_plan(dir, "{\"name\": \"spot\", \"tasks\": ["
-	             "{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0, \"deadline\": \"30d\","
-	             " \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
-	             " \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
-	             " \"replications\": 50}},"
-	             "{\"name\": \"flat\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"spot\", \"tasks\": ["
+		"{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+		" \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		" \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0, \"deadline\": \"30d\","
+		" \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
+		" \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
+		" \"replications\": 50}},"
+		"{\"name\": \"flat\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+		" \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		" \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 0}]}");
 	t0 = task_at(j, 0);
 	t1 = task_at(j, 1);
-	w_h = num_at(t0, "wall_h", NULL);
+	w_h = fs_test_json_num(t0, "wall_h");
 	assert_true(w_h > 2 && w_h < 50);
 	n = ceil(w_h / 1.0);
 	want = 2 * g->price_spot_usd_per_h * (w_h + n * 0.1);
@@ -215,17 +201,17 @@ static void test_budget_spot_block_at_rate_0_is_work_plus_checkpoints(void **sta
 	assert_non_null(sp);
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sp, "chosen")),
 	                    "spot");
-	assert_near(num_at(sp, "cost", NULL), want, 1e-9, JSON_REL);
-	assert_near(num_at(sp, "completion_h", NULL), w_h + n * 0.1, 1e-9, JSON_REL);
-	assert_near(num_at(sp, "p_deadline_met", NULL), 1.0, 1e-9, JSON_REL);
-	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "on_demand", "cost"),
+	assert_near(fs_test_json_num(sp, "cost"), want, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(sp, "completion_h"), w_h + n * 0.1, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(sp, "p_deadline_met"), 1.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(sp, "policies.on_demand.cost"),
 	            2 * g->price_on_demand_usd_per_h * (w_h + n * 0.1), 1e-9, JSON_REL);
-	assert_near(num_at(cJSON_GetObjectItemCaseSensitive(sp, "policies"), "spot_fallback",
-	                   "cost"), want, 1e-9, JSON_REL);
-	assert_near(num_at(t0, "plan_cost", "spot"), want, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(sp, "policies.spot_fallback.cost"), want, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(t0, "plan_cost.spot"), want, 1e-9, JSON_REL);
 	/* the task without a block keeps the plan's flat 15% */
-	assert_near(num_at(t1, "plan_cost", "spot"),
-	            num_at(t1, "card_h", NULL) * 1.15 * g->price_spot_usd_per_h, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(t1, "plan_cost.spot"),
+	            fs_test_json_num(t1, "card_h") * 1.15 * g->price_spot_usd_per_h, 1e-9,
+	            JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -290,18 +276,18 @@ static void test_budget_peak_counts_overlaps_only(void **state)
 	assert_int_equal(fs_budget_peak_cards(slots, 1), 2);
 	assert_int_equal(fs_budget_peak_cards(slots, 2), 5);
 	/* the same schedule in a plan: fixed tasks of card_hours / cards hours */
-	j = run_plan(dir, "{\"name\": \"peak\", \"tasks\": [\n"
-	             " {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"cards\": 2,"
-	             " \"card_hours\": 20, \"transfer_gb\": 0},\n"
-	             " {\"name\": \"b\", \"type\": \"experiment\", \"gpu\": \"l40s\", \"cards\": 3,"
-	             " \"card_hours\": 30, \"start\": \"5h\", \"transfer_gb\": 0},\n"
-	             " {\"name\": \"c\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 4, \"card_hours\": 40, \"start\": \"10h\", \"transfer_gb\": 0}]}");
-	assert_near(num_at(j, "totals", "peak_cards"), 7, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "card_h"), 90, 1e-9, JSON_REL);
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"peak\", \"tasks\": [\n"
+		" {\"name\": \"a\", \"type\": \"data\", \"gpu\": \"l40s\", \"cards\": 2,"
+		" \"card_hours\": 20, \"transfer_gb\": 0},\n"
+		" {\"name\": \"b\", \"type\": \"experiment\", \"gpu\": \"l40s\", \"cards\": 3,"
+		" \"card_hours\": 30, \"start\": \"5h\", \"transfer_gb\": 0},\n"
+		" {\"name\": \"c\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
+		" \"cards\": 4, \"card_hours\": 40, \"start\": \"10h\", \"transfer_gb\": 0}]}");
+	assert_near(fs_test_json_num(j, "totals.peak_cards"), 7, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.card_h"), 90, 1e-9, JSON_REL);
 	/* per GPU: l40s 2 + 3 over [5, 10); a100 4 */
-	assert_near(num_at(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0),
-	                   "peak_cards", NULL), 5, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "pools[0].peak_cards"), 5, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -334,18 +320,20 @@ static void test_budget_two_cards_speed_up_from_the_allreduce(void **state)
 	assert_true(eff < 0.95 && eff > 0.5);    /* not free: tens of ms per step */
 	assert_near(fs_budget_dp_efficiency(g, m, &t, 1, NULL, NULL), 1.0, 0, 0);
 	/* the whole run: 2 cards finish 1 - 1 / (2 eff) sooner than one */
-	j = run_plan(dir, "{\"name\": \"dp\", \"tasks\": [{\"name\": \"full\","
-	             " \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"cards\": 2,"
-	             " \"model\": \"llama-2-7b\", \"method\": \"full\", \"tokens\": 1e8,"
-	             " \"mfu\": 0.5, \"seq_len\": 2048, \"transfer_gb\": 0,"
-	             " \"shard\": \"zero2\"}]}");
-	assert_near(num_at(task_at(j, 0), "training", "speedup"), 2 * eff, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "training", "sooner_than_one_card"),
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"dp\", \"tasks\": [{\"name\": \"full\","
+		" \"type\": \"finetune\", \"gpu\": \"a100-80g\", \"cards\": 2,"
+		" \"model\": \"llama-2-7b\", \"method\": \"full\", \"tokens\": 1e8,"
+		" \"mfu\": 0.5, \"seq_len\": 2048, \"transfer_gb\": 0,"
+		" \"shard\": \"zero2\"}]}");
+	assert_near(fs_test_json_num(task_at(j, 0), "training.speedup"), 2 * eff, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "training.sooner_than_one_card"),
 	            1 - 1 / (2 * eff), 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "wall_h", NULL),
-	            num_at(task_at(j, 0), "training", "one_card_h") / (2 * eff), 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 0), "card_h", NULL),
-	            num_at(task_at(j, 0), "training", "one_card_h") / eff, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "wall_h"),
+	            fs_test_json_num(task_at(j, 0), "training.one_card_h") / (2 * eff), 1e-9,
+	            JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "card_h"),
+	            fs_test_json_num(task_at(j, 0), "training.one_card_h") / eff, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -359,17 +347,18 @@ static void test_budget_margin_is_apart_from_the_estimate(void **state)
 	(void)state;
 	/* 100 card-h on demand at 2 = 200; disk 1000 GB x 0.1 / month over 100
 	 * h = 13.6986; risk 1.5 -> 0.5 x 213.6986; buffer 20% of both */
-	j = run_plan(dir, "{\"name\": \"m\", \"currency\": \"EUR\", \"buffer\": 0.2,"
-	             " \"risk_factor\": 1.5, \"prices\": {\"l40s\": {\"on_demand\": 2}},\n"
-	             " \"machine\": {\"disk_per_gb_month\": 0.1},\n"
-	             " \"tasks\": [{\"name\": \"x\", \"type\": \"data\", \"gpu\": \"l40s\","
-	             " \"card_hours\": 100, \"disk_gb\": 1000}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"m\", \"currency\": \"EUR\", \"buffer\": 0.2,"
+		" \"risk_factor\": 1.5, \"prices\": {\"l40s\": {\"on_demand\": 2}},\n"
+		" \"machine\": {\"disk_per_gb_month\": 0.1},\n"
+		" \"tasks\": [{\"name\": \"x\", \"type\": \"data\", \"gpu\": \"l40s\","
+		" \"card_hours\": 100, \"disk_gb\": 1000}]}");
 	est = 200 + 1000 * 0.1 * 100 / 730.0;
-	assert_near(num_at(j, "totals", "estimate"), est, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "risk_cost"), 0.5 * est, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "buffer_cost"), 0.2 * 1.5 * est, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "planned"), 1.2 * 1.5 * est, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "margin"), (1.2 * 1.5 - 1) * est, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.estimate"), est, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.risk_cost"), 0.5 * est, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.buffer_cost"), 0.2 * 1.5 * est, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.planned"), 1.2 * 1.5 * est, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.margin"), (1.2 * 1.5 - 1) * est, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -385,27 +374,29 @@ static void test_budget_pool_commits_the_base_and_pays_peaks_on_demand(void **st
 	 * month), and 2 more for 100 h: alone each pays on demand (1600 + 1320
 	 * + 400 = 3320, a month of 2 cards costs 2000 each); the pool commits 2
 	 * monthly (2000) + the 200 card-h above them on demand (400) = 2400 */
-	j = run_plan(dir, "{\"name\": \"pool\", \"currency\": \"EUR\","
-	             " \"prices\": {\"a100-80g\": {\"on_demand\": 2, \"monthly\": 1000}},\n"
-	             " \"tasks\": [{\"name\": \"a\", \"type\": \"experiment\","
-	             " \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 800},\n"
-	             " {\"name\": \"b\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 2, \"card_hours\": 660, \"start\": \"400h\"},\n"
-	             " {\"name\": \"peak\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 2, \"card_hours\": 200, \"start\": \"10h\"}]}");
-	assert_near(num_at(task_at(j, 0), "cheapest_plan_cost", NULL), 1600, 1e-9, JSON_REL);
-	assert_near(num_at(task_at(j, 1), "plan_cost", "monthly"), 2000, 1e-9, JSON_REL);
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"pool\", \"currency\": \"EUR\","
+		" \"prices\": {\"a100-80g\": {\"on_demand\": 2, \"monthly\": 1000}},\n"
+		" \"tasks\": [{\"name\": \"a\", \"type\": \"experiment\","
+		" \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 800},\n"
+		" {\"name\": \"b\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
+		" \"cards\": 2, \"card_hours\": 660, \"start\": \"400h\"},\n"
+		" {\"name\": \"peak\", \"type\": \"experiment\", \"gpu\": \"a100-80g\","
+		" \"cards\": 2, \"card_hours\": 200, \"start\": \"10h\"}]}");
+	assert_near(fs_test_json_num(task_at(j, 0), "cheapest_plan_cost"), 1600, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 1), "plan_cost.monthly"), 2000, 1e-9, JSON_REL);
 	pool = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "pools"), 0);
-	assert_near(num_at(pool, "plan_cost", "monthly"), 2400, 1e-9, JSON_REL);
-	assert_near(num_at(pool, "committed_cards", "monthly"), 2, 1e-9, JSON_REL);
-	assert_near(num_at(pool, "plan_cost", "on_demand"), 3320, 1e-9, JSON_REL);
-	assert_near(num_at(pool, "cost", NULL), 2400, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "plan_cost.monthly"), 2400, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "committed_cards.monthly"), 2, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "plan_cost.on_demand"), 3320, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "cost"), 2400, 1e-9, JSON_REL);
 	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pool,
 	                    "cheapest")), "monthly");
-	assert_near(num_at(pool, "per_task_cost", NULL), 3320, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "gpu_cost"), 2400, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "per_task_cost"), 3320, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.gpu_cost"), 2400, 1e-9, JSON_REL);
 	/* shared by card-hours: a has 800 of 1660 */
-	assert_near(num_at(task_at(j, 0), "gpu_cost", NULL), 2400 * 800 / 1660.0, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(task_at(j, 0), "gpu_cost"),
+	            2400 * 800 / 1660.0, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }

@@ -57,19 +57,12 @@ static struct fs_scenario *poisson_scenario(double rate_per_s, const char *horiz
 	return chat_scenario(arrivals, horizon, warmup, reps, NULL);
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc, bool rows)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, rows, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 /* Completed requests per second of an overloaded 2-instance fleet, counted
  * over [warm-up, horizon) from replication 0's per-request rows. */
 static double measured_saturation_rps(void)
 {
 	struct fs_scenario *sc = poisson_scenario(60, "10m", "3m", 1);
-	struct fs_rep_result **res = run(sc, true);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, true);
 	const struct fs_rep_result *r = res[0];
 	double n = 0;
 	size_t i;
@@ -97,7 +90,7 @@ static void test_capacity_util_tracks_offered_load_over_measured_saturation(void
 	assert_true(x_meas > 2 && x_meas < 100);
 	for (k = 0; k < sizeof loads / sizeof loads[0]; k++) {
 		struct fs_scenario *sc = poisson_scenario(loads[k] * x_meas, "20m", "0s", 2);
-		struct fs_rep_result **res = run(sc, false);
+		struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 		struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
 
 		/* The closed-loop saturation agrees with the overloaded fleet. */
@@ -127,7 +120,7 @@ static struct fs_summary *quickstart(const char *replicas_set, struct fs_scenari
 	if (sc == NULL)
 		fs_error_print(&err);
 	assert_non_null(sc);
-	res = run(sc, false);
+	res = fs_test_replicate(sc, 2, false);
 	s = fs_summary_build(sc, res, 3, sc->sim.seed);
 	fs_replicate_free(res, 3);
 	*sc_out = sc;
@@ -177,7 +170,7 @@ static void test_capacity_util_hour_without_traffic_is_one_idle_episode(void **s
 		"\"rate_per_s\": 4}, {\"at\": \"1h\", \"rate_per_s\": 0}, {\"at\": \"2h\", "
 		"\"rate_per_s\": 4}]}}", "3h", "0s", 2,
 		"{\"pools\": [{\"name\": \"base\", \"count\": 2, \"price_usd_per_h\": 2.0}]}");
-	struct fs_rep_result **res = run(sc, false);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
 	char *dir = fs_test_tmpdir(), path[512], *csv;
 	struct fs_error err;
@@ -241,7 +234,7 @@ static void test_capacity_util_idle_episode_at_the_billed_rate(void **state)
 		"{\"process\": \"poisson\", \"rate_per_s\": 1e-6}", "90m", "0s", 2,
 		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"price_per_h\": 2.0, "
 		"\"billing\": {\"granularity\": \"hour\"}}]}");
-	struct fs_rep_result **res = run(sc, false);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
 	int r;
 
@@ -360,7 +353,7 @@ static void test_capacity_util_fleet_kv_use_pools_the_pools_over_their_span(void
 	(void)state;
 	for (k = 0; k < 2; k++) {
 		struct fs_scenario *sc = chat_scenario(arrivals, "1h", "30m", 3, fleets[k]);
-		struct fs_rep_result **res = run(sc, false);
+		struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 		struct fs_summary *s = fs_summary_build(sc, res, 3, sc->sim.seed);
 		double by_hand = 0, fleet, pool_a;
 		int r;
@@ -456,7 +449,7 @@ static void test_capacity_util_system_busy_fraction_is_after_the_warm_up(void **
 	                       "{\"at\": \"30m\", \"rate_per_s\": 0.02}]}}";
 	struct fs_scenario *sc = chat_scenario(arrivals, "1h", "30m", 1,
 	                                       "{\"pools\": [{\"name\": \"a\", \"count\": 1}]}");
-	struct fs_rep_result **res = run(sc, true);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, true);
 	struct fs_summary *s = fs_summary_build(sc, res, 1, sc->sim.seed);
 	const struct fs_pool_result *pr = &res[0]->fleet.pools[0];
 	double measured_s = (double)(sc->sim.horizon_ns - sc->sim.warmup_ns) / 1e9;
@@ -482,7 +475,7 @@ static void test_capacity_util_system_busy_fraction_is_after_the_warm_up(void **
 	sc = chat_scenario("{\"process\": \"poisson\", \"rate_per_s\": 20}", "2m", "30s", 1,
 	                   "{\"pools\": [{\"name\": \"a\", \"count\": 1}]}");
 	sc->sim.drain = true;
-	res = run(sc, true);
+	res = fs_test_replicate(sc, 2, true);
 	s = fs_summary_build(sc, res, 1, sc->sim.seed);
 	by_hand = service_union_s(res[0], sc->sim.warmup_ns, res[0]->end_ns) /
 	          ((double)(res[0]->end_ns - sc->sim.warmup_ns) / 1e9);

@@ -33,11 +33,8 @@ static struct fs_scenario *load(const char *text)
 
 static struct fs_summary *simulate(const struct fs_scenario *sc, int threads)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, threads, sc->sim.seed, false, NULL };
-	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
-	struct fs_summary *s = fs_summary_build(sc, results, opts.replications, opts.seed);
+	struct fs_summary *s = fs_test_summarise(sc, threads);
 
-	fs_replicate_free(results, opts.replications);
 	assert_int_equal(s->unstable_replications, 0);
 	return s;
 }

@@ -157,13 +157,6 @@ static struct fs_scenario *trace_scenario(const char *trace, const char *sim_ext
 	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
-static struct fs_rep_result **run_rows(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, true, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 #define TABLE_ENGINE(extra) "{\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", " \
 	"\"gpu\": \"l40s\", \"step_table\": \"step_table_small.csv\"" extra "}"
 
@@ -175,7 +168,7 @@ static struct fs_rep_result **run_rows(const struct fs_scenario *sc)
 static void test_engine_same_instant_arrivals_share_first_step(void **state)
 {
 	struct fs_scenario *sc = trace_scenario("same_instant.csv", "", TABLE_ENGINE(""));
-	struct fs_rep_result **res = run_rows(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, true);
 	const struct fs_rep_result *r = res[0];
 	size_t i;
 
@@ -367,7 +360,7 @@ static struct fs_rep_result **drain_run(bool drain, struct fs_scenario **sc_out)
 		fs_error_print(&err);
 	assert_non_null(sc);
 	*sc_out = sc;
-	return run_rows(sc);
+	return fs_test_replicate(sc, 1, true);
 }
 
 static void test_engine_drain_completes_every_request(void **state)

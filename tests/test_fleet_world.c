@@ -43,13 +43,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	return fs_test_load_text(text, "test.json", "tests/data/fleet");
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc, int threads, bool rows)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, threads, sc->sim.seed, rows, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 static void check_conservation(struct fs_rep_result *const *results, int n_reps)
 {
 	int r;
@@ -70,7 +63,7 @@ static void check_conservation(struct fs_rep_result *const *results, int n_reps)
 static void test_fleet_world_requests_conserved_across_requeueing_reclaims(void **state)
 {
 	struct fs_scenario *sc = scenario(2.0, "2h", HARSH_SPOT("requeue"));
-	struct fs_rep_result **results = run(sc, 2, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	int r;
 
 	(void)state;
@@ -88,7 +81,7 @@ static void test_fleet_world_requests_conserved_across_requeueing_reclaims(void 
 static void test_fleet_world_requests_conserved_across_failing_reclaims(void **state)
 {
 	struct fs_scenario *sc = scenario(2.0, "2h", HARSH_SPOT("fail"));
-	struct fs_rep_result **results = run(sc, 2, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	uint64_t failed = 0;
 	int r;
 
@@ -115,7 +108,7 @@ static void test_fleet_world_no_new_work_after_a_notice(void **state)
 		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
 		"\"count\": 1, \"spot\": {\"interruption_rate_per_month\": 0, "
 		"\"notice\": \"5m\", \"in_flight\": \"drain\"}}]}");
-	struct fs_rep_result **results = run(sc, 1, true);
+	struct fs_rep_result **results = fs_test_replicate(sc, 1, true);
 	const struct fs_rep_result *r0 = results[0];
 	fs_ns notice_ns = 10 * 60 * FS_NS_PER_S;
 	size_t i, served_during_notice = 0, after = 0;
@@ -147,7 +140,7 @@ static void test_fleet_world_cold_start_covers_weights_over_bandwidth(void **sta
 		"{\"pools\": [{\"name\": \"od\", \"count\": 1, \"warm_start\": false, "
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
 		"\"download_gbps\": 0.5, \"load_gbps\": 2, \"engine_start\": \"30s\"}]}");
-	struct fs_rep_result **results = run(sc, 1, true);
+	struct fs_rep_result **results = fs_test_replicate(sc, 1, true);
 	const struct fs_rep_result *r0 = results[0];
 	double weights_bytes = sc->fleet.pools[0].llm->mem.weights_bytes_per_gpu;
 	fs_ns min_ns = (fs_ns)(60e9 + weights_bytes / 0.5 + weights_bytes / 2.0 + 30e9);
@@ -172,7 +165,7 @@ static void test_fleet_world_cold_start_covers_weights_over_bandwidth(void **sta
 static void test_fleet_world_spot_runs_do_not_depend_on_threads(void **state)
 {
 	struct fs_scenario *sc = scenario(2.0, "1h", HARSH_SPOT("drain"));
-	struct fs_rep_result **a = run(sc, 1, false), **b = run(sc, 2, false);
+	struct fs_rep_result **a = fs_test_replicate(sc, 1, false), **b = fs_test_replicate(sc, 2, false);
 	int r;
 
 	(void)state;
@@ -204,7 +197,7 @@ static void test_fleet_world_autoscaler_follows_the_load(void **state)
 		"{\"pools\": [{\"name\": \"od\", \"count\": 3, \"min\": 1, \"max\": 3}], "
 		"\"autoscale\": {\"pool\": \"od\", \"target\": 4, "
 		"\"idle_release\": {\"busy_below\": 0.5, \"for\": \"10m\"}}}");
-	struct fs_rep_result **rb = run(busy, 2, false), **rq = run(quiet, 2, false);
+	struct fs_rep_result **rb = fs_test_replicate(busy, 2, false), **rq = fs_test_replicate(quiet, 2, false);
 
 	(void)state;
 	check_conservation(rb, 4);

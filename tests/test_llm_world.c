@@ -44,13 +44,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
 	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc, bool rows)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, rows, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 static void check_conservation(struct fs_rep_result *const *results, int n_reps)
 {
 	int r;
@@ -70,7 +63,7 @@ static void check_conservation(struct fs_rep_result *const *results, int n_reps)
 static void test_llm_world_requests_end_completed_failed_or_in_flight(void **state)
 {
 	struct fs_scenario *sc = scenario(3.0, "10m", L40S_8B);
-	struct fs_rep_result **results = run(sc, true);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, true);
 	const struct fs_rep_result *r0 = results[0];
 	size_t i, completed = 0;
 
@@ -103,7 +96,7 @@ static void test_llm_world_tiny_kv_cache_ends_without_livelock(void **state)
 	struct fs_scenario *sc = scenario(2.0, "5m",
 		"{\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\", "
 		"\"kv_blocks\": 65, \"max_preemptions_per_request\": 0}");
-	struct fs_rep_result **results = run(sc, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	const struct fs_class_result *all = &results[0]->cls[1];
 
 	(void)state;
@@ -118,7 +111,7 @@ static void test_llm_world_tiny_kv_cache_ends_without_livelock(void **state)
 static void test_llm_world_overload_is_unstable_not_a_hang(void **state)
 {
 	struct fs_scenario *sc = scenario(200.0, "3m", L40S_8B);
-	struct fs_rep_result **results = run(sc, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, results, 3, sc->sim.seed);
 
 	(void)state;
@@ -139,7 +132,7 @@ static void test_llm_world_throughput_saturates_with_load(void **state)
 	(void)state;
 	for (i = 0; i < 4; i++) {
 		struct fs_scenario *sc = scenario(rates[i], "4m", L40S_8B);
-		struct fs_rep_result **results = run(sc, false);
+		struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 		struct fs_summary *s = fs_summary_build(sc, results, 3, sc->sim.seed);
 
 		tokens_per_s[i] = s->tokens_per_s.value;
@@ -164,7 +157,7 @@ static void test_llm_world_throughput_saturates_with_load(void **state)
 static void test_llm_world_bin_capacity_is_busy_time_at_peak(void **state)
 {
 	struct fs_scenario *sc = scenario(4.0, "5m", L40S_8B);
-	struct fs_rep_result **results = run(sc, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	struct fs_perf_peaks peak = fs_perf_instance_peaks(&sc->fleet.pools[0].llm->perf);
 	int r;
 
@@ -196,7 +189,7 @@ static void test_llm_world_step_table_sets_step_time(void **state)
 	struct fs_scenario *sc = scenario(0.05, "30m",
 		"{\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", \"gpu\": \"l40s\", "
 		"\"step_table\": \"step_table_small.csv\"}");
-	struct fs_rep_result **results = run(sc, false);
+	struct fs_rep_result **results = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, results, 3, sc->sim.seed);
 	double tpot_ms = s->groups[1].lat_ms[FS_LAT_TPOT][FS_QTY_P50].value;
 

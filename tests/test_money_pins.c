@@ -220,30 +220,6 @@ static void test_money_break_even_of_a_tp2_pool_counts_both_cards(void **state)
 	fs_scenario_free(sc);
 }
 
-/* Write `plan` to DIR/plan.json, run fleetsim budget on it into DIR/out and
- * return budget.json parsed (caller deletes). */
-static cJSON *run_plan(const char *dir, const char *plan)
-{
-	char *path = fs_test_write(dir, "plan.json", plan), *out = fs_test_path(dir, "out");
-	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
-	cJSON *j = fs_test_fleetsim_output(args, out, "budget.json");
-
-	free(path);
-	free(out);
-	return j;
-}
-
-/* The number at o.a (o.a.b when b is not NULL). */
-static double num_at(const cJSON *o, const char *a, const char *b)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
-
-	if (b != NULL)
-		x = cJSON_GetObjectItemCaseSensitive(x, b);
-	assert_true(cJSON_IsNumber(x));
-	return x->valuedouble;
-}
-
 static const cJSON *item(const cJSON *j, const char *array, int i)
 {
 	const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, array), i);
@@ -274,32 +250,33 @@ static void test_money_budget_committed_plans_pay_the_fewer_whole_periods(void *
 	cJSON *j;
 
 	(void)state;
-	j = run_plan(dir, "{\"name\": \"periods\", \"currency\": \"EUR\","
-	             " \"prices\": {\"l40s\": {\"on_demand\": 2, \"daily\": 40,"
-	             " \"weekly\": 300}},\n"
-	             " \"period\": \"96h\", \"machine\": {\"egress_per_gb\": 0.5,"
-	             " \"object_per_gb_month\": 1},\n"
-	             " \"tasks\": [{\"name\": \"gaps\", \"type\": \"experiment\","
-	             " \"gpu\": \"l40s\", \"card_hours\": 24, \"every\": \"48h\","
-	             " \"count\": 3, \"egress_gb\": 10, \"object_gb\": 73},\n"
-	             " {\"name\": \"tiled\", \"type\": \"experiment\", \"gpu\": \"l40s\","
-	             " \"card_hours\": 12, \"every\": \"12h\", \"count\": 4},\n"
-	             " {\"name\": \"to_end\", \"type\": \"experiment\", \"gpu\": \"l40s\","
-	             " \"card_hours\": 1, \"every\": \"24h\"}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"periods\", \"currency\": \"EUR\","
+		" \"prices\": {\"l40s\": {\"on_demand\": 2, \"daily\": 40,"
+		" \"weekly\": 300}},\n"
+		" \"period\": \"96h\", \"machine\": {\"egress_per_gb\": 0.5,"
+		" \"object_per_gb_month\": 1},\n"
+		" \"tasks\": [{\"name\": \"gaps\", \"type\": \"experiment\","
+		" \"gpu\": \"l40s\", \"card_hours\": 24, \"every\": \"48h\","
+		" \"count\": 3, \"egress_gb\": 10, \"object_gb\": 73},\n"
+		" {\"name\": \"tiled\", \"type\": \"experiment\", \"gpu\": \"l40s\","
+		" \"card_hours\": 12, \"every\": \"12h\", \"count\": 4},\n"
+		" {\"name\": \"to_end\", \"type\": \"experiment\", \"gpu\": \"l40s\","
+		" \"card_hours\": 1, \"every\": \"24h\"}]}");
 	gaps = item(j, "tasks", 0);
 	tiled = item(j, "tasks", 1);
 	to_end = item(j, "tasks", 2);
-	assert_near(num_at(gaps, "card_h", NULL), 72, 1e-9, JSON_REL);
-	assert_near(num_at(gaps, "plan_cost", "daily"), 120, 1e-9, JSON_REL);
-	assert_near(num_at(gaps, "plan_cost", "weekly"), 300, 1e-9, JSON_REL);
-	assert_near(num_at(gaps, "plan_cost", "on_demand"), 144, 1e-9, JSON_REL);
-	assert_near(num_at(gaps, "machine_cost", NULL), 27, 1e-9, JSON_REL);
-	assert_near(num_at(tiled, "card_h", NULL), 48, 1e-9, JSON_REL);
-	assert_near(num_at(tiled, "plan_cost", "daily"), 80, 1e-9, JSON_REL);
-	assert_near(num_at(tiled, "used_share", "daily"), 1, 1e-9, JSON_REL);
-	assert_near(num_at(tiled, "plan_cost", "weekly"), 300, 1e-9, JSON_REL);
-	assert_near(num_at(to_end, "occurrences", NULL), 4, 0, 0);
-	assert_near(num_at(to_end, "card_h", NULL), 4, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(gaps, "card_h"), 72, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(gaps, "plan_cost.daily"), 120, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(gaps, "plan_cost.weekly"), 300, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(gaps, "plan_cost.on_demand"), 144, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(gaps, "machine_cost"), 27, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(tiled, "card_h"), 48, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(tiled, "plan_cost.daily"), 80, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(tiled, "used_share.daily"), 1, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(tiled, "plan_cost.weekly"), 300, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(to_end, "occurrences"), 4, 0, 0);
+	assert_near(fs_test_json_num(to_end, "card_h"), 4, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -317,17 +294,18 @@ static void test_money_budget_months_are_730_hours(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = run_plan(dir, "{\"name\": \"months\", \"currency\": \"EUR\", \"buffer\": 0,"
-	             " \"prices\": {\"a100-80g\": {\"on_demand\": 2}},\n"
-	             " \"tasks\": [{\"name\": \"long\", \"type\": \"experiment\","
-	             " \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 1600}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"months\", \"currency\": \"EUR\", \"buffer\": 0,"
+		" \"prices\": {\"a100-80g\": {\"on_demand\": 2}},\n"
+		" \"tasks\": [{\"name\": \"long\", \"type\": \"experiment\","
+		" \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 1600}]}");
 	m1 = item(j, "months", 0);
 	m2 = item(j, "months", 1);
-	assert_near(num_at(m1, "card_h", NULL), 1460, 1e-9, JSON_REL);
-	assert_near(num_at(m1, "cost", NULL), 2920, 1e-9, JSON_REL);
-	assert_near(num_at(m2, "card_h", NULL), 140, 1e-9, JSON_REL);
-	assert_near(num_at(m2, "cost", NULL), 280, 1e-9, JSON_REL);
-	assert_near(num_at(j, "totals", "gpu_cost"), 3200, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(m1, "card_h"), 1460, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(m1, "cost"), 2920, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(m2, "card_h"), 140, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(m2, "cost"), 280, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(j, "totals.gpu_cost"), 3200, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -345,15 +323,16 @@ static void test_money_budget_pool_may_commit_its_peak(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = run_plan(dir, "{\"name\": \"peak\", \"currency\": \"EUR\","
-	             " \"prices\": {\"a100-80g\": {\"on_demand\": 2, \"monthly\": 1000}},\n"
-	             " \"tasks\": [{\"name\": \"month\", \"type\": \"experiment\","
-	             " \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 1460}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"peak\", \"currency\": \"EUR\","
+		" \"prices\": {\"a100-80g\": {\"on_demand\": 2, \"monthly\": 1000}},\n"
+		" \"tasks\": [{\"name\": \"month\", \"type\": \"experiment\","
+		" \"gpu\": \"a100-80g\", \"cards\": 2, \"card_hours\": 1460}]}");
 	pool = item(j, "pools", 0);
-	assert_near(num_at(pool, "peak_cards", NULL), 2, 0, 0);
-	assert_near(num_at(pool, "plan_cost", "monthly"), 2000, 1e-9, JSON_REL);
-	assert_near(num_at(pool, "committed_cards", "monthly"), 2, 0, 0);
-	assert_near(num_at(pool, "plan_cost", "on_demand"), 2920, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "peak_cards"), 2, 0, 0);
+	assert_near(fs_test_json_num(pool, "plan_cost.monthly"), 2000, 1e-9, JSON_REL);
+	assert_near(fs_test_json_num(pool, "committed_cards.monthly"), 2, 0, 0);
+	assert_near(fs_test_json_num(pool, "plan_cost.on_demand"), 2920, 1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);
 }
@@ -376,27 +355,29 @@ static void test_money_budget_spot_setup_at_the_policy_price(void **state)
 	cJSON *j;
 
 	(void)state;
-	j = run_plan(dir, "{\"name\": \"setup\", \"tasks\": ["
-	             "{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
-	             " \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
-	             " \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 4500,"
-	             " \"deadline\": \"30d\","
-	             " \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
-	             " \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
-	             " \"replications\": 20}}]}");
+	j = fs_test_budget_json(dir,
+		"{\"name\": \"setup\", \"tasks\": ["
+		"{\"name\": \"ckpt\", \"type\": \"finetune\", \"gpu\": \"a100-80g\","
+		" \"cards\": 2, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+		" \"tokens\": 2e8, \"mfu\": 0.4, \"transfer_gb\": 4500,"
+		" \"deadline\": \"30d\","
+		" \"spot\": {\"interval\": \"1h\", \"checkpoint_cost\": \"6m\","
+		" \"restart_cost\": \"15m\", \"interruptions\": {\"rate_per_h\": 0},"
+		" \"replications\": 20}}]}");
 	t = item(j, "tasks", 0);
-	assert_near(num_at(t, "setup_h", NULL), 1.0, 1e-9, JSON_REL);
-	w_h = num_at(t, "wall_h", NULL) - 1.0;
+	assert_near(fs_test_json_num(t, "setup_h"), 1.0, 1e-9, JSON_REL);
+	w_h = fs_test_json_num(t, "wall_h") - 1.0;
 	assert_true(w_h > 2 && w_h < 50);
 	n = ceil(w_h / 1.0);
 	sp = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "training"),
 	                                      "spot");
 	pol = cJSON_GetObjectItemCaseSensitive(sp, "policies");
-	assert_near(num_at(pol, "spot", "cost"), 2 * spot * (w_h + 0.1 * n) + 2 * spot,
+	assert_near(fs_test_json_num(pol, "spot.cost"), 2 * spot * (w_h + 0.1 * n) + 2 * spot,
 	            1e-9, JSON_REL);
-	assert_near(num_at(pol, "on_demand", "cost"), 2 * od * (w_h + 0.1 * n) + 2 * od,
+	assert_near(fs_test_json_num(pol, "on_demand.cost"), 2 * od * (w_h + 0.1 * n) + 2 * od,
 	            1e-9, JSON_REL);
-	assert_near(num_at(pol, "spot_fallback", "cost"), 2 * spot * (w_h + 0.1 * n) + 2 * spot,
+	assert_near(fs_test_json_num(pol, "spot_fallback.cost"),
+	            2 * spot * (w_h + 0.1 * n) + 2 * spot,
 	            1e-9, JSON_REL);
 	cJSON_Delete(j);
 	fs_test_tmpdir_free(dir);

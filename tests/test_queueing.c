@@ -72,12 +72,8 @@ static void free_scenario(struct fs_scenario *sc)
 /* Mean over replications of a figure of the "all" group, in ms. */
 static struct fs_summary *simulate(const struct fs_scenario *sc)
 {
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
-	struct fs_rep_result **results = fs_replicate_run(sc, &opts);
-	struct fs_summary *s = fs_summary_build(sc, results, opts.replications,
-	                                        opts.seed);
+	struct fs_summary *s = fs_test_summarise(sc, 2);
 
-	fs_replicate_free(results, opts.replications);
 	assert_int_equal(s->unstable_replications, 0);
 	return s;
 }

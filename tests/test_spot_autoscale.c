@@ -48,24 +48,6 @@ static struct fs_scenario *scenario(const char *arrivals_json, const char *fleet
 	return fs_test_load_text(text, "test.json", "tests/data");
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 1, sc->sim.seed, false, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
-/* Time-weighted mean of pool p's desired count over the horizon. */
-static double mean_desired(const struct fs_rep_result *r, size_t p)
-{
-	const struct fs_tseries *ts = &r->pool_desired[p];
-	double area = 0;
-
-	for (size_t b = 0; b < ts->n_bins; b++)
-		area += ts->area[b];
-	return area / (double)ts->horizon_ns;
-}
-
 static double usd(double instance_s, double usd_per_h)
 {
 	return instance_s * usd_per_h / 3600;
@@ -104,7 +86,7 @@ static void test_spot_autoscale_keeps_spares_on_top_of_the_decision(void **state
 		"\"metric\": \"concurrency\", \"target\": 1, \"scale_down\": {\"window\": \"0s\"}, "
 		"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.25, \"min\": 3}, "
 		"{\"at_hour\": 0.5, \"min\": 1}]"));
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -112,13 +94,13 @@ static void test_spot_autoscale_keeps_spares_on_top_of_the_decision(void **state
 
 		print_message("%llu launches, billed %.0f s, %.4f USD, mean desired %.4f, "
 		              "short %.1f s\n", (unsigned long long)pr->launches,
-		              pr->alive_ns / 1e9, pr->usd, mean_desired(res[r], 0),
+		              pr->alive_ns / 1e9, pr->usd, fs_test_mean_desired(res[r], 0),
 		              pr->avail.short_ns / 1e9);
 		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
 		assert_int_equal(pr->launches, 4);
 		assert_near(pr->alive_ns, 9780e9, 1e3, 0);
 		assert_near(pr->usd, usd(9780, SPOT_USD_PER_H), 1e-9, 0);
-		assert_near(mean_desired(res[r], 0), 1.75, 1e-9, 0);
+		assert_near(fs_test_mean_desired(res[r], 0), 1.75, 1e-9, 0);
 		assert_near(pr->avail.short_ns, 0, 0, 0);
 		assert_int_equal(pr->avail.min_serving, 2);
 	}
@@ -140,7 +122,7 @@ static void test_spot_autoscale_spares_are_not_wanted_within_tolerance(void **st
 {
 	struct fs_scenario *sc = scenario("{\"process\": \"poisson\", \"rate_per_s\": 2}",
 		SPARE_POOL("\"metric\": \"request_rate\", \"target\": 1, \"tolerance\": 0.6"));
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 
 	(void)state;
 	for (int r = 0; r < REPS; r++) {
@@ -148,13 +130,13 @@ static void test_spot_autoscale_spares_are_not_wanted_within_tolerance(void **st
 
 		print_message("%llu launches, billed %.0f s, %.4f USD, mean desired %.4f, "
 		              "short %.1f s\n", (unsigned long long)pr->launches,
-		              pr->alive_ns / 1e9, pr->usd, mean_desired(res[r], 0),
+		              pr->alive_ns / 1e9, pr->usd, fs_test_mean_desired(res[r], 0),
 		              pr->avail.short_ns / 1e9);
 		assert_int_equal(pr->launches, 3);
 		assert_int_equal(pr->peak_alive, 3);
 		assert_near(pr->alive_ns, 10740e9, 1e3, 0);
 		assert_near(pr->usd, usd(10740, SPOT_USD_PER_H), 1e-9, 0);
-		assert_near(mean_desired(res[r], 0), 2, 1e-12, 0);
+		assert_near(fs_test_mean_desired(res[r], 0), 2, 1e-12, 0);
 		assert_near(pr->avail.short_ns, 0, 0, 0);
 	}
 	fs_replicate_free(res, REPS);
@@ -195,7 +177,7 @@ static void test_spot_autoscale_failed_launch_waits_for_its_retry(void **state)
 {
 	struct fs_scenario *sc = scenario(NO_LOAD, FULL_ZONE(
 		"\"strategy\": \"relaunch\", \"pools\": [" FULL_ZONE_SPOT("") "]"));
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[0]);
 
 	(void)state;
@@ -246,7 +228,7 @@ static void test_spot_autoscale_failed_launch_waits_for_its_retry(void **state)
 static void test_spot_autoscale_fallback_stands_in_for_an_unplaced_scale_out(void **state)
 {
 	struct fs_scenario *sc = scenario(NO_LOAD, FULL_ZONE(FALLBACK_POOLS));
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 	double od_s = ceil(940 + cold_s);
 
@@ -295,7 +277,7 @@ static void test_spot_autoscale_fallback_covers_a_scale_out_cold_start(void **st
 		"\"autoscale\": {\"pool\": \"spot\", \"metric\": \"concurrency\", \"target\": 1, "
 		"\"interval\": \"30s\", \"idle_release\": {\"for\": \"0s\"}, "
 		"\"schedule\": [{\"at_hour\": 0, \"min\": 2}, {\"at_hour\": 0.5, \"min\": 3}]}}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 1, false);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 	double od_s = ceil(40 + cold_s);
 

@@ -53,13 +53,6 @@ static struct fs_scenario *scenario(double rate_per_s, const char *horizon, int 
 	return sc;
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 static double sum_bins(const double *v, size_t n)
 {
 	double s = 0;
@@ -95,7 +88,7 @@ static void test_spot_reclaims_one_reclaim_counted_once_by_hand(void **state)
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
 		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
 		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}]}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	const struct fs_pool_cfg *pc = &sc->fleet.pools[0];
 	double cold_s, lost_usd;
 	int r;
@@ -162,7 +155,7 @@ static void test_spot_reclaims_fallback_stands_in_for_the_wanted_count(void **st
 		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
 		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}}]}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 	double standin_s = ceil(600 + cold_s);
 
@@ -221,7 +214,7 @@ static void test_spot_reclaims_each_reclaim_is_one_relaunch(void **state)
 		         "\"zone_reclaims_per_day\": 24, \"zone_outage\": \"0s\", "
 		         "\"notice\": \"0s\", \"in_flight\": \"%s\"}}]}", in_flight[k]);
 		sc = scenario(4.0, "3h", 3, fleet);
-		res = run(sc);
+		res = fs_test_replicate(sc, 2, false);
 		for (r = 0; r < sc->sim.replications; r++) {
 			const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
 			double cold_usd, slack;

@@ -75,19 +75,12 @@ static struct fs_scenario *trace_scenario(const char *dir, const char *warmup, b
 	return fs_test_load_text(text, "test.json", dir);
 }
 
-static struct fs_rep_result **run(const struct fs_scenario *sc)
-{
-	struct fs_run_opts opts = { sc->sim.replications, 0, 2, sc->sim.seed, false, NULL };
-
-	return fs_replicate_run(sc, &opts);
-}
-
 /* Every replication (nothing random touches the fleet): window, outage and
  * summary figures against the hand count. */
 static void check_availability(const struct fs_scenario *sc, double window_s,
                                double short_s, double down_s)
 {
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
 	int r;
 
@@ -169,7 +162,7 @@ static void test_spot_risk_fallback_standins_count_for_the_spot_pool(void **stat
 	struct fs_scenario *sc = trace_scenario(dir, "0s", true, "fallback",
 		", \"fallback_pool\": \"od\"}, {\"name\": \"od\", \"count\": 0, \"max\": 1, "
 		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"0s\"}");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	double c = fs_test_cold_start_s(&sc->fleet.pools[1]) * 1e9;
 	int r;
 
@@ -205,7 +198,7 @@ static void test_spot_risk_availability_interval_stops_at_one(void **state)
 		"\"spot\": {\"interruption_rate_per_month\": 0, \"zone_reclaims_per_day\": 4, "
 		"\"notice\": \"0s\"}}]}}\n";
 	struct fs_scenario *sc = fs_test_load_text(text, "test.json", NULL);
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	struct fs_summary *s = fs_summary_build(sc, res, 8, sc->sim.seed);
 	const struct fs_ci *fleet = &s->avail.availability, *pool = &s->pools[0].avail.availability;
 	double share[8];
@@ -406,7 +399,7 @@ static void test_spot_risk_constraints_test_one_replication(void **state)
 {
 	char *dir = fs_test_tmpdir();
 	struct fs_scenario *sc = trace_scenario(dir, "0s", true, "relaunch", "");
-	struct fs_rep_result **res = run(sc);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 	struct fs_constraint c[2] = {
 		{ .kind = FS_CONSTRAINT_MIN_SERVING, .min = 1, .pool_idx = 0 },
 		{ .kind = FS_CONSTRAINT_AVAILABILITY, .min = 0.99, .pool_idx = -1 },

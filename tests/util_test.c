@@ -21,7 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
+#include "fleetsim/summary.h"
 #include "fleetsim/common.h"
 #include "fleetsim/escape.h"
 #include "util_test.h"
@@ -443,4 +445,41 @@ double fs_test_cold_start_s(const struct fs_pool_cfg *pc)
 
 	return w * pc->llm->perf.tp / pc->download_bytes_per_s + w / pc->load_bytes_per_s +
 	       (double)pc->engine_start_ns / FS_NS_PER_SECOND;
+}
+
+struct fs_rep_result **fs_test_replicate(const struct fs_scenario *sc, int threads, bool rows)
+{
+	struct fs_run_opts opts = { sc->sim.replications, 0, threads, sc->sim.seed, rows, NULL };
+
+	return fs_replicate_run(sc, &opts);
+}
+
+struct fs_summary *fs_test_summarise(const struct fs_scenario *sc, int threads)
+{
+	struct fs_rep_result **res = fs_test_replicate(sc, threads, false);
+	struct fs_summary *s = fs_summary_build(sc, res, sc->sim.replications, sc->sim.seed);
+
+	fs_replicate_free(res, sc->sim.replications);
+	return s;
+}
+
+double fs_test_mean_desired(const struct fs_rep_result *r, size_t p)
+{
+	const struct fs_tseries *ts = &r->pool_desired[p];
+	double area = 0;
+
+	for (size_t b = 0; b < ts->n_bins; b++)
+		area += ts->area[b];
+	return area / (double)ts->horizon_ns;
+}
+
+struct cJSON *fs_test_budget_json(const char *dir, const char *plan)
+{
+	char *path = fs_test_write(dir, "plan.json", plan), *out = fs_test_path(dir, "out");
+	const char *args[] = { "budget", path, "-o", out, "-q", NULL };
+	cJSON *j = fs_test_fleetsim_output(args, out, "budget.json");
+
+	free(path);
+	free(out);
+	return j;
 }

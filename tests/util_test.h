@@ -9,6 +9,7 @@
 #ifndef FLEETSIM_UTIL_TEST_H
 #define FLEETSIM_UTIL_TEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -171,5 +172,25 @@ struct fs_scenario;
 struct fs_class_cfg;
 void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s, int64_t service_ns, int64_t horizon_ns,
                  int64_t warmup_ns, int replications);
+
+/* `fleetsim budget` of the plan text (written to dir/plan.json) into
+ * dir/out, -q: its budget.json parsed, failing the test when the command
+ * fails (cJSON_Delete). */
+struct cJSON *fs_test_budget_json(const char *dir, const char *plan);
+
+/* sc's own replications on its own seed, on `threads` threads, keeping
+ * replication 0's request rows when `rows`: fs_replicate_run's results
+ * (fs_replicate_free with sc->sim.replications). */
+struct fs_rep_result;
+struct fs_rep_result **fs_test_replicate(const struct fs_scenario *sc, int threads, bool rows);
+
+/* fs_test_replicate(sc, threads, false) summarised, the results freed
+ * (fs_summary_free). */
+struct fs_summary;
+struct fs_summary *fs_test_summarise(const struct fs_scenario *sc, int threads);
+
+/* The time-weighted mean of pool p's desired instance count over the
+ * horizon (the autoscaler's decisions). */
+double fs_test_mean_desired(const struct fs_rep_result *r, size_t p);
 
 #endif
