@@ -41,17 +41,36 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A span of wall-clock time for a person: seconds below 2 minutes,
+ * minutes below 2 hours, then hours. */
+static void span_text(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f h", s / 3600);
+}
+
 int fs_run_progress_line(char *buf, size_t len, const char *label, int done, int planned,
                          double simulated, double elapsed_s)
 {
-	int n = snprintf(buf, len, "%s: %d of %d replication%s done, %.0f%% of the simulated "
-	                 "time, %.0f s elapsed", label, done, planned, planned == 1 ? "" : "s",
-	                 100 * simulated, elapsed_s);
+	char el[32], left[32];
+	int n;
 
+	span_text(elapsed_s, el, sizeof el);
+	n = snprintf(buf, len, "%s: %d of %d replication%s done, %.0f%% of the simulated "
+	             "time, %s elapsed", label, done, planned, planned == 1 ? "" : "s",
+	             100 * simulated, el);
 	/* the time left at the pace so far, once there is a pace */
-	if (n >= 0 && (size_t)n < len && simulated > 0.01 && simulated < 1)
-		n += snprintf(buf + n, len - (size_t)n, ", about %.0f s left",
-		              elapsed_s * (1 - simulated) / simulated);
+	if (n >= 0 && (size_t)n < len && simulated > 0.01 && simulated < 1) {
+		double left_s = elapsed_s * (1 - simulated) / simulated;
+
+		span_text(left_s, left, sizeof left);
+		n += snprintf(buf + n, len - (size_t)n, left_s < 1 ? ", under a second left" :
+		              ", about %s left", left);
+	}
 	return n;
 }
 

@@ -76,8 +76,9 @@ static void test_run_progress_counts_every_replication_once(void **state)
 }
 
 /* The line: done of planned, the simulated share, the time elapsed and,
- * once the share is past 1% and short of all, the time left at that pace;
- * a buffer too short is cut, never overrun. */
+ * once the share is past 1% and short of all, the time left at that pace,
+ * each span in seconds, minutes or hours as it is long; a buffer too
+ * short is cut, never overrun. */
 static void test_run_progress_line_text(void **state)
 {
 	char buf[256], small[16];
@@ -86,7 +87,13 @@ static void test_run_progress_line_text(void **state)
 	(void)state;
 	fs_run_progress_line(buf, sizeof buf, "fleetsim run: base", 3, 16, 0.25, 100.0);
 	assert_string_equal(buf, "fleetsim run: base: 3 of 16 replications done, 25% of the "
-	                    "simulated time, 100 s elapsed, about 300 s left");
+	                    "simulated time, 100 s elapsed, about 5 min left");
+	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 1, 4, 0.25, 3600.0);
+	assert_string_equal(buf, "fleetsim run: 1 of 4 replications done, 25% of the "
+	                    "simulated time, 60 min elapsed, about 3.0 h left");
+	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 15, 16, 0.9, 4.0);
+	assert_string_equal(buf, "fleetsim run: 15 of 16 replications done, 90% of the "
+	                    "simulated time, 4 s elapsed, under a second left");
 	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 0, 1, 0.005, 5.0);
 	assert_string_equal(buf, "fleetsim run: 0 of 1 replication done, 0% of the simulated "
 	                    "time, 5 s elapsed");
