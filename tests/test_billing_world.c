@@ -332,17 +332,7 @@ static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
  */
 static void test_billing_world_stand_in_billed_in_its_pool_by_the_hour(void **state)
 {
-	struct fs_scenario *sc = scenario(1e-6, "1h", "",
-		"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
-		"{\"path\": \"one_node_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
-		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
-		"\"count\": 1, \"price_per_h\": 0.90, \"fallback_pool\": \"od\", "
-		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
-		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
-		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
-		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
-		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
-		"\"billing\": {\"granularity\": \"hour\"}}]}");
+	struct fs_scenario *sc = scenario(1e-6, "1h", "", FS_TEST_FALLBACK_FLEET);
 	struct fs_summary *s = fs_test_summarise(sc, 2);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);
 

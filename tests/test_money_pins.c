@@ -166,17 +166,7 @@ static void test_money_overflow_hours_are_the_billed_hours(void **state)
  */
 static void test_money_lost_to_reclaims_projected_to_a_month(void **state)
 {
-	struct fs_scenario *sc = scenario(1e-6, "1h", "0s",
-		"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": "
-		"{\"path\": \"one_node_gone_10m_to_20m.csv\", \"format\": \"spotserve\", "
-		"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", "
-		"\"count\": 1, \"price_per_h\": 0.90, \"fallback_pool\": \"od\", "
-		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
-		"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", "
-		"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, "
-		"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, "
-		"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, "
-		"\"billing\": {\"granularity\": \"hour\"}}]}");
+	struct fs_scenario *sc = scenario(1e-6, "1h", "0s", FS_TEST_FALLBACK_FLEET);
 	struct fs_rep_result **res = run_reps(sc);
 	struct fs_summary *s = fs_summary_build(sc, res, REPS, sc->sim.seed);
 	double cold_s = fs_test_cold_start_s(&sc->fleet.pools[1]);

@@ -173,6 +173,24 @@ struct fs_class_cfg;
 void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s, int64_t service_ns, int64_t horizon_ns,
                  int64_t warmup_ns, int replications);
 
+/* A "fleet" object (JSON text; load it with tests/data/fleet as the base
+ * directory): one warm spot L40S "spot" at 0.90/h in zone z, whose replayed
+ * capacity (one_node_gone_10m_to_20m.csv) is 1, then 0 from 10 min, then 1
+ * from 20 min; notice 5 min, in_flight drain, a relaunch retry every 2 h;
+ * strategy fallback to the on-demand pool "od" (3.60/h, billed per started
+ * hour); both provisioned in a fixed 60 s. */
+#define FS_TEST_FALLBACK_FLEET \
+	"{\"strategy\": \"fallback\", \"zones\": [{\"name\": \"z\", \"capacity_trace\": " \
+	"{\"path\": \"one_node_gone_10m_to_20m.csv\", \"format\": \"spotserve\", " \
+	"\"loop\": false}}], \"pools\": [{\"name\": \"spot\", \"pricing\": \"spot\", " \
+	"\"count\": 1, \"price_per_h\": 0.90, \"fallback_pool\": \"od\", " \
+	"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, " \
+	"\"spot\": {\"interruption_rate_per_month\": 0, \"notice\": \"5m\", " \
+	"\"in_flight\": \"drain\", \"relaunch_retry\": \"2h\"}}, " \
+	"{\"name\": \"od\", \"count\": 0, \"price_per_h\": 3.60, " \
+	"\"provisioning\": {\"dist\": \"fixed\", \"mean\": \"60s\"}, " \
+	"\"billing\": {\"granularity\": \"hour\"}}]}"
+
 /* `fleetsim budget` of the plan text (written to dir/plan.json) into
  * dir/out, -q: its budget.json parsed, failing the test when the command
  * fails (cJSON_Delete). */
