@@ -52,11 +52,17 @@ struct llm_seq {
 
 /* A run of decode iterations of an unchanged batch (llm_run.c).  While it
  * is open the per-request fields computed_tokens, generated, kv_blocks and
- * last_token_ns are those of step 0 (the real first step) and advance by the
- * step counter `j`: they are written back by fs__llm_run_close. */
+ * last_token_ns of its members, running[0..n), are those of step 0 (the
+ * real first step, or the step where a request joined, shifted back by its
+ * index) and advance by the step counter `j`: they are written back by
+ * fs__llm_run_close.  In a mixed step (fs_llm_engine_run_admit) the
+ * members decode while the requests just admitted, running[n..], prefill
+ * with fields of their own; at its end they join the run where they can
+ * (fs_llm_engine_run_join). */
 struct llm_run {
 	bool open;
-	int64_t n;                   /* requests in the batch */
+	bool mixed;                  /* the step in flight admitted running[n..] */
+	int64_t n;                   /* requests in the batch (members) */
 	int64_t j;                   /* index of the step in flight */
 	int64_t planned;             /* steps handed out (step 0 included) */
 	int64_t last;                /* the last step allowed: its end completes a request */

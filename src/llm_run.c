@@ -6,9 +6,12 @@
  * step counter, with no work per request per iteration.  A run is opened
  * after a real step 0 that was a pure decode of every running request; it
  * ends before a step could differ from the reference path (a completion, a
- * KV allocation that would preempt) or where the caller cuts it.  Closing it
- * writes the progress back into the requests.  O(running) per run, O(1) per
- * iteration.
+ * KV allocation that would preempt) or where the caller cuts it.  It goes
+ * on past completions (fs_llm_engine_run_continue) and through a step that
+ * admits from waiting, which the admitted requests join at its end
+ * (fs_llm_engine_run_admit, fs_llm_engine_run_join).  Closing it writes the
+ * progress back into the requests.  O(running) to open and at a completion,
+ * O(admitted) through an admission, O(1) per iteration.
  */
 #include "fleetsim/llm_engine.h"
 
@@ -69,6 +72,7 @@ static void run_start(struct fs_llm_engine *e, int64_t last, int64_t ctx)
 	struct llm_run *r = &e->run;
 
 	r->open = true;
+	r->mixed = false;
 	r->n = (int64_t)e->n_running;
 	r->j = 0;
 	r->planned = 1;
@@ -86,6 +90,8 @@ bool fs_llm_engine_run_open(struct fs_llm_engine *e)
 	int64_t last = INT64_MAX, ctx = 0;
 	size_t i;
 
+	if (r->open && r->mixed)
+		return false;              /* the step in flight prefills */
 	LLM_CHECK(!r->open, "run opened twice");
 	if (!e->cfg.fast_path || !e->in_step || e->n_running == 0 ||
 	    e->n_preempted > 0 || e->n_rejected > 0 || e->n_started > 0 ||
@@ -227,6 +233,46 @@ static int64_t begin_next_step(struct fs_llm_engine *e)
 	return ++r->j;
 }
 
+/* The report of the end of the step in flight at now_ns, as
+ * fs_llm_engine_end_step begins it, with `regular` requests sampling a
+ * regular token by the step counter (MODEL: V9, V16). */
+static void run_report(const struct fs_llm_engine *e, fs_ns now_ns, int64_t regular,
+                       struct fs_llm_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->begin_ns = e->step_begin_ns;
+	rep->end_ns = now_ns;
+	rep->shape = e->shape;
+	rep->itl_regular_seqs = regular;
+	rep->tokens_generated = regular;
+}
+
+/* Begin at now_ns a decode step of n requests with ctx context tokens
+ * (MODEL: V1), its blocks already taken: priced through the cost callback
+ * and counted as fs__llm_begin_priced counts it.  Returns its time. */
+static fs_ns begin_decode(struct fs_llm_engine *e, fs_ns now_ns, int64_t n, int64_t ctx)
+{
+	fs_ns dur_ns;
+
+	memset(&e->shape, 0, sizeof e->shape);
+	e->shape.n_seqs = n;
+	e->shape.decode_seqs = n;
+	e->shape.decode_context_tokens = ctx;
+	e->step_begin_ns = now_ns;
+	dur_ns = e->cost(e->cost_ctx, &e->shape);
+	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
+	e->in_step = true;
+	e->step_dur_ns = dur_ns;
+	e->stats.steps++;
+	e->stats.sum_batch_seqs += n;
+	e->stats.sum_decode_seqs += n;
+	if (n > e->stats.peak_running)
+		e->stats.peak_running = n;
+	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
+		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	return dur_ns;
+}
+
 void fs_llm_engine_run_advance(struct fs_llm_engine *e, fs_ns now_ns, fs_ns next_dur_ns,
                                struct fs_llm_report *rep)
 {
@@ -342,7 +388,6 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	struct llm_run *r = &e->run;
 	int64_t j = r->j, need, freed = 0, last = INT64_MAX, m = 0;
 	size_t i, kept = 0;
-	fs_ns dur_ns;
 
 	/* MODEL: V24 — only where the reference's next plan is a decode of
 	 * every request left: nothing waits to be admitted, no prefix-cache
@@ -369,12 +414,7 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 
 	/* the end of step j, as fs_llm_engine_end_step: every request samples
 	 * a regular token (V9, V16), the finished ones leave in running order */
-	memset(rep, 0, sizeof *rep);
-	rep->begin_ns = e->step_begin_ns;
-	rep->end_ns = now_ns;
-	rep->shape = e->shape;
-	rep->itl_regular_seqs = r->n - m;
-	rep->tokens_generated = r->n - m;
+	run_report(e, now_ns, r->n - m, rep);
 	for (i = 0; i < e->n_running; i++) {
 		uint32_t idx = e->running[i];
 		struct llm_seq *s;
@@ -413,18 +453,7 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	r->planned = j + 1;
 	r->last = last;
 	r->plan_used = fs_kvcache_used(&e->kv);
-	memset(&e->shape, 0, sizeof e->shape);
-	e->shape.decode_seqs = r->n;                                   /* MODEL: V1 */
-	e->shape.n_seqs = r->n;
-	e->shape.decode_context_tokens = r->ctx_tokens + r->n * j;
-	e->step_begin_ns = now_ns;
-	dur_ns = e->cost(e->cost_ctx, &e->shape);
-	LLM_CHECK(dur_ns >= 1, "step cost must be at least 1 ns");
-	e->step_dur_ns = dur_ns;
-	e->stats.steps++;
-	e->stats.sum_batch_seqs += r->n;
-	e->stats.sum_decode_seqs += r->n;
-	*next_dur_ns = dur_ns;
+	*next_dur_ns = begin_decode(e, now_ns, r->n, r->ctx_tokens + r->n * j);
 	return true;
 }
 
@@ -432,66 +461,116 @@ bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
                              struct fs_llm_report *rep, fs_ns *next_dur_ns)
 {
 	struct llm_run *r = &e->run;
-	int64_t j = r->j, n = r->n, need, before = 0, after = 0, ctx = 0, budget;
-	size_t i;
+	int64_t j = r->j, n = r->n, budget;
 
 	/* MODEL: V24 — only where the reference's next plan gives each request
 	 * of the run one token without a preemption and then admits from
 	 * waiting: no request finishes in step j, no prefix cache (no commits,
 	 * no cached blocks to evict), continuous batching, decodes planned
 	 * before admissions, a budget of at least a token each */
-	if (!r->open || j + 1 != r->planned || j >= r->last || e->n_waiting == 0 ||
+	if (!r->open || r->mixed || j + 1 != r->planned || j >= r->last || e->n_waiting == 0 ||
 	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC ||
 	    e->cfg.scheduler == FS_LLM_SCHED_PREFILL_FIRST ||
 	    e->cfg.max_num_batched_tokens < n)
 		return false;
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
-	need = r->cnt[r->res_adv];         /* blocks step j + 1 takes (MODEL: V6) */
-	if (need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
+	/* blocks step j + 1 takes (MODEL: V6) */
+	if (r->cnt[r->res_adv] > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
 		return false;              /* phase A would preempt */
 
 	/* the end of step j, as fs_llm_engine_end_step: every request samples
 	 * a regular token (V9, V16); the levels are the step's, before phase A */
-	memset(rep, 0, sizeof *rep);
-	rep->begin_ns = e->step_begin_ns;
-	rep->end_ns = now_ns;
-	rep->shape = e->shape;
-	rep->itl_regular_seqs = n;
-	rep->tokens_generated = n;
-	r->open = false;
+	run_report(e, now_ns, n, rep);
 	fs__llm_end_report(e, now_ns, rep);
 
-	/* in one pass: the run's progress written back (fs__llm_run_close),
-	 * step j's token sampled (fs__llm_sample_token), and phases A and C of
-	 * the next plan, one token each and the blocks for the KV it writes */
-	for (i = 0; i < e->n_running; i++) {
-		struct llm_seq *s = &e->seqs[e->running[i]];
-		int64_t c = s->computed_tokens + j;
-
-		before += s->kv_blocks;
-		s->generated += j + 1;
-		s->last_token_ns = now_ns;
-		s->computed_tokens = c + 1;
-		s->kv_blocks = fs_kvcache_blocks_for_tokens(&e->kv, c + 1);
-		s->sched_tokens = 1;
-		after += s->kv_blocks;
-		ctx += c + 1;
-	}
-	LLM_CHECK(after - before == r->blocks_alloc + need, "run blocks out of step");
-	if (need > 0)
-		LLM_CHECK(fs_kvcache_allocate(&e->kv, need), "run admit allocation failed");
-
-	/* the begin of step j + 1 (fs_llm_engine_begin_step): phase B admits
-	 * from waiting with the budget left; phase C and pricing as usual */
+	/* the begin of step j + 1 (fs_llm_engine_begin_step): phase A gives
+	 * the run's requests one token each and the blocks for the KV it
+	 * writes, by the step counter; phase B admits from waiting with the
+	 * budget left into running[n..]; phase C and pricing as usual */
+	j = begin_next_step(e);
+	r->planned = j + 1;
+	r->mixed = true;
 	fs__llm_step_reset(e);
 	budget = e->cfg.max_num_batched_tokens - n;
 	fs__llm_phase_admit(e, &budget);
 	memset(&e->shape, 0, sizeof e->shape);
 	e->shape.n_seqs = n;                                           /* MODEL: V1 */
 	e->shape.decode_seqs = n;
-	e->shape.decode_context_tokens = ctx;
+	e->shape.decode_context_tokens = r->ctx_tokens + n * j;
 	e->step_begin_ns = now_ns;
 	*next_dur_ns = fs__llm_begin_priced(e, (size_t)n);
+	return true;
+}
+
+/* Whether request s, admitted in the mixed step ending now, can join the
+ * run: its prefill completes in the step, and after the step's token it
+ * finishes neither then nor in the next step (fs_llm_engine_begin_run's
+ * conditions one token later). */
+static bool can_join(const struct llm_seq *s)
+{
+	return s->sched_tokens > 0 && s->computed_tokens == fs__llm_num_tokens(s) &&
+	       s->output_tokens - s->generated >= 3;
+}
+
+bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
+                            struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	struct llm_run *r = &e->run;
+	int64_t j = r->j, n = r->n, need, last = r->last;
+	size_t i;
+
+	if (!r->open || !r->mixed || (int64_t)e->n_running == n || e->n_waiting > 0 ||
+	    j >= r->last || e->cfg.max_num_batched_tokens < (int64_t)e->n_running)
+		return false;
+	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
+	need = r->cnt[r->res_adv];         /* the run's blocks for step j + 1 (V6) */
+	for (i = (size_t)n; i < e->n_running; i++) {
+		const struct llm_seq *s = &e->seqs[e->running[i]];
+
+		if (!can_join(s))
+			return false;
+		need += fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + 1) - s->kv_blocks;
+	}
+	if (need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
+		return false;              /* phase A would preempt */
+
+	/* the end of step j, as fs_llm_engine_end_step: the run's requests a
+	 * regular token each (V9, V16), the admitted ones their first */
+	run_report(e, now_ns, n, rep);
+	for (i = (size_t)n; i < e->n_running; i++)
+		LLM_CHECK(!fs__llm_sample_token(e, e->running[i], now_ns, rep),
+		          "a joining request finished");
+	fs__llm_end_report(e, now_ns, rep);
+
+	/* the begin of step j + 1, as fs_llm_engine_begin_run: a decode of
+	 * every request, one token and its blocks each; the admitted requests
+	 * join the run with their fields shifted back by its index */
+	fs__llm_step_reset(e);
+	j = begin_next_step(e);
+	for (i = (size_t)n; i < e->n_running; i++) {
+		struct llm_seq *s = &e->seqs[e->running[i]];
+		int64_t blocks = fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + 1);
+
+		LLM_CHECK(fs_kvcache_allocate(&e->kv, blocks - s->kv_blocks),
+		          "run join allocation failed");
+		s->kv_blocks = blocks;
+		s->sched_tokens = 1;
+		s->computed_tokens += 1 - j;
+		s->generated -= j;
+		r->cnt[block_residue(e, s->computed_tokens)]++;
+		r->last_of[i] = last_step(s);
+		if (r->last_of[i] < last)
+			last = r->last_of[i];
+		r->ctx_tokens += s->computed_tokens;
+	}
+	r->pre_ok = false;
+	r->n = (int64_t)e->n_running;
+	r->last = last;
+	r->mixed = false;
+	r->planned = j + 1;
+	r->res_plan = r->res_adv;
+	r->plan_used = fs_kvcache_used(&e->kv);
+	*next_dur_ns = begin_decode(e, now_ns, r->n, r->ctx_tokens + r->n * j);
 	return true;
 }
 
@@ -516,7 +595,7 @@ static int64_t decode_need(const struct fs_llm_engine *e, const struct llm_seq *
 bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_ns)
 {
 	struct llm_run *r = &e->run;
-	int64_t need = 0, last = INT64_MAX, ctx = 0, n;
+	int64_t need = 0, last = INT64_MAX, ctx = 0;
 	size_t i;
 
 	/* MODEL: V24 — only where begin_step's plan is a decode of every
@@ -553,24 +632,8 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
 		r->cnt[block_residue(e, s->computed_tokens)]++;
 		r->last_of[i] = last_step(s);
 	}
-	n = (int64_t)e->n_running;
 	fs__llm_step_reset(e);
-	memset(&e->shape, 0, sizeof e->shape);
-	e->shape.n_seqs = n;                                           /* MODEL: V1 */
-	e->shape.decode_seqs = n;
-	e->shape.decode_context_tokens = ctx;
-	e->step_begin_ns = now_ns;
-	*dur_ns = e->cost(e->cost_ctx, &e->shape);
-	LLM_CHECK(*dur_ns >= 1, "step cost must be at least 1 ns");
-	e->in_step = true;
-	e->step_dur_ns = *dur_ns;
-	e->stats.steps++;
-	e->stats.sum_batch_seqs += n;
-	e->stats.sum_decode_seqs += n;
-	if (n > e->stats.peak_running)
-		e->stats.peak_running = n;
-	if (fs_kvcache_used(&e->kv) > e->stats.peak_kv_used_blocks)
-		e->stats.peak_kv_used_blocks = fs_kvcache_used(&e->kv);
+	*dur_ns = begin_decode(e, now_ns, (int64_t)e->n_running, ctx);
 	run_start(e, last, ctx);
 	return true;
 }
@@ -584,9 +647,10 @@ void fs__llm_run_close(struct fs_llm_engine *e)
 	if (!r->open)
 		return;
 	r->open = false;
+	r->mixed = false;
 	if (r->j == 0)
 		return;
-	for (i = 0; i < e->n_running; i++) {
+	for (i = 0; i < (size_t)r->n; i++) {
 		struct llm_seq *s = &e->seqs[e->running[i]];
 		int64_t before = s->kv_blocks;
 

@@ -417,7 +417,7 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	struct fs_llm_report rep;
 	double flops, bytes;
 	fs_ns run_end_ns = 0, admit_dur_ns = 0;
-	bool go_on, admitted;
+	bool go_on, admitted, joined;
 	size_t i;
 
 	FS__WORLD_CHECK(w, in->stepping && in->engine != NULL, "step end on an idle instance");
@@ -434,7 +434,11 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	 * the admissions, begins in one pass: as the end and the kick below */
 	admitted = !go_on && in->run_n > 0 &&
 	           fs_llm_engine_run_admit(in->engine, w->now_ns, &rep, &admit_dur_ns);
-	if (!go_on && !admitted) {
+	/* MODEL: V24 — the end of that mixed step: the admitted requests join
+	 * the run and its next step begins, as the end and the kick below */
+	joined = !go_on && !admitted && in->run_n == 0 &&
+	         fs_llm_engine_run_join(in->engine, w->now_ns, &rep, &admit_dur_ns);
+	if (!go_on && !admitted && !joined) {
 		fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
 		in->stepping = false;
 		in->run_n = 0;
@@ -490,9 +494,9 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 		in->step_begin_ns = w->now_ns;
 		fs__world_push_step(w, run_end_ns, ii);
 		sync_levels(w, in);
-	} else if (admitted) {
+	} else if (admitted || joined) {
 		in->step_begin_ns = w->now_ns;
-		fs__world_push_step(w, fs__world_run_open(w, in, admit_dur_ns, false),
+		fs__world_push_step(w, fs__world_run_open(w, in, admit_dur_ns, joined),
 		                    ii);
 		sync_levels(w, in);
 	} else {

@@ -377,12 +377,28 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
  * one token without a preemption, end the step as fs_llm_engine_end_step
  * would (`rep`: every request one regular token) and begin the next as
  * fs_llm_engine_begin_step would: those decodes, then admissions from
- * waiting; priced through the cost callback into *next_dur_ns.  The run is
- * closed; the step is an ordinary one (fs_llm_engine_run_open may open a
- * run on it).  Returns false and changes nothing otherwise.  O(running),
- * one pass instead of four. */
+ * waiting; priced through the cost callback into *next_dur_ns.  The run
+ * stays open through that mixed step, its requests' progress still kept by
+ * the step counter (fs_llm_engine_run_open declines it: it prefills); at
+ * its end fs_llm_engine_run_join carries the run on, or
+ * fs_llm_engine_end_step ends the step as usual.  Returns false and
+ * changes nothing otherwise.  O(1) in the run's requests; O(admitted). */
 bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
                              struct fs_llm_report *rep, fs_ns *next_dur_ns);
+
+/* At now_ns, the end of a mixed step (fs_llm_engine_run_admit): where
+ * nothing waits, no request of the run finishes in it, every request it
+ * admitted completes its prefill in it and finishes neither in it nor in
+ * the next step, and the next step's KV fits without a preemption, end it
+ * as fs_llm_engine_end_step would (`rep`: a regular token for each request
+ * of the run, a first token for each admitted one) and begin the next as
+ * fs_llm_engine_begin_step would plan it, a decode of every request, priced
+ * through the cost callback into *next_dur_ns, as the run's next step with
+ * the admitted requests joined to it; its later steps plan as after
+ * fs_llm_engine_run_open.  Returns false and changes nothing otherwise
+ * (fs_llm_engine_end_step then ends the step).  O(admitted). */
+bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
+                            struct fs_llm_report *rep, fs_ns *next_dur_ns);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
