@@ -126,7 +126,7 @@ bool fs_llm_engine_run_plan(struct fs_llm_engine *e, struct fs_step_shape *shape
 	struct llm_run *r = &e->run;
 	int64_t i = r->planned, need;
 
-	if (!r->open || i > r->last)
+	if (!r->open || r->mixed || i > r->last)
 		return false;
 	need = r->cnt[r->res_plan];            /* residue (i - 1) mod B; MODEL: V6 */
 	if (need > fs_kvcache_total(&e->kv) - r->plan_used)
@@ -164,7 +164,7 @@ size_t fs_llm_engine_run_plan_n(struct fs_llm_engine *e, size_t max, int64_t *ct
 	int64_t *pre;
 
 	*ctx_first = r->ctx_tokens + r->n * r->planned;                /* MODEL: V1 */
-	if (!r->open || r->planned > r->last)
+	if (!r->open || r->mixed || r->planned > r->last)
 		return 0;
 	m = r->last - r->planned + 1;
 	if ((int64_t)max < m)

@@ -175,8 +175,25 @@ struct step_rec {
 	fs_ns begin_ns, end_ns;
 	struct fs_step_shape shape;
 	int64_t tokens, regular, kv_used, waiting, running;
-	size_t n_first, n_done, n_gaps, n_preempted;
+	size_t n_first, n_done, n_gaps, n_preempted, n_started;
+	uint64_t lists;              /* the slots listed, in order, hashed */
 };
+
+/* The report's lists of slots (first tokens, completions, first
+ * schedulings) in their order, hashed. */
+static uint64_t lists_hash(const struct fs_llm_report *r)
+{
+	uint64_t h = 14695981039346656037u;
+	size_t i;
+
+	for (i = 0; i < r->n_first_token; i++)
+		h = (h ^ r->first_token[i]) * 1099511628211u;
+	for (i = 0; i < r->n_done; i++)
+		h = (h ^ (r->done[i].slot + ((uint64_t)1 << 32))) * 1099511628211u;
+	for (i = 0; i < r->n_started; i++)
+		h = (h ^ (r->started[i] + ((uint64_t)2 << 32))) * 1099511628211u;
+	return h;
+}
 
 static void keep(struct step_rec *out, const struct fs_llm_report *r)
 {
@@ -193,6 +210,8 @@ static void keep(struct step_rec *out, const struct fs_llm_report *r)
 	out->n_done = r->n_done;
 	out->n_gaps = r->n_itl_gaps;
 	out->n_preempted = r->n_preempted;
+	out->n_started = r->n_started;
+	out->lists = lists_hash(r);
 }
 
 static void add_requests(struct fs_llm_engine *e, uint32_t first, int n)
