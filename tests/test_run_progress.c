@@ -81,25 +81,37 @@ static void test_run_progress_counts_every_replication_once(void **state)
  * short is cut, never overrun. */
 static void test_run_progress_line_text(void **state)
 {
+	static const struct {
+		const char *label;
+		int done, planned;
+		double simulated, elapsed_s;
+		const char *want;
+	} cases[] = {
+		{ "fleetsim run: base", 3, 16, 0.25, 100.0,
+		  "fleetsim run: base: 3 of 16 replications done, 25% of the simulated time, "
+		  "100 s elapsed, about 5 min left" },
+		{ "fleetsim run", 1, 4, 0.25, 3600.0,
+		  "fleetsim run: 1 of 4 replications done, 25% of the simulated time, "
+		  "60 min elapsed, about 3.0 h left" },
+		{ "fleetsim run", 15, 16, 0.9, 4.0,
+		  "fleetsim run: 15 of 16 replications done, 90% of the simulated time, "
+		  "4 s elapsed, under a second left" },
+		{ "fleetsim run", 0, 1, 0.005, 5.0,
+		  "fleetsim run: 0 of 1 replication done, 0% of the simulated time, 5 s elapsed" },
+		{ "fleetsim run", 1, 1, 1.0, 12.0,
+		  "fleetsim run: 1 of 1 replication done, 100% of the simulated time, "
+		  "12 s elapsed" },
+	};
 	char buf[256], small[16];
+	size_t i;
 	int n;
 
 	(void)state;
-	fs_run_progress_line(buf, sizeof buf, "fleetsim run: base", 3, 16, 0.25, 100.0);
-	assert_string_equal(buf, "fleetsim run: base: 3 of 16 replications done, 25% of the "
-	                    "simulated time, 100 s elapsed, about 5 min left");
-	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 1, 4, 0.25, 3600.0);
-	assert_string_equal(buf, "fleetsim run: 1 of 4 replications done, 25% of the "
-	                    "simulated time, 60 min elapsed, about 3.0 h left");
-	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 15, 16, 0.9, 4.0);
-	assert_string_equal(buf, "fleetsim run: 15 of 16 replications done, 90% of the "
-	                    "simulated time, 4 s elapsed, under a second left");
-	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 0, 1, 0.005, 5.0);
-	assert_string_equal(buf, "fleetsim run: 0 of 1 replication done, 0% of the simulated "
-	                    "time, 5 s elapsed");
-	fs_run_progress_line(buf, sizeof buf, "fleetsim run", 1, 1, 1.0, 12.0);
-	assert_string_equal(buf, "fleetsim run: 1 of 1 replication done, 100% of the "
-	                    "simulated time, 12 s elapsed");
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fs_run_progress_line(buf, sizeof buf, cases[i].label, cases[i].done,
+		                     cases[i].planned, cases[i].simulated, cases[i].elapsed_s);
+		assert_string_equal(buf, cases[i].want);
+	}
 	memset(small, 'x', sizeof small);
 	n = fs_run_progress_line(small, sizeof small, "fleetsim run", 3, 16, 0.25, 100.0);
 	assert_true(n >= (int)sizeof small);
