@@ -7,6 +7,7 @@
 #define FLEETSIM_PERF_INTERNAL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -26,6 +27,54 @@ fs_ns fs__perf_iteration_overhead_ns(const struct fs_perf_cfg *cfg);
 /* (a^n + b^n)^(1/n) for a, b >= 0: the larger of two bounds, raised where
  * they are close (P11); 0 when both are 0. */
 double fs__perf_smooth_max(double a, double b, double knee_exp);
+
+/* ---- The knee table (perf_knee.c) ---- */
+
+/* Set k up for knee_exp (ok false outside [1, 64]: then never used).  The
+ * pieces are built on first use (fs__perf_knee_factor). */
+void fs__perf_knee_init(struct fs_perf_knee *k, double knee_exp);
+/* Fit and check piece `piece` (binade x FS_PERF_KNEE_PARTS + part). */
+void fs__perf_knee_build(struct fs_perf_knee *k, size_t piece);
+
+/* A piece's polynomial at x in [-1, 1], by Estrin's scheme: a chain of
+ * four operations rather than Horner's fourteen (the step's smooth maxima
+ * wait on it). */
+static inline double fs__perf_knee_poly(const double *c, double x)
+{
+	double x2 = x * x, x4 = x2 * x2;
+
+	_Static_assert(FS_PERF_KNEE_TERMS == 8, "the terms below");
+	return ((c[0] + c[1] * x) + x2 * (c[2] + c[3] * x)) +
+	       x4 * ((c[4] + c[5] * x) + x2 * (c[6] + c[7] * x));
+}
+
+/* The table's factor for r in (0, 1] (1 below binade one_from), or -1 where
+ * the table does not reach (binades table_to .. one_from - 1), or NaN in a
+ * piece it refused: not above 0 either way, so the caller takes pow(). */
+static inline double fs__perf_knee_factor(struct fs_perf_knee *k, double r)
+{
+	uint64_t bits, mbits;
+	int binade;
+	size_t piece;
+	double m, x;
+
+	memcpy(&bits, &r, sizeof bits);
+	binade = 1023 - (int)(bits >> 52);
+	if (binade >= k->one_from)
+		return 1.0;
+	if (binade < 0 || binade >= k->table_to)
+		return -1.0;
+	piece = (size_t)binade * FS_PERF_KNEE_PARTS + (size_t)((bits >> 48) & 15);
+	if (k->coef[piece][0] == 0)
+		fs__perf_knee_build(k, piece);
+	mbits = (bits & 0x000FFFFFFFFFFFFFu) | 0x3FF0000000000000u;
+	memcpy(&m, &mbits, sizeof m);
+	/* exact: m and the piece's centre lie in one binade */
+	x = (m - (1.0 + ((double)((bits >> 48) & 15) + 0.5) / FS_PERF_KNEE_PARTS)) *
+	    (2.0 * FS_PERF_KNEE_PARTS);
+	_Static_assert(FS_PERF_KNEE_PARTS == 16, "four bits of the mantissa");
+	return fs__perf_knee_poly(k->coef[piece], x);
+}
 
 /* ---- The step model (perf_step.c) and its cache (perf_step_cache.c) ---- */
 
@@ -82,10 +131,15 @@ void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
                           const struct params *p, double tokens, struct token_parts *t);
 
 /* The whole step cost, the token parts and attention's smooth max taken from
- * `c` when it is not NULL (the cached path of perf_step_cache.c). */
+ * `c` when it is not NULL (the cached path of perf_step_cache.c).  With
+ * `approx` not NULL (and c's knee table ok), the smooth maxima of prefill
+ * attention and of the launch floor come from the knee table and *approx is
+ * set when one did: then only flops and bytes are exact, and the times
+ * within the table's error (fs_perf_step_ns_cached). */
 void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
                         const struct params *p, struct fs_perf_step_cache *c,
-                        const struct fs_step_shape *shape, struct fs_step_cost *cost);
+                        const struct fs_step_shape *shape, struct fs_step_cost *cost,
+                        bool *approx);
 
 /* The memo's two halves: decode attention, whose compute-to-memory ratio
  * hardly moves from step to step (a few bit patterns per batch), and every

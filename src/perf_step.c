@@ -207,9 +207,32 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 	fs__perf_token_times(cfg, e, p, tokens, t);
 }
 
+/* A smooth max of the step's own arms in the cached path: through the
+ * memo (exact), or with `approx` from the knee table where it reaches. */
+static double own_smooth_max(struct fs_perf_step_cache *c, double a, double b,
+                             double knee_exp, bool *approx)
+{
+	if (approx != NULL && c->knee.ok) {
+		double hi = a > b ? a : b, lo = a > b ? b : a, f;
+
+		if (hi <= 0)
+			return 0;
+		if (lo == 0)
+			return hi * 1.0;
+		f = fs__perf_knee_factor(&c->knee, lo / hi);
+		if (f > 0) {
+			*approx = true;
+			return hi * f;
+		}
+	}
+	return fs__perf_smooth_max_memo(a, b, knee_exp, c->memo_key, c->memo_factor,
+	                                FS__PERF_MEMO_OTHER);
+}
+
 void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
                         const struct params *p, struct fs_perf_step_cache *c,
-                        const struct fs_step_shape *shape, struct fs_step_cost *cost)
+                        const struct fs_step_shape *shape, struct fs_step_cost *cost,
+                        bool *approx)
 {
 	const struct fs_model_spec *m = cfg->model;
 	double tp = cfg->tp, tokens, sampled, per_pair_flops, kvb_per_gpu;
@@ -242,11 +265,12 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 	ctx_kv_bytes = kvb_per_gpu * (double)shape->decode_context_tokens;
 	if (c != NULL)
 		cost->attn_ns =
-			fs__perf_smooth_max_memo(
+			own_smooth_max(
+				c,
 				pre_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) *
 				FS_NS_PER_SECOND,
 				tpt.new_kv_bytes / (e->bw_bytes_per_s * e->mbu) * FS_NS_PER_SECOND,
-				e->knee_exp, c->memo_key, c->memo_factor, FS__PERF_MEMO_OTHER) +
+				e->knee_exp, approx) +
 			fs__perf_decode_attn_ns(
 				c, c->memo_key, c->memo_factor,
 				dec_flops / tp / (e->attn_flops_per_s * e->attn_prefill_eff) *
@@ -281,8 +305,7 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 	 * one by one, and the GPU work cannot finish before the last launch. */
 	cost->launch_ns = shape->prefill_tokens > 0 ? e->launch_ns * m->layers : 0;
 	cost->gpu_ns = c != NULL ?
-	               fs__perf_smooth_max_memo(total, cost->launch_ns, e->knee_exp, c->memo_key,
-	                                        c->memo_factor, FS__PERF_MEMO_OTHER) :
+	               own_smooth_max(c, total, cost->launch_ns, e->knee_exp, approx) :
 	               fs__perf_smooth_max(total, cost->launch_ns, e->knee_exp);
 	total = cost->gpu_ns + cost->overhead_ns;
 	cost->total_ns = total < 1 ? 1 : fs__perf_round_ns(total);
@@ -296,7 +319,7 @@ void fs_perf_step_cost(const struct fs_perf_cfg *cfg, const struct fs_step_shape
 
 	fs__perf_resolve(cfg, &e);
 	fs__perf_split_params(cfg->model, &p);
-	fs__perf_step_cost(cfg, &e, &p, NULL, shape, cost);
+	fs__perf_step_cost(cfg, &e, &p, NULL, shape, cost, NULL);
 }
 
 double fs_perf_allreduce_ns(const struct fs_perf_cfg *cfg, double bytes)

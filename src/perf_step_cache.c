@@ -294,6 +294,7 @@ void fs_perf_step_cache_init(struct fs_perf_step_cache *c, const struct fs_perf_
 	                    fs__perf_head_dim(cfg->model);
 	c->kv_bytes_per_token_per_gpu = fs__perf_kv_bytes_per_token_per_gpu(cfg);
 	decode_factor(c, &e);
+	fs__perf_knee_init(&c->knee, e.knee_exp);
 #if defined(__x86_64__) && defined(__GNUC__)
 	c->wide = __builtin_cpu_supports("avx2");
 #endif
@@ -319,7 +320,40 @@ void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
 
 	memcpy(&e, c->eff, sizeof e);
 	memcpy(&p, c->params, sizeof p);
-	fs__perf_step_cost(c->cfg, &e, &p, c, shape, cost);
+	fs__perf_step_cost(c->cfg, &e, &p, c, shape, cost, NULL);
+}
+
+/* Whether every time within FS_PERF_KNEE_GUARD of t (a step time before
+ * rounding, from the knee table) rounds to the same ns, at least 1: the
+ * exact path's time, within that of t, then rounds to it too. */
+static bool rounds_alike(double t)
+{
+	double margin = t * FS_PERF_KNEE_GUARD, lo = t - margin, hi = t + margin;
+
+	return lo >= 1 && hi < 0x1p52 && fs__perf_round_ns(lo) == fs__perf_round_ns(hi);
+}
+
+fs_ns fs_perf_step_ns_cached(struct fs_perf_step_cache *c, const struct fs_step_shape *shape,
+                             double *flops, double *bytes)
+{
+	struct eff e;
+	struct params p;
+	struct fs_step_cost cost;
+	bool approx = false;
+
+	memcpy(&e, c->eff, sizeof e);
+	memcpy(&p, c->params, sizeof p);
+	fs__perf_step_cost(c->cfg, &e, &p, c, shape, &cost, &approx);
+	*flops = cost.flops;
+	*bytes = cost.bytes;
+	if (!approx)
+		return cost.total_ns;
+	c->knee_steps++;
+	if (rounds_alike(cost.gpu_ns + cost.overhead_ns))
+		return cost.total_ns;
+	c->knee_redone++;
+	fs__perf_step_cost(c->cfg, &e, &p, c, shape, &cost, NULL);
+	return cost.total_ns;
 }
 
 void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,

@@ -36,12 +36,12 @@ fs_ns fs__world_price_step(void *ctx, const struct fs_step_shape *shape)
 		return fs_perf_decode_step(c->cache, fs__world_decode_prep(c, shape->n_seqs),
 		                           shape->decode_context_tokens, &c->flops, &c->bytes);
 	}
+	if (c->perf->table == NULL)
+		return fs_perf_step_ns_cached(c->cache, shape, &c->flops, &c->bytes);
 	fs_perf_step_cost_cached(c->cache, shape, &cost);
 	c->flops = cost.flops;
 	c->bytes = cost.bytes;
-	if (c->perf->table != NULL)
-		return fs_perf_step_ns(c->perf, shape);
-	return cost.total_ns;
+	return fs_perf_step_ns(c->perf, shape);
 }
 
 struct fs__cost_ctx *fs__world_cost_ctx_alloc(const struct fs_perf_cfg *perf,

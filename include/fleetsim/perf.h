@@ -201,6 +201,35 @@ struct fs_perf_token_memo {
 	const struct fs_perf_cfg *cfg;       /* set by the first cache that shares it */
 	struct fs__perf_token_entry e[FS_PERF_TOKEN_SLOTS];
 };
+/* The smooth max's factor (1 + r^n)^(1/n) for a ratio r in (0, 1], from a
+ * table instead of two pow() calls (perf_knee.c): a polynomial of degree
+ * FS_PERF_KNEE_TERMS - 1 on each sixteenth of the binades 2^-k <= r <
+ * 2^(1-k) for k < table_to, and 1 for k >= one_from (where r^n/n is below
+ * 2^-44).  Each piece is fitted on first use and checked against pow() (a
+ * piece over FS_PERF_KNEE_REL_ERR is refused: NaN); the step time it gives
+ * is used only where no error within FS_PERF_KNEE_GUARD of it can change
+ * the rounded ns (fs_perf_step_ns_cached), so every result keeps the bits
+ * of the exact path.  About 32 KB. */
+#define FS_PERF_KNEE_BINADES 32
+#define FS_PERF_KNEE_PARTS 16
+#define FS_PERF_KNEE_TERMS 8
+struct fs_perf_knee {
+	bool ok;                             /* set up (knee_exp in [1, 64]) */
+	int table_to;                        /* binades tabulated: 0 .. table_to - 1 */
+	int one_from;                        /* binades from here on: the factor is 1 */
+	double knee_exp;
+	uint32_t built, refused;             /* pieces fitted, and refused of them */
+	double coef[FS_PERF_KNEE_BINADES * FS_PERF_KNEE_PARTS][FS_PERF_KNEE_TERMS];
+};
+/* The largest relative error of a kept piece at its check points (the
+ * degree-7 fit's is ~4e-15 where it is kept; a factor of 1 past one_from
+ * errs by at most 2^-44), and the relative margin around a step time from
+ * the table that must round to one ns for it to stand: two factors on the
+ * way, each smooth max at most as sensitive to its arms as they are, a
+ * dozen roundings of 2^-53, and 4x for error between the check points. */
+#define FS_PERF_KNEE_REL_ERR 1e-13
+#define FS_PERF_KNEE_GUARD 1e-12
+
 struct fs_perf_step_cache {
 	const struct fs_perf_cfg *cfg;
 	double eff[24];                      /* perf_step.c's resolved efficiencies */
@@ -222,6 +251,9 @@ struct fs_perf_step_cache {
 	uint64_t dec_bits0;
 	double dec_factor;
 	double dec_window_factor[FS_PERF_DEC_WINDOW];
+	struct fs_perf_knee knee;            /* the factor of the step's other smooth maxima */
+	uint64_t knee_steps;                 /* steps fs_perf_step_ns_cached priced by it, */
+	uint64_t knee_redone;                /* ... and those it had to price exactly */
 };
 
 /* Fill `c` for `cfg`.  O(1). */
@@ -240,6 +272,13 @@ void fs_perf_step_cache_prefetch(struct fs_perf_step_cache *c, int64_t n_tokens,
 /* fs_perf_step_cost through the cache (same result bits; ignores the table). */
 void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
                               const struct fs_step_shape *shape, struct fs_step_cost *cost);
+
+/* The step time, FLOPs and bytes of fs_perf_step_cost_cached (the same
+ * bits), faster: the smooth maxima of prefill attention and of the launch
+ * floor from the knee table, the step priced exactly only where the table's
+ * time lies within FS_PERF_KNEE_GUARD of a rounding boundary. */
+fs_ns fs_perf_step_ns_cached(struct fs_perf_step_cache *c, const struct fs_step_shape *shape,
+                             double *flops, double *bytes);
 
 /* The step time, FLOPs and bytes of a decode-only step of n_seqs requests
  * with context_tokens of context in all: exactly fs_perf_step_cost's
