@@ -76,6 +76,29 @@ static inline double fs__perf_knee_factor(struct fs_perf_knee *k, double r)
 	return fs__perf_knee_poly(k->coef[piece], x);
 }
 
+/* fs__perf_smooth_max(a, b) into *v with the table's factor, *approx set,
+ * or (0 and a zero arm) exactly: false where the table does not reach. */
+static inline bool fs__perf_knee_smooth_max(struct fs_perf_knee *k, double a, double b,
+                                            double *v, bool *approx)
+{
+	double hi = a > b ? a : b, lo = a > b ? b : a, f;
+
+	if (hi <= 0) {
+		*v = 0;
+		return true;
+	}
+	if (lo == 0) {
+		*v = hi * 1.0;               /* pow(0, n) = 0, pow(1, x) = 1 */
+		return true;
+	}
+	f = fs__perf_knee_factor(k, lo / hi);
+	if (!(f > 0))
+		return false;
+	*v = hi * f;
+	*approx = true;
+	return true;
+}
+
 /* ---- The step model (perf_step.c) and its cache (perf_step_cache.c) ---- */
 
 /* The efficiencies and overheads of cfg, defaults resolved (fs__perf_resolve);
@@ -128,7 +151,8 @@ void fs__perf_token_sizes(const struct fs_perf_cfg *cfg, const struct eff *e,
                           const struct params *p, double kvb_per_gpu, double tokens,
                           double sampled, struct token_parts *t);
 void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
-                          const struct params *p, double tokens, struct token_parts *t);
+                          const struct params *p, double tokens, struct token_parts *t,
+                          struct fs_perf_knee *knee, bool *approx);
 
 /* The whole step cost, the token parts and attention's smooth max taken from
  * `c` when it is not NULL (the cached path of perf_step_cache.c).  With
@@ -200,9 +224,11 @@ static inline double fs__perf_decode_attn_ns(const struct fs_perf_step_cache *c,
 
 /* The token parts of (nt tokens, ns sampled rows) into *t: the sizes
  * computed, the times kept in the cache's table or its pool's memo and
- * computed on a miss.  `tokens` and `sampled` are nt and ns as doubles. */
+ * computed on a miss.  `tokens` and `sampled` are nt and ns as doubles.
+ * With `approx` not NULL the times may come from the knee table (and be
+ * kept marked as such, for such lookups only): then *approx is set. */
 void fs__perf_token_lookup(struct fs_perf_step_cache *c, const struct eff *e,
                            const struct params *p, int64_t nt, int64_t ns, double tokens,
-                           double sampled, struct token_parts *t);
+                           double sampled, struct token_parts *t, bool *approx);
 
 #endif

@@ -134,12 +134,24 @@ double fs__perf_smooth_max(double a, double b, double knee_exp)
 	return hi * pow(1.0 + pow(lo / hi, knee_exp), 1.0 / knee_exp);
 }
 
-static double roofline_ns(double flops, double flops_per_s, double bytes,
-                          double bytes_per_s, double knee_exp)
+/* fs__perf_smooth_max, its factor from the knee table k (where k is not
+ * NULL and reaches the ratio: then *approx is set) or pow(). */
+static double smooth_max_by(struct fs_perf_knee *k, double a, double b, double knee_exp,
+                            bool *approx)
 {
-	return fs__perf_smooth_max(flops / flops_per_s * FS_NS_PER_SECOND,
-	                           bytes / bytes_per_s * FS_NS_PER_SECOND,
-	                           knee_exp);
+	double v;
+
+	if (k != NULL && fs__perf_knee_smooth_max(k, a, b, &v, approx))
+		return v;
+	return fs__perf_smooth_max(a, b, knee_exp);
+}
+
+static double roofline_ns(double flops, double flops_per_s, double bytes,
+                          double bytes_per_s, double knee_exp, struct fs_perf_knee *k,
+                          bool *approx)
+{
+	return smooth_max_by(k, flops / flops_per_s * FS_NS_PER_SECOND,
+	                     bytes / bytes_per_s * FS_NS_PER_SECOND, knee_exp, approx);
 }
 
 /* Weight GEMM kernels per transformer layer: QKV, output, gate+up, down. */
@@ -173,7 +185,8 @@ void fs__perf_token_sizes(const struct fs_perf_cfg *cfg, const struct eff *e,
 }
 
 void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
-                          const struct params *p, double tokens, struct token_parts *t)
+                          const struct params *p, double tokens, struct token_parts *t,
+                          struct fs_perf_knee *knee, bool *approx)
 {
 	const struct fs_model_spec *m = cfg->model;
 	double tp = cfg->tp;
@@ -182,14 +195,15 @@ void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
 	 * GEMM kernel (launch and tail of a small per-GPU GEMM). */
 	t->lin_bytes = tokens > 0 ? weight_bytes_read(cfg, p, tokens) : 0;
 	t->linear_ns = roofline_ns(t->lin_flops / tp, e->peak_flops_per_s * e->mfu,
-	                           t->lin_bytes / tp, e->bw_bytes_per_s * e->mbu, e->knee_exp);
+	                           t->lin_bytes / tp, e->bw_bytes_per_s * e->mbu, e->knee_exp,
+	                           knee, approx);
 	if (tokens > 0)
 		t->linear_ns += e->gemm_floor_ns * (GEMMS_PER_LAYER * m->layers + 1.0);
 	t->elementwise_ns = tokens > 0
-		? fs__perf_smooth_max(t->layer_floor_ns,
-		                      t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) *
-		                      FS_NS_PER_SECOND,
-		                      e->knee_exp)
+		? smooth_max_by(knee, t->layer_floor_ns,
+		                t->elem_gpu_bytes / (e->bw_bytes_per_s * e->elem_eff) *
+		                FS_NS_PER_SECOND,
+		                e->knee_exp, approx)
 		: 0;
 
 	/* MODEL: P14 — two ring all-reduces per layer of tokens × hidden 16-bit
@@ -204,7 +218,7 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
                           double sampled, struct token_parts *t)
 {
 	fs__perf_token_sizes(cfg, e, p, kvb_per_gpu, tokens, sampled, t);
-	fs__perf_token_times(cfg, e, p, tokens, t);
+	fs__perf_token_times(cfg, e, p, tokens, t, NULL, NULL);
 }
 
 /* A smooth max of the step's own arms in the cached path: through the
@@ -212,19 +226,10 @@ void fs__perf_token_parts(const struct fs_perf_cfg *cfg, const struct eff *e,
 static double own_smooth_max(struct fs_perf_step_cache *c, double a, double b,
                              double knee_exp, bool *approx)
 {
-	if (approx != NULL && c->knee.ok) {
-		double hi = a > b ? a : b, lo = a > b ? b : a, f;
+	double v;
 
-		if (hi <= 0)
-			return 0;
-		if (lo == 0)
-			return hi * 1.0;
-		f = fs__perf_knee_factor(&c->knee, lo / hi);
-		if (f > 0) {
-			*approx = true;
-			return hi * f;
-		}
-	}
+	if (approx != NULL && c->knee.ok && fs__perf_knee_smooth_max(&c->knee, a, b, &v, approx))
+		return v;
 	return fs__perf_smooth_max_memo(a, b, knee_exp, c->memo_key, c->memo_factor,
 	                                FS__PERF_MEMO_OTHER);
 }
@@ -249,7 +254,7 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 		int64_t nt = shape->prefill_tokens + shape->decode_seqs;
 		int64_t ns = shape->n_seqs > 0 ? shape->n_seqs : shape->decode_seqs;
 
-		fs__perf_token_lookup(c, e, p, nt, ns, tokens, sampled, &tpt);
+		fs__perf_token_lookup(c, e, p, nt, ns, tokens, sampled, &tpt, approx);
 	} else {
 		fs__perf_token_parts(cfg, e, p, kvb_per_gpu, tokens, sampled, &tpt);
 	}
@@ -280,10 +285,11 @@ void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
 				e->knee_exp);
 	else
 		cost->attn_ns = roofline_ns(pre_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
-		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp) +
+		                            tpt.new_kv_bytes, e->bw_bytes_per_s * e->mbu, e->knee_exp,
+		                            NULL, NULL) +
 		                roofline_ns(dec_flops / tp, e->attn_flops_per_s * e->attn_prefill_eff,
 		                            ctx_kv_bytes, e->bw_bytes_per_s * e->attn_decode_eff,
-		                            e->knee_exp);
+		                            e->knee_exp, NULL, NULL);
 	cost->layer_floor_ns = tpt.layer_floor_ns;
 	cost->elementwise_ns = tpt.elementwise_ns;
 	cost->comm_ns = tpt.comm_ns;
@@ -358,7 +364,7 @@ double fs_perf_gemm_ns(const struct fs_perf_cfg *cfg, int64_t tokens)
 	             p.lm_head * fs_dtype_bytes(cfg->weight_dtype);
 	return roofline_ns(2.0 * p.body_active * (double)tokens / cfg->tp,
 	                   e.peak_flops_per_s * e.mfu, body_bytes / cfg->tp,
-	                   e.bw_bytes_per_s * e.mbu, e.knee_exp) +
+	                   e.bw_bytes_per_s * e.mbu, e.knee_exp, NULL, NULL) +
 	       e.gemm_floor_ns * GEMMS_PER_LAYER * cfg->model->layers;
 }
 

@@ -253,23 +253,33 @@ void fs_perf_step_cache_prefetch(struct fs_perf_step_cache *c, int64_t n_tokens,
 	__builtin_prefetch(token_entry(c, n_tokens, n_seqs));
 }
 
+/* The key's top bit marks times from the knee table. */
+#define KEY_APPROX ((uint64_t)1 << 63)
+
 void fs__perf_token_lookup(struct fs_perf_step_cache *c, const struct eff *e,
                            const struct params *p, int64_t nt, int64_t ns, double tokens,
-                           double sampled, struct token_parts *t)
+                           double sampled, struct token_parts *t, bool *approx)
 {
 	uint64_t key = (uint64_t)nt + 1;
 	struct fs__perf_token_entry *ent = token_entry(c, nt, ns);
+	bool by_table = false;
 
 	fs__perf_token_sizes(c->cfg, e, p, c->kv_bytes_per_token_per_gpu, tokens, sampled, t);
-	if (ent->tokens1 == key && ent->sampled == ns) {
+	if (ent->sampled == ns &&
+	    (ent->tokens1 == key || (approx != NULL && ent->tokens1 == (key | KEY_APPROX)))) {
+		if (ent->tokens1 != key)
+			*approx = true;
 		t->lin_bytes = ent->times[0];
 		t->linear_ns = ent->times[1];
 		t->elementwise_ns = ent->times[2];
 		t->comm_ns = ent->times[3];
 		return;
 	}
-	fs__perf_token_times(c->cfg, e, p, tokens, t);
-	ent->tokens1 = key;
+	fs__perf_token_times(c->cfg, e, p, tokens, t,
+	                     approx != NULL && c->knee.ok ? &c->knee : NULL, &by_table);
+	if (by_table)
+		*approx = true;
+	ent->tokens1 = by_table ? key | KEY_APPROX : key;
 	ent->sampled = ns;
 	ent->times[0] = t->lin_bytes;
 	ent->times[1] = t->linear_ns;
@@ -366,7 +376,8 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
 
 	memcpy(&e, c->eff, sizeof e);
 	memcpy(&p, c->params, sizeof p);
-	fs__perf_token_lookup(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs, &tpt);
+	fs__perf_token_lookup(c, &e, &p, n_seqs, n_seqs, (double)n_seqs, (double)n_seqs, &tpt,
+	                      NULL);
 	d->n_seqs = n_seqs;
 	d->lin_flops = tpt.lin_flops;
 	d->lin_bytes = tpt.lin_bytes;
