@@ -27,6 +27,11 @@ struct fs__arrivals {
 	bool modulated;              /* diurnal, schedule or spikes: thin */
 	double rate_max_per_s;       /* envelope rate of the candidate process */
 	double rate_min_per_s;       /* fs_arrival_rate_at is never below it (0: unknown) */
+	/* A diurnal cycle alone: fs_arrival_rate_at over [band_from_ns,
+	 * band_to_ns] lies in [band_lo_per_s, band_hi_per_s] (arrivals.c) */
+	bool banded;
+	fs_ns band_from_ns, band_to_ns;
+	double band_lo_per_s, band_hi_per_s;
 	double gap_shape;            /* GAMMA: 1/cv^2; WEIBULL: k */
 	double gap_scale_s;          /* POISSON: mean gap; GAMMA/WEIBULL: scale */
 	fs_ns cand_ns;               /* last candidate time of the envelope process */

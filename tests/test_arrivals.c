@@ -17,7 +17,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "fleetsim/rng.h"
 #include "fleetsim/workload.h"
+#include "../src/workload_internal.h"
 #include "util_test.h"
 
 #define S FS_NS_PER_S
@@ -195,19 +197,22 @@ static void test_arrivals_diurnal_peak_vs_trough(void **state)
 	free(t);
 }
 
-/* Thinning keeps a candidate below the diurnal trough's rate without
- * evaluating the rate: the same arrivals, to the ns, as a process whose rate
- * is evaluated at every candidate (the same cycle under a spike of x1 over
- * the whole horizon: the same rate function, envelope and draws, no floor). */
+/* Thinning keeps a candidate below the diurnal trough's rate, and decides
+ * one outside a minute's band around the rate, without evaluating the rate:
+ * the same arrivals, to the ns, as a process whose rate is evaluated at
+ * every candidate (the same cycle under a spike of x1 over the whole
+ * horizon: the same rate function, envelope and draws, no floor, no band).
+ * Slow and fast processes (a few candidates a minute, and hundreds). */
 static void test_arrivals_diurnal_floor_keeps_the_same_arrivals(void **state)
 {
-	const double peak_to_trough[3] = {3.0, 1.0, 0.5};
+	const double peak_to_trough[5] = {3.0, 1.0, 0.5, 3.0, 1.7};
+	const double rate_per_s[5] = {0.05, 0.05, 0.05, 8.0, 8.0};
 	fs_ns horizon_ns = 2 * 86400 * S;
 	struct fs_spike whole = {0, 2 * 86400 * S, 1.0};
 
 	(void)state;
-	for (int k = 0; k < 3; k++) {
-		struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 0.05,
+	for (int k = 0; k < 5; k++) {
+		struct fs_arrival_cfg a = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = rate_per_s[k],
 		                           .diurnal = true,
 		                           .diurnal_peak_to_trough = peak_to_trough[k],
 		                           .diurnal_peak_hour = 14.0};
@@ -231,6 +236,49 @@ static void test_arrivals_diurnal_floor_keeps_the_same_arrivals(void **state)
 		free(ta);
 		free(tb);
 		fs_arrival_fini(&b);
+	}
+}
+
+/* The band a diurnal cycle's thinning decides by holds the rate at every
+ * instant of its minute, the minutes around the peak and the trough
+ * included (where the rate bends back inside the window and both ends lie
+ * on the same side of its extreme), for a cycle starting at 5:00 and one
+ * wrapping past midnight. */
+static void test_arrivals_diurnal_band_holds_the_rate(void **state)
+{
+	const double start_hour[2] = {5.0, 23.5};
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct fs_arrival_cfg cfg = {.kind = FS_ARRIVAL_POISSON, .rate_per_s = 2.0,
+		                             .diurnal = true, .diurnal_peak_to_trough = 4.0,
+		                             .diurnal_peak_hour = 14.0};
+		struct fs_sim_cfg sim = {.horizon_ns = 86400 * S, .start_hour = start_hour[k]};
+		struct fs_rng *rng = fs_rng_alloc(3, 0, FS_STREAM_ARRIVALS, 0);
+		struct fs__arrivals a;
+		const struct fs_trace_row *row;
+		fs_ns from_ns = -1;
+		int windows = 0;
+
+		fs__arrivals_init(&a, &cfg, &sim, rng);
+		assert_true(a.banded);
+		while (fs__arrivals_next(&a, &row) != FS_NS_MAX) {
+			if (a.band_from_ns == from_ns || a.band_to_ns < a.band_from_ns)
+				continue;
+			from_ns = a.band_from_ns;
+			windows++;
+			for (int i = 0; i <= 600; i++) {
+				fs_ns t_ns = a.band_from_ns + (a.band_to_ns - a.band_from_ns) / 600 * i;
+				double r = fs_arrival_rate_at(&cfg, &sim, t_ns);
+
+				assert_true(r >= a.band_lo_per_s && r <= a.band_hi_per_s);
+			}
+			/* about as wide as the rate moves in a minute at most:
+			 * 2/s x 0.6 x 2 pi / 86,400 s x 60 s = 0.0052/s */
+			assert_true(a.band_hi_per_s - a.band_lo_per_s < 0.006);
+		}
+		assert_true(windows > 1000);
+		fs_rng_free(rng);
 	}
 }
 
@@ -485,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_arrivals_weibull_mean_gap),
 		cmocka_unit_test(test_arrivals_diurnal_peak_vs_trough),
 		cmocka_unit_test(test_arrivals_diurnal_floor_keeps_the_same_arrivals),
+		cmocka_unit_test(test_arrivals_diurnal_band_holds_the_rate),
 		cmocka_unit_test(test_arrivals_schedule_counts_per_segment),
 		cmocka_unit_test(test_arrivals_one_shot_schedule_stops),
 		cmocka_unit_test(test_arrivals_spikes_multiply),
