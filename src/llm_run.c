@@ -387,7 +387,7 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 {
 	struct llm_run *r = &e->run;
 	int64_t j = r->j, need, freed = 0, last = INT64_MAX, m = 0;
-	size_t i, kept = 0;
+	size_t i, kept, first = 0;
 
 	/* MODEL: V24 — only where the reference's next plan is a decode of
 	 * every request left: nothing waits to be admitted, no prefix-cache
@@ -401,7 +401,8 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 		if (r->last_of[i] == j) {
 			const struct llm_seq *s = &e->seqs[e->running[i]];
 
-			m++;
+			if (m++ == 0)
+				first = i;
 			freed += fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + j);
 			need -= block_residue(e, s->computed_tokens) == r->res_adv;
 		} else if (r->last_of[i] < last) {
@@ -413,9 +414,10 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 		return false;              /* the next plan would preempt */
 
 	/* the end of step j, as fs_llm_engine_end_step: every request samples
-	 * a regular token (V9, V16), the finished ones leave in running order */
+	 * a regular token (V9, V16), the finished ones leave in running order
+	 * (those before the first stay where they are) */
 	run_report(e, now_ns, r->n - m, rep);
-	for (i = 0; i < e->n_running; i++) {
+	for (i = kept = first; i < e->n_running; i++) {
 		uint32_t idx = e->running[i];
 		struct llm_seq *s;
 		int64_t c0, before;
