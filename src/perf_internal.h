@@ -156,10 +156,10 @@ void fs__perf_token_times(const struct fs_perf_cfg *cfg, const struct eff *e,
 
 /* The whole step cost, the token parts and attention's smooth max taken from
  * `c` when it is not NULL (the cached path of perf_step_cache.c).  With
- * `approx` not NULL (and c's knee table ok), the smooth maxima of prefill
- * attention and of the launch floor come from the knee table and *approx is
- * set when one did: then only flops and bytes are exact, and the times
- * within the table's error (fs_perf_step_ns_cached). */
+ * `approx` not NULL (and c's knee table ok), the smooth maxima of the token
+ * parts, of prefill attention and of the launch floor come from the knee
+ * table and *approx is set when one did: then only flops and bytes are
+ * exact, and the times within the table's error (fs_perf_step_ns_cached). */
 void fs__perf_step_cost(const struct fs_perf_cfg *cfg, const struct eff *e,
                         const struct params *p, struct fs_perf_step_cache *c,
                         const struct fs_step_shape *shape, struct fs_step_cost *cost,

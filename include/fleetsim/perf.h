@@ -222,11 +222,13 @@ struct fs_perf_knee {
 	double coef[FS_PERF_KNEE_BINADES * FS_PERF_KNEE_PARTS][FS_PERF_KNEE_TERMS];
 };
 /* The largest relative error of a kept piece at its check points (the
- * degree-7 fit's is ~4e-15 where it is kept; a factor of 1 past one_from
+ * degree-7 fit's is ~2e-15 where it is kept; a factor of 1 past one_from
  * errs by at most 2^-44), and the relative margin around a step time from
- * the table that must round to one ns for it to stand: two factors on the
- * way, each smooth max at most as sensitive to its arms as they are, a
- * dozen roundings of 2^-53, and 4x for error between the check points. */
+ * the table that must round to one ns for it to stand: a factor in each
+ * term of the kernels' sum and one in the launch floor's smooth max (at
+ * most twice the table's error, each smooth max being at most as
+ * sensitive to its arms as they are), a dozen roundings of 2^-53, and 4x
+ * for error between the check points. */
 #define FS_PERF_KNEE_REL_ERR 1e-13
 #define FS_PERF_KNEE_GUARD 1e-12
 
@@ -274,9 +276,10 @@ void fs_perf_step_cost_cached(struct fs_perf_step_cache *c,
                               const struct fs_step_shape *shape, struct fs_step_cost *cost);
 
 /* The step time, FLOPs and bytes of fs_perf_step_cost_cached (the same
- * bits), faster: the smooth maxima of prefill attention and of the launch
- * floor from the knee table, the step priced exactly only where the table's
- * time lies within FS_PERF_KNEE_GUARD of a rounding boundary. */
+ * bits), faster: the smooth maxima of the weight GEMMs, the elementwise
+ * kernels, prefill attention and the launch floor from the knee table, the
+ * step priced exactly only where the table's time lies within
+ * FS_PERF_KNEE_GUARD of a rounding boundary. */
 fs_ns fs_perf_step_ns_cached(struct fs_perf_step_cache *c, const struct fs_step_shape *shape,
                              double *flops, double *bytes);
 
