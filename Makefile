@@ -18,6 +18,7 @@
 #   make check-install  install into a temporary DESTDIR and check it all
 #   make schema     regenerate docs/scenario.schema.json (fleetsim schema)
 #   WERROR=1        adds -Werror;  PREFIX=/usr/local for make install
+#   PGO=            builds without the profile-guided pass (see PGO below)
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -73,6 +74,34 @@ STRINGOP := $(shell $(CC) -mmemset-strategy=unrolled_loop:512:noalign,libcall:-1
 	-x c -c /dev/null -o /dev/null 2>/dev/null && \
 	echo -mmemset-strategy=unrolled_loop:512:noalign,libcall:-1:noalign)
 NO_LTO   := $(if $(LTO),-fno-lto)
+# Profile-guided optimisation (docs/PERFORMANCE.md, the sixteenth speed
+# round): the library and the binary are first built instrumented in
+# $(BUILD)/pgo/ (compiled as the real build, linked without LTO); that build
+# runs the bundled scenarios of PGO_TRAIN (never bench/), and its branch and
+# call counts then steer the real build's inlining, block layout and
+# unrolling.  The outputs are the same bytes either way (no option that
+# changes arithmetic).  Functions the training never ran are optimised as
+# without a profile (-fprofile-partial-training).  Any change of a source
+# file trains again; PGO= on the command line turns it off (a quicker edit
+# and test loop).  Off in the sanitizer, fuzz and MPI builds, and where
+# $(CC) lacks the options below (GCC 11 and later have them).
+ifeq ($(origin PGO),undefined)
+PGO := $(if $(SAN)$(filter 1,$(MPI)),,$(shell $(CC) -fprofile-use -fprofile-partial-training \
+	-fprofile-prefix-path=/ -dumpbase-ext .c -Wno-missing-profile -x c -c /dev/null \
+	-o /dev/null 2>/dev/null && echo 1))
+endif
+PGO_DIR   := $(BUILD)/pgo
+PGO_DATA  := $(CURDIR)/$(PGO_DIR)/counts
+PGO_STAMP := $(if $(PGO),$(PGO_DIR)/trained)
+PGO_USE   := $(if $(PGO),-fprofile-use=$(PGO_DATA) -fprofile-partial-training -Wno-missing-profile \
+	-fprofile-prefix-path=$(CURDIR)/$(BUILD))
+PGO_GEN   := -fprofile-generate=$(PGO_DATA) -fprofile-update=single \
+	-fprofile-prefix-path=$(CURDIR)/$(BUILD)
+# What the instrumented build runs: one replication of each, one thread.
+PGO_TRAIN := scenarios/quickstart.json scenarios/llm-single-replica.json \
+	scenarios/chat-sessions.json scenarios/mooncake-prefix.json \
+	scenarios/autoscaling.json scenarios/spot-strategies.json \
+	scenarios/azure-code-replay.json scenarios/open-model-config.json
 OBJCOPY  ?= objcopy
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -118,7 +147,7 @@ all: $(BIN) $(MPI_PROBE)
 # The flag stamp: $(BUILD)/.flags holds the compiler and flags in use and is
 # rewritten only when they change, so a changed CFLAGS (OPT=, SAN=, WERROR=,
 # PREFIX=...) rebuilds every object while an unchanged one rebuilds nothing.
-FLAGS_NOW := $(strip $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) | $(LDFLAGS) $(LDLIBS))
+FLAGS_NOW := $(strip $(CC) $(CFLAGS) $(CMOCKA_CFLAGS) | $(LDFLAGS) $(LDLIBS) | $(PGO_USE))
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(@D); flags='$(subst ','\'',$(FLAGS_NOW))'; \
 	if [ "$$flags" != "$$(cat $@ 2>/dev/null)" ]; then printf '%s\n' "$$flags" > $@; fi
@@ -132,9 +161,31 @@ FORCE:
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/src/%.o: src/%.c $(BUILD)/.flags
+$(BUILD)/src/%.o: src/%.c $(BUILD)/.flags $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
+
+# The instrumented build and its training runs (see PGO above).  Its
+# objects take the real objects' auxiliary name (-dumpdir, -dumpbase): GCC
+# keys a static function's counts by it, and by the prefix-stripped object
+# path the counts file (counts/src#NAME.gcda).
+PGO_OBJ := $(patsubst src/%.c,$(PGO_DIR)/src/%.o,$(LIB_SRC) $(MAIN_SRC))
+$(PGO_DIR)/src/%.o: src/%.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PGO_GEN) -dumpdir $(BUILD)/src/ -dumpbase $(notdir $<) \
+		-dumpbase-ext .c -MMD -MP -c $< -o $@
+
+$(PGO_DIR)/fleetsim: $(PGO_OBJ)
+	$(CC) $(LDFLAGS) $(PGO_GEN) -o $@ $^ $(LDLIBS)
+
+$(PGO_DIR)/trained: $(PGO_DIR)/fleetsim $(PGO_TRAIN)
+	@rm -rf $(PGO_DATA) $(PGO_DIR)/out
+	@echo "training the build on $(words $(PGO_TRAIN)) bundled scenarios (PGO= skips it)"
+	@for s in $(PGO_TRAIN); do \
+		./$(PGO_DIR)/fleetsim run $$s -r 1 -j 1 -q -o $(PGO_DIR)/out/$$(basename $$s .json) \
+			> /dev/null || exit 1; \
+	done
+	@touch $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -381,5 +432,5 @@ schema: $(BIN)
 clean:
 	rm -rf build build-asan build-ubsan build-mpi build-fuzz fleetsim fleetsim-mpi
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d) \
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(PGO_OBJ:.o=.d) $(TEST_BIN:=.d) $(TEST_UTIL_OBJ:.o=.d) \
 	$(MPI_PROBE:=.d) $(FUZZ_BIN:=.d) $(BUILD)/fuzz/fuzz_util.d
