@@ -171,7 +171,7 @@ static int load_class_pools(struct fs__sc *sc, const cJSON *node, void *scenario
 	const cJSON *pin;
 	const char *near;
 	size_t i, saved;
-	int idx, rc = 0;
+	int idx = -1, rc = 0;
 
 	if (!cJSON_IsObject(node))
 		return fs__sc_fail_at(sc, node, "expected an object, found %s",

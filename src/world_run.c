@@ -185,7 +185,7 @@ static void advance(struct fs_world *w, struct fs__instance *in, struct fs__cost
 	fs_ns t_ns = in->step_begin_ns;
 	int64_t kv0 = in->kv_used;
 	struct fs__rec_run_lin lin = c->run_lin;     /* from slot j on */
-	struct fs__rec_kv_area area;
+	struct fs__rec_kv_area area = { 0 };
 
 	lin.flops0 += lin.flops_step * (int64_t)j;
 	lin.bytes0 += lin.bytes_step * (int64_t)j;
