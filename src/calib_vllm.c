@@ -204,7 +204,7 @@ static int mean_itl_ms(struct fs__sc *sc, const cJSON *itl, int i, double *tpot_
 {
 	struct fs_cal_range r = { .lo = 0, .hi = FS__CAL_MAX_MS / 1e3 };
 	const cJSON *gap;
-	double sum_s = 0, g;
+	double sum_s = 0, g = 0;
 	int k = 0;
 
 	*tpot_ms = 0;
@@ -231,7 +231,7 @@ static int detail_request(struct fs__sc *sc, const cJSON *const arr[4], int i,
 	struct fs_cal_range ttft = { .lo = 0, .lo_open = 1, .hi = FS__CAL_MAX_MS / 1e3 };
 	struct fs_cal_range in = { .lo = 1, .hi = (double)m->max_context_tokens, .whole = 1 };
 	struct fs_cal_range out = { .lo = 0, .whole = 1 };
-	double prompt, output, ttft_s, tpot_ms;
+	double prompt = 0, output = 0, ttft_s = 0, tpot_ms = 0;
 	char where[160];
 
 	snprintf(ttft.why, sizeof ttft.why, "seconds");

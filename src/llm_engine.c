@@ -165,6 +165,7 @@ void fs_llm_engine_free(struct fs_llm_engine *e)
 	free(e->rep_gaps);
 	free(e->rep_preempted);
 	free(e->rep_started);
+	free(e->spare_started);
 	free(e->rep_evacuees);
 	free(e->rep_rejected);
 	free(e->batch_scratch);

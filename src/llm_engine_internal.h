@@ -107,6 +107,9 @@ struct fs_llm_engine {
 	size_t n_preempted, cap_preempted;
 	uint32_t *rep_started;           /* slots scheduled for the first time */
 	size_t n_started, cap_started;
+	uint32_t *spare_started;         /* the other list of fs_llm_engine_run_join_admit,
+	                                  * whose report keeps the one it ended with */
+	size_t cap_spare_started;
 	struct fs_llm_evacuee *rep_evacuees;
 	size_t cap_evacuees;
 	struct fs_llm_rejected *rep_rejected;

@@ -382,17 +382,56 @@ void fs_llm_engine_run_context_span(const struct fs_llm_engine *e, int64_t *firs
 	*last = r->open ? r->ctx_tokens + r->n * r->last : 0;
 }
 
-bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
-                                struct fs_llm_report *rep, fs_ns *next_dur_ns)
+/* Whether the reference's next plan after the run's step j admits from
+ * waiting the way begin_admitting does it: the prefix cache off (no
+ * commits, no cached blocks to evict), continuous batching with decodes
+ * planned first, a budget of at least a token for each of the n requests
+ * of the run. */
+static bool admits_after_decodes(const struct fs_llm_engine *e, int64_t n)
+{
+	return e->n_waiting > 0 && !fs_kvcache_prefix_on(&e->kv) &&
+	       e->cfg.batching != FS_LLM_BATCHING_STATIC &&
+	       e->cfg.scheduler != FS_LLM_SCHED_PREFILL_FIRST &&
+	       e->cfg.max_num_batched_tokens >= n;
+}
+
+/* The begin at now_ns of the run's step j (phase A by the step counter
+ * done: every request of the run one token, the blocks of its residue
+ * taken) as fs_llm_engine_begin_step goes on with it: phase B admits from
+ * waiting with the budget left into running[n..]; phase C and pricing as
+ * usual.  The run stays open through that mixed step.  Returns its time. */
+static fs_ns begin_admitting(struct fs_llm_engine *e, fs_ns now_ns, int64_t j)
+{
+	struct llm_run *r = &e->run;
+	int64_t n = r->n, budget;
+
+	r->planned = j + 1;
+	r->mixed = true;
+	fs__llm_step_reset(e);
+	budget = e->cfg.max_num_batched_tokens - n;
+	fs__llm_phase_admit(e, &budget);
+	memset(&e->shape, 0, sizeof e->shape);
+	e->shape.n_seqs = n;                                           /* MODEL: V1 */
+	e->shape.decode_seqs = n;
+	e->shape.decode_context_tokens = r->ctx_tokens + n * j;
+	e->step_begin_ns = now_ns;
+	return fs__llm_begin_priced(e, (size_t)n);
+}
+
+/* fs_llm_engine_run_continue (admit false) and
+ * fs_llm_engine_run_continue_admit (admit true). */
+static bool run_continue(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_report *rep,
+                         fs_ns *next_dur_ns, bool admit)
 {
 	struct llm_run *r = &e->run;
 	int64_t j = r->j, need, freed = 0, last = INT64_MAX, m = 0;
 	size_t i, kept, first = 0;
 
 	/* MODEL: V24 — only where the reference's next plan is a decode of
-	 * every request left: nothing waits to be admitted, no prefix-cache
-	 * entries to keep (a release would not free them) and no static batch */
-	if (!r->open || j != r->last || j + 1 != r->planned || e->n_waiting > 0 ||
+	 * every request left (no prefix-cache entries to keep: a release would
+	 * not free them; no static batch) and, with admit, then admissions
+	 * (admits_after_decodes); without, nothing waits */
+	if (!r->open || j != r->last || j + 1 != r->planned || (e->n_waiting > 0) != admit ||
 	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC)
 		return false;
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
@@ -412,6 +451,8 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	if (m == 0 || m == (int64_t)e->n_running ||
 	    need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv) + freed)
 		return false;              /* the next plan would preempt */
+	if (admit && !admits_after_decodes(e, (int64_t)e->n_running - m))
+		return false;
 
 	/* the end of step j, as fs_llm_engine_end_step: every request samples
 	 * a regular token (V9, V16), the finished ones leave in running order
@@ -455,25 +496,37 @@ bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
 	r->planned = j + 1;
 	r->last = last;
 	r->plan_used = fs_kvcache_used(&e->kv);
-	*next_dur_ns = begin_decode(e, now_ns, r->n, r->ctx_tokens + r->n * j);
+	/* then, with requests waiting, the admissions (begin_admitting) */
+	*next_dur_ns = admit ? begin_admitting(e, now_ns, j) :
+	               begin_decode(e, now_ns, r->n, r->ctx_tokens + r->n * j);
 	return true;
 }
+
+bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
+                                struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	return run_continue(e, now_ns, rep, next_dur_ns, false);
+}
+
+bool fs_llm_engine_run_continue_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                                      struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	return run_continue(e, now_ns, rep, next_dur_ns, true);
+}
+
+
 
 bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
                              struct fs_llm_report *rep, fs_ns *next_dur_ns)
 {
 	struct llm_run *r = &e->run;
-	int64_t j = r->j, n = r->n, budget;
+	int64_t j = r->j, n = r->n;
 
 	/* MODEL: V24 — only where the reference's next plan gives each request
 	 * of the run one token without a preemption and then admits from
-	 * waiting: no request finishes in step j, no prefix cache (no commits,
-	 * no cached blocks to evict), continuous batching, decodes planned
-	 * before admissions, a budget of at least a token each */
-	if (!r->open || r->mixed || j + 1 != r->planned || j >= r->last || e->n_waiting == 0 ||
-	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC ||
-	    e->cfg.scheduler == FS_LLM_SCHED_PREFILL_FIRST ||
-	    e->cfg.max_num_batched_tokens < n)
+	 * waiting: no request finishes in step j, and admits_after_decodes */
+	if (!r->open || r->mixed || j + 1 != r->planned || j >= r->last ||
+	    !admits_after_decodes(e, n))
 		return false;
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
 	/* blocks step j + 1 takes (MODEL: V6) */
@@ -487,20 +540,8 @@ bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
 
 	/* the begin of step j + 1 (fs_llm_engine_begin_step): phase A gives
 	 * the run's requests one token each and the blocks for the KV it
-	 * writes, by the step counter; phase B admits from waiting with the
-	 * budget left into running[n..]; phase C and pricing as usual */
-	j = begin_next_step(e);
-	r->planned = j + 1;
-	r->mixed = true;
-	fs__llm_step_reset(e);
-	budget = e->cfg.max_num_batched_tokens - n;
-	fs__llm_phase_admit(e, &budget);
-	memset(&e->shape, 0, sizeof e->shape);
-	e->shape.n_seqs = n;                                           /* MODEL: V1 */
-	e->shape.decode_seqs = n;
-	e->shape.decode_context_tokens = r->ctx_tokens + n * j;
-	e->step_begin_ns = now_ns;
-	*next_dur_ns = fs__llm_begin_priced(e, (size_t)n);
+	 * writes, by the step counter; then the admissions */
+	*next_dur_ns = begin_admitting(e, now_ns, begin_next_step(e));
 	return true;
 }
 
@@ -514,28 +555,38 @@ static bool can_join(const struct llm_seq *s)
 	       s->output_tokens - s->generated >= 3;
 }
 
-bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
-                            struct fs_llm_report *rep, fs_ns *next_dur_ns)
+/* Whether the mixed step in flight can end with its admitted requests
+ * joining the run (fs_llm_engine_run_join's conditions but the waiting
+ * line's). */
+static bool join_ok(const struct fs_llm_engine *e)
 {
-	struct llm_run *r = &e->run;
-	int64_t j = r->j, n = r->n, need, last = r->last;
+	const struct llm_run *r = &e->run;
+	int64_t need;
 	size_t i;
 
-	if (!r->open || !r->mixed || (int64_t)e->n_running == n || e->n_waiting > 0 ||
-	    j >= r->last || e->cfg.max_num_batched_tokens < (int64_t)e->n_running)
+	if (!r->open || !r->mixed || (int64_t)e->n_running == r->n || r->j >= r->last ||
+	    e->cfg.max_num_batched_tokens < (int64_t)e->n_running)
 		return false;
-	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
 	need = r->cnt[r->res_adv];         /* the run's blocks for step j + 1 (V6) */
-	for (i = (size_t)n; i < e->n_running; i++) {
+	for (i = (size_t)r->n; i < e->n_running; i++) {
 		const struct llm_seq *s = &e->seqs[e->running[i]];
 
 		if (!can_join(s))
 			return false;
 		need += fs_kvcache_blocks_for_tokens(&e->kv, s->computed_tokens + 1) - s->kv_blocks;
 	}
-	if (need > fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv))
-		return false;              /* phase A would preempt */
+	return need <= fs_kvcache_total(&e->kv) - fs_kvcache_used(&e->kv);
+}
 
+/* The end at now_ns of the mixed step j (join_ok) and phase A of step
+ * j + 1 with the admitted requests joined to the run; returns j + 1. */
+static int64_t join(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_report *rep)
+{
+	struct llm_run *r = &e->run;
+	int64_t j, n = r->n, last = r->last;
+	size_t i;
+
+	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
 	/* the end of step j, as fs_llm_engine_end_step: the run's requests a
 	 * regular token each (V9, V16), the admitted ones their first */
 	run_report(e, now_ns, n, rep);
@@ -544,9 +595,9 @@ bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
 		          "a joining request finished");
 	fs__llm_end_report(e, now_ns, rep);
 
-	/* the begin of step j + 1, as fs_llm_engine_begin_run: a decode of
-	 * every request, one token and its blocks each; the admitted requests
-	 * join the run with their fields shifted back by its index */
+	/* the begin of step j + 1, phase A: one token and its blocks for every
+	 * request; the admitted requests join the run with their fields
+	 * shifted back by its index */
 	fs__llm_step_reset(e);
 	j = begin_next_step(e);
 	for (i = (size_t)n; i < e->n_running; i++) {
@@ -572,7 +623,43 @@ bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
 	r->planned = j + 1;
 	r->res_plan = r->res_adv;
 	r->plan_used = fs_kvcache_used(&e->kv);
+	return j;
+}
+
+bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
+                            struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	struct llm_run *r = &e->run;
+	int64_t j;
+
+	if (e->n_waiting > 0 || !join_ok(e))
+		return false;
+	j = join(e, now_ns, rep);
+	/* as fs_llm_engine_begin_run: a decode of every request */
 	*next_dur_ns = begin_decode(e, now_ns, r->n, r->ctx_tokens + r->n * j);
+	return true;
+}
+
+bool fs_llm_engine_run_join_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                                  struct fs_llm_report *rep, fs_ns *next_dur_ns)
+{
+	uint32_t *list;
+	size_t cap;
+	int64_t j;
+
+	/* the run's requests once joined: those running now */
+	if (!admits_after_decodes(e, (int64_t)e->n_running) || !join_ok(e))
+		return false;
+	j = join(e, now_ns, rep);
+	/* rep lists the requests the ended step started; the next step's
+	 * admissions are listed in the other list */
+	list = e->rep_started;
+	cap = e->cap_started;
+	e->rep_started = e->spare_started;
+	e->cap_started = e->cap_spare_started;
+	e->spare_started = list;
+	e->cap_spare_started = cap;
+	*next_dur_ns = begin_admitting(e, now_ns, j);
 	return true;
 }
 

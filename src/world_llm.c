@@ -430,14 +430,22 @@ void fs__world_llm_step_done(struct fs_world *w, uint32_t ii)
 	 * goes on with the requests left: the next step begins now, as the
 	 * kick below would begin it */
 	go_on = fs__world_run_continue(w, in, &rep, &run_end_ns);
-	/* MODEL: V24 — a run cut by an arrival ends and the next step, with
-	 * the admissions, begins in one pass: as the end and the kick below */
+	/* MODEL: V24 — a run cut by an arrival ends (past a completion, too)
+	 * and the next step, with the admissions, begins in one pass: as the
+	 * end and the kick below */
 	admitted = !go_on && in->run_n > 0 &&
-	           fs_llm_engine_run_admit(in->engine, w->now_ns, &rep, &admit_dur_ns);
+	           (fs_llm_engine_run_admit(in->engine, w->now_ns, &rep, &admit_dur_ns) ||
+	            fs_llm_engine_run_continue_admit(in->engine, w->now_ns, &rep,
+	                                             &admit_dur_ns));
 	/* MODEL: V24 — the end of that mixed step: the admitted requests join
 	 * the run and its next step begins, as the end and the kick below */
 	joined = !go_on && !admitted && in->run_n == 0 &&
 	         fs_llm_engine_run_join(in->engine, w->now_ns, &rep, &admit_dur_ns);
+	/* MODEL: V24 — or, with requests that arrived during it waiting, they
+	 * join and the next step admits those: as the end and the kick below */
+	admitted = admitted ||
+	           (!go_on && !joined && in->run_n == 0 &&
+	            fs_llm_engine_run_join_admit(in->engine, w->now_ns, &rep, &admit_dur_ns));
 	if (!go_on && !admitted && !joined) {
 		fs_llm_engine_end_step(in->engine, w->now_ns, &rep);
 		in->stepping = false;

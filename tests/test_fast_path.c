@@ -243,7 +243,7 @@ static void arrive(struct fs_llm_engine *e, struct arrivals *a, fs_ns t)
 
 /* The counts of each fast-path call that took a step. */
 struct taken {
-	size_t run_steps, continued, begun, admitted, joined;
+	size_t run_steps, continued, begun, admitted, joined, rejoined, cont_admitted;
 };
 
 /* Drive `e` until idle and every arrival came, step by step or (fast) in
@@ -252,7 +252,9 @@ struct taken {
  * (fs_llm_engine_begin_run), carried on past completions where it can
  * (fs_llm_engine_run_continue), through a step with the admissions where
  * it can (fs_llm_engine_run_admit) and on with them after it
- * (fs_llm_engine_run_join); returns the steps recorded into recs. */
+ * (fs_llm_engine_run_join), or on with them through the next admission
+ * (fs_llm_engine_run_join_admit), and past a completion into an admission
+ * (fs_llm_engine_run_continue_admit); returns the steps recorded into recs. */
 static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
                     size_t cap, struct arrivals *a, struct taken *tk)
 {
@@ -320,6 +322,16 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 				assert_int_equal(fs_llm_engine_kv_check(e), 0);
 				continue;
 			}
+			if (open && fs_llm_engine_run_continue_admit(e, t, &r, &durs[0])) {
+				assert_true(n < cap);
+				keep(&recs[n++], &r);
+				assert_true(r.n_done > 0);
+				tk->cont_admitted++;
+				assert_int_equal(fs_llm_engine_kv_check(e), 0);
+				assert_false(fs_llm_engine_run_open(e));   /* it prefills */
+				open = false;
+				continue;
+			}
 			if (open && fs_llm_engine_run_admit(e, t, &r, &durs[0])) {
 				assert_true(n < cap);
 				keep(&recs[n++], &r);
@@ -339,6 +351,15 @@ static size_t drive(struct fs_llm_engine *e, bool fast, struct step_rec *recs,
 				tk->joined++;
 				assert_int_equal(fs_llm_engine_kv_check(e), 0);
 				open = true;
+				continue;
+			}
+			if (!open && fast && fs_llm_engine_run_join_admit(e, t, &r, &durs[0])) {
+				assert_true(n < cap);
+				keep(&recs[n++], &r);
+				assert_int_equal(r.n_done, 0);
+				tk->rejoined++;
+				assert_int_equal(fs_llm_engine_kv_check(e), 0);
+				assert_false(fs_llm_engine_run_open(e));   /* it prefills */
 				continue;
 			}
 			fs_llm_engine_end_step(e, t, &r);
@@ -379,16 +400,19 @@ static void engine_runs_match(int64_t kv_blocks, int64_t block_tokens,
 	for (i = 0; i < n_ref; i++)
 		assert_memory_equal(&ref[i], &fast[i], sizeof ref[i]);
 	assert_int_equal(ref_tk.run_steps + ref_tk.continued + ref_tk.begun + ref_tk.admitted +
-	                 ref_tk.joined, 0);
+	                 ref_tk.joined + ref_tk.rejoined + ref_tk.cont_admitted, 0);
+	fprintf(stderr, "  %zu steps, %zu in runs, %zu runs carried past a completion, "
+	        "%zu opened with their first step, %zu through an admission, %zu on after "
+	        "it, %zu into the next admission, %zu past a completion into one\n", n_ref,
+	        fast_tk.run_steps, fast_tk.continued, fast_tk.begun, fast_tk.admitted,
+	        fast_tk.joined, fast_tk.rejoined, fast_tk.cont_admitted);
 	assert_true(fast_tk.run_steps > n_ref / 3);       /* most steps went in runs */
 	assert_true(fast_tk.continued >= min->continued); /* and on past completions */
 	assert_true(fast_tk.begun >= min->begun);         /* opened with their step 0 */
 	assert_true(fast_tk.admitted >= min->admitted);   /* went through an admission */
 	assert_true(fast_tk.joined >= min->joined);       /* and on after it */
-	fprintf(stderr, "  %zu steps, %zu in runs, %zu runs carried past a completion, "
-	        "%zu opened with their first step, %zu through an admission, %zu on after "
-	        "it\n", n_ref, fast_tk.run_steps, fast_tk.continued, fast_tk.begun,
-	        fast_tk.admitted, fast_tk.joined);
+	assert_true(fast_tk.rejoined >= min->rejoined);   /* or into the next one */
+	assert_true(fast_tk.cont_admitted >= min->cont_admitted); /* or from a completion */
 	assert_int_equal(fs_llm_engine_stats(a)->completed, (uint64_t)first + arr_a.n);
 	assert_memory_equal(fs_llm_engine_stats(a), fs_llm_engine_stats(b),
 	                    sizeof *fs_llm_engine_stats(a));
@@ -400,17 +424,21 @@ static void engine_runs_match(int64_t kv_blocks, int64_t block_tokens,
 
 static void test_fast_path_engine_runs_report_every_step_as_the_reference(void **state)
 {
-	static const struct taken at_once = { 0, 10, 1, 0, 0 }, arriving = { 0, 10, 10, 20, 1 };
+	/* 40 at once: more than a batch, so the rest wait and are admitted
+	 * as requests finish; prefill_first never admits through a run */
+	static const struct taken at_once = { 0, 10, 0, 0, 0, 10, 10 },
+	                          prefill_first = { 0, 10, 1, 0, 0, 0, 0 },
+	                          arriving = { 0, 10, 5, 20, 1, 5, 1 };
 
 	(void)state;
 	engine_runs_match(400, 16, FS_LLM_SCHED_CHUNKED, false, &at_once);
-	engine_runs_match(400, 16, FS_LLM_SCHED_PREFILL_FIRST, false, &at_once);
+	engine_runs_match(400, 16, FS_LLM_SCHED_PREFILL_FIRST, false, &prefill_first);
 	engine_runs_match(400, 16, FS_LLM_SCHED_CHUNKED, true, &arriving);
 }
 
 static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
 {
-	static const struct taken none = { 0, 0, 0, 0, 0 };
+	static const struct taken none = { 0, 0, 0, 0, 0, 0, 0 };
 
 	(void)state;
 	/* 40 blocks of 16 tokens: the batch outgrows them and preempts */
@@ -423,8 +451,9 @@ static void test_fast_path_engine_runs_stop_before_a_preemption(void **state)
  * blocks and few enough to preempt. */
 static void test_fast_path_engine_runs_with_blocks_of_12_tokens(void **state)
 {
-	static const struct taken at_once = { 0, 10, 1, 0, 0 }, arriving = { 0, 10, 10, 20, 1 };
-	static const struct taken none = { 0, 0, 0, 0, 0 };
+	static const struct taken at_once = { 0, 10, 0, 0, 0, 10, 10 },
+	                          arriving = { 0, 10, 5, 20, 1, 5, 1 };
+	static const struct taken none = { 0, 0, 0, 0, 0, 0, 0 };
 
 	(void)state;
 	engine_runs_match(540, 12, FS_LLM_SCHED_CHUNKED, false, &at_once);

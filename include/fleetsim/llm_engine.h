@@ -369,6 +369,16 @@ bool fs_llm_engine_begin_run(struct fs_llm_engine *e, fs_ns now_ns, fs_ns *dur_n
  * changes nothing otherwise.  O(running), one pass. */
 bool fs_llm_engine_run_continue(struct fs_llm_engine *e, fs_ns now_ns,
                                 struct fs_llm_report *rep, fs_ns *next_dur_ns);
+/* fs_llm_engine_run_continue where requests wait: where its conditions
+ * hold but the waiting line's, and fs_llm_engine_run_admit's for the
+ * requests left, end the step as it does (the finished requests leave) and
+ * begin the next as fs_llm_engine_begin_step would: a decode of every
+ * request left, then admissions from waiting; priced into *next_dur_ns.
+ * The run stays open through that mixed step, as after
+ * fs_llm_engine_run_admit.  Returns false and changes nothing otherwise.
+ * O(running) (the completions' pass), O(admitted). */
+bool fs_llm_engine_run_continue_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                                      struct fs_llm_report *rep, fs_ns *next_dur_ns);
 
 /* At now_ns, the end of the open run's step in flight, which is its last
  * (the caller cut it: something waits): where no request finishes in it,
@@ -399,6 +409,18 @@ bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
  * (fs_llm_engine_end_step then ends the step).  O(admitted). */
 bool fs_llm_engine_run_join(struct fs_llm_engine *e, fs_ns now_ns,
                             struct fs_llm_report *rep, fs_ns *next_dur_ns);
+/* At now_ns, the end of a mixed step where requests wait again (arrived
+ * during it): where fs_llm_engine_run_join's conditions hold but the
+ * waiting line's, and fs_llm_engine_run_admit's for the run with the
+ * admitted requests joined (the prefix cache off, continuous batching with
+ * decodes planned first, a budget of a token each), end it as
+ * fs_llm_engine_run_join does and begin the next as
+ * fs_llm_engine_begin_step would: a decode of every request, then
+ * admissions from waiting; priced into *next_dur_ns.  The run stays open
+ * through that mixed step, as after fs_llm_engine_run_admit.  Returns
+ * false and changes nothing otherwise.  O(admitted in either step). */
+bool fs_llm_engine_run_join_admit(struct fs_llm_engine *e, fs_ns now_ns,
+                                  struct fs_llm_report *rep, fs_ns *next_dur_ns);
 
 /* A short constant name for a reject reason ("kv_too_small", ...). */
 const char *fs_llm_reject_name(enum fs_llm_reject reason);
