@@ -430,8 +430,10 @@ static bool run_continue(struct fs_llm_engine *e, fs_ns now_ns, struct fs_llm_re
 	/* MODEL: V24 — only where the reference's next plan is a decode of
 	 * every request left (no prefix-cache entries to keep: a release would
 	 * not free them; no static batch) and, with admit, then admissions
-	 * (admits_after_decodes); without, nothing waits */
-	if (!r->open || j != r->last || j + 1 != r->planned || (e->n_waiting > 0) != admit ||
+	 * (admits_after_decodes); without, nothing waits.  Not through a
+	 * mixed step: its admitted requests are not the run's yet */
+	if (!r->open || r->mixed || j != r->last || j + 1 != r->planned ||
+	    (e->n_waiting > 0) != admit ||
 	    fs_kvcache_prefix_on(&e->kv) || e->cfg.batching == FS_LLM_BATCHING_STATIC)
 		return false;
 	LLM_CHECK(now_ns == e->step_begin_ns + e->step_dur_ns, "run step ends off time");
@@ -513,8 +515,6 @@ bool fs_llm_engine_run_continue_admit(struct fs_llm_engine *e, fs_ns now_ns,
 {
 	return run_continue(e, now_ns, rep, next_dur_ns, true);
 }
-
-
 
 bool fs_llm_engine_run_admit(struct fs_llm_engine *e, fs_ns now_ns,
                              struct fs_llm_report *rep, fs_ns *next_dur_ns)
