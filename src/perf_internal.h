@@ -133,6 +133,20 @@ static inline fs_ns fs__perf_round_ns(double t)
 	return r + (t - (double)r >= 0.5);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Decode steps four at a time with no division (perf_decode_guard.c; AVX2
+ * only: the caller checks c->wide): the same ns as fs_perf_decode_step
+ * for each step it prices, from the first on, stopping at the first four
+ * of which one lies too near a rounding edge (*edge set: price that step
+ * exactly and call again) or where it does not apply (*edge false).
+ * Returns the steps priced (a multiple of four), their times added to
+ * *sum. */
+size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
+                               const struct fs_perf_decode_prep *d, int64_t ctx0,
+                               int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum,
+                               bool *edge);
+#endif
+
 /* The parts of a step that depend on its token count and sampled rows only
  * (weight GEMMs, elementwise kernels, all-reduce, new KV written): one
  * function for the plain and the cached path, so both compute them with the

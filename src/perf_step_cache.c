@@ -223,9 +223,15 @@ static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
 	c->dec_hi_bytes = y > x;
 	c->dec_factor = c->dec_window_factor[half];
 	c->dec_const = true;
-	for (k = 0; k < FS_PERF_DEC_WINDOW; k++)
+	c->dec_factor_spread = 0;
+	for (k = 0; k < FS_PERF_DEC_WINDOW; k++) {
+		double gap = fabs(c->dec_window_factor[k] - c->dec_factor);
+
 		if (memcmp(&c->dec_window_factor[k], &c->dec_factor, sizeof(double)) != 0)
 			c->dec_const = false;
+		c->dec_factor_spread = gap > c->dec_factor_spread ? gap :
+		                       isfinite(gap) ? c->dec_factor_spread : INFINITY;
+	}
 }
 
 /* The token memo entry of nt tokens over ns rows: decode-only shapes (one
@@ -463,8 +469,24 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 	 * context: its factor constant, or looked up by the ratio's bits */
 	i = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (c->wide)
-		i = decode_quads(c, d, ctx0, ctx_step, n, dur_ns, &sum);
+	if (c->wide) {
+		bool edge = true;
+
+		/* with no division where no step lies near a rounding edge; a step
+		 * that does, priced exactly */
+		while (edge && n - i >= 4) {
+			i += fs__perf_decode_guarded(c, d, ctx0 + ctx_step * (int64_t)i, ctx_step,
+			                             n - i, dur_ns + i, &sum, &edge);
+			if (edge) {
+				dur_ns[i] = fs_perf_decode_step(c, d, ctx0 + ctx_step * (int64_t)i,
+				                                NULL, NULL);
+				sum += dur_ns[i++];
+			}
+		}
+		if (n - i >= 4)
+			i += decode_quads(c, d, ctx0 + ctx_step * (int64_t)i, ctx_step, n - i,
+			                  dur_ns + i, &sum);
+	}
 #endif
 #if defined(__SSE2__)
 	i += decode_pairs(c, d, ctx0 + ctx_step * (int64_t)i, ctx_step, n - i, dur_ns + i, &sum);

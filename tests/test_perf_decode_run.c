@@ -3,8 +3,10 @@
  * P11, P13): the times of a chunk of decode steps priced at once, from
  * decode attention's precomputed smooth-max factors, are the bits of the
  * plain step model for every built-in GPU and model, tensor parallelism 1
- * to 8, batch sizes 1 to 256 and contexts up to millions of tokens; and
- * the token memo a pool's instances share gives the plain model's bits.
+ * to 8, batch sizes 1 to 256 and contexts up to millions of tokens, also
+ * where a step's time lies on a rounding edge (priced with no division
+ * elsewhere); and the token memo a pool's instances share gives the plain
+ * model's bits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,9 +14,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/perf_internal.h"
 #include "fleetsim/catalog.h"
 #include "fleetsim/perf.h"
 #include "util_test.h"
@@ -197,13 +201,98 @@ static void test_perf_decode_run_each_step_looks_up_its_own_factor(void **state)
 	                     fs_catalog_find_model("llama-3.1-8b"));
 	fs_perf_step_cache_init(c, &cfg);
 	assert_true(c->dec_window);
-	for (w = 0; w < FS_PERF_DEC_WINDOW; w++)
+	c->dec_factor_spread = 0;
+	for (w = 0; w < FS_PERF_DEC_WINDOW; w++) {
+		double gap;
+
 		c->dec_window_factor[w] = 1.0 + (double)w * 0x1p-12;
+		gap = fabs(c->dec_window_factor[w] - c->dec_factor);
+		c->dec_factor_spread = gap > c->dec_factor_spread ? gap : c->dec_factor_spread;
+	}
 	c->dec_const = false;
 	check_chunks_step_by_step(c);        /* four at a time where AVX2 is there */
 	c->wide = false;
 	check_chunks_step_by_step(c);        /* two at a time */
 	free(c);
+}
+
+/* The steps priced with no division (perf_decode_guard.c) where AVX2 is
+ * there: every step of an ordinary run on the day's GPUs; and a step whose
+ * exact time lies on a rounding edge — the iteration overhead bisected to
+ * the last double at which the step still rounds down, and the first at
+ * which it rounds up — is refused and priced exactly, the run's times
+ * still the bits of pricing each step alone. */
+static void test_perf_decode_run_guarded_steps_refuse_rounding_edges(void **state)
+{
+	static const char *gpus[] = { "h100", "l40s", "a100-80g" };
+	size_t g, side, i;
+
+	(void)state;
+#if defined(__x86_64__) && defined(__GNUC__)
+	for (g = 0; g < sizeof gpus / sizeof gpus[0]; g++) {
+		struct fs_perf_cfg cfg;
+		struct fs_perf_step_cache *c = malloc(sizeof *c);
+		struct fs_perf_decode_prep d;
+		const int64_t n = 16, ctx0 = 16 * 1500, at = 5;   /* the edge's step */
+		fs_ns dur[12];
+		int64_t sum = 0;
+		bool edge = true;
+
+		assert_non_null(c);
+		fs_perf_cfg_defaults(&cfg, fs_catalog_find_gpu(gpus[g]),
+		                     fs_catalog_find_model("llama-3.1-8b"));
+		fs_perf_step_cache_init(c, &cfg);
+		if (!c->wide) {
+			free(c);
+			skip();
+		}
+		fs_perf_decode_prepare(c, n, &d);
+		assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 12, dur, &sum, &edge),
+		                 12);
+		assert_false(edge);
+		for (side = 0; side < 2; side++) {
+			double lo = d.overhead_ns, hi, base_ns;
+			int k;
+
+			base_ns = (double)fs_perf_decode_step(c, &d, ctx0 + n * at, NULL, NULL);
+			hi = lo + 1.0;
+			for (k = 0; k < 80; k++) {       /* to adjacent doubles */
+				double mid = lo + (hi - lo) / 2, keep = d.overhead_ns;
+
+				if (mid == lo || mid == hi)
+					break;
+				d.overhead_ns = mid;
+				if ((double)fs_perf_decode_step(c, &d, ctx0 + n * at, NULL, NULL) ==
+				    base_ns)
+					lo = mid;
+				else
+					hi = mid;
+				d.overhead_ns = keep;
+			}
+			d.overhead_ns = side == 0 ? lo : hi;
+			sum = 0;
+			edge = false;
+			assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 12, dur, &sum, &edge),
+			                 4);                  /* stops at the quad of step 5 */
+			assert_true(edge);
+			sum = fs_perf_decode_steps(c, &d, ctx0, n, 12, dur);
+			for (i = 0; i < 12; i++) {
+				assert_int_equal(dur[i], fs_perf_decode_step(c, &d, ctx0 + n * (int64_t)i,
+				                                             NULL, NULL));
+				sum -= dur[i];
+			}
+			assert_int_equal(sum, 0);
+			assert_int_equal(dur[at], (fs_ns)base_ns + (fs_ns)side);
+		}
+		free(c);
+	}
+#else
+	(void)gpus;
+	(void)g;
+	(void)side;
+	(void)i;
+	skip();
+#endif
 }
 
 /* Two instances' caches sharing one token memo, fed interleaved prefill and
@@ -269,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_perf_decode_run_steps_give_the_plain_models_bits),
 		cmocka_unit_test(test_perf_decode_run_day_gpus_use_the_factor_window),
 		cmocka_unit_test(test_perf_decode_run_each_step_looks_up_its_own_factor),
+		cmocka_unit_test(test_perf_decode_run_guarded_steps_refuse_rounding_edges),
 		cmocka_unit_test(test_perf_decode_run_shared_token_memo_gives_the_plain_bits),
 	};
 

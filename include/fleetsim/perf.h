@@ -256,6 +256,8 @@ struct fs_perf_step_cache {
 	struct fs_perf_knee knee;            /* the factor of the step's other smooth maxima */
 	uint64_t knee_steps;                 /* steps fs_perf_step_ns_cached priced by it, */
 	uint64_t knee_redone;                /* ... and those it had to price exactly */
+	double dec_factor_spread;            /* the most a window factor differs from
+	                                      * dec_factor (INFINITY: unusable) */
 };
 
 /* Fill `c` for `cfg`.  O(1). */
