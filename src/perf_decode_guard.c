@@ -30,7 +30,6 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
                                int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum,
                                bool *edge)
 {
-	const int64_t max_ctx = (int64_t)1 << 53;
 	double k, f = c->dec_factor, spread = c->dec_factor_spread, y_hi, m, guard;
 	__m256d kk, ctx, inc, fac, pre, lin, elem, comm, over, g, g1, half, one, top;
 	__m256i acc = _mm256_setzero_si256();
@@ -38,9 +37,7 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
 	size_t i = 0;
 
 	*edge = false;
-	if (n < 4 || ctx0 <= 0 || ctx_step < 0 || ctx0 >= max_ctx ||
-	    ctx_step > (max_ctx - 1 - ctx0) / (int64_t)(n - 1) || !c->dec_window ||
-	    !c->dec_hi_bytes)
+	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 4) || !c->dec_window || !c->dec_hi_bytes)
 		return 0;
 	k = d->kv_bytes_per_token_per_gpu / d->attn_bytes_div * FS_NS_PER_SECOND;
 	y_hi = k * (double)(ctx0 + ctx_step * (int64_t)(n - 1)) * (1.0 + 0x1p-40);

@@ -133,6 +133,17 @@ static inline fs_ns fs__perf_round_ns(double t)
 	return r + (t - (double)r >= 0.5);
 }
 
+/* The batched decode kernels' condition: at least min_n steps, and every
+ * context ctx0 + ctx_step·i (i < n) a positive whole number below 2^53,
+ * so exact as a double. */
+static inline bool fs__perf_ctx_run_ok(int64_t ctx0, int64_t ctx_step, size_t n, size_t min_n)
+{
+	const int64_t max_ctx = (int64_t)1 << 53;
+
+	return n >= min_n && n >= 2 && ctx0 > 0 && ctx_step >= 0 && ctx0 < max_ctx &&
+	       ctx_step <= (max_ctx - 1 - ctx0) / (int64_t)(n - 1);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Decode steps four at a time with no division (perf_decode_guard.c; AVX2
  * only: the caller checks c->wide): the same ns as fs_perf_decode_step

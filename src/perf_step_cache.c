@@ -47,8 +47,7 @@ static size_t decode_pairs(const struct fs_perf_step_cache *c,
 	int64_t lanes[2];
 	size_t i = 0;
 
-	if (n < 2 || ctx0 <= 0 || ctx_step < 0 || ctx0 >= ((int64_t)1 << 53) ||
-	    ctx_step > (((int64_t)1 << 53) - 1 - ctx0) / (int64_t)(n - 1))
+	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 2))
 		return 0;
 	ctx = _mm_set_pd((double)(ctx0 + ctx_step), (double)ctx0);
 	inc = _mm_set1_pd(2.0 * (double)ctx_step);
@@ -119,8 +118,7 @@ static size_t decode_quads(const struct fs_perf_step_cache *c,
 	int64_t lanes[4];
 	size_t i = 0;
 
-	if (n < 4 || ctx0 <= 0 || ctx_step < 0 || ctx0 >= ((int64_t)1 << 53) ||
-	    ctx_step > (((int64_t)1 << 53) - 1 - ctx0) / (int64_t)(n - 1))
+	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 4))
 		return 0;
 	ctx = _mm256_set_pd((double)(ctx0 + 3 * ctx_step), (double)(ctx0 + 2 * ctx_step),
 	                    (double)(ctx0 + ctx_step), (double)ctx0);
@@ -229,8 +227,10 @@ static void decode_factor(struct fs_perf_step_cache *c, const struct eff *e)
 
 		if (memcmp(&c->dec_window_factor[k], &c->dec_factor, sizeof(double)) != 0)
 			c->dec_const = false;
-		c->dec_factor_spread = gap > c->dec_factor_spread ? gap :
-		                       isfinite(gap) ? c->dec_factor_spread : INFINITY;
+		if (!isfinite(gap))
+			c->dec_factor_spread = INFINITY;
+		else if (gap > c->dec_factor_spread)
+			c->dec_factor_spread = gap;
 	}
 }
 
