@@ -34,28 +34,10 @@
 static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *extra, const char *fleet_json)
 {
-	char text[8192];
+	const struct fs_test_chat c = { rate_per_s, horizon, "0s", REPS, 11, extra, "",
+	                                fleet_json, "test.json" };
 
-	snprintf(text, sizeof text,
-	         "{%s\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
-	         "\"replications\": %d, \"seed\": 11},\n"
-	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
-	         "\"rate_per_s\": %g},\n"
-	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         FS_TEST_CHAT_LENGTHS "}]},\n"
-	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
-	         "\"gpu\": \"l40s\"},\n"
-	         " \"fleet\": %s}\n", extra, horizon, REPS, rate_per_s, fleet_json);
-	return fs_test_load_text(text, "test.json", "tests/data/fleet");
-}
-
-/* A figure that is the same in every replication: its mean, and a zero
- * half-width. */
-static void assert_exact(const struct fs_ci *ci, double expected)
-{
-	assert_near(ci->value, expected, 1e-9, 1e-12);
-	assert_near(ci->ci_lo, expected, 1e-9, 1e-12);
-	assert_near(ci->ci_hi, expected, 1e-9, 1e-12);
+	return fs_test_chat_fleet(&c);
 }
 
 /* 2 x 1.40/h on demand, warm, for 1 h: 2.80 exactly, 2 instance-hours, and
@@ -67,11 +49,11 @@ static void test_billing_world_two_on_demand_for_an_hour(void **state)
 	struct fs_summary *s = fs_test_summarise(sc, 2);
 
 	(void)state;
-	assert_exact(&s->cost.total_usd, 2.80);
-	assert_exact(&s->cost.usd_per_hour, 2.80);
-	assert_exact(&s->cost.monthly_usd, 2.80 * 730);
-	assert_exact(&s->pools[0].instance_hours, 2.0);
-	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 2.80);
+	assert_exact_ci(&s->cost.total_usd, 2.80);
+	assert_exact_ci(&s->cost.usd_per_hour, 2.80);
+	assert_exact_ci(&s->cost.monthly_usd, 2.80 * 730);
+	assert_exact_ci(&s->pools[0].instance_hours, 2.0);
+	assert_exact_ci(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 2.80);
 	fs_summary_free(s);
 	fs_scenario_free(sc);
 }
@@ -108,9 +90,9 @@ static void test_billing_world_rounding_minimum_and_cold_start(void **state)
 		print_message("%s: %.6f USD, %.6f instance-hours (expected %.6f h)\n",
 		              cases[i].billing, s->cost.total_usd.value,
 		              s->pools[0].instance_hours.value, cases[i].billed_h);
-		assert_exact(&s->cost.total_usd, cases[i].billed_h * 1.40);
-		assert_exact(&s->pools[0].instance_hours, cases[i].billed_h);
-		assert_exact(&s->pools[0].alive_hours, 5340.0 / 3600);
+		assert_exact_ci(&s->cost.total_usd, cases[i].billed_h * 1.40);
+		assert_exact_ci(&s->pools[0].instance_hours, cases[i].billed_h);
+		assert_exact_ci(&s->pools[0].alive_hours, 5340.0 / 3600);
 		/* MODEL: B8 — its use projected to a month: 5340 / 5400 x 730 h */
 		assert_int_equal(s->pools[0].break_even.n_slots, 1);
 		assert_near(s->pools[0].break_even.slot_hours_per_month[0], 5340.0 / 5400 * 730,
@@ -303,10 +285,10 @@ static void test_billing_world_spot_reclaim_billed_to_the_second(void **state)
 	struct fs_summary *s = fs_test_summarise(sc, 2);
 
 	(void)state;
-	assert_exact(&s->pools[0].reclaims, 1);
-	assert_exact(&s->cost.total_usd, 900 * 0.90 / 3600);
-	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.225);
-	assert_exact(&s->pools[0].instance_hours, 0.25);
+	assert_exact_ci(&s->pools[0].reclaims, 1);
+	assert_exact_ci(&s->cost.total_usd, 900 * 0.90 / 3600);
+	assert_exact_ci(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.225);
+	assert_exact_ci(&s->pools[0].instance_hours, 0.25);
 	/* used half the time: 365 h per month, below the 0.60 x 730 h that a
 	 * monthly commitment at the catalogue's fee needs against 0.90/h */
 	assert_near(s->pools[0].break_even.slot_hours_per_month[0], 365, 1e-9, 0);
@@ -341,19 +323,19 @@ static void test_billing_world_stand_in_billed_in_its_pool_by_the_hour(void **st
 	              cold_s, s->pools[1].usd.value, s->pools[1].instance_hours.value,
 	              s->pools[1].alive_hours.value);
 	assert_true(cold_s > 10 && cold_s < 600);
-	assert_exact(&s->pools[0].usd, 0.81);
-	assert_exact(&s->pools[0].instance_hours, 0.9);
-	assert_exact(&s->pools[0].alive_hours, 0.9);
-	assert_exact(&s->pools[0].reclaims, 1);
-	assert_exact(&s->pools[1].usd, 3.60);
-	assert_exact(&s->pools[1].instance_hours, 1.0);
-	assert_exact(&s->pools[1].alive_hours, (600 + cold_s) / 3600);
-	assert_exact(&s->pools[1].launches, 1);
-	assert_exact(&s->pools[1].lost_usd, cold_s * 3.60 / 3600);
-	assert_exact(&s->pools[0].lost_usd, cold_s * 0.90 / 3600);
-	assert_exact(&s->cost.total_usd, 4.41);
-	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 3.60);
-	assert_exact(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.81);
+	assert_exact_ci(&s->pools[0].usd, 0.81);
+	assert_exact_ci(&s->pools[0].instance_hours, 0.9);
+	assert_exact_ci(&s->pools[0].alive_hours, 0.9);
+	assert_exact_ci(&s->pools[0].reclaims, 1);
+	assert_exact_ci(&s->pools[1].usd, 3.60);
+	assert_exact_ci(&s->pools[1].instance_hours, 1.0);
+	assert_exact_ci(&s->pools[1].alive_hours, (600 + cold_s) / 3600);
+	assert_exact_ci(&s->pools[1].launches, 1);
+	assert_exact_ci(&s->pools[1].lost_usd, cold_s * 3.60 / 3600);
+	assert_exact_ci(&s->pools[0].lost_usd, cold_s * 0.90 / 3600);
+	assert_exact_ci(&s->cost.total_usd, 4.41);
+	assert_exact_ci(&s->cost.by_pricing_usd[FS_PRICING_ON_DEMAND], 3.60);
+	assert_exact_ci(&s->cost.by_pricing_usd[FS_PRICING_SPOT], 0.81);
 	fs_summary_free(s);
 	fs_scenario_free(sc);
 }
@@ -384,10 +366,10 @@ static void test_billing_world_daily_weekly_and_yearly_commitments(void **state)
 		         "{\"pools\": [{\"name\": \"c\", \"count\": 2, %s}]}", plans[i]);
 		sc = scenario(0.2, "12h", "", fleet);
 		s = fs_test_summarise(sc, 2);
-		assert_exact(&s->cost.total_usd, 24.0);
-		assert_exact(&s->pools[0].commit_usd, 24.0);
-		assert_exact(&s->pools[0].overflow_usd, 0.0);
-		assert_exact(&s->cost.by_pricing_usd[kinds[i]], 24.0);
+		assert_exact_ci(&s->cost.total_usd, 24.0);
+		assert_exact_ci(&s->pools[0].commit_usd, 24.0);
+		assert_exact_ci(&s->pools[0].overflow_usd, 0.0);
+		assert_exact_ci(&s->cost.by_pricing_usd[kinds[i]], 24.0);
 		/* an idle commitment is still paid: nearly all of it idle */
 		assert_true(s->cost.idle_usd.value > 0.5 * 24.0);
 		fs_summary_free(s);
@@ -437,7 +419,7 @@ static void test_billing_world_monthly_pool_scaled_out_pays_overflow(void **stat
 	              s->pools[0].commit_usd.value, s->pools[0].overflow_usd.value,
 	              overflow_h, launches_over, s->cost.total_usd.value,
 	              so->cost.total_usd.value);
-	assert_exact(&s->pools[0].commit_usd, 4.0);
+	assert_exact_ci(&s->pools[0].commit_usd, 4.0);
 	assert_true(launches_over >= 1);
 	assert_true(overflow_h > 0.5);
 	/* overflow at 1.40/h, rounded up to whole seconds with a 60 s minimum per

@@ -23,24 +23,15 @@
 #include "util_test.h"
 
 /* Llama-3.1-8B chat traffic at rate_per_s for `horizon`, with the given
- * "fleet" object (JSON text). */
+ * "fleet" object (JSON text), its TTFT target 2 s. */
 static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *fleet_json)
 {
-	char text[8192];
+	const struct fs_test_chat c = { rate_per_s, horizon, "0s", 4, 5, "",
+	                                ",\n   \"slo\": {\"ttft\": \"2s\"}", fleet_json,
+	                                "test.json" };
 
-	snprintf(text, sizeof text,
-	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"0s\", "
-	         "\"replications\": 4, \"seed\": 5},\n"
-	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
-	         "\"rate_per_s\": %g},\n"
-	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         FS_TEST_CHAT_LENGTHS ",\n"
-	         "   \"slo\": {\"ttft\": \"2s\"}}]},\n"
-	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
-	         "\"gpu\": \"l40s\"},\n"
-	         " \"fleet\": %s}\n", horizon, rate_per_s, fleet_json);
-	return fs_test_load_text(text, "test.json", "tests/data/fleet");
+	return fs_test_chat_fleet(&c);
 }
 
 static void check_conservation(struct fs_rep_result *const *results, int n_reps)

@@ -35,19 +35,10 @@
 static struct fs_scenario *scenario(double rate_per_s, const char *horizon,
                                     const char *warmup, const char *fleet_json)
 {
-	char text[8192];
+	const struct fs_test_chat c = { rate_per_s, horizon, warmup, REPS, 11, "", "",
+	                                fleet_json, "money.json" };
 
-	snprintf(text, sizeof text,
-	         "{\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"%s\", "
-	         "\"replications\": %d, \"seed\": 11},\n"
-	         " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
-	         "\"rate_per_s\": %g},\n"
-	         "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
-	         FS_TEST_CHAT_LENGTHS "}]},\n"
-	         " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
-	         "\"gpu\": \"l40s\"},\n"
-	         " \"fleet\": %s}\n", horizon, warmup, REPS, rate_per_s, fleet_json);
-	return fs_test_load_text(text, "money.json", "tests/data/fleet");
+	return fs_test_chat_fleet(&c);
 }
 
 static struct fs_rep_result **run_reps(const struct fs_scenario *sc)
@@ -55,15 +46,6 @@ static struct fs_rep_result **run_reps(const struct fs_scenario *sc)
 	struct fs_run_opts opts = { REPS, 0, 1, sc->sim.seed, false, NULL };
 
 	return fs_replicate_run(sc, &opts);
-}
-
-/* A figure that is the same in every replication: its mean, and a zero
- * half-width. */
-static void assert_exact(const struct fs_ci *ci, double expected)
-{
-	assert_near(ci->value, expected, 1e-9, 1e-12);
-	assert_near(ci->ci_lo, expected, 1e-9, 1e-12);
-	assert_near(ci->ci_hi, expected, 1e-9, 1e-12);
 }
 
 /*
@@ -98,10 +80,10 @@ static void test_money_commitment_paid_over_the_warmup_and_its_idle_share(void *
 		assert_near(pr->idle_usd, idle, 1e-9, 0);
 		idle_sum += idle;
 	}
-	assert_exact(&s->cost.total_usd, 24.0);
-	assert_exact(&s->pools[0].commit_usd, 24.0);
-	assert_exact(&s->cost.usd_per_hour, 2.0);
-	assert_exact(&s->cost.monthly_usd, 1460.0);
+	assert_exact_ci(&s->cost.total_usd, 24.0);
+	assert_exact_ci(&s->pools[0].commit_usd, 24.0);
+	assert_exact_ci(&s->cost.usd_per_hour, 2.0);
+	assert_exact_ci(&s->cost.monthly_usd, 1460.0);
 	assert_near(s->cost.idle_usd.value, idle_sum / REPS, 1e-9, 0);
 	assert_near(s->pools[0].idle_usd.value, idle_sum / REPS, 1e-9, 0);
 	fs_summary_free(s);
@@ -176,8 +158,8 @@ static void test_money_lost_to_reclaims_projected_to_a_month(void **state)
 	print_message("cold start %.3f s: lost %.6f, per month %.4f\n", cold_s,
 	              s->cost.lost_usd.value, s->cost.lost_usd_monthly.value);
 	assert_true(cold_s > 10 && cold_s < 600);
-	assert_exact(&s->cost.lost_usd, lost);
-	assert_exact(&s->cost.lost_usd_monthly, lost * 730);
+	assert_exact_ci(&s->cost.lost_usd, lost);
+	assert_exact_ci(&s->cost.lost_usd_monthly, lost * 730);
 	fs_summary_free(s);
 	fs_replicate_free(res, REPS);
 	fs_scenario_free(sc);
@@ -204,7 +186,7 @@ static void test_money_break_even_of_a_tp2_pool_counts_both_cards(void **state)
 	assert_near(be->fee, 2 * 1.40 * 0.60 * 730, 1e-9, 0);
 	assert_near(be->hours_per_month, 438.0, 1e-9, 0);
 	/* 10 min of 2.80/h per second: 2.80 / 6 */
-	assert_exact(&s->cost.total_usd, 2.80 / 6);
+	assert_exact_ci(&s->cost.total_usd, 2.80 / 6);
 	fs_summary_free(s);
 	fs_replicate_free(res, REPS);
 	fs_scenario_free(sc);

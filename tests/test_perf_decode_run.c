@@ -103,28 +103,18 @@ static int check_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cf
 	return runs;
 }
 
+static void add_runs(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg, void *arg)
+{
+	*(int *)arg += check_runs(c, cfg);
+}
+
 static void test_perf_decode_run_steps_give_the_plain_models_bits(void **state)
 {
 	static const int tps[] = { 1, 2, 8 };
-	size_t g, m, t;
 	int runs = 0;
 
 	(void)state;
-	for (g = 0; g < fs_catalog_n_gpus(); g++) {
-		for (m = 0; m < fs_catalog_n_models(); m++) {
-			for (t = 0; t < sizeof tps / sizeof tps[0]; t++) {
-				struct fs_perf_cfg cfg;
-				struct fs_perf_step_cache *c = malloc(sizeof *c);
-
-				assert_non_null(c);
-				fs_perf_cfg_defaults(&cfg, fs_catalog_gpu_at(g), fs_catalog_model_at(m));
-				cfg.tp = tps[t];
-				fs_perf_step_cache_init(c, &cfg);
-				runs += check_runs(c, &cfg);
-				free(c);
-			}
-		}
-	}
+	fs_test_each_step_cache(tps, sizeof tps / sizeof tps[0], add_runs, &runs);
 	assert_true(runs >= 20 * 3 * 5 * 4);
 }
 

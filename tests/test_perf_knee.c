@@ -106,6 +106,37 @@ static struct fs_step_shape random_shape(uint64_t *x)
 	return sh;
 }
 
+/* The table steps' checks across caches, and what they counted. */
+struct knee_counts {
+	uint64_t x, table, redone;
+};
+
+static void check_table_steps(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg,
+                              void *arg)
+{
+	struct knee_counts *k = arg;
+	int i;
+
+	assert_true(c->knee.ok);
+	for (i = 0; i < 400; i++) {
+		struct fs_step_shape sh = random_shape(&k->x);
+		struct fs_step_cost plain, cached;
+		double flops, bytes;
+		fs_ns ns = fs_perf_step_ns_cached(c, &sh, &flops, &bytes);
+
+		fs_perf_step_cost(cfg, &sh, &plain);
+		assert_int_equal(ns, plain.total_ns);
+		assert_memory_equal(&flops, &plain.flops, sizeof flops);
+		assert_memory_equal(&bytes, &plain.bytes, sizeof bytes);
+		if (i % 2 == 0) {
+			fs_perf_step_cost_cached(c, &sh, &cached);
+			assert_memory_equal(&cached, &plain, sizeof plain);
+		}
+	}
+	k->table += c->knee_steps - c->knee_redone;
+	k->redone += c->knee_redone;
+}
+
 /* Every built-in GPU and model, TP 1 and 4: steps priced through the table
  * give the plain model's time, FLOPs and bytes, bit for bit, and most of
  * them are priced by the table alone; the exact cached path, asked for the
@@ -114,46 +145,11 @@ static struct fs_step_shape random_shape(uint64_t *x)
 static void test_perf_knee_step_times_keep_the_exact_bits(void **state)
 {
 	static const int tps[] = { 1, 4 };
-	uint64_t x = 7, table = 0, redone = 0;
-	size_t g, m, t;
-	int i;
+	struct knee_counts k = { 7, 0, 0 };
 
 	(void)state;
-	for (g = 0; g < fs_catalog_n_gpus(); g++) {
-		for (m = 0; m < fs_catalog_n_models(); m++) {
-			for (t = 0; t < sizeof tps / sizeof tps[0]; t++) {
-				struct fs_perf_cfg cfg;
-				struct fs_perf_step_cache *c = malloc(sizeof *c);
-
-				assert_non_null(c);
-				fs_perf_cfg_defaults(&cfg, fs_catalog_gpu_at(g), fs_catalog_model_at(m));
-				cfg.tp = tps[t];
-				fs_perf_step_cache_init(c, &cfg);
-				assert_true(c->knee.ok);
-				for (i = 0; i < 400; i++) {
-					struct fs_step_shape sh = random_shape(&x);
-					struct fs_step_cost plain;
-					double flops, bytes;
-					fs_ns ns = fs_perf_step_ns_cached(c, &sh, &flops, &bytes);
-
-					struct fs_step_cost cached;
-
-					fs_perf_step_cost(&cfg, &sh, &plain);
-					assert_int_equal(ns, plain.total_ns);
-					assert_memory_equal(&flops, &plain.flops, sizeof flops);
-					assert_memory_equal(&bytes, &plain.bytes, sizeof bytes);
-					if (i % 2 == 0) {
-						fs_perf_step_cost_cached(c, &sh, &cached);
-						assert_memory_equal(&cached, &plain, sizeof plain);
-					}
-				}
-				table += c->knee_steps - c->knee_redone;
-				redone += c->knee_redone;
-				free(c);
-			}
-		}
-	}
-	assert_true(table > 100 * redone);
+	fs_test_each_step_cache(tps, sizeof tps / sizeof tps[0], check_table_steps, &k);
+	assert_true(k.table > 100 * k.redone);
 }
 
 /* Steps whose exact time (before rounding) lies within the guard of a half

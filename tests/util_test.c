@@ -24,7 +24,9 @@
 #include "fleetsim/replicate.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
+#include "fleetsim/catalog.h"
 #include "fleetsim/common.h"
+#include "fleetsim/perf.h"
 #include "fleetsim/escape.h"
 #include "util_test.h"
 
@@ -366,6 +368,60 @@ struct fs_scenario *fs_test_load_text(const char *text, const char *name,
 	if (sc == NULL)
 		fail_msg("%s: %s: %s", err.where, err.path, err.msg);
 	return sc;
+}
+
+struct fs_scenario *fs_test_chat_fleet(const struct fs_test_chat *c)
+{
+	char text[8192];
+	int n = snprintf(text, sizeof text,
+	                 "{%s\"simulation\": {\"horizon\": \"%s\", \"warmup\": \"%s\", "
+	                 "\"replications\": %d, \"seed\": %u},\n"
+	                 " \"workload\": {\"arrivals\": {\"process\": \"poisson\", "
+	                 "\"rate_per_s\": %g},\n"
+	                 "  \"classes\": [{\"name\": \"chat\", \"share\": 1,\n"
+	                 FS_TEST_CHAT_LENGTHS "%s}]},\n"
+	                 " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\", "
+	                 "\"gpu\": \"l40s\"},\n"
+	                 " \"fleet\": %s}\n",
+	                 c->root, c->horizon, c->warmup, c->reps, c->seed, c->rate_per_s,
+	                 c->class_extra, c->fleet_json);
+
+	if (n < 0 || (size_t)n >= sizeof text)
+		fail_msg("test scenario longer than %zu bytes", sizeof text);
+	return fs_test_load_text(text, c->name, "tests/data/fleet");
+}
+
+void fs_test_assert_exact_ci(const struct fs_ci *ci, double expected, const char *ci_text,
+                             const char *file, int line)
+{
+	fs_test_assert_near(ci->value, expected, 1e-9, 1e-12, ci_text, "expected", file, line);
+	fs_test_assert_near(ci->ci_lo, expected, 1e-9, 1e-12, "its CI's low end", "expected",
+	                    file, line);
+	fs_test_assert_near(ci->ci_hi, expected, 1e-9, 1e-12, "its CI's high end", "expected",
+	                    file, line);
+}
+
+void fs_test_each_step_cache(const int *tps, size_t n_tps, fs_test_step_cache_fn *fn,
+                             void *arg)
+{
+	size_t g, m, t;
+
+	for (g = 0; g < fs_catalog_n_gpus(); g++) {
+		for (m = 0; m < fs_catalog_n_models(); m++) {
+			for (t = 0; t < n_tps; t++) {
+				struct fs_perf_cfg cfg;
+				/* a cache is large: on the heap, not the stack */
+				struct fs_perf_step_cache *c = malloc(sizeof *c);
+
+				assert_non_null(c);
+				fs_perf_cfg_defaults(&cfg, fs_catalog_gpu_at(g), fs_catalog_model_at(m));
+				cfg.tp = tps[t];
+				fs_perf_step_cache_init(c, &cfg);
+				fn(c, &cfg, arg);
+				free(c);
+			}
+		}
+	}
 }
 
 void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s,

@@ -159,6 +159,41 @@ double fs_test_json_num(const struct cJSON *j, const char *path);
 struct fs_scenario *fs_test_load_text(const char *text, const char *name,
                                       const char *base_dir);
 
+/* Llama-3.1-8B on L40S serving one class "chat" (FS_TEST_CHAT_LENGTHS
+ * and `class_extra`: further members, each after a comma, or "") of
+ * Poisson traffic at rate_per_s, with the given "fleet" object: `horizon`
+ * after `warmup`, `reps` replications on `seed`, `root` (members each
+ * followed by a comma, or "") at the document's start.  Loaded as the file
+ * `name` with tests/data/fleet as the base directory (fs_test_load_text). */
+struct fs_test_chat {
+	double rate_per_s;
+	const char *horizon, *warmup;
+	int reps;
+	unsigned seed;
+	const char *root, *class_extra, *fleet_json, *name;
+};
+struct fs_scenario *fs_test_chat_fleet(const struct fs_test_chat *c);
+
+/* Fails the test unless a figure that is the same in every replication
+ * came out: ci's mean, low and high all `expected` (within 1e-9, or
+ * 1e-12 relative), naming the caller's line. */
+#define assert_exact_ci(ci, expected) \
+	fs_test_assert_exact_ci((ci), (expected), #ci, __FILE__, __LINE__)
+
+struct fs_ci;
+void fs_test_assert_exact_ci(const struct fs_ci *ci, double expected, const char *ci_text,
+                             const char *file, int line);
+
+/* fn(c, cfg, arg) for a step cache of every built-in GPU and model at each
+ * tensor-parallel degree of tps[0 .. n_tps) (fs_perf_cfg_defaults, then
+ * that TP; fs_perf_step_cache_init), the cache freed after each. */
+struct fs_perf_step_cache;
+struct fs_perf_cfg;
+typedef void fs_test_step_cache_fn(struct fs_perf_step_cache *c, const struct fs_perf_cfg *cfg,
+                                   void *arg);
+void fs_test_each_step_cache(const int *tps, size_t n_tps, fs_test_step_cache_fn *fn,
+                             void *arg);
+
 /* MODEL: F3 — a pool's cold start in seconds: the download of all TP
  * GPUs' weights, the load of one GPU's, the engine start. */
 struct fs_pool_cfg;
