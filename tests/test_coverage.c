@@ -149,21 +149,6 @@ static const struct fs_ci *pick_wait(const struct fs_summary *s, int i)
 	return &s->groups[1].lat_ms[FS_LAT_QUEUE][FS_QTY_MEAN];
 }
 
-/* Erlang's C formula: the probability that an arrival waits in M/M/c with
- * offered load a Erlangs (a < c). */
-static double erlang_c(int c, double a)
-{
-	double term = 1.0, sum = 1.0, top;
-	int k;
-
-	for (k = 1; k < c; k++) {
-		term *= a / k;
-		sum += term;
-	}
-	top = term * a / c / (1.0 - a / c);
-	return top / (sum + top);
-}
-
 /*
  * Seeds 1..n_trials of `servers` servers at utilisation rho, R replications
  * of horizon_services mean service times (warm-up 1,000).  Exact values, in
@@ -186,8 +171,8 @@ static void wait_coverage(enum fs_service_kind service, int servers, double rho,
 		exact[WT_MEAN] = rho * service_ms / (2.0 * (1.0 - rho));
 		exact[WT_SHARE] = (1.0 - rho) * exp(rho);
 	} else {
-		exact[WT_MEAN] = erlang_c(servers, a) * service_ms / (servers - a);
-		exact[WT_SHARE] = 1.0 - erlang_c(servers, a) * exp(-(servers - a));
+		exact[WT_MEAN] = fs_test_erlang_c(servers, a) * service_ms / (servers - a);
+		exact[WT_SHARE] = 1.0 - fs_test_erlang_c(servers, a) * exp(-(servers - a));
 	}
 	exact[WT_BUSY] = rho;
 	exact[WT_THROUGHPUT] = 100.0 * a;

@@ -78,19 +78,6 @@ static struct fs_summary *simulate(const struct fs_scenario *sc)
 	return s;
 }
 
-static double erlang_c(int c, double a)
-{
-	double term = 1.0, sum = 1.0, top;
-	int k;
-
-	for (k = 1; k < c; k++) {
-		term *= a / k;
-		sum += term;
-	}
-	top = term * a / c / (1.0 - a / c);
-	return top / (sum + top);
-}
-
 /* Simulate sc and check the "all" group's latency `lat` at `qty` within 2%
  * of exact_ms (printing both under `label`); the summary is the caller's. */
 static struct fs_summary *check_latency(const struct fs_scenario *sc, enum fs_latency lat,
@@ -172,10 +159,10 @@ static void test_queueing_mmc_4_rho_085_erlang_c(void **state)
 	struct fs_summary *s;
 	double service_ms = (double)SERVICE_MEAN_NS / FS_NS_PER_MS;
 	double a = 0.85 * 4;                    /* offered load in Erlangs */
-	double wq_ms = erlang_c(4, a) / (4.0 - a) * service_ms;
+	double wq_ms = fs_test_erlang_c(4, a) / (4.0 - a) * service_ms;
 
 	(void)state;
-	print_message("M/M/4 rho=0.85: Erlang C = %.4f\n", erlang_c(4, a));
+	print_message("M/M/4 rho=0.85: Erlang C = %.4f\n", fs_test_erlang_c(4, a));
 	s = check_latency(sc, FS_LAT_QUEUE, FS_QTY_MEAN, wq_ms, "M/M/4 rho=0.85: Wq");
 	assert_near(s->busy_fraction.value, 0.85, 0.0, 0.01);
 	fs_summary_free(s);

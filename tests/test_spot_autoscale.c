@@ -53,6 +53,17 @@ static double usd(double instance_s, double usd_per_h)
 	return instance_s * usd_per_h / 3600;
 }
 
+/* What a test checks of replication r's pool 0, printed. */
+static void print_pool(const struct fs_rep_result *r)
+{
+	const struct fs_pool_result *pr = &r->fleet.pools[0];
+
+	print_message("%llu launches, billed %.0f s, %.4f USD, mean desired %.4f, "
+	              "short %.1f s\n", (unsigned long long)pr->launches,
+	              pr->alive_ns / 1e9, pr->usd, fs_test_mean_desired(r, 0),
+	              pr->avail.short_ns / 1e9);
+}
+
 #define NO_LOAD "{\"process\": \"poisson\", \"rate_per_s\": 1e-6}"
 /* A spot pool of 2 warm instances and 1 spare at 0.90/h, a fixed 60 s
  * provisioning, no interruptions; the autoscaler's extra keys follow. */
@@ -92,10 +103,7 @@ static void test_spot_autoscale_keeps_spares_on_top_of_the_decision(void **state
 	for (int r = 0; r < REPS; r++) {
 		const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
 
-		print_message("%llu launches, billed %.0f s, %.4f USD, mean desired %.4f, "
-		              "short %.1f s\n", (unsigned long long)pr->launches,
-		              pr->alive_ns / 1e9, pr->usd, fs_test_mean_desired(res[r], 0),
-		              pr->avail.short_ns / 1e9);
+		print_pool(res[r]);
 		assert_int_equal(res[r]->cls[res[r]->n_classes].arrived, 0);
 		assert_int_equal(pr->launches, 4);
 		assert_near(pr->alive_ns, 9780e9, 1e3, 0);
@@ -128,10 +136,7 @@ static void test_spot_autoscale_spares_are_not_wanted_within_tolerance(void **st
 	for (int r = 0; r < REPS; r++) {
 		const struct fs_pool_result *pr = &res[r]->fleet.pools[0];
 
-		print_message("%llu launches, billed %.0f s, %.4f USD, mean desired %.4f, "
-		              "short %.1f s\n", (unsigned long long)pr->launches,
-		              pr->alive_ns / 1e9, pr->usd, fs_test_mean_desired(res[r], 0),
-		              pr->avail.short_ns / 1e9);
+		print_pool(res[r]);
 		assert_int_equal(pr->launches, 3);
 		assert_int_equal(pr->peak_alive, 3);
 		assert_near(pr->alive_ns, 10740e9, 1e3, 0);

@@ -424,6 +424,19 @@ void fs_test_each_step_cache(const int *tps, size_t n_tps, fs_test_step_cache_fn
 	}
 }
 
+double fs_test_erlang_c(int c, double a)
+{
+	double term = 1.0, sum = 1.0, top;
+	int k;
+
+	for (k = 1; k < c; k++) {
+		term *= a / k;
+		sum += term;
+	}
+	top = term * a / c / (1.0 - a / c);
+	return top / (sum + top);
+}
+
 void fs_test_mm1(struct fs_scenario *sc, struct fs_class_cfg *cls, double rate_per_s,
                  int64_t service_ns, int64_t horizon_ns, int64_t warmup_ns,
                  int replications)

@@ -194,6 +194,10 @@ typedef void fs_test_step_cache_fn(struct fs_perf_step_cache *c, const struct fs
 void fs_test_each_step_cache(const int *tps, size_t n_tps, fs_test_step_cache_fn *fn,
                              void *arg);
 
+/* Erlang's C formula: the probability that an arrival waits in M/M/c with
+ * c servers and an offered load of a Erlangs (a < c). */
+double fs_test_erlang_c(int c, double a);
+
 /* MODEL: F3 — a pool's cold start in seconds: the download of all TP
  * GPUs' weights, the load of one GPU's, the engine start. */
 struct fs_pool_cfg;
