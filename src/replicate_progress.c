@@ -1,30 +1,27 @@
 /*
  * replicate_progress.c — a long run's progress on stderr (see replicate.h):
  * the replications add the simulated time they get through and count
- * themselves done (atomics, from any OpenMP thread); a logger thread of its
- * own prints from them — off a terminal a line every LOG_S seconds, on one
+ * themselves done (atomics, from any OpenMP thread); a ticker (ticker.h)
+ * prints from them — off a terminal a line every LOG_S seconds, on one
  * a line redrawn every TTY_S seconds and erased at the end.  A run shorter
  * than the first interval prints nothing.  Output only: nothing here
  * reaches a result.
  */
 #include "fleetsim/replicate.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "fleetsim/common.h"
+#include "ticker.h"
 
 #define LOG_S 5
 #define TTY_S 1
 
 struct fs_run_progress {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_t logger;
-	bool running, stop, tty, drawn;
+	struct fs_ticker ticker;
+	bool tty, drawn;
 	char label[160];
 	fs_ns horizon_ns;
 	double t0_s;
@@ -32,14 +29,6 @@ struct fs_run_progress {
 	atomic_int done;
 	atomic_uint_fast64_t sim_ns;         /* simulated, all replications */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A span of wall-clock time for a person: seconds below 2 minutes,
  * minutes below 2 hours, then hours. */
@@ -86,16 +75,17 @@ void fs_run_progress_read(struct fs_run_progress *p, int *done, int *planned,
 	*simulated = sim > 1 ? 1 : sim;
 }
 
-/* The line now (the caller holds the mutex). */
-static void print_line(struct fs_run_progress *p)
+/* The line now (a tick: under the ticker's mutex). */
+static void print_line(void *arg)
 {
+	struct fs_run_progress *p = arg;
 	char line[512];
 	int planned, done;
 	double sim;
 
 	fs_run_progress_read(p, &done, &planned, &sim);
 	fs_run_progress_line(line, sizeof line, p->label, done, planned, sim,
-	                     now_s() - p->t0_s);
+	                     fs_ticker_now_s() - p->t0_s);
 	if (p->tty)
 		fprintf(stderr, "\r%s\033[K", line);
 	else
@@ -104,39 +94,20 @@ static void print_line(struct fs_run_progress *p)
 	p->drawn = true;
 }
 
-static void *logger_main(void *arg)
-{
-	struct fs_run_progress *p = arg;
-	struct timespec until;
-
-	pthread_mutex_lock(&p->mu);
-	clock_gettime(CLOCK_REALTIME, &until);
-	while (!p->stop) {
-		until.tv_sec += p->tty ? TTY_S : LOG_S;
-		while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &until) == 0)
-			;
-		if (!p->stop)
-			print_line(p);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
 struct fs_run_progress *fs_run_progress_start(const char *label, int planned,
                                               fs_ns horizon_ns, bool tty)
 {
 	struct fs_run_progress *p = fs_xcalloc(1, sizeof *p);
 
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	fs_ticker_init(&p->ticker);
 	snprintf(p->label, sizeof p->label, "%s", label);
 	p->horizon_ns = horizon_ns;
 	p->tty = tty;
-	p->t0_s = now_s();
+	p->t0_s = fs_ticker_now_s();
 	atomic_init(&p->planned, planned);
 	atomic_init(&p->done, 0);
 	atomic_init(&p->sim_ns, 0);
-	p->running = pthread_create(&p->logger, NULL, logger_main, p) == 0;
+	fs_ticker_start(&p->ticker, tty ? TTY_S : LOG_S, print_line, p);
 	return p;
 }
 
@@ -168,17 +139,11 @@ void fs_run_progress_stop(struct fs_run_progress *p)
 {
 	if (p == NULL)
 		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	if (p->running)
-		pthread_join(p->logger, NULL);
+	fs_ticker_stop(&p->ticker);
 	if (p->tty && p->drawn) {
 		fputs("\r\033[K", stderr);       /* the table or the error takes the line */
 		fflush(stderr);
 	}
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
+	fs_ticker_fini(&p->ticker);
 	free(p);
 }
