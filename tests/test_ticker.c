@@ -80,6 +80,16 @@ static void test_ticker_ticks_under_its_mutex_until_stopped(void **state)
 	fs_ticker_fini(&t);
 }
 
+/* Start t with an interval far longer than the test and stop it: the stop
+ * wakes the thread, which never ticked. */
+static void start_and_stop_before_a_tick(struct fs_ticker *t, struct counter *c)
+{
+	assert_true(fs_ticker_start(t, 3600, count, c));
+	fs_ticker_stop(t);
+	assert_int_equal(c->ticks, 0);
+	assert_false(t->running);
+}
+
 static void test_ticker_stops_before_its_first_tick(void **state)
 {
 	struct fs_ticker t;
@@ -87,11 +97,7 @@ static void test_ticker_stops_before_its_first_tick(void **state)
 
 	(void)state;
 	fs_ticker_init(&t);
-	/* an interval far longer than the test: the stop wakes the thread */
-	assert_true(fs_ticker_start(&t, 3600, count, &c));
-	fs_ticker_stop(&t);
-	assert_int_equal(c.ticks, 0);
-	assert_false(t.running);
+	start_and_stop_before_a_tick(&t, &c);
 	fs_ticker_fini(&t);
 }
 
@@ -102,8 +108,7 @@ static void test_ticker_starts_again_after_a_stop(void **state)
 
 	(void)state;
 	fs_ticker_init(&t);
-	assert_true(fs_ticker_start(&t, 3600, count, &c));
-	fs_ticker_stop(&t);
+	start_and_stop_before_a_tick(&t, &c);
 	assert_true(fs_ticker_start(&t, 1, count, &c));
 	assert_true(wait_ticks(&t, &c, 1));
 	fs_ticker_stop(&t);
