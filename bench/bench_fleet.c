@@ -317,7 +317,7 @@ static void bench_sweep(int unshared)
 	char shared[] = "/tmp/fleetsim-bench-XXXXXX", alone[] = "/tmp/fleetsim-bench-XXXXXX";
 	double t;
 
-	if (mkdtemp(shared) == NULL || mkdtemp(alone) == NULL) {
+	if (mkdtemp(shared) == NULL || (unshared && mkdtemp(alone) == NULL)) {
 		perror("mkdtemp");
 		return;
 	}
