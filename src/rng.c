@@ -1,12 +1,15 @@
 /*
- * rng.c — named random streams over GSL's MT19937 (see rng.h).  Seeds come
- * from a splitmix64 mix of (base seed, replication, stream, index); MT19937 is
+ * rng.c — named random streams over GSL's taus2 (L'Ecuyer's maximally
+ * equidistributed combined Tausworthe generator; see rng.h).  Seeds come from
+ * a splitmix64 mix of (base seed, replication, stream, index); taus2 is
  * seeded with the low 32 bits of the mixed value XOR its high 32 bits (GSL's
- * mt19937 takes an unsigned long but uses 32 bits).  MODEL: D1 (DETERMINISM.md).
+ * seeding takes an unsigned long but uses 32 bits).  Normal variates, and so
+ * lognormal ones, come from GSL's ziggurat.  MODEL: D1 (DETERMINISM.md).
  */
 #include "fleetsim/rng.h"
 
 #include <assert.h>
+#include <math.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -43,12 +46,16 @@ struct fs_rng *fs_rng_alloc(uint64_t base_seed, uint64_t replication,
 	uint64_t seed = fs_rng_derive_seed(base_seed, replication, stream, index);
 	unsigned long seed32 = (unsigned long)((seed ^ (seed >> 32)) & 0xFFFFFFFFu);
 
-	r->g = gsl_rng_alloc(gsl_rng_mt19937);
+	/* taus2, not MT19937: three words of state instead of 624 (a world
+	 * holds a stream per class, source, pool and replica) and no
+	 * data-dependent branch in its step (docs/PERFORMANCE.md, the
+	 * eighteenth speed round) */
+	r->g = gsl_rng_alloc(gsl_rng_taus2);
 	if (r->g == NULL) {
 		fprintf(stderr, "fleetsim: out of memory allocating a gsl_rng\n");
 		abort();
 	}
-	/* GSL maps seed 0 to its default seed 4357; keep 0 distinct. */
+	/* GSL maps seed 0 to its default seed (1 for taus2); keep 0 distinct. */
 	gsl_rng_set(r->g, seed32 == 0 ? 0x6a09e667UL : seed32);
 	return r;
 }
@@ -63,7 +70,8 @@ void fs_rng_free(struct fs_rng *r)
 
 const char *fs_rng_name(void)
 {
-	return "gsl_rng_mt19937; stream seed = splitmix64(seed, replication, stream, index)";
+	return "gsl_rng_taus2, normals by gsl_ran_gaussian_ziggurat; "
+	       "stream seed = splitmix64(seed, replication, stream, index)";
 }
 
 double fs_rng_uniform(struct fs_rng *r)
@@ -110,10 +118,13 @@ double fs_rng_weibull(struct fs_rng *r, double scale, double shape)
 
 double fs_rng_lognormal(struct fs_rng *r, double mu, double sigma)
 {
-	return gsl_ran_lognormal(r->g, mu, sigma);
+	/* gsl_ran_lognormal's exp(zeta + sigma z), z by the ziggurat: one draw
+	 * and a table lookup in most calls, where gsl_ran_lognormal's polar
+	 * method takes a rejection loop, a log, a sqrt and about 2.5 draws */
+	return exp(mu + sigma * gsl_ran_gaussian_ziggurat(r->g, 1.0));
 }
 
 double fs_rng_normal(struct fs_rng *r, double sd)
 {
-	return gsl_ran_gaussian(r->g, sd);
+	return gsl_ran_gaussian_ziggurat(r->g, sd);
 }

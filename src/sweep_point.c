@@ -19,6 +19,7 @@
 #include "fleetsim/common.h"
 #include "fleetsim/objective.h"
 #include "fleetsim/replicate.h"
+#include "fleetsim/rng.h"
 #include "fleetsim/scenario.h"
 #include "fleetsim/summary.h"
 #include "fleetsim/sweep.h"
@@ -334,7 +335,9 @@ char *fs__sweep_eval_point(const struct fs_sweep_opts *o, const struct fs_scenar
 /* See sweep_internal.h.  The scenario's own seed, replications and
  * objective are covered by its sha256 together with the command-line sets
  * and the point's label; the options that override them are kept as given
- * (-1 / 0: the scenario's). */
+ * (-1 / 0: the scenario's).  The generator and its variate methods
+ * (fs_rng_name) are inputs too: the same seed draws other numbers under
+ * another one. */
 cJSON *fs__sweep_record_inputs(const struct fs_sweep_opts *o, const struct fs_scenario *base,
                                size_t point)
 {
@@ -345,6 +348,7 @@ cJSON *fs__sweep_record_inputs(const struct fs_sweep_opts *o, const struct fs_sc
 
 	fs_sweep_point_label(&base->sweep, point, label, sizeof label);
 	cJSON_AddStringToObject(in, "fleetsim_version", FS_VERSION);
+	cJSON_AddStringToObject(in, "rng", fs_rng_name());   /* every draw's source */
 	cJSON_AddStringToObject(in, "scenario_sha256", base->sha256_hex);
 	sets = cJSON_AddArrayToObject(in, "sets");
 	for (i = 0; i < o->n_sets; i++)

@@ -37,11 +37,12 @@ static const char scenario_text[] =
 	"  {\"name\": \"conc\", \"set\": {\"fleet.autoscale.metric\": \"concurrency\", "
 	"\"fleet.autoscale.target\": 24}},\n"
 	"  {\"name\": \"fixed\", \"set\": {\"fleet.autoscale\": null}},\n"
-	"  {\"name\": \"rare\", \"set\": {\"simulation.replications\": 8, "
+	"  {\"name\": \"rare\", \"set\": {\"simulation.replications\": 128, "
+	"\"simulation.horizon\": \"10m\", "
 	"\"fleet.autoscale\": null, \"fleet.strategy\": \"relaunch\", "
 	"\"fleet.zones\": [{\"name\": \"z\"}], \"fleet.pools\": [{\"name\": \"sp\", "
 	"\"pricing\": \"spot\", \"count\": 2, \"spot\": {\"interruption_rate_per_month\": 0, "
-	"\"zone_reclaims_per_day\": 10, \"notice\": \"0s\"}}]}}]}\n";
+	"\"zone_reclaims_per_day\": 9, \"notice\": \"0s\"}}]}}]}\n";
 
 /* How many times `needle` occurs in `text`. */
 static int occurrences(const char *text, const char *needle)
@@ -51,6 +52,17 @@ static int occurrences(const char *text, const char *needle)
 	for (; (text = strstr(text, needle)) != NULL; text++)
 		n++;
 	return n;
+}
+
+/* Whether one of summary's warnings contains `text`. */
+static bool has_warning(const cJSON *summary, const char *text)
+{
+	const cJSON *w;
+
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(summary, "warnings"))
+		if (cJSON_IsString(w) && strstr(w->valuestring, text) != NULL)
+			return true;
+	return false;
 }
 
 /* A variant's warnings on stderr are its summary.json's, every one of
@@ -123,8 +135,12 @@ static double ci_value(const cJSON *pool, const char *key)
  * every replication, no relaunch, nothing stranded, at max more than half
  * of the looks; the fixed fleet has no autoscale block.  Each variant's
  * stderr carries exactly its summary.json's warnings, of every kind: the
- * `rare` spot fleet (8 replications, a few zone reclaims) has a spot-risk
- * and a skewness warning.
+ * `rare` spot fleet has a spot-risk and a skewness warning.  Its 128
+ * replications of 10 minutes see a zone reclaim in about 6% of them
+ * (0.0625 expected each): a few replications stand out, so some figures
+ * are always skewed (with 0 reclaims in all 128 at odds of 1 in 3,000;
+ * seeds 1-9 and 11 all warn, of 4 to 10 figures).  With 8 replications of 40
+ * minutes, as before, whether any warned was a coin toss.
  */
 static void test_autoscale_out_variant_warnings_and_summary_figures(void **state)
 {
@@ -149,7 +165,8 @@ static void test_autoscale_out_variant_warnings_and_summary_figures(void **state
 	assert_stderr_warnings(r.err, "fixed", fixed);
 	assert_stderr_warnings(r.err, "rare", rare);
 	assert_has(r.err, "rare: warning: pool sp: too short to see spot risk",
-	           "rare: warning: 2 figures are skewed across replications");
+	           "figures are skewed across replications");
+	assert_true(has_warning(rare, "figures are skewed across replications"));
 
 	pool = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(busy, "autoscale"), "od");

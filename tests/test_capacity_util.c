@@ -57,27 +57,30 @@ static struct fs_scenario *poisson_scenario(double rate_per_s, const char *horiz
 	return chat_scenario(arrivals, horizon, warmup, reps, NULL);
 }
 
-/* Completed requests per second of an overloaded 2-instance fleet, counted
- * over [warm-up, horizon) from replication 0's per-request rows. */
+/* Completed requests per second of an overloaded 2-instance fleet over
+ * [warm-up, horizon) of 4 replications: about 70,000 completions, a
+ * sampling error near 1%. */
+#define MEASURED_REPS 4
 static double measured_saturation_rps(void)
 {
-	struct fs_scenario *sc = poisson_scenario(60, "10m", "3m", 1);
-	struct fs_rep_result **res = fs_test_replicate(sc, 2, true);
-	const struct fs_rep_result *r = res[0];
-	double n = 0;
-	size_t i;
+	struct fs_scenario *sc = poisson_scenario(60, "20m", "3m", MEASURED_REPS);
+	struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
+	double n = 0, span_s = 0;
+	int k;
 
-	assert_non_null(r->rows);
-	for (i = 0; i < r->n_rows; i++)
-		if (r->rows[i].completed && r->rows[i].end_ns >= sc->sim.warmup_ns &&
-		    r->rows[i].end_ns < sc->sim.horizon_ns)
-			n++;
-	/* Overloaded: far more arrived than completed. */
-	assert_true(r->cls[r->n_classes].in_flight > 1000);
-	n /= (double)(sc->sim.horizon_ns - sc->sim.warmup_ns) * 1e-9;
+	for (k = 0; k < MEASURED_REPS; k++) {
+		const struct fs_rep_result *r = res[k];
+		const struct fs_class_result *all = &r->cls[r->n_classes];
+
+		/* Overloaded: far more arrived than completed. */
+		assert_true(all->in_flight > 1000);
+		assert_true(r->measured_ns == sc->sim.horizon_ns - sc->sim.warmup_ns);
+		n += (double)all->completed_in_window;
+		span_s += (double)r->measured_ns * 1e-9;
+	}
 	fs_replicate_free(res, sc->sim.replications);
 	fs_scenario_free(sc);
-	return n;
+	return n / span_s;
 }
 
 static void test_capacity_util_tracks_offered_load_over_measured_saturation(void **state)
@@ -93,8 +96,12 @@ static void test_capacity_util_tracks_offered_load_over_measured_saturation(void
 		struct fs_rep_result **res = fs_test_replicate(sc, 2, false);
 		struct fs_summary *s = fs_summary_build(sc, res, 2, sc->sim.seed);
 
-		/* The closed-loop saturation agrees with the overloaded fleet. */
-		assert_near(2 * s->pools[0].saturation_rps, x_meas, 0, 0.05);
+		/* The closed-loop saturation agrees with the overloaded fleet
+		 * within three of their combined sampling errors (MODEL S16:
+		 * about 2.5% for the closed loop's 2,000 completions; over
+		 * closed-loop seeds 1-16 this mix's X_sat spans 8.44-9.10 req/s,
+		 * standard deviation 2.2%; about 1% for the fleet's): 8%. */
+		assert_near(2 * s->pools[0].saturation_rps, x_meas, 0, 0.08);
 		printf("load %.1f: capacity utilisation %.4f, busy fraction %.4f (saturation "
 		       "measured %.3f req/s, closed loop %.3f)\n", loads[k],
 		       s->pools[0].capacity_util.value, s->pools[0].busy_fraction.value, x_meas,

@@ -140,7 +140,8 @@ static void test_ckpt_poisson_mean_matches_renewal_formula(void **state)
 
 /* Must show: with exponential interruptions and capacity back at once, the
  * simulated best interval agrees with Young's and Daly's within its
- * interval; the interval is narrow enough to fail (under half of tau). */
+ * interval's precision; the interval is narrow enough to fail (under half
+ * of tau). */
 static void test_ckpt_best_interval_agrees_with_young_daly(void **state)
 {
 	struct fs_ckpt_cfg c = base_cfg();
@@ -164,12 +165,16 @@ static void test_ckpt_best_interval_agrees_with_young_daly(void **state)
 	              r.young_h, r.daly_h, r.renewal_opt_h, r.best_interval_h,
 	              r.best_interval_ci.ci_lo, r.best_interval_ci.ci_hi);
 	assert_true(r.best_interval_ci.ci_hi - r.best_interval_ci.ci_lo < 0.5 * r.young_h);
-	/* Daly's interval and the renewal optimum fall inside; Young's
-	 * first-order sqrt(2 delta M) is within its own first-order error
+	/* Daly's interval and the renewal optimum fall within two of its 95%
+	 * half-widths (about 1.9% here): a 95% interval misses the truth one
+	 * time in twenty by design (seeds 1-40 of this case: 3 misses, the
+	 * largest distance 1.68 half-widths), two half-widths (4.19 standard
+	 * errors on 20 sections) once in 2,000, while an error of 2% still
+	 * fails.  Young's first-order sqrt(2 delta M) is within its own
+	 * first-order error
 	 * (sqrt(delta / 2M) / 3 + delta / sqrt(2 delta M) = 9.4% here) */
-	assert_true(r.best_interval_ci.ci_lo <= r.daly_h && r.daly_h <= r.best_interval_ci.ci_hi);
-	assert_true(r.best_interval_ci.ci_lo <= r.renewal_opt_h &&
-	            r.renewal_opt_h <= r.best_interval_ci.ci_hi);
+	assert_near(r.best_interval_h, r.daly_h, 2 * r.best_interval_ci.half_width, 0);
+	assert_near(r.best_interval_h, r.renewal_opt_h, 2 * r.best_interval_ci.half_width, 0);
 	assert_near(r.best_interval_h, r.young_h, 0, 0.094);
 	/* the scan's simulated means follow K5 at every interval */
 	for (int i = 0; i < r.n_scan; i++) {

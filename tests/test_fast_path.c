@@ -534,9 +534,11 @@ static void copy_named_data(const char *dir, const char *text, const char *name)
 
 /* Run `text` with the fast path on and off and compare the three output
  * files byte for byte; requests.csv must contain `must_contain` (may be
- * NULL).  The step tables and traces of tests/data it names are copied next
- * to it. */
-static void same_bytes_with(const char *name, const char *text, const char *must_contain)
+ * NULL); with `runs`, replication 0 must record iterations inside runs
+ * (runs_taken).  The step tables and traces of tests/data it names are
+ * copied next to it. */
+static void same_bytes_with(const char *name, const char *text, const char *must_contain,
+                            bool runs)
 {
 	static const char *const files[] = { "summary.json", "timeseries.csv",
 	                                      "requests.csv" };
@@ -590,12 +592,13 @@ static void same_bytes_with(const char *name, const char *text, const char *must
 	free(out_ref);
 	free(path);
 	fs_test_tmpdir_free(dir);
-	runs_taken(text);
+	if (runs)
+		runs_taken(text);
 }
 
 static void same_bytes(const char *name, const char *text)
 {
-	same_bytes_with(name, text, NULL);
+	same_bytes_with(name, text, NULL, true);
 }
 
 #define CHAT_CLASS(extra) \
@@ -685,6 +688,11 @@ static void test_fast_path_same_bytes_at_exact_ties(void **state)
 	           "  \"replicas\": 3, \"step_table\": \"step_table_flat.csv\"}}\n");
 }
 
+/* Sessions with prefix caching on: a decoder whose new tokens could still
+ * be cached is run step by step (MODEL V24), so here runs are rare by
+ * design (0 to 30 of about 87,000 events in replication 0 of seeds 1-10)
+ * and not required (under the earlier MT19937 streams seed 6, this
+ * scenario's, gave 5); the bytes must match all the same. */
 static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
 {
 	(void)state;
@@ -697,7 +705,7 @@ static void test_fast_path_same_bytes_sessions_with_prefix_caching(void **state)
 	           "]},"
 	           " \"engine\": {\"type\": \"vllm\", \"model\": \"llama-3.1-8b\"},"
 	           " \"fleet\": {\"router\": \"prefix\", \"pools\": [{\"name\": \"p\", \"gpu\": \"l40s\","
-	           "  \"count\": 3}]}}\n", ",1\n");   /* requests.csv: a second turn */
+	           "  \"count\": 3}]}}\n", ",1\n", false);   /* requests.csv: a second turn */
 }
 
 static void test_fast_path_same_bytes_closed_loop_preemptions_least_kv(void **state)

@@ -152,31 +152,51 @@ static void test_resume_recomputes_records_of_other_sets(void **state)
 	                 "made with sets [\"simulation.horizon=\\\"5m\\\"\"], this run has []");
 }
 
-/* A record of another version, and one from before records carried their
- * inputs, are computed again. */
-static void test_resume_recomputes_records_of_another_version(void **state)
+/* Point 2's record made with inputs.`key` = `value` (and a wrong figure
+ * that a reused record would carry into the outputs), point 1's with no
+ * inputs when `drop_inputs`: --resume says why it computes them again
+ * (`why`) and writes the fresh sweep's bytes. */
+static void check_stale_input(const char *key, const char *value, bool drop_inputs,
+                              const char *why)
 {
 	char *fresh = fs_test_tmpdir(), *dir = fs_test_tmpdir();
 	cJSON *rec;
 
-	(void)state;
 	sweep_ok(fresh, NULL, NULL, NULL, NULL);
 	sweep_ok(dir, NULL, NULL, NULL, NULL);
 	rec = read_record(dir, 2);
-	cJSON_ReplaceItemInObjectCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(rec, "inputs"), "fleetsim_version",
-		cJSON_CreateString("0.0.1"));
-	/* A wrong figure that a reused record would carry into the outputs. */
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "inputs"),
+	                                       key, cJSON_CreateString(value));
 	cJSON_ReplaceItemInObjectCaseSensitive(rec, "objective_per_rep",
 	                                       cJSON_Parse("[1, 1]"));
 	write_record(dir, 2, rec);
-	rec = read_record(dir, 1);
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "inputs");
-	write_record(dir, 1, rec);
-	sweep_ok(dir, "--resume", NULL, NULL, "made with fleetsim_version \"0.0.1\"");
+	if (drop_inputs) {
+		rec = read_record(dir, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "inputs");
+		write_record(dir, 1, rec);
+	}
+	sweep_ok(dir, "--resume", NULL, NULL, why);
 	assert_same_outputs(fresh, dir);
 	fs_test_tmpdir_free(fresh);
 	fs_test_tmpdir_free(dir);
+}
+
+/* A record of another version, and one from before records carried their
+ * inputs, are computed again. */
+static void test_resume_recomputes_records_of_another_version(void **state)
+{
+	(void)state;
+	check_stale_input("fleetsim_version", "0.0.1", true,
+	                  "made with fleetsim_version \"0.0.1\"");
+}
+
+/* A record whose draws came from another generator (an earlier build's
+ * MT19937) is computed again, even of the same version: the same seed
+ * gives other figures under another generator. */
+static void test_resume_recomputes_records_of_another_generator(void **state)
+{
+	(void)state;
+	check_stale_input("rng", "gsl_rng_mt19937", false, "made with rng \"gsl_rng_mt19937\"");
 }
 
 static void test_resume_recomputes_an_old_record_without_inputs(void **state)
@@ -360,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_resume_recomputes_records_of_another_ci_target),
 		cmocka_unit_test(test_resume_recomputes_records_of_other_sets),
 		cmocka_unit_test(test_resume_recomputes_records_of_another_version),
+		cmocka_unit_test(test_resume_recomputes_records_of_another_generator),
 		cmocka_unit_test(test_resume_recomputes_an_old_record_without_inputs),
 		cmocka_unit_test(test_resume_recomputes_truncated_records),
 		cmocka_unit_test(test_resume_recomputes_a_record_without_label),
