@@ -97,9 +97,11 @@ static void test_money_commitment_paid_over_the_warmup_and_its_idle_share(void *
  * 1.40/h.  Per replication: the overflow hours are the billed hours, whole
  * hours per overflow instance (each alive less than the 1 h horizon), so
  *   overflow_usd = 1.40 x overflow hours, overflow hours a whole number
- *   (= the overflow instances launched), commitment = 1 x 730 x 1 h / 730 h
- *   = 1, and instance-hours = 1 (the committed instance, warm all hour) +
- *   overflow hours.
+ *   (= the overflow instances that started running: billing starts when
+ *   the machine runs, MODEL F2, so one still provisioning at the end, at
+ *   most max - 1 = 3 of them, costs nothing), commitment = 1 x 730 x 1 h /
+ *   730 h = 1, and instance-hours = 1 (the committed instance, warm all
+ *   hour) + overflow hours.
  */
 static void test_money_overflow_hours_are_the_billed_hours(void **state)
 {
@@ -123,12 +125,13 @@ static void test_money_overflow_hours_are_the_billed_hours(void **state)
 		print_message("rep %d: %.0f overflow launches, %.6f overflow h, %.6f USD\n", r,
 		              launched_over, over_h, pr->overflow_usd);
 		assert_true(launched_over >= 1);
-		assert_near(over_h, launched_over, 1e-12, 0);
-		assert_near(pr->overflow_usd, 1.40 * launched_over, 1e-9, 0);
+		assert_near(over_h, round(over_h), 1e-12, 0);
+		assert_true(over_h >= 1 && over_h <= launched_over && launched_over <= over_h + 3);
+		assert_near(pr->overflow_usd, 1.40 * over_h, 1e-9, 0);
 		assert_near(pr->commit_usd, 1.0, 1e-12, 0);
-		assert_near(pr->usd, 1.0 + 1.40 * launched_over, 1e-9, 0);
-		assert_near(pr->billed_ns / NS_PER_H, 1.0 + launched_over, 1e-9, 0);
-		hours_sum += launched_over;
+		assert_near(pr->usd, 1.0 + 1.40 * over_h, 1e-9, 0);
+		assert_near(pr->billed_ns / NS_PER_H, 1.0 + over_h, 1e-9, 0);
+		hours_sum += over_h;
 	}
 	assert_near(s->pools[0].overflow_hours.value, hours_sum / REPS, 1e-12, 0);
 	assert_near(s->pools[0].overflow_usd.value, 1.40 * hours_sum / REPS, 1e-9, 0);
