@@ -13,6 +13,7 @@
 
 #include "fleetsim/headroom.h"
 #include "fleetsim/outfile.h"
+#include "fleetsim/rng.h"
 #include "fleetsim/scenario.h"
 #include "report_first.h"
 #include "report_internal.h"
@@ -123,6 +124,7 @@ static cJSON *cache_key(const struct fs__report *r, const struct fs__first *f, i
 	cJSON *k = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(k, "fleetsim_version", FS_VERSION);
+	cJSON_AddStringToObject(k, "rng", fs_rng_name());   /* the probes' draws */
 	cJSON_AddStringToObject(k, "scenario_sha256", f->base->sha256_hex);
 	cJSON_AddNumberToObject(k, "seed", (double)f->rec->sim.seed);
 	cJSON_AddNumberToObject(k, "replications", reps);

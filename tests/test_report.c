@@ -213,6 +213,28 @@ static void test_report_run_dir(void **state)
 	                             "seed and replications"));
 	assert_null(strstr(html, "kept in headroom.json"));
 	free(html);
+	/* One searched with another generator's draws is not reused: the
+	 * report searches again and keeps its own. */
+	{
+		char *cache = fs_test_path(dir, "headroom.json");
+		char *text = fs_test_read_file(cache, NULL);
+		cJSON *root = cJSON_Parse(text);
+		char *edited;
+
+		assert_non_null(root);
+		cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "key"),
+		                                       "rng", cJSON_CreateString("gsl_rng_mt19937"));
+		edited = cJSON_Print(root);
+		fs_test_write_file(cache, edited);
+		html = report(dir);
+		assert_non_null(strstr(html, "searched by this report and kept in headroom.json"));
+		assert_null(strstr(html, "not searched again"));
+		free(html);
+		cJSON_free(edited);
+		cJSON_Delete(root);
+		free(text);
+		free(cache);
+	}
 	/* A headroom.json that cannot be written: the report is, and says the
 	 * search was not kept instead of claiming it was. */
 	{
