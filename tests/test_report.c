@@ -217,11 +217,9 @@ static void test_report_run_dir(void **state)
 	 * report searches again and keeps its own. */
 	{
 		char *cache = fs_test_path(dir, "headroom.json");
-		char *text = fs_test_read_file(cache, NULL);
-		cJSON *root = cJSON_Parse(text);
+		cJSON *root = fs_test_read_json(dir, "headroom.json");
 		char *edited;
 
-		assert_non_null(root);
 		cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "key"),
 		                                       "rng", cJSON_CreateString("gsl_rng_mt19937"));
 		edited = cJSON_Print(root);
@@ -232,7 +230,6 @@ static void test_report_run_dir(void **state)
 		free(html);
 		cJSON_free(edited);
 		cJSON_Delete(root);
-		free(text);
 		free(cache);
 	}
 	/* A headroom.json that cannot be written: the report is, and says the
