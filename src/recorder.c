@@ -38,6 +38,9 @@ void fs__recorder_init(struct fs_recorder *rec, const struct fs_scenario *sc,
 	rec->levels_small = true;
 	rec->level_limit = 0x1p53 / (double)sc->sim.sample_interval_ns;
 	rec->record_rows = record_rows;
+#if defined(__x86_64__) && defined(__GNUC__)
+	rec->wide = __builtin_cpu_supports("avx2");
+#endif
 	r->replication = replication;
 	r->n_classes = sc->workload.n_classes;
 	r->cls = fs_xcalloc(r->n_classes + 1, sizeof *r->cls);

@@ -94,6 +94,8 @@ struct fs_recorder {
 	bool levels_small;                   /* every level set so far times a bin
 	                                      * is below 2^53 (fs__recorder_levels) */
 	double level_limit;                  /* 2^53 / the bin length in ns */
+	bool wide;                           /* a run's sums four steps at a time
+	                                      * (AVX2; fs__rec_sum_run) */
 };
 
 /* Rows (recorder_rows.c): add one (in any id order), put every waiting one

@@ -11,6 +11,7 @@
  * iteration in order.
  */
 #include "recorder.h"
+#include "recorder_sums.h"
 
 #include <string.h>
 
@@ -116,48 +117,6 @@ static void seg_flush(struct fs_recorder *rec, size_t pool, int64_t n_seqs,
 	memset(g, 0, sizeof *g);
 }
 
-/* A run's steps in one pass: Σ d, the OR of the durations and of the KV
- * levels (what the grouped recording checks), and the sums it records —
- * Σ kv·d, Σ d² and the extremes, exact where the checks pass (each d below
- * 2^31 and level below 2^22: every term below 2^53, k <= 1024 of them fit
- * a word), meaningless (wrapped) where they fail and are not used. */
-struct run_sums {
-	int64_t dur;
-	fs_ns or_d, lo, hi;
-	int64_t or_kv;
-	uint64_t kv_d;
-	fs__i128 d2;
-};
-
-static void sum_run(size_t k, const fs_ns *dur_ns, const int64_t *kv_blocks,
-                    struct run_sums *s)
-{
-	fs_ns lo = dur_ns[0], hi = dur_ns[0], or_d = 0;
-	int64_t dur = 0, or_kv = 0;
-	uint64_t kv_d = 0;
-	fs__i128 d2 = 0;
-	size_t i;
-
-	for (i = 0; i < k; i++) {
-		uint64_t d = (uint64_t)dur_ns[i];
-
-		dur += dur_ns[i];
-		or_d |= dur_ns[i];
-		or_kv |= kv_blocks[i];
-		kv_d += (uint64_t)kv_blocks[i] * d;
-		d2 += (fs__i128)(d * d);
-		lo = dur_ns[i] < lo ? dur_ns[i] : lo;
-		hi = dur_ns[i] > hi ? dur_ns[i] : hi;
-	}
-	s->dur = dur;
-	s->or_d = or_d;
-	s->or_kv = or_kv;
-	s->kv_d = kv_d;
-	s->d2 = d2;
-	s->lo = lo;
-	s->hi = hi;
-}
-
 /* The ITL figures of k <= 1024 iterations that all begin in one bin
  * after the warm-up and end with an ITL gap of count requests, each
  * 0 < dur_ns[i] < 2^31 with 0 <= kv_blocks[i] < 2^22, from their sums:
@@ -165,7 +124,7 @@ static void sum_run(size_t k, const fs_ns *dur_ns, const int64_t *kv_blocks,
  * where the least and the largest share it, else bucket by bucket (their
  * work and KV block·ns go to add_work at once). */
 static void group_run(struct fs_recorder *rec, size_t k, const fs_ns *dur_ns,
-                      const struct run_sums *sum, uint64_t count,
+                      const struct fs__run_sums *sum, uint64_t count,
                       struct fs__hist_hint *hint, struct fx_acc *s2, fs_ns *itl_lo,
                       fs_ns *itl_hi)
 {
@@ -233,10 +192,10 @@ fs_ns fs__recorder_llm_run(struct fs_recorder *rec, size_t pool, fs_ns begin_ns,
 	if (lin != NULL && count > 0 && k > 0 && begin_ns >= warmup_ns && begin_ns < horizon_ns) {
 		/* the usual call: every iteration begins in one bin, after the
 		 * warm-up, and ends with an ITL gap: grouped by equal durations */
-		struct run_sums sum;
+		struct fs__run_sums sum;
 		fs_ns last_begin;
 
-		sum_run(k, dur_ns, kv_blocks, &sum);
+		fs__rec_sum_run(k, dur_ns, kv_blocks, rec->wide, &sum);
 		dur_sum = sum.dur;
 		last_begin = begin_ns + dur_sum - dur_ns[k - 1];
 		bin = fs__recorder_bin_at(rec, begin_ns);
