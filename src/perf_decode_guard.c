@@ -37,7 +37,7 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
 	size_t i = 0;
 
 	*edge = false;
-	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 4) || !c->dec_window || !c->dec_hi_bytes)
+	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 1) || !c->dec_window || !c->dec_hi_bytes)
 		return 0;
 	k = d->kv_bytes_per_token_per_gpu / d->attn_bytes_div * FS_NS_PER_SECOND;
 	y_hi = k * (double)(ctx0 + ctx_step * (int64_t)(n - 1)) * (1.0 + 0x1p-40);
@@ -61,8 +61,14 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
 	ctx = _mm256_set_pd((double)(ctx0 + 3 * ctx_step), (double)(ctx0 + 2 * ctx_step),
 	                    (double)(ctx0 + ctx_step), (double)ctx0);
 	inc = _mm256_set1_pd(4.0 * (double)ctx_step);
-	for (; i + 3 < n; i += 4, ctx = _mm256_add_pd(ctx, inc)) {
+	/* the last quad may hold fewer than four steps: its lanes past n are
+	 * neither checked nor kept (their contexts lie past the run's largest,
+	 * which the guard covers) */
+	for (; i < n; i += 4, ctx = _mm256_add_pd(ctx, inc)) {
 		__m256d y = _mm256_mul_pd(kk, ctx), t5, t, z, fl, fr, ok;
+		size_t live = n - i < 4 ? n - i : 4;
+		int want = (1 << live) - 1;
+		__m256i r64;
 
 		/* the exact path's operations and order, without its clamp at 0
 		 * (t5 above the guard: the exact sum is positive) */
@@ -79,15 +85,24 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
 		ok = _mm256_and_pd(ok, _mm256_cmp_pd(t5, g, _CMP_GT_OQ));
 		ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(t, one, _CMP_GE_OQ),
 		                                     _mm256_cmp_pd(t, top, _CMP_LT_OQ)));
-		if (_mm256_movemask_pd(ok) != 15) {
+		if ((_mm256_movemask_pd(ok) & want) != want) {
 			*edge = true;
 			break;
 		}
-		{
-			__m256i r64 = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(fl));
-
+		r64 = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(fl));
+		if (live == 4) {
 			_mm256_storeu_si256((__m256i *)(void *)&dur_ns[i], r64);
 			acc = _mm256_add_epi64(acc, r64);
+		} else {
+			size_t j;
+
+			_mm256_storeu_si256((__m256i *)(void *)lanes, r64);
+			for (j = 0; j < live; j++) {
+				dur_ns[i + j] = lanes[j];
+				*sum += lanes[j];
+			}
+			i += live;
+			break;
 		}
 	}
 	_mm256_storeu_si256((__m256i *)(void *)lanes, acc);

@@ -133,15 +133,18 @@ static inline fs_ns fs__perf_round_ns(double t)
 	return r + (t - (double)r >= 0.5);
 }
 
-/* The batched decode kernels' condition: at least min_n steps, and every
- * context ctx0 + ctx_step·i (i < n) a positive whole number below 2^53,
- * so exact as a double. */
+/* The batched decode kernels' condition: at least min_n >= 1 steps, and
+ * every context ctx0 + ctx_step·i (i < n) a positive whole number below
+ * 2^53, so exact as a double (ctx_step·(n - 1) checked with no division). */
 static inline bool fs__perf_ctx_run_ok(int64_t ctx0, int64_t ctx_step, size_t n, size_t min_n)
 {
 	const int64_t max_ctx = (int64_t)1 << 53;
+	int64_t span;
 
-	return n >= min_n && n >= 2 && ctx0 > 0 && ctx_step >= 0 && ctx0 < max_ctx &&
-	       ctx_step <= (max_ctx - 1 - ctx0) / (int64_t)(n - 1);
+	return n >= min_n && n >= 1 && ctx0 > 0 && ctx_step >= 0 && ctx0 < max_ctx &&
+	       n <= (size_t)max_ctx &&
+	       !__builtin_mul_overflow(ctx_step, (int64_t)(n - 1), &span) &&
+	       span <= max_ctx - 1 - ctx0;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -150,8 +153,8 @@ static inline bool fs__perf_ctx_run_ok(int64_t ctx0, int64_t ctx_step, size_t n,
  * for each step it prices, from the first on, stopping at the first four
  * of which one lies too near a rounding edge (*edge set: price that step
  * exactly and call again) or where it does not apply (*edge false).
- * Returns the steps priced (a multiple of four), their times added to
- * *sum. */
+ * Returns the steps priced (a multiple of four, or all n), their times
+ * added to *sum. */
 size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
                                const struct fs_perf_decode_prep *d, int64_t ctx0,
                                int64_t ctx_step, size_t n, fs_ns *dur_ns, int64_t *sum,

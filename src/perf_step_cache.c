@@ -474,7 +474,7 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 
 		/* with no division where no step lies near a rounding edge; a step
 		 * that does, priced exactly */
-		while (edge && n - i >= 4) {
+		while (edge && i < n) {
 			i += fs__perf_decode_guarded(c, d, ctx0 + ctx_step * (int64_t)i, ctx_step,
 			                             n - i, dur_ns + i, &sum, &edge);
 			if (edge) {

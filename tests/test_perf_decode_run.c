@@ -240,6 +240,17 @@ static void test_perf_decode_run_guarded_steps_refuse_rounding_edges(void **stat
 		assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 12, dur, &sum, &edge),
 		                 12);
 		assert_false(edge);
+		/* a last quad of fewer than four steps is priced whole */
+		sum = 0;
+		edge = true;
+		assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 7, dur, &sum, &edge), 7);
+		assert_false(edge);
+		for (i = 0; i < 7; i++) {
+			assert_int_equal(dur[i], fs_perf_decode_step(c, &d, ctx0 + n * (int64_t)i,
+			                                             NULL, NULL));
+			sum -= dur[i];
+		}
+		assert_int_equal(sum, 0);
 		for (side = 0; side < 2; side++) {
 			double lo = d.overhead_ns, hi, base_ns;
 			int k;
@@ -264,6 +275,10 @@ static void test_perf_decode_run_guarded_steps_refuse_rounding_edges(void **stat
 			edge = false;
 			assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 12, dur, &sum, &edge),
 			                 4);                  /* stops at the quad of step 5 */
+			assert_true(edge);
+			edge = false;                 /* also where that quad is the last, */
+			assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 6, dur, &sum, &edge),
+			                 4);                  /* of two steps */
 			assert_true(edge);
 			sum = fs_perf_decode_steps(c, &d, ctx0, n, 12, dur);
 			for (i = 0; i < 12; i++) {
