@@ -20,12 +20,12 @@
 #include "world_state.h"
 
 /* Steps planned after step 0 at first: a longer chunk prices steps a cut
- * or a completion then wastes (at the peak about half of those priced), a
- * shorter one costs more chunk ends.  On bench/day.json (callgrind, 20 min
- * at the 13:00 peak / 40 min at the 03:00 trough), with a chunk's end
- * planning on in place: 8: +1.7% / +3.0% instructions against 32; 16:
- * +0.3% / +0.8%; 64: +0.2% / +0.8%. */
-#define RUN_FIRST_CHUNK 32
+ * or a completion then wastes (over the day about a third of those
+ * priced), a shorter one costs more chunk ends.  On bench/day.json, paired
+ * CPU time of the whole day (six pairs each, with the last steps of a
+ * chunk priced by the guarded kernel): 16 against 32: 0.979; 8 against
+ * 16: 1.039; 24 against 16: 1.001. */
+#define RUN_FIRST_CHUNK 16
 
 static bool whole(double x)
 {
