@@ -1,14 +1,15 @@
 /*
- * perf_decode_guard.c — decode steps priced four at a time with no
- * division (MODEL: V24).  The exact path (fs_perf_decode_step and its
- * batched kernels in perf_step_cache.c) divides per step: the memory arm
+ * perf_decode_guard.c — decode steps priced one or four at a time with no
+ * division (MODEL: V24).  The exact path (fs__perf_decode_step_exact and
+ * the batched kernels in perf_step_cache.c) divides per step: the memory arm
  * kv·ctx / bw · 1e9 and, where the smooth-max factor is not constant, the
  * compute arm and the two arms' ratio.  Only the rounded ns of a step is
  * kept, so here the memory arm is one product K·ctx (K = kv / bw · 1e9,
- * once per call), the factor the window's middle one, and a step's time
- * is taken only where no time within a proved bound of it lies on a
- * rounding edge: the exact path's time lies within that bound, so it
- * rounds to the same ns and every result keeps its bits.
+ * once per batch size: the prep's mem_ns_per_token), the factor the
+ * window's middle one, and a step's time is taken only where no time
+ * within a proved bound of it lies on a rounding edge: the exact path's
+ * time lies within that bound, so it rounds to the same ns and every
+ * result keeps its bits.
  *
  * The bound.  With u = 2^-53, the exact memory arm y and K·ctx are both
  * the real kv·ctx·1e9 / bw after three roundings: they differ by at most
@@ -20,6 +21,33 @@
  * than 19u·M + y·spread; the guard is 512u·M + 2·y·spread.
  */
 #include "perf_internal.h"
+
+fs_ns fs__perf_decode_guarded1(const struct fs_perf_step_cache *c,
+                               const struct fs_perf_decode_prep *d, int64_t ctx)
+{
+	double k = d->mem_ns_per_token, f = c->dec_factor, spread = c->dec_factor_spread;
+	double y, y_hi, m, guard, t5, t, z, fl, fr;
+
+	if (!c->dec_window || !c->dec_hi_bytes || ctx <= 0 || ctx >= ((int64_t)1 << 53))
+		return 0;
+	y = k * (double)ctx;
+	y_hi = k * (double)ctx * (1.0 + 0x1p-40);
+	m = d->other_terms_ns + y_hi * (f + spread);
+	guard = m * 0x1p-44 + 2.0 * y_hi * spread;
+	if (!(k > 0 && guard < 0.25 && m < 0x1p40))
+		return 0;
+	t5 = d->linear_ns + (d->prefill_attn_ns + y * f) + d->elementwise_ns + d->comm_ns;
+	t = t5 + d->overhead_ns;
+	if (!(t5 > guard && t >= 1.0 + guard && t < 0x1p31 - 1.0))
+		return 0;
+	/* floor(t + 0.5), t + 0.5 exact and positive below 2^31: truncation */
+	z = t + 0.5;
+	fl = (double)(int64_t)z;
+	fr = z - fl;
+	if (!(fr > guard && fr < 1.0 - guard))
+		return 0;
+	return (fs_ns)fl;
+}
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -39,10 +67,9 @@ size_t fs__perf_decode_guarded(const struct fs_perf_step_cache *c,
 	*edge = false;
 	if (!fs__perf_ctx_run_ok(ctx0, ctx_step, n, 1) || !c->dec_window || !c->dec_hi_bytes)
 		return 0;
-	k = d->kv_bytes_per_token_per_gpu / d->attn_bytes_div * FS_NS_PER_SECOND;
+	k = d->mem_ns_per_token;
 	y_hi = k * (double)(ctx0 + ctx_step * (int64_t)(n - 1)) * (1.0 + 0x1p-40);
-	m = fabs(d->prefill_attn_ns) + fabs(d->linear_ns) + fabs(d->elementwise_ns) +
-	    fabs(d->comm_ns) + fabs(d->overhead_ns) + y_hi * (f + spread);
+	m = d->other_terms_ns + y_hi * (f + spread);
 	guard = m * 0x1p-44 + 2.0 * y_hi * spread;
 	if (!(k > 0 && guard < 0.25 && m < 0x1p40))
 		return 0;

@@ -147,6 +147,19 @@ static inline bool fs__perf_ctx_run_ok(int64_t ctx0, int64_t ctx_step, size_t n,
 	       span <= max_ctx - 1 - ctx0;
 }
 
+/* fs_perf_decode_step's exact path: fs__perf_step_cost's operations in its
+ * order, with a division or three per step (perf_step_cache.c). */
+fs_ns fs__perf_decode_step_exact(struct fs_perf_step_cache *c,
+                                 const struct fs_perf_decode_prep *d, int64_t context_tokens,
+                                 double *flops, double *bytes);
+
+/* One decode step of context ctx priced with no division, as each lane of
+ * fs__perf_decode_guarded (perf_decode_guard.c): the exact path's ns, or 0
+ * where a rounding edge lies within the guard or the conditions fail (then
+ * price it exactly). */
+fs_ns fs__perf_decode_guarded1(const struct fs_perf_step_cache *c,
+                               const struct fs_perf_decode_prep *d, int64_t ctx);
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Decode steps four at a time with no division (perf_decode_guard.c; AVX2
  * only: the caller checks c->wide): the same ns as fs_perf_decode_step

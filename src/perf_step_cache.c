@@ -408,10 +408,15 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
 	d->attn_flops_div = e.attn_flops_per_s * e.attn_prefill_eff;
 	d->attn_bytes_div = e.bw_bytes_per_s * e.attn_decode_eff;
 	d->knee_exp = e.knee_exp;
+	d->mem_ns_per_token = d->kv_bytes_per_token_per_gpu / d->attn_bytes_div *
+	                      FS_NS_PER_SECOND;
+	d->other_terms_ns = fabs(d->prefill_attn_ns) + fabs(d->linear_ns) +
+	                    fabs(d->elementwise_ns) + fabs(d->comm_ns) + fabs(d->overhead_ns);
 }
 
-fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
-                          int64_t context_tokens, double *flops, double *bytes)
+fs_ns fs__perf_decode_step_exact(struct fs_perf_step_cache *c,
+                                 const struct fs_perf_decode_prep *d, int64_t context_tokens,
+                                 double *flops, double *bytes)
 {
 	double dec_flops, ctx_kv_bytes, a, attn_ns, total, gpu_ns;
 
@@ -443,6 +448,22 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 	return total < 1 ? 1 : fs__perf_round_ns(total);
 }
 
+fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
+                          int64_t context_tokens, double *flops, double *bytes)
+{
+	fs_ns ns = fs__perf_decode_guarded1(c, d, context_tokens);
+
+	if (ns == 0)                  /* near a rounding edge, or not guarded */
+		return fs__perf_decode_step_exact(c, d, context_tokens, flops, bytes);
+	/* fs__perf_decode_step_exact's work, in the same operations */
+	if (flops != NULL)
+		*flops = d->lin_flops + d->pre_flops + d->per_pair_flops * (double)context_tokens;
+	if (bytes != NULL)
+		*bytes = d->lin_bytes + (d->new_kv_bytes + d->kv_bytes_per_token_per_gpu *
+		                         (double)context_tokens + d->elem_gpu_bytes) * d->tp;
+	return ns;
+}
+
 int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_decode_prep *d,
                              int64_t ctx0, int64_t ctx_step, size_t n, fs_ns *dur_ns)
 {
@@ -460,7 +481,7 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 
 	if (!c->dec_window || !c->dec_hi_bytes) {
 		for (i = 0; i < n; i++, ctx_i += ctx_step) {
-			dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+			dur_ns[i] = fs__perf_decode_step_exact(c, d, ctx_i, NULL, NULL);
 			sum += dur_ns[i];
 		}
 		return sum;
@@ -478,8 +499,9 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 			i += fs__perf_decode_guarded(c, d, ctx0 + ctx_step * (int64_t)i, ctx_step,
 			                             n - i, dur_ns + i, &sum, &edge);
 			if (edge) {
-				dur_ns[i] = fs_perf_decode_step(c, d, ctx0 + ctx_step * (int64_t)i,
-				                                NULL, NULL);
+				dur_ns[i] = fs__perf_decode_step_exact(c, d,
+				                                       ctx0 + ctx_step * (int64_t)i,
+				                                       NULL, NULL);
 				sum += dur_ns[i++];
 			}
 		}
@@ -496,7 +518,7 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 		double ctx = (double)ctx_i, y, total;
 
 		if (ctx_i <= 0) {
-			dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+			dur_ns[i] = fs__perf_decode_step_exact(c, d, ctx_i, NULL, NULL);
 			sum += dur_ns[i];
 			continue;
 		}
@@ -509,7 +531,7 @@ int64_t fs_perf_decode_steps(struct fs_perf_step_cache *c, const struct fs_perf_
 			r = x / y;
 			memcpy(&bits, &r, sizeof bits);
 			if (bits - bits0 >= FS_PERF_DEC_WINDOW) {
-				dur_ns[i] = fs_perf_decode_step(c, d, ctx_i, NULL, NULL);
+				dur_ns[i] = fs__perf_decode_step_exact(c, d, ctx_i, NULL, NULL);
 				sum += dur_ns[i];
 				continue;
 			}

@@ -255,7 +255,7 @@ static void test_perf_decode_run_guarded_steps_refuse_rounding_edges(void **stat
 			double lo = d.overhead_ns, hi, base_ns;
 			int k;
 
-			base_ns = (double)fs_perf_decode_step(c, &d, ctx0 + n * at, NULL, NULL);
+			base_ns = (double)fs__perf_decode_step_exact(c, &d, ctx0 + n * at, NULL, NULL);
 			hi = lo + 1.0;
 			for (k = 0; k < 80; k++) {       /* to adjacent doubles */
 				double mid = lo + (hi - lo) / 2, keep = d.overhead_ns;
@@ -263,14 +263,22 @@ static void test_perf_decode_run_guarded_steps_refuse_rounding_edges(void **stat
 				if (mid == lo || mid == hi)
 					break;
 				d.overhead_ns = mid;
-				if ((double)fs_perf_decode_step(c, &d, ctx0 + n * at, NULL, NULL) ==
-				    base_ns)
+				if ((double)fs__perf_decode_step_exact(c, &d, ctx0 + n * at, NULL,
+				                                       NULL) == base_ns)
 					lo = mid;
 				else
 					hi = mid;
 				d.overhead_ns = keep;
 			}
 			d.overhead_ns = side == 0 ? lo : hi;
+			/* one step alone is refused there too, and priced exactly;
+			 * its neighbours are not */
+			assert_int_equal(fs__perf_decode_guarded1(c, &d, ctx0 + n * at), 0);
+			assert_int_equal(fs_perf_decode_step(c, &d, ctx0 + n * at, NULL, NULL),
+			                 (fs_ns)base_ns + (fs_ns)side);
+			assert_int_equal(fs__perf_decode_guarded1(c, &d, ctx0 + n * (at + 1)),
+			                 fs__perf_decode_step_exact(c, &d, ctx0 + n * (at + 1), NULL,
+			                                            NULL));
 			sum = 0;
 			edge = false;
 			assert_int_equal(fs__perf_decode_guarded(c, &d, ctx0, n, 12, dur, &sum, &edge),

@@ -301,6 +301,10 @@ struct fs_perf_decode_prep {
 	double linear_ns, prefill_attn_ns, elementwise_ns, comm_ns, overhead_ns;
 	double per_pair_flops, kv_bytes_per_token_per_gpu, tp;
 	double attn_flops_div, attn_bytes_div, knee_exp;
+	/* for pricing with no division (perf_decode_guard.c): the memory arm
+	 * per context token, kv_bytes_per_token_per_gpu / attn_bytes_div · 1e9,
+	 * and the sum of the other terms' magnitudes */
+	double mem_ns_per_token, other_terms_ns;
 };
 void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
                             struct fs_perf_decode_prep *d);
