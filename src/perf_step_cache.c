@@ -414,6 +414,19 @@ void fs_perf_decode_prepare(struct fs_perf_step_cache *c, int64_t n_seqs,
 	                    fabs(d->elementwise_ns) + fabs(d->comm_ns) + fabs(d->overhead_ns);
 }
 
+/* A decode-only step's FLOPs and bytes (either may be NULL), as
+ * fs__perf_step_cost computes them for its shape: one function for the
+ * exact and the guarded pricing. */
+static void decode_work(const struct fs_perf_decode_prep *d, int64_t context_tokens,
+                        double *flops, double *bytes)
+{
+	if (flops != NULL)
+		*flops = d->lin_flops + d->pre_flops + d->per_pair_flops * (double)context_tokens;
+	if (bytes != NULL)
+		*bytes = d->lin_bytes + (d->new_kv_bytes + d->kv_bytes_per_token_per_gpu *
+		                         (double)context_tokens + d->elem_gpu_bytes) * d->tp;
+}
+
 fs_ns fs__perf_decode_step_exact(struct fs_perf_step_cache *c,
                                  const struct fs_perf_decode_prep *d, int64_t context_tokens,
                                  double *flops, double *bytes)
@@ -438,10 +451,7 @@ fs_ns fs__perf_decode_step_exact(struct fs_perf_step_cache *c,
 		                                  FS_NS_PER_SECOND,
 		                                  d->knee_exp);
 	}
-	if (flops != NULL)        /* the caller may know them in closed form */
-		*flops = d->lin_flops + d->pre_flops + dec_flops;
-	if (bytes != NULL)
-		*bytes = d->lin_bytes + (d->new_kv_bytes + ctx_kv_bytes + d->elem_gpu_bytes) * d->tp;
+	decode_work(d, context_tokens, flops, bytes);   /* NULL: known in closed form */
 	total = d->linear_ns + attn_ns + d->elementwise_ns + d->comm_ns;
 	gpu_ns = total > 0 ? total * 1.0 : 0;      /* smooth max with a 0 launch floor */
 	total = gpu_ns + d->overhead_ns;
@@ -455,12 +465,7 @@ fs_ns fs_perf_decode_step(struct fs_perf_step_cache *c, const struct fs_perf_dec
 
 	if (ns == 0)                  /* near a rounding edge, or not guarded */
 		return fs__perf_decode_step_exact(c, d, context_tokens, flops, bytes);
-	/* fs__perf_decode_step_exact's work, in the same operations */
-	if (flops != NULL)
-		*flops = d->lin_flops + d->pre_flops + d->per_pair_flops * (double)context_tokens;
-	if (bytes != NULL)
-		*bytes = d->lin_bytes + (d->new_kv_bytes + d->kv_bytes_per_token_per_gpu *
-		                         (double)context_tokens + d->elem_gpu_bytes) * d->tp;
+	decode_work(d, context_tokens, flops, bytes);
 	return ns;
 }
 
